@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Runs the test suite: prepares one migrated database (a PGlite snapshot, or a PostgreSQL
+// template when TEST_DATABASE_URL is set), then runs every test file with node's test runner.
+// Arguments narrow the run to files whose path contains one of them.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const filters = process.argv.slice(2);
+
+function listTests(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listTests(full));
+    else if (name.endsWith(".test.ts")) out.push(relative(root, full));
+  }
+  return out.sort();
+}
+
+const files = [...listTests(join(root, "test")), ...listTests(join(root, "../../packages/sdk/test"))].filter(
+  (file) => filters.length === 0 || filters.some((f) => file.includes(f)),
+);
+if (files.length === 0) {
+  console.error("no test files match");
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), "satang-test-"));
+const snapshot = join(work, "snapshot.tar");
+const env = { ...process.env, SATANG_TEST_SNAPSHOT: snapshot, SATANG_TEST_TEMPLATE_READY: "1" };
+const store = process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+console.log(`# store: ${store}; ${files.length} test files`);
+
+const prepare = spawnSync(process.execPath, ["--import", "tsx", "scripts/prepare-test-db.ts", snapshot], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
+if (prepare.status !== 0) process.exit(prepare.status ?? 1);
+
+const run = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
+  { cwd: root, env, stdio: "inherit" },
+);
+rmSync(work, { recursive: true, force: true });
+process.exit(run.status ?? 1);

@@ -1,0 +1,38 @@
+/**
+ * One ordered set of migrations for both stores. Each migration is a list of statements run
+ * in order inside Kysely's migration transaction (the migrator takes an advisory lock, so
+ * several processes starting at once apply each migration once).
+ */
+import { type Kysely, sql } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { statements as core } from "./migrations/0001_core.ts";
+import type { Database } from "./types.ts";
+
+const MIGRATIONS: Record<string, string[]> = {
+  "0001_core": core,
+};
+
+function toMigration(statements: string[]): Migration {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      for (const statement of statements) await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+const provider: MigrationProvider = {
+  async getMigrations() {
+    return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, list]) => [name, toMigration(list)]));
+  },
+};
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+}

@@ -1,0 +1,74 @@
+import type { Integration, Merchant } from "../db/types.ts";
+import type { Db } from "../merchants/store.ts";
+
+export async function insertIntegration(
+  db: Db,
+  row: Omit<Integration, "revoked_at" | "require_signature_v2"> & { require_signature_v2: boolean },
+): Promise<Integration> {
+  return db
+    .insertInto("integrations")
+    .values({ ...row, revoked_at: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findIntegration(db: Db, id: string): Promise<Integration | undefined> {
+  return db.selectFrom("integrations").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function revokeIntegrationRow(db: Db, id: string, at: Date): Promise<Integration | undefined> {
+  return db
+    .updateTable("integrations")
+    .set({ revoked_at: at })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface IntegrationWithMerchant {
+  integration: Integration;
+  merchant: Merchant | undefined;
+}
+
+/** One round trip for authentication: the active integration of a key and its merchant. */
+export async function findActiveByApiKey(
+  db: Db,
+  apiKey: string,
+): Promise<IntegrationWithMerchant | undefined> {
+  const integration = await db
+    .selectFrom("integrations")
+    .selectAll()
+    .where("api_key", "=", apiKey)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  if (!integration) return undefined;
+  const merchant = await db
+    .selectFrom("merchants")
+    .selectAll()
+    .where("id", "=", integration.merchant_id)
+    .executeTakeFirst();
+  return { integration, merchant };
+}
+
+/** Records one use of a signed write; false when the same signature was used before. */
+export async function recordSignatureUse(
+  db: Db,
+  use: { apiKey: string; timestampMs: bigint; signature: string; expiresAt: Date },
+): Promise<boolean> {
+  const result = await db
+    .insertInto("signature_uses")
+    .values({
+      api_key: use.apiKey,
+      timestamp_ms: use.timestampMs,
+      signature: use.signature,
+      expires_at: use.expiresAt,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+export async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
+  await db.deleteFrom("signature_uses").where("expires_at", "<", now).execute();
+}

@@ -1,0 +1,61 @@
+/**
+ * Wire form of money. Amounts on the wire are decimal strings in satang (the smallest unit:
+ * "1000.00" is 1000 satang, 10.00 THB). Internally every amount is a `bigint` of satang.
+ * Only this module parses and prints the wire form.
+ */
+import { AMOUNT_DIGITS_MAX } from "./limits.ts";
+
+const AMOUNT_PATTERN = new RegExp(`^([0-9]{1,${AMOUNT_DIGITS_MAX}})(?:\\.([0-9]{1,2}))?$`);
+const SIGNED_AMOUNT_PATTERN = new RegExp(`^([+-]?)([0-9]{1,${AMOUNT_DIGITS_MAX}})(?:\\.([0-9]{1,2}))?$`);
+
+/** The syntactic pattern published in the OpenAPI document. */
+export const AMOUNT_WIRE_PATTERN = `^[0-9]{1,${AMOUNT_DIGITS_MAX}}(\\.[0-9]{1,2})?$`;
+export const SIGNED_AMOUNT_WIRE_PATTERN = `^[+-]?[0-9]{1,${AMOUNT_DIGITS_MAX}}(\\.[0-9]{1,2})?$`;
+
+/**
+ * Parses a positive amount of whole satang. Returns null for anything else: wrong shape, zero,
+ * or a fraction of a satang ("1000.50"), since no Thai rail moves half a satang.
+ */
+export function parseAmount(text: unknown): bigint | null {
+  if (typeof text !== "string") return null;
+  const match = AMOUNT_PATTERN.exec(text);
+  if (!match) return null;
+  const fraction = match[2];
+  if (fraction !== undefined && /[1-9]/.test(fraction)) return null;
+  const value = BigInt(match[1]!);
+  return value > 0n ? value : null;
+}
+
+/** Parses a signed, non-zero amount of whole satang (operator wallet adjustments). */
+export function parseSignedAmount(text: unknown): bigint | null {
+  if (typeof text !== "string") return null;
+  const match = SIGNED_AMOUNT_PATTERN.exec(text);
+  if (!match) return null;
+  const fraction = match[3];
+  if (fraction !== undefined && /[1-9]/.test(fraction)) return null;
+  const value = BigInt(match[2]!);
+  if (value === 0n) return null;
+  return match[1] === "-" ? -value : value;
+}
+
+/** Prints satang in the wire form with two decimals: 1000n -> "1000.00". */
+export function formatAmount(satang: bigint): string {
+  return `${satang.toString()}.00`;
+}
+
+/** Prints satang as Thai baht with two decimals: 1050n -> "10.50". */
+export function formatThb(satang: bigint): string {
+  const negative = satang < 0n;
+  const abs = negative ? -satang : satang;
+  const baht = abs / 100n;
+  const rest = (abs % 100n).toString().padStart(2, "0");
+  return `${negative ? "-" : ""}${baht.toString()}.${rest}`;
+}
+
+/** Balance figures are JSON numbers of satang; refuse to print one that a double cannot hold. */
+export function satangToNumber(satang: bigint): number {
+  if (satang > BigInt(Number.MAX_SAFE_INTEGER) || satang < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new Error("amount exceeds the exact range of a JSON number");
+  }
+  return Number(satang);
+}

@@ -1,0 +1,92 @@
+/**
+ * Test databases. PGlite by default: one migrated snapshot is built per run (scripts/test.mjs)
+ * and each test file loads it, which is far quicker than initdb per file. With
+ * TEST_DATABASE_URL set, each test file gets its own PostgreSQL database copied from a
+ * migrated template.
+ */
+import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { openStore, type Store } from "../../src/db/connect.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
+import { PGlitePool } from "../../src/db/pglite-pool.ts";
+import type { Database } from "../../src/db/types.ts";
+
+export const TEMPLATE_DATABASE = "satang_test_template";
+
+export function usingPostgres(): boolean {
+  return Boolean(process.env.TEST_DATABASE_URL);
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function adminQuery(sqlText: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sqlText);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestStore extends Store {
+  databaseUrl: string | undefined;
+}
+
+export async function openTestStore(options: { poolSize?: number } = {}): Promise<TestStore> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const name = `satang_t_${process.pid}_${randomBytes(4).toString("hex")}`;
+    if (process.env.SATANG_TEST_TEMPLATE_READY) {
+      await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+    } else {
+      await adminQuery(`CREATE DATABASE ${name}`);
+    }
+    const databaseUrl = withDatabase(url, name);
+    const store = await openStore({ databaseUrl, poolSize: options.poolSize ?? 20 });
+    if (!process.env.SATANG_TEST_TEMPLATE_READY) await migrateToLatest(store.db);
+    return {
+      ...store,
+      databaseUrl,
+      close: async () => {
+        await store.close();
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  }
+  const snapshot = process.env.SATANG_TEST_SNAPSHOT;
+  if (snapshot) {
+    const blob = new Blob([await readFile(snapshot)]);
+    const store = await openStore({ memory: true, loadDataDir: blob });
+    return { ...store, databaseUrl: undefined };
+  }
+  const store = await openStore({ memory: true });
+  await migrateToLatest(store.db);
+  return { ...store, databaseUrl: undefined };
+}
+
+/** Builds what openTestStore loads: run once per test run. */
+export async function prepareTestDatabases(snapshotPath: string): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    await adminQuery(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+    await adminQuery(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    const store = await openStore({ databaseUrl: withDatabase(url, TEMPLATE_DATABASE) });
+    await migrateToLatest(store.db);
+    await store.close();
+    return;
+  }
+  const lite = await PGlite.create();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(lite) }) });
+  await migrateToLatest(db);
+  const dump = await lite.dumpDataDir("none");
+  await writeFile(snapshotPath, Buffer.from(await dump.arrayBuffer()));
+  await lite.close();
+}

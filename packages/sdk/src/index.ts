@@ -1,0 +1,1 @@
+export { nextTimestamp, type SignedHeaders, type SignInput, signRequest } from "./signing.ts";
