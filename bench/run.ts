@@ -105,15 +105,24 @@ const listResult = await load({
     {
       method: "GET",
       path: "/api/v1/payments?limit=10",
-      setupRequest: (request) => ({ ...request, headers: { ...signRequest({ apiKey, apiSecret, body: "" }) } }),
+      setupRequest: (request) => ({
+        ...request,
+        headers: { ...signRequest({ apiKey, apiSecret, body: "" }) },
+      }),
     },
   ],
 });
 await stop(satang);
 
-const rows = [summary("baseline: bare Fastify + one INSERT", baselineResult), summary("create payment", createResult), summary("list payments (10)", listResult)];
+const rows = [
+  summary("baseline: bare Fastify + one INSERT", baselineResult),
+  summary("create payment", createResult),
+  summary("list payments (10)", listResult),
+];
 const base = rows[0]!.requestsPerSecond || 1;
-console.log(`store: ${process.env.BENCH_DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)"}; ${connections} connections, ${seconds} s each`);
+console.log(
+  `store: ${process.env.BENCH_DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)"}; ${connections} connections, ${seconds} s each`,
+);
 for (const row of rows) {
   console.log(
     `${row.name.padEnd(38)} ${String(row.requestsPerSecond).padStart(6)} req/s  p50 ${row.latencyP50Ms} ms  p99 ${row.latencyP99Ms} ms  ratio ${(row.requestsPerSecond / base).toFixed(2)}  2xx ${row.ok}  non-2xx ${row.non2xx}  errors ${row.errors}`,

@@ -28,7 +28,9 @@ if (mode === "baseline") {
   const app = Fastify({ logger: false });
   app.post("/rows", async (request, reply) => {
     const row = await sql<{ id: string }>`INSERT INTO bench_rows (id, body, created_at)
-      VALUES (gen_random_uuid(), ${JSON.stringify(request.body)}::jsonb, ${new Date()}) RETURNING id`.execute(store.db);
+      VALUES (gen_random_uuid(), ${JSON.stringify(request.body)}::jsonb, ${new Date()}) RETURNING id`.execute(
+      store.db,
+    );
     return reply.code(201).send({ success: true, data: row.rows[0] });
   });
   await app.listen({ port: 0, host: "127.0.0.1" });

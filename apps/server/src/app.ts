@@ -2,24 +2,29 @@
  * buildApp(deps) assembles the HTTP service and returns it without listening, so tests inject
  * requests and `main.ts` decides where to listen.
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { adminRoutes } from "./admin/routes.ts";
+import { balanceRoutes } from "./balance/routes.ts";
 import type { Deps } from "./deps.ts";
 import { hostedRoutes } from "./hosted/routes.ts";
 import { hmacAuthentication } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
-import { installErrorHandling } from "./http/errors.ts";
+import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId } from "./http/request-id.ts";
 import { validatorCompiler } from "./http/validation.ts";
-import { BODY_SIZE_MAX_BYTES } from "./lib/limits.ts";
+import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
+import { withdrawAdminRoutes } from "./withdraws/admin-routes.ts";
+import { withdrawRoutes } from "./withdraws/routes.ts";
 
 export interface BuildOptions {
   /** pino options, or false for no logging (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** Extra routes inside the authenticated /api/v1 scope: for tests of authentication only. */
+  extraApiRoutes?: FastifyPluginAsync;
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -29,8 +34,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     genReqId: () => "",
     requestIdHeader: false,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: "idle",
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter may be a referenceId of 255 characters, each percent-encoded in the
+    // worst case; Fastify's default of 100 would answer a valid by-reference lookup with 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 3 * REFERENCE_ID_LENGTH_MAX },
   });
   app.setValidatorCompiler(validatorCompiler);
   installRequestId(app);
@@ -41,13 +49,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(opsRoutes(deps));
   await app.register(hostedRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: "/admin/v1" });
+  await app.register(withdrawAdminRoutes(deps), { prefix: "/admin/v1" });
   await app.register(
     async (api) => {
       api.decorateRequest("auth", undefined);
       api.addHook("preValidation", hmacAuthentication(deps));
-      api.addHook("preValidation", rejectUnparsedBody);
       await registerRateLimit(api, deps);
+      api.addHook("preValidation", rejectUnparsedBody);
+      if (options.extraApiRoutes) await api.register(options.extraApiRoutes);
       await api.register(paymentRoutes(deps), { prefix: "/payments" });
+      await api.register(withdrawRoutes(deps), { prefix: "/withdraws" });
+      await api.register(balanceRoutes(deps), { prefix: "/balance" });
     },
     { prefix: "/api/v1" },
   );

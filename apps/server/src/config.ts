@@ -57,7 +57,7 @@ export function parseSecretKey(raw: string, name = "SECRET_KEY"): Buffer {
   let key: Buffer | undefined;
   if (/^[0-9a-fA-F]{64}$/.test(raw)) key = Buffer.from(raw, "hex");
   else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) key = Buffer.from(raw, "base64");
-  if (!key || key.length !== 32) {
+  if (key?.length !== 32) {
     throw new ConfigError(`${name} must be 32 bytes, given as 64 hex characters or base64`);
   }
   return key;

@@ -38,7 +38,10 @@ describe("configuration", () => {
       [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     ];
     for (const [env, pattern] of cases) {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && pattern.test(error.message));
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      );
     }
   });
 
@@ -48,6 +51,9 @@ describe("configuration", () => {
   });
 
   it("strips a trailing slash from PUBLIC_BASE_URL", () => {
-    assert.equal(loadConfig({ PUBLIC_BASE_URL: "https://pay.example.com/" }).publicBaseUrl, "https://pay.example.com");
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: "https://pay.example.com/" }).publicBaseUrl,
+      "https://pay.example.com",
+    );
   });
 });

@@ -11,7 +11,20 @@ describe("amount wire form", () => {
   });
 
   it("refuses half a satang, zero, signs, numbers, and more than 13 digits", () => {
-    for (const bad of ["1000.50", "0", "0.00", "-1", "+1", "1e3", "1,000", " 1", "1.", ".5", "1.000", "12345678901234"]) {
+    for (const bad of [
+      "1000.50",
+      "0",
+      "0.00",
+      "-1",
+      "+1",
+      "1e3",
+      "1,000",
+      " 1",
+      "1.",
+      ".5",
+      "1.000",
+      "12345678901234",
+    ]) {
       assert.equal(parseAmount(bad), null, bad);
     }
     assert.equal(parseAmount(1000), null);
@@ -28,10 +41,14 @@ describe("amount wire form", () => {
 
   it("never accepts a string with a non-zero fraction", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 13n - 1n }), fc.integer({ min: 1, max: 99 }), (whole, cents) => {
-        const fraction = cents < 10 && cents % 10 !== 0 ? `0${cents}` : String(cents);
-        assert.equal(parseAmount(`${whole}.${fraction}`), null);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 13n - 1n }),
+        fc.integer({ min: 1, max: 99 }),
+        (whole, cents) => {
+          const fraction = cents < 10 && cents % 10 !== 0 ? `0${cents}` : String(cents);
+          assert.equal(parseAmount(`${whole}.${fraction}`), null);
+        },
+      ),
     );
   });
 

@@ -41,6 +41,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
             : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
+    // makes the pool emit "error"; unheard, that event would crash the process. The pool has
+    // already discarded the connection and the next query opens a new one, so there is
+    // nothing else to do here.
+    pool.on("error", () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }

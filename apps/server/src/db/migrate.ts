@@ -6,10 +6,14 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { statements as core } from "./migrations/0001_core.ts";
+import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
+import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
+  "0002_payment_transfer_account": paymentTransferAccount,
+  "0003_ledger_withdraws": ledgerWithdraws,
 };
 
 function toMigration(statements: string[]): Migration {

@@ -76,6 +76,10 @@ export interface PaymentsTable {
   qr_payload: string | null;
   bank_transfer_reference: string | null;
   redirect_url: string | null;
+  /** The collection account a bank transfer payment was told to pay into (0002). */
+  transfer_bank_code: string | null;
+  transfer_account_number: string | null;
+  transfer_account_name: string | null;
   expires_at: Date | null;
   confirmed_at: Date | null;
   captured_at: Date | null;
@@ -97,12 +101,116 @@ export interface SignatureUsesTable {
   expires_at: Timestamp;
 }
 
+export const LEDGER_ACCOUNT_KINDS = [
+  "settlement_pending",
+  "wallet_available",
+  "wallet_held",
+  "provider_clearing",
+  "payout_clearing",
+  "operator_adjustments",
+] as const;
+export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
+
+export interface LedgerAccountsTable {
+  id: string;
+  merchant_id: string;
+  kind: LedgerAccountKind;
+  /** Maintained by the database from the account's entries (0003); never written directly. */
+  balance_satang: Generated<bigint>;
+}
+
+export const LEDGER_TRANSACTION_KINDS = [
+  "payment_succeeded",
+  "settlement",
+  "withdraw_hold",
+  "withdraw_release",
+  "withdraw_paid",
+  "withdraw_late_success",
+  "operator_adjustment",
+] as const;
+export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];
+export type LedgerSubjectType = "payment" | "withdraw" | "adjustment";
+
+export interface LedgerTransactionsTable {
+  id: string;
+  merchant_id: string;
+  kind: LedgerTransactionKind;
+  subject_type: LedgerSubjectType;
+  subject_id: string;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  transaction_id: string;
+  account_id: string;
+  amount_satang: bigint;
+  /** Set by the database when the entry is applied to its account (0003). */
+  balance_after_satang: Generated<bigint>;
+}
+
+export const WITHDRAW_STATUSES = [
+  "awaiting_verification",
+  "pending",
+  "processing",
+  "paid",
+  "failed",
+  "canceled",
+  "expired",
+] as const;
+export type WithdrawStatus = (typeof WITHDRAW_STATUSES)[number];
+
+export const DESTINATION_TYPES = ["bank_account", "wallet"] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
+export interface WithdrawDestinationsTable {
+  id: string;
+  merchant_id: string;
+  destination_type: DestinationType;
+  bank_code: string;
+  account_number: string;
+  account_name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WithdrawsTable {
+  id: string;
+  merchant_id: string;
+  integration_id: string | null;
+  amount_satang: bigint;
+  currency: string;
+  status: WithdrawStatus;
+  reference_id: string;
+  destination_type: DestinationType;
+  destination_id: string;
+  bank_account_name: string;
+  bank_account_number: string;
+  bank_code: string;
+  description: string | null;
+  metadata: Json;
+  idempotency_key: string;
+  request_hash: string;
+  verification_expires_at: Date | null;
+  paid_at: Date | null;
+  failed_at: Date | null;
+  canceled_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   integrations: IntegrationsTable;
   payments: PaymentsTable;
   server_settings: ServerSettingsTable;
   signature_uses: SignatureUsesTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  ledger_entries: LedgerEntriesTable;
+  withdraw_destinations: WithdrawDestinationsTable;
+  withdraws: WithdrawsTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -111,3 +219,5 @@ export type MerchantUpdate = Updateable<MerchantsTable>;
 export type Integration = Selectable<IntegrationsTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPayment = Insertable<PaymentsTable>;
+export type WithdrawRow = Selectable<WithdrawsTable>;
+export type NewWithdraw = Insertable<WithdrawsTable>;

@@ -94,7 +94,8 @@ export function hmacAuthentication(deps: Deps) {
     if (!safeEqual(expected, signature)) throw invalid();
     if (version !== "v2" && integration.require_signature_v2) throw invalid();
 
-    if (!merchant || merchant.status !== "active") {
+    // A missing merchant (deleted row) is refused like a disabled one.
+    if (merchant?.status !== "active") {
       throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
     }
 

@@ -3,6 +3,7 @@
  * errors map to the service's codes; anything unexpected becomes a generic 500 whose message
  * carries no stack and no SQL (the details go to the log with the request id).
  */
+import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
@@ -31,6 +32,23 @@ function fromFramework(error: FastifyError): AppError | undefined {
   if (status >= 400 && status < 500)
     return new AppError("VALIDATION_ERROR", error.message || "Invalid request");
   return undefined;
+}
+
+/**
+ * Errors the router raises before any hook runs (an undecodable URL, a path parameter longer
+ * than the router accepts) still get the envelope and a request id.
+ */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const known =
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? new AppError("VALIDATION_ERROR", "A path parameter is too long", { field: "path" })
+      : new AppError("VALIDATION_ERROR", "The request URL is malformed", { field: "path" });
+  reply.header("X-Request-Id", randomUUID());
+  reply.code(known.status).send(errorBody(known));
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

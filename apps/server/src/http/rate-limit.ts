@@ -1,4 +1,159 @@
-import type { FastifyInstance } from "fastify";
+/**
+ * Rate limit of the public API (interface.md "Limits", CONTRACT 1 and 10): a fixed budget of
+ * `config.rateLimitPerMinute` requests per integration per 60-second window (100 in sandbox,
+ * 1000 in live, RATE_LIMIT_PER_MINUTE overrides).
+ *
+ * - Keyed by the authenticated integration, so the limiter runs after the HMAC hook: requests
+ *   that fail authentication are refused before they reach it and never spend a merchant's
+ *   budget. It runs before the body is refused or validated, so a client sending bad bodies
+ *   is limited like any other.
+ * - Windows follow the wall clock (`deps.wallClock`), never the business or sandbox test clock.
+ * - In memory per process by default; shared by every node in Redis when REDIS_URL is set
+ *   (there the window is Redis's key expiry, which is real time too).
+ * - A refused request gets 429 RATE_LIMIT_EXCEEDED with metadata { limit, remaining, resetAt,
+ *   retryAfter } and Retry-After; every counted response carries X-RateLimit-Limit,
+ *   X-RateLimit-Remaining and X-RateLimit-Reset (seconds until the window resets).
+ * - When Redis fails mid-flight the limiter lets requests through (and logs): taking payments
+ *   matters more than counting them. A Redis that cannot be reached at start stops the start.
+ */
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Redis } from "ioredis";
 import type { Deps } from "../deps.ts";
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import { RATE_LIMIT_WINDOW_MS } from "../lib/limits.ts";
 
-export async function registerRateLimit(_app: FastifyInstance, _deps: Deps): Promise<void> {}
+export const RATE_LIMIT_REDIS_NAMESPACE = "satang:ratelimit:";
+
+/** Past this many keys, a new window first sweeps the finished ones out of memory. */
+const LOCAL_STORE_SWEEP_AT_KEYS = 10_000;
+
+export interface RateLimitMetadata {
+  limit: number;
+  remaining: number;
+  resetAt: string;
+  retryAfter: number;
+}
+
+type IncrCallback = Parameters<FastifyRateLimitStore["incr"]>[1];
+
+/**
+ * The plugin's own memory store reads Date.now(); this one reads the injected wall clock, so the
+ * window is the service's notion of real time and tests can move it without waiting.
+ */
+export function wallClockStore(clock: Clock): FastifyRateLimitStoreCtor {
+  class WallClockStore implements FastifyRateLimitStore {
+    private readonly windows = new Map<string, { count: number; startMs: number }>();
+
+    incr(key: string, callback: IncrCallback, timeWindow: number): void {
+      const nowMs = clock.now().getTime();
+      let window = this.windows.get(key);
+      if (!window || window.startMs + timeWindow <= nowMs) {
+        if (!window && this.windows.size >= LOCAL_STORE_SWEEP_AT_KEYS) this.sweep(nowMs, timeWindow);
+        window = { count: 0, startMs: nowMs };
+        this.windows.set(key, window);
+      }
+      window.count += 1;
+      callback(null, { current: window.count, ttl: window.startMs + timeWindow - nowMs });
+    }
+
+    read(key: string, callback: IncrCallback, timeWindow: number): void {
+      const nowMs = clock.now().getTime();
+      const window = this.windows.get(key);
+      if (!window || window.startMs + timeWindow <= nowMs) callback(null, { current: 0, ttl: 0 });
+      else callback(null, { current: window.count, ttl: window.startMs + timeWindow - nowMs });
+    }
+
+    child(): FastifyRateLimitStore {
+      return new WallClockStore();
+    }
+
+    /** Forgets finished windows, so memory follows the integrations active in the last minute. */
+    private sweep(nowMs: number, timeWindow: number): void {
+      for (const [key, window] of this.windows) {
+        if (window.startMs + timeWindow <= nowMs) this.windows.delete(key);
+      }
+    }
+  }
+  return WallClockStore;
+}
+
+async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // A limiter that waits for a lost Redis would stall every API request: fail the command
+    // at once instead, and let the plugin's skipOnError pass the request through.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  redis.on("error", (err: Error) => app.log.warn({ err }, "rate-limit Redis error"));
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(
+      `REDIS_URL: cannot connect to Redis for the shared rate limit (${(err as Error).message})`,
+    );
+  }
+  return redis;
+}
+
+function integrationKey(request: FastifyRequest): string {
+  // Authentication has always set this by now; the address is only a defensive fallback.
+  return request.auth ? request.auth.integration.id : `ip:${request.ip}`;
+}
+
+/**
+ * Installs the limiter on the /api/v1 scope. Call it after the authentication hook is added:
+ * the limiter is a preValidation hook of this scope, and hooks run in the order they were added.
+ */
+export async function registerRateLimit(api: FastifyInstance, deps: Deps): Promise<void> {
+  const max = deps.config.rateLimitPerMinute;
+  const redis = deps.config.redisUrl ? await connectRedis(api, deps.config.redisUrl) : undefined;
+  if (redis) {
+    api.addHook("onClose", async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  }
+
+  await api.register(rateLimit, {
+    // Hooks are added below, in order, rather than per route by the plugin: route-level hooks
+    // would run after every scope hook, including the refusal of unparsed bodies.
+    global: false,
+    // Only for a route that sets its own `config.rateLimit`; the scope hook below is the main one.
+    hook: "preValidation",
+    max,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
+    keyGenerator: integrationKey,
+    ...(redis
+      ? { redis, nameSpace: RATE_LIMIT_REDIS_NAMESPACE, skipOnError: true }
+      : { store: wallClockStore(deps.wallClock) }),
+    addHeaders: {
+      "x-ratelimit-limit": true,
+      "x-ratelimit-remaining": true,
+      "x-ratelimit-reset": true,
+      "retry-after": true,
+    },
+    addHeadersOnExceeding: {
+      "x-ratelimit-limit": true,
+      "x-ratelimit-remaining": true,
+      "x-ratelimit-reset": true,
+    },
+    errorResponseBuilder: (_request, context) => {
+      const retryAfter = Math.ceil(context.ttl / 1000);
+      const metadata: RateLimitMetadata = {
+        limit: context.max,
+        remaining: 0,
+        resetAt: new Date(deps.wallClock.now().getTime() + context.ttl).toISOString(),
+        retryAfter,
+      };
+      return new AppError(
+        "RATE_LIMIT_EXCEEDED",
+        `Rate limit of ${context.max} requests per minute exceeded; retry in ${retryAfter} s`,
+        { ...metadata },
+      );
+    },
+  });
+  api.addHook("preValidation", api.rateLimit());
+}

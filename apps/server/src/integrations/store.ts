@@ -26,6 +26,31 @@ export async function revokeIntegrationRow(db: Db, id: string, at: Date): Promis
     .executeTakeFirst();
 }
 
+export async function listIntegrationsOfMerchant(
+  db: Db,
+  merchantId: string,
+  window: { offset: number; limit: number },
+): Promise<Integration[]> {
+  return db
+    .selectFrom("integrations")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .offset(window.offset)
+    .limit(window.limit)
+    .execute();
+}
+
+export async function countIntegrationsOfMerchant(db: Db, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom("integrations")
+    .select((eb) => eb.fn.countAll<bigint>().as("n"))
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface IntegrationWithMerchant {
   integration: Integration;
   merchant: Merchant | undefined;

@@ -21,12 +21,17 @@ export const PROMPTPAY_EXPIRY_DEFAULT_MINUTES = 15;
 export const BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES = 1440;
 export const PAGE_SIZE_DEFAULT = 10;
 export const PAGE_SIZE_MAX = 100;
+/** Keeps (page - 1) * limit an exact integer, so a far-away page is an empty page, not an error. */
+export const PAGE_NUMBER_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PAGE_SIZE_MAX);
 export const BODY_SIZE_MAX_BYTES = 64 * 1024;
 export const TIMESTAMP_TOLERANCE_MS = 300_000;
 export const RATE_LIMIT_SANDBOX_PER_MINUTE = 100;
 export const RATE_LIMIT_LIVE_PER_MINUTE = 1000;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const BANK_TRANSFER_REFERENCE_LENGTH = 8;
+export const BANK_TRANSFER_REFERENCE_ATTEMPTS_MAX = 5;
+/** EMVCo tag 54 (transaction amount) holds at most 13 characters: "9999999999.99" THB. */
+export const PROMPTPAY_QR_AMOUNT_SATANG_MAX = 999_999_999_999n;
 export const CLIENT_SECRET_RANDOM_BYTES = 24;
 export const API_SECRET_RANDOM_BYTES = 32;
 export const API_KEY_RANDOM_BYTES = 18;

@@ -3,8 +3,15 @@
  */
 import type { Merchant } from "../db/types.ts";
 import type { Deps } from "../deps.ts";
-import { notFound } from "../lib/errors.ts";
-import { newId } from "../lib/ids.ts";
+import { normalizeAccountNumber } from "../lib/account-number.ts";
+import { isBankCode } from "../lib/bank-codes.ts";
+import { fieldError, notFound } from "../lib/errors.ts";
+import { isUuid, newId } from "../lib/ids.ts";
+import {
+  CUSTOMER_NAME_LENGTH_MAX,
+  MERCHANT_NAME_LENGTH_MAX,
+  SETTLEMENT_DELAY_HOURS_MAX,
+} from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
 import { type Db, findMerchant, insertMerchant, updateMerchantRow } from "./store.ts";
 
@@ -27,7 +34,101 @@ export interface MerchantInput {
   status?: Merchant["status"];
 }
 
-export async function createMerchant(deps: Deps, input: MerchantInput, db: Db = deps.db): Promise<Merchant> {
+/**
+ * PromptPay proxy ids: a Thai mobile number (10 digits, starting with 0), a national or tax id
+ * (13 digits) or an e-wallet id (15 digits). `-` and spaces are accepted and removed, as for
+ * bank account numbers. Returns the digits, or null when the input is none of these.
+ */
+export function normalizePromptpayId(input: unknown): string | null {
+  if (typeof input !== "string") return null;
+  const digits = input.replace(/[-\s]/g, "");
+  if (!/^[0-9]+$/.test(digits)) return null;
+  if (digits.length === 10) return digits.startsWith("0") ? digits : null;
+  return digits.length === 13 || digits.length === 15 ? digits : null;
+}
+
+function checkName(value: string, field: string, max: number): string {
+  const trimmed = value.trim();
+  if (trimmed === "") throw fieldError("VALIDATION_ERROR", field, `${field} must not be empty`);
+  if ([...trimmed].length > max) {
+    throw fieldError("VALIDATION_ERROR", field, `${field} must be at most ${max} characters`);
+  }
+  return trimmed;
+}
+
+function checkPositive(value: bigint | null | undefined, field: string): void {
+  if (value !== undefined && value !== null && value <= 0n) {
+    throw fieldError("INVALID_AMOUNT", field, `${field} must be greater than zero`);
+  }
+}
+
+/**
+ * The merchant rules, checked here even though the admin API's schemas check them first: the
+ * CLI, the sandbox bootstrap and tests reach this service without a schema, and a merchant with
+ * a malformed collection account would only fail later, at a customer's payment.
+ * Returns the input with names trimmed and account numbers and PromptPay ids reduced to digits.
+ */
+export function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: T): T {
+  const out: T = { ...input };
+  if (input.name !== undefined) out.name = checkName(input.name, "name", MERCHANT_NAME_LENGTH_MAX);
+  checkPositive(input.dailyWithdrawLimitSatang, "dailyWithdrawLimit");
+  checkPositive(input.monthlyWithdrawLimitSatang, "monthlyWithdrawLimit");
+  checkPositive(input.withdrawVerificationThresholdSatang, "withdrawVerificationThreshold");
+  if (input.settlementDelayHours !== undefined) {
+    const hours = input.settlementDelayHours;
+    if (!Number.isInteger(hours) || hours < 0 || hours > SETTLEMENT_DELAY_HOURS_MAX) {
+      throw fieldError(
+        "VALIDATION_ERROR",
+        "settlementDelayHours",
+        `settlementDelayHours must be a whole number from 0 to ${SETTLEMENT_DELAY_HOURS_MAX}`,
+      );
+    }
+  }
+  if (input.collectionAccount) {
+    const account = input.collectionAccount;
+    if (!isBankCode(account.bankCode)) {
+      throw fieldError(
+        "INVALID_BANK_CODE",
+        "collectionAccount.bankCode",
+        "collectionAccount.bankCode is not the code of a bank operating in Thailand",
+      );
+    }
+    const accountNumber = normalizeAccountNumber(account.accountNumber);
+    if (accountNumber === null) {
+      throw fieldError(
+        "VALIDATION_ERROR",
+        "collectionAccount.accountNumber",
+        "collectionAccount.accountNumber must be 10 to 15 digits",
+      );
+    }
+    out.collectionAccount = {
+      bankCode: account.bankCode,
+      accountNumber,
+      accountName: checkName(account.accountName, "collectionAccount.accountName", CUSTOMER_NAME_LENGTH_MAX),
+    };
+  }
+  if (input.promptpayId !== undefined && input.promptpayId !== null) {
+    const promptpayId = normalizePromptpayId(input.promptpayId);
+    if (promptpayId === null) {
+      throw fieldError(
+        "VALIDATION_ERROR",
+        "promptpayId",
+        "promptpayId must be a mobile number (10 digits), a national id (13 digits) or an e-wallet id (15 digits)",
+      );
+    }
+    out.promptpayId = promptpayId;
+  }
+  if (input.walletStatus !== undefined && !["active", "frozen", "closed"].includes(input.walletStatus)) {
+    throw fieldError("VALIDATION_ERROR", "walletStatus", "walletStatus must be active, frozen or closed");
+  }
+  if (input.status !== undefined && !["active", "disabled"].includes(input.status)) {
+    throw fieldError("VALIDATION_ERROR", "status", "status must be active or disabled");
+  }
+  return out;
+}
+
+export async function createMerchant(deps: Deps, raw: MerchantInput, db: Db = deps.db): Promise<Merchant> {
+  const input = normalizeMerchantInput(raw);
   const now = deps.clock.now();
   return insertMerchant(db, {
     id: newId(),
@@ -49,7 +150,8 @@ export async function createMerchant(deps: Deps, input: MerchantInput, db: Db = 
 }
 
 export async function getMerchant(deps: Deps, id: string, db: Db = deps.db): Promise<Merchant> {
-  const merchant = await findMerchant(db, id);
+  // A malformed id cannot name a merchant; PostgreSQL would refuse it as a uuid with an error.
+  const merchant = isUuid(id) ? await findMerchant(db, id) : undefined;
   if (!merchant) throw notFound("Merchant");
   return merchant;
 }
@@ -57,8 +159,11 @@ export async function getMerchant(deps: Deps, id: string, db: Db = deps.db): Pro
 export async function updateMerchant(
   deps: Deps,
   id: string,
-  input: Partial<MerchantInput>,
+  raw: Partial<MerchantInput>,
+  db: Db = deps.db,
 ): Promise<Merchant> {
+  const input = normalizeMerchantInput(raw);
+  if (!isUuid(id)) throw notFound("Merchant");
   const changes: Parameters<typeof updateMerchantRow>[2] = { updated_at: deps.clock.now() };
   if (input.name !== undefined) changes.name = input.name;
   if (input.status !== undefined) changes.status = input.status;
@@ -77,7 +182,7 @@ export async function updateMerchant(
   if (input.walletStatus !== undefined) changes.wallet_status = input.walletStatus;
   if (input.withdrawVerificationThresholdSatang !== undefined)
     changes.withdraw_verification_threshold_satang = input.withdrawVerificationThresholdSatang;
-  const merchant = await updateMerchantRow(deps.db, id, changes);
+  const merchant = await updateMerchantRow(db, id, changes);
   if (!merchant) throw notFound("Merchant");
   return merchant;
 }

@@ -1,0 +1,59 @@
+/**
+ * Operator authentication: `Authorization: Bearer <token>`.
+ *
+ * The valid token is ADMIN_TOKEN when it is set. Otherwise it is the token generated at first
+ * start (bootstrap.ts), of which the database keeps only the SHA-256 hash, so every process of a
+ * deployment agrees on it and a copy of the database does not reveal it. Both are compared as
+ * SHA-256 hashes in constant time, so the comparison takes the same time whatever the caller
+ * sent. Any failure answers 401 INVALID_CREDENTIALS with one message.
+ */
+import type { FastifyRequest } from "fastify";
+import type { Deps } from "../deps.ts";
+import { safeEqual, sha256Hex } from "../lib/crypto.ts";
+import { AppError } from "../lib/errors.ts";
+import type { Db } from "../merchants/store.ts";
+
+export const ADMIN_TOKEN_SETTING = "admin_token_sha256";
+
+const invalid = () => new AppError("INVALID_CREDENTIALS", "Invalid or missing admin token");
+
+const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+export async function readAdminTokenHash(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("server_settings")
+    .select("value")
+    .where("key", "=", ADMIN_TOKEN_SETTING)
+    .executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores the hash of a generated token; false when another process stored one first. */
+export async function storeAdminTokenHash(db: Db, hash: string, at: Date): Promise<boolean> {
+  const result = await db
+    .insertInto("server_settings")
+    .values({ key: ADMIN_TOKEN_SETTING, value: hash, created_at: at })
+    .onConflict((oc) => oc.column("key").doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** The hash a presented token must match, or undefined when no token is configured at all. */
+async function expectedHash(deps: Deps): Promise<string | undefined> {
+  if (deps.config.adminToken !== undefined) return sha256Hex(deps.config.adminToken);
+  // Read on every request rather than cached: admin traffic is light, and a token stored by
+  // another process (or replaced by an operator in the database) takes effect at once.
+  return readAdminTokenHash(deps.db);
+}
+
+export function adminAuthentication(deps: Deps) {
+  return async function authenticateOperator(request: FastifyRequest): Promise<void> {
+    const header = request.headers.authorization;
+    const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
+    const presented = match?.[1];
+    if (!presented) throw invalid();
+    const expected = await expectedHash(deps);
+    if (expected === undefined) throw invalid();
+    if (!safeEqual(sha256Hex(presented), expected)) throw invalid();
+  };
+}

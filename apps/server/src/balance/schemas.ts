@@ -1,0 +1,17 @@
+/**
+ * Response schema of GET /api/v1/balance: the fields of interface.md's Balance table.
+ */
+import { type Static, Type } from "typebox";
+import { stringEnum } from "../http/list-query.ts";
+
+export const WALLET_STATUSES = ["active", "frozen", "closed"] as const;
+
+export const BalanceSchema = Type.Object({
+  walletBalance: Type.Integer({ description: "Available wallet in satang (wallet minus holds)" }),
+  settlementBalance: Type.Integer({ description: "Succeeded payments awaiting settlement, in satang" }),
+  currency: Type.Literal("THB"),
+  status: stringEnum(WALLET_STATUSES, { description: "Wallet status" }),
+});
+export type BalanceRecord = Static<typeof BalanceSchema>;
+
+export const BalanceEnvelope = Type.Object({ success: Type.Literal(true), data: BalanceSchema });

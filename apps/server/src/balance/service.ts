@@ -1,0 +1,23 @@
+/**
+ * The merchant's balance (interface.md "Get balance", CONTRACT 8), read from the ledger:
+ * `walletBalance` is the wallet_available account, which is already the wallet minus holds
+ * (a withdraw's hold moves its amount from available to held), so it is exactly what can be
+ * withdrawn now. `settlementBalance` is the settlement_pending account: succeeded payments not
+ * yet settled, across all integrations of the merchant (the ledger is per merchant).
+ * Both are JSON numbers of satang, as interface.md says.
+ */
+import type { Deps } from "../deps.ts";
+import type { AuthContext } from "../http/auth.ts";
+import { merchantBalances } from "../ledger/accounts.ts";
+import { satangToNumber } from "../lib/money.ts";
+import type { BalanceRecord } from "./schemas.ts";
+
+export async function getBalance(deps: Deps, auth: AuthContext): Promise<BalanceRecord> {
+  const balances = await merchantBalances(deps.db, auth.merchant.id);
+  return {
+    walletBalance: satangToNumber(balances.walletAvailableSatang),
+    settlementBalance: satangToNumber(balances.settlementPendingSatang),
+    currency: "THB",
+    status: auth.merchant.wallet_status,
+  };
+}

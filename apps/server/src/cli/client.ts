@@ -1,0 +1,157 @@
+/**
+ * The CLI's client of the operator API. Operator commands go through HTTP rather than opening
+ * the database, because the embedded store belongs to the running server process.
+ *
+ * Where to connect: --url, else SATANG_URL, else http://HOST:PORT from the environment.
+ * Which token: --token, else ADMIN_TOKEN, else DATA_DIR/admin-token (written at first start in
+ * sandbox).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../config.ts";
+import { ADMIN_TOKEN_FILE } from "./files.ts";
+
+/** A mistake in how the command was called: exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The server answered with an error envelope: exit code 1. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly metadata: Record<string, unknown> | undefined,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** The server could not be reached at all: exit code 3. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Cannot reach the Satang server at ${url} (${reason}). Is it running? Start it with \`npm start\` ` +
+        "(or `npx satang serve`), or point the CLI at it with --url or SATANG_URL.",
+    );
+    this.name = "UnreachableError";
+  }
+}
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ClientOptions {
+  url?: string | undefined;
+  token?: string | undefined;
+}
+
+function checkedUrl(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL such as http://127.0.0.1:3000, got "${raw}"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(`${name} must use http or https, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/** The server's base URL for this invocation. */
+export function resolveBaseUrl(options: ClientOptions, env: NodeJS.ProcessEnv): string {
+  if (options.url) return checkedUrl("--url", options.url);
+  if (env.SATANG_URL) return checkedUrl("SATANG_URL", env.SATANG_URL);
+  const port = env.PORT || "3000";
+  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
+    throw new ConfigError(`PORT must be a whole number between 0 and 65535, got "${port}"`);
+  }
+  let host = env.HOST || "127.0.0.1";
+  // A server listening on every interface is reached on the loopback one.
+  if (host === "0.0.0.0") host = "127.0.0.1";
+  if (host === "::") host = "::1";
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** The operator token for this invocation, or a usage error saying where to put one. */
+export function resolveToken(options: ClientOptions, env: NodeJS.ProcessEnv): string {
+  if (options.token) return options.token;
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
+  const file = join(env.DATA_DIR || "./data", ADMIN_TOKEN_FILE);
+  if (existsSync(file)) {
+    const token = readFileSync(file, "utf8").trim();
+    if (token !== "") return token;
+  }
+  throw new UsageError(
+    `No admin token: pass --token, set ADMIN_TOKEN, or start the sandbox server once so that ${file} exists.`,
+  );
+}
+
+export interface AdminClient {
+  baseUrl: string;
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): AdminClient {
+  const baseUrl = resolveBaseUrl(options, env);
+  const token = resolveToken(options, env);
+  return {
+    baseUrl,
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      let response: Response;
+      try {
+        response = await fetch(`${baseUrl}/admin/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: "application/json",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+      } catch (error) {
+        throw new UnreachableError(baseUrl, describeFailure(error));
+      }
+      const text = await response.text();
+      let envelope: { success?: boolean; data?: unknown; error?: Record<string, unknown> } | undefined;
+      try {
+        envelope = JSON.parse(text);
+      } catch {
+        envelope = undefined;
+      }
+      if (envelope?.success === true) return envelope.data as T;
+      if (envelope?.success === false && envelope.error) {
+        const error = envelope.error;
+        throw new ApiError(
+          response.status,
+          String(error.code ?? "UNKNOWN_ERROR"),
+          String(error.message ?? "The server refused the request"),
+          error.metadata as Record<string, unknown> | undefined,
+        );
+      }
+      throw new ApiError(
+        response.status,
+        "UNEXPECTED_RESPONSE",
+        `${baseUrl} answered HTTP ${response.status} without a Satang envelope: is it a Satang server?`,
+        undefined,
+      );
+    },
+  };
+}

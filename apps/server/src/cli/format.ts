@@ -1,0 +1,103 @@
+/**
+ * Friendly summaries of operator records for a terminal. `--json` bypasses all of this and
+ * prints the API's data object as it is, for scripts.
+ */
+import { findBank } from "../lib/bank-codes.ts";
+import { formatThb, parseAmount } from "../lib/money.ts";
+
+type Row = [label: string, value: string];
+
+function table(title: string, rows: Row[]): string {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return [title, ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join("\n");
+}
+
+/** Wire amounts are satang; operators think in baht, so both are shown. */
+function amount(value: unknown, none = "none"): string {
+  if (value === null || value === undefined) return none;
+  const satang = parseAmount(value);
+  return satang === null ? String(value) : `${String(value)} satang (${formatThb(satang)} THB)`;
+}
+
+function text(value: unknown, none = "none"): string {
+  return value === null || value === undefined || value === "" ? none : String(value);
+}
+
+export function formatMerchant(merchant: Record<string, unknown>): string {
+  const account = merchant.collectionAccount as
+    | { bankCode: string; accountNumber: string; accountName: string }
+    | null
+    | undefined;
+  const bank = account ? findBank(account.bankCode) : undefined;
+  const rows: Row[] = [
+    ["status", text(merchant.status)],
+    ["wallet", text(merchant.walletStatus)],
+    [
+      "promptpay id",
+      merchant.promptpayId
+        ? `${String(merchant.promptpayId)} (reuse of open payments ${merchant.promptpayReuse ? "on" : "off"})`
+        : "none",
+    ],
+    [
+      "collection account",
+      account
+        ? `${account.bankCode}${bank ? ` ${bank.shortName}` : ""} ${account.accountNumber} (${account.accountName})`
+        : "none",
+    ],
+    ["settlement delay", `${text(merchant.settlementDelayHours)} h`],
+    ["daily limit", amount(merchant.dailyWithdrawLimit)],
+    ["monthly limit", amount(merchant.monthlyWithdrawLimit)],
+    ["verify withdraws from", amount(merchant.withdrawVerificationThreshold)],
+    ["created", text(merchant.createdAt)],
+    ["updated", text(merchant.updatedAt)],
+  ];
+  return table(`Merchant ${text(merchant.id)} "${text(merchant.name)}"`, rows);
+}
+
+export function formatCreatedIntegration(integration: Record<string, unknown>): string {
+  const rows: Row[] = [
+    ["merchant", text(integration.merchantId)],
+    ["name", text(integration.name)],
+    ["environment", text(integration.environment)],
+    ["redirect URL", text(integration.redirectUrl)],
+    ["signature", integration.requireSignatureV2 ? "v2 required" : "v1 or v2"],
+    ["API key", text(integration.apiKey)],
+    ["API secret", text(integration.apiSecret)],
+  ];
+  return [
+    table(`Integration ${text(integration.id)} created`, rows),
+    "",
+    "The API secret is shown once: store it now. It cannot be retrieved later; if it is lost,",
+    "revoke this integration and create another.",
+  ].join("\n");
+}
+
+export function formatIntegration(integration: Record<string, unknown>): string {
+  const rows: Row[] = [
+    ["merchant", text(integration.merchantId)],
+    ["name", text(integration.name)],
+    ["environment", text(integration.environment)],
+    ["API key", text(integration.apiKey)],
+    ["redirect URL", text(integration.redirectUrl)],
+    ["signature", integration.requireSignatureV2 ? "v2 required" : "v1 or v2"],
+    ["created", text(integration.createdAt)],
+    ["revoked", text(integration.revokedAt, "no")],
+  ];
+  return table(`Integration ${text(integration.id)}`, rows);
+}
+
+export function formatIntegrationList(list: {
+  data: Record<string, unknown>[];
+  total: number;
+  page: number;
+  totalPages: number;
+}): string {
+  if (list.data.length === 0) return list.total === 0 ? "No integrations." : "No integrations on this page.";
+  const lines = list.data.map(
+    (i) =>
+      `${text(i.id)}  ${text(i.apiKey).padEnd(34)}  ${i.revokedAt ? `revoked ${String(i.revokedAt)}` : "active"}  ${text(i.name, "")}`,
+  );
+  return [...lines, `(page ${list.page} of ${Math.max(list.totalPages, 1)}, ${list.total} in all)`].join(
+    "\n",
+  );
+}

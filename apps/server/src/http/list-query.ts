@@ -1,0 +1,147 @@
+/**
+ * The shared shape of list endpoints (CONTRACT 11): `page`, `limit`, `dateFrom`, `dateTo`,
+ * `sortBy`, `sortOrder` in the query string, and the list envelope with `totalPages`.
+ *
+ * A list module composes its query schema from the properties below in the order of its
+ * parameter table (that order decides which invalid parameter is reported first), adds its
+ * own filters, and turns the validated query into `ListParams` with `parseListQuery`.
+ * Invalid values are 400 VALIDATION_ERROR with `metadata.field`: the schema catches the shape,
+ * `parseListQuery` catches dates that match the shape but name no instant (2026-02-30).
+ */
+import { Type } from "typebox";
+import { fieldError } from "../lib/errors.ts";
+import { PAGE_NUMBER_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../lib/limits.ts";
+import { type Page, page } from "./envelope.ts";
+
+export const SORT_ORDERS = ["asc", "desc"] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
+/**
+ * ISO 8601 instants: a calendar date (read as midnight UTC) or a date and time with an
+ * explicit offset. A time without an offset is refused, because its instant would depend on
+ * the server's time zone.
+ */
+export const ISO_INSTANT_PATTERN =
+  "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" +
+  "(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9]))?$";
+
+export const pageProperty = Type.Integer({
+  minimum: 1,
+  maximum: PAGE_NUMBER_MAX,
+  default: 1,
+  description: "Page number, from 1. A page beyond the last is empty.",
+});
+
+export const limitProperty = Type.Integer({
+  minimum: 1,
+  maximum: PAGE_SIZE_MAX,
+  default: PAGE_SIZE_DEFAULT,
+  description: `Page size, 1 to ${PAGE_SIZE_MAX}.`,
+});
+
+export const dateFromProperty = Type.String({
+  pattern: ISO_INSTANT_PATTERN,
+  description: "ISO 8601 instant; records created at or after it (inclusive).",
+  examples: ["2026-01-15T00:00:00.000Z"],
+});
+
+export const dateToProperty = Type.String({
+  pattern: ISO_INSTANT_PATTERN,
+  description: "ISO 8601 instant; records created before it (exclusive).",
+  examples: ["2026-01-16T00:00:00.000Z"],
+});
+
+/** A closed list of strings, published as `{ type: "string", enum: [...] }`. */
+export function stringEnum<const S extends string>(
+  values: readonly S[],
+  options: Record<string, unknown> = {},
+) {
+  return Type.Enum([...values], { type: "string", ...options });
+}
+
+export function sortByProperty<const S extends string>(fields: readonly S[], fallback: S) {
+  return stringEnum(fields, {
+    default: fallback,
+    description: `Sort field; default ${fallback}. Ties are broken by id.`,
+  });
+}
+
+export const sortOrderProperty = stringEnum(SORT_ORDERS, {
+  default: "desc",
+  description: "asc or desc (default desc). Empty timestamps sort last either way.",
+});
+
+/** The list parameters as the query schema hands them over (defaults already applied). */
+export interface ListQueryInput<S extends string> {
+  page?: number;
+  limit?: number;
+  dateFrom?: string;
+  dateTo?: string;
+  sortBy?: S;
+  sortOrder?: SortOrder;
+}
+
+export interface ListParams<S extends string> {
+  page: number;
+  limit: number;
+  offset: number;
+  dateFrom: Date | undefined;
+  dateTo: Date | undefined;
+  sortBy: S;
+  sortOrder: SortOrder;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day. */
+export function parseInstant(text: string): Date | undefined {
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  if (day > daysInMonth(year, month)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+function instantOf(text: string | undefined, field: string): Date | undefined {
+  if (text === undefined) return undefined;
+  const at = parseInstant(text);
+  if (!at) throw fieldError("VALIDATION_ERROR", field, `${field} is not a valid ISO 8601 date or time`);
+  return at;
+}
+
+export function parseListQuery<S extends string>(query: ListQueryInput<S>, defaultSort: S): ListParams<S> {
+  const pageNumber = query.page ?? 1;
+  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+  return {
+    page: pageNumber,
+    limit,
+    offset: (pageNumber - 1) * limit,
+    dateFrom: instantOf(query.dateFrom, "dateFrom"),
+    dateTo: instantOf(query.dateTo, "dateTo"),
+    sortBy: query.sortBy ?? defaultSort,
+    sortOrder: query.sortOrder ?? "desc",
+  };
+}
+
+/** The list envelope's `data` for one page: `{ data, total, page, limit, totalPages }`. */
+export function listPage<T>(
+  records: T[],
+  total: number,
+  params: Pick<ListParams<string>, "page" | "limit">,
+): Page<T> {
+  return page(records, total, params.page, params.limit);
+}
+
+/** TypeBox schema of the list envelope's `data`, for response schemas and OpenAPI. */
+export function pageSchema<T extends Parameters<typeof Type.Array>[0]>(record: T) {
+  return Type.Object({
+    data: Type.Array(record),
+    total: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    limit: Type.Integer({ minimum: 1 }),
+    totalPages: Type.Integer({ minimum: 0 }),
+  });
+}

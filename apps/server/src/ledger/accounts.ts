@@ -1,0 +1,121 @@
+/**
+ * Ledger accounts (CONTRACT 8). Every merchant has one account of each kind:
+ *
+ * - `settlement_pending`: succeeded payments not yet settled to the wallet;
+ * - `wallet_available`: what the merchant can withdraw now (wallet minus holds);
+ * - `wallet_held`: amounts held for withdraws that are not final yet;
+ * - `provider_clearing`, `payout_clearing`, `operator_adjustments`: the counterparts of money
+ *   coming in from the provider, going out in payouts, and operator corrections.
+ *
+ * The first three are the merchant's own money and never go negative (a CHECK in 0003). The
+ * counterpart accounts are kept per merchant as well, not as one system-wide row: a single
+ * shared row would be locked by every posting of every merchant and serialize them all.
+ *
+ * The merchant's `wallet_available` row is also the wallet lock: whoever changes what can be
+ * withdrawn (withdraw admission, operator adjustments) first locks that row with
+ * `SELECT ... FOR UPDATE`, a database lock that holds across processes.
+ */
+import { sql, type Transaction } from "kysely";
+import { type Database, LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
+import type { Db } from "../merchants/store.ts";
+
+/** The kinds that hold the merchant's own money, which may never be negative. */
+export const MERCHANT_FUNDS_KINDS: readonly LedgerAccountKind[] = [
+  "settlement_pending",
+  "wallet_available",
+  "wallet_held",
+];
+
+/**
+ * The order in which a transaction locks a merchant's accounts. `wallet_available` comes first
+ * because withdraw admission locks it before anything else: when every posting also reaches
+ * it first, two transactions can never hold one account each while waiting for the other's.
+ */
+const LOCK_ORDER: Record<LedgerAccountKind, number> = {
+  wallet_available: 0,
+  wallet_held: 1,
+  settlement_pending: 2,
+  provider_clearing: 3,
+  payout_clearing: 4,
+  operator_adjustments: 5,
+};
+
+export function lockRank(kind: LedgerAccountKind): number {
+  return LOCK_ORDER[kind];
+}
+
+/**
+ * Creates the merchant's accounts that do not exist yet. Idempotent and safe under
+ * concurrency: `ON CONFLICT DO NOTHING` on the (merchant, kind) key, inserted in one fixed
+ * order so two callers cannot deadlock on each other's half-inserted rows.
+ */
+export async function ensureMerchantAccounts(db: Db, merchantId: string): Promise<void> {
+  const kinds = [...LEDGER_ACCOUNT_KINDS].sort((a, b) => lockRank(a) - lockRank(b));
+  const rows = kinds.map((kind) => sql`(gen_random_uuid(), ${merchantId}::uuid, ${kind})`);
+  await sql`insert into ledger_accounts (id, merchant_id, kind)
+    values ${sql.join(rows)}
+    on conflict (merchant_id, kind) do nothing`.execute(db);
+}
+
+/** The ids of a merchant's accounts by kind, creating missing ones. */
+export async function accountIds(db: Db, merchantId: string): Promise<Record<LedgerAccountKind, string>> {
+  const read = () =>
+    db.selectFrom("ledger_accounts").select(["id", "kind"]).where("merchant_id", "=", merchantId).execute();
+  let rows = await read();
+  if (rows.length < LEDGER_ACCOUNT_KINDS.length) {
+    await ensureMerchantAccounts(db, merchantId);
+    rows = await read();
+  }
+  return Object.fromEntries(rows.map((row) => [row.kind, row.id])) as Record<LedgerAccountKind, string>;
+}
+
+export interface WalletLock {
+  accountId: string;
+  /** The available wallet at the moment the lock was taken; nobody else can change it now. */
+  availableSatang: bigint;
+}
+
+/**
+ * Takes the merchant's wallet lock for the rest of the transaction: a row lock on its
+ * `wallet_available` account. Concurrent admissions of one merchant, in this process or any
+ * other, wait here one after another; different merchants do not wait for each other.
+ */
+export async function lockWallet(trx: Transaction<Database>, merchantId: string): Promise<WalletLock> {
+  const select = () =>
+    trx
+      .selectFrom("ledger_accounts")
+      .select(["id", "balance_satang"])
+      .where("merchant_id", "=", merchantId)
+      .where("kind", "=", "wallet_available")
+      .forUpdate()
+      .executeTakeFirst();
+  let row = await select();
+  if (!row) {
+    await ensureMerchantAccounts(trx, merchantId);
+    row = await select();
+  }
+  if (!row) throw new Error(`wallet account of merchant ${merchantId} could not be created`);
+  return { accountId: row.id, availableSatang: row.balance_satang };
+}
+
+export interface MerchantBalances {
+  walletAvailableSatang: bigint;
+  walletHeldSatang: bigint;
+  settlementPendingSatang: bigint;
+}
+
+/** The merchant's balances as committed; a merchant without accounts yet has zero everywhere. */
+export async function merchantBalances(db: Db, merchantId: string): Promise<MerchantBalances> {
+  const rows = await db
+    .selectFrom("ledger_accounts")
+    .select(["kind", "balance_satang"])
+    .where("merchant_id", "=", merchantId)
+    .where("kind", "in", MERCHANT_FUNDS_KINDS)
+    .execute();
+  const of = (kind: LedgerAccountKind) => rows.find((row) => row.kind === kind)?.balance_satang ?? 0n;
+  return {
+    walletAvailableSatang: of("wallet_available"),
+    walletHeldSatang: of("wallet_held"),
+    settlementPendingSatang: of("settlement_pending"),
+  };
+}

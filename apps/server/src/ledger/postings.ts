@@ -1,0 +1,262 @@
+/**
+ * The one writer of the ledger. A posting is one ledger transaction: a balanced set of lines,
+ * each moving a signed amount into one of the merchant's accounts. It is always written inside
+ * the caller's database transaction, the same one that changes the state it accounts for, so
+ * a withdraw and its hold (or a payment and its settlement) commit or vanish together.
+ *
+ * Sign convention: an entry's amount is added to its account's balance. The merchant's own
+ * accounts therefore carry positive balances, and the counterpart accounts carry the opposite
+ * (provider_clearing goes negative as payments come in).
+ *
+ * Postings per event (docs/ledger.md):
+ * | event                        | lines                                          |
+ * |------------------------------|------------------------------------------------|
+ * | payment succeeded            | settlement_pending +x, provider_clearing -x    |
+ * | payment settled              | wallet_available +x, settlement_pending -x     |
+ * | withdraw created (hold)      | wallet_available -x, wallet_held +x            |
+ * | withdraw paid                | wallet_held -x, payout_clearing +x             |
+ * | withdraw failed/canceled/... | wallet_held -x, wallet_available +x            |
+ * | late success after release   | wallet_available -x, payout_clearing +x        |
+ * | operator adjustment          | wallet_available +x, operator_adjustments -x   |
+ *
+ * Balance is asserted here and again by the database (a deferred constraint trigger refuses
+ * to commit a transaction whose entries do not sum to zero).
+ */
+import type { Transaction } from "kysely";
+import type { Database, LedgerAccountKind, LedgerSubjectType, LedgerTransactionKind } from "../db/types.ts";
+import { newId } from "../lib/ids.ts";
+import { accountIds, lockRank } from "./accounts.ts";
+
+export interface PostingLine {
+  account: LedgerAccountKind;
+  amountSatang: bigint;
+}
+
+export interface Posting {
+  merchantId: string;
+  kind: LedgerTransactionKind;
+  subject: { type: LedgerSubjectType; id: string };
+  lines: PostingLine[];
+  /** Business time of the event (the merchant's clock). */
+  at: Date;
+  reason?: string | null;
+  /** The ledger transaction's id, when the caller needs to know it in advance. */
+  id?: string;
+}
+
+export interface PostedEntry {
+  account: LedgerAccountKind;
+  amountSatang: bigint;
+  balanceAfterSatang: bigint;
+}
+
+export interface PostedTransaction {
+  id: string;
+  merchantId: string;
+  kind: LedgerTransactionKind;
+  createdAt: Date;
+  entries: PostedEntry[];
+}
+
+/** A posting that breaks these rules is a bug in the caller: it stops the request loudly. */
+function assertBalanced(posting: Posting): void {
+  if (posting.lines.length < 2) throw new Error(`ledger posting ${posting.kind} needs at least two lines`);
+  const seen = new Set<LedgerAccountKind>();
+  let sum = 0n;
+  for (const line of posting.lines) {
+    if (line.amountSatang === 0n) throw new Error(`ledger posting ${posting.kind} has a zero line`);
+    if (seen.has(line.account)) throw new Error(`ledger posting ${posting.kind} names ${line.account} twice`);
+    seen.add(line.account);
+    sum += line.amountSatang;
+  }
+  if (sum !== 0n) throw new Error(`ledger posting ${posting.kind} is unbalanced by ${sum} satang`);
+}
+
+/**
+ * Writes one balanced posting. Lines are applied in the ledger's lock order, so concurrent
+ * postings to one merchant wait for each other instead of deadlocking. A line that would take
+ * the merchant's own money below zero fails on the account's CHECK constraint: callers check
+ * the balance first (under the wallet lock), so that failure means a bug, not a user error.
+ */
+export async function post(trx: Transaction<Database>, posting: Posting): Promise<PostedTransaction> {
+  assertBalanced(posting);
+  const id = posting.id ?? newId();
+  const ids = await accountIds(trx, posting.merchantId);
+  const lines = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
+  await trx
+    .insertInto("ledger_transactions")
+    .values({
+      id,
+      merchant_id: posting.merchantId,
+      kind: posting.kind,
+      subject_type: posting.subject.type,
+      subject_id: posting.subject.id,
+      reason: posting.reason ?? null,
+      created_at: posting.at,
+    })
+    .execute();
+  const entries: PostedEntry[] = [];
+  // One statement per line, in lock order: each insert's trigger updates (and locks) its account.
+  for (const line of lines) {
+    const inserted = await trx
+      .insertInto("ledger_entries")
+      .values({
+        id: newId(),
+        transaction_id: id,
+        account_id: ids[line.account],
+        amount_satang: line.amountSatang,
+      })
+      .returning("balance_after_satang")
+      .executeTakeFirstOrThrow();
+    entries.push({
+      account: line.account,
+      amountSatang: line.amountSatang,
+      balanceAfterSatang: inserted.balance_after_satang,
+    });
+  }
+  return { id, merchantId: posting.merchantId, kind: posting.kind, createdAt: posting.at, entries };
+}
+
+export interface MovementInput {
+  merchantId: string;
+  amountSatang: bigint;
+  at: Date;
+}
+
+function positive(amountSatang: bigint, what: string): bigint {
+  if (amountSatang <= 0n) throw new Error(`${what} needs a positive amount, got ${amountSatang}`);
+  return amountSatang;
+}
+
+/** A payment succeeded: its amount awaits settlement. */
+export function postPaymentSucceeded(
+  trx: Transaction<Database>,
+  input: MovementInput & { paymentId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postPaymentSucceeded");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "payment_succeeded",
+    subject: { type: "payment", id: input.paymentId },
+    at: input.at,
+    lines: [
+      { account: "settlement_pending", amountSatang: x },
+      { account: "provider_clearing", amountSatang: -x },
+    ],
+  });
+}
+
+/** A succeeded payment is settled: its amount moves from settlement pending to the wallet. */
+export function settle(
+  trx: Transaction<Database>,
+  input: MovementInput & { paymentId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "settle");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "settlement",
+    subject: { type: "payment", id: input.paymentId },
+    at: input.at,
+    lines: [
+      { account: "wallet_available", amountSatang: x },
+      { account: "settlement_pending", amountSatang: -x },
+    ],
+  });
+}
+
+/** A withdraw was admitted: its amount leaves the available wallet and is held. */
+export function postWithdrawHold(
+  trx: Transaction<Database>,
+  input: MovementInput & { withdrawId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postWithdrawHold");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "withdraw_hold",
+    subject: { type: "withdraw", id: input.withdrawId },
+    at: input.at,
+    lines: [
+      { account: "wallet_available", amountSatang: -x },
+      { account: "wallet_held", amountSatang: x },
+    ],
+  });
+}
+
+/** A withdraw ended without paying (failed, canceled, rejected, expired): the hold returns. */
+export function postWithdrawRelease(
+  trx: Transaction<Database>,
+  input: MovementInput & { withdrawId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postWithdrawRelease");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "withdraw_release",
+    subject: { type: "withdraw", id: input.withdrawId },
+    at: input.at,
+    lines: [
+      { account: "wallet_available", amountSatang: x },
+      { account: "wallet_held", amountSatang: -x },
+    ],
+  });
+}
+
+/** A withdraw was paid: the hold is consumed and the money has left through the payout rail. */
+export function postWithdrawPaid(
+  trx: Transaction<Database>,
+  input: MovementInput & { withdrawId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postWithdrawPaid");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "withdraw_paid",
+    subject: { type: "withdraw", id: input.withdrawId },
+    at: input.at,
+    lines: [
+      { account: "wallet_held", amountSatang: -x },
+      { account: "payout_clearing", amountSatang: x },
+    ],
+  });
+}
+
+/**
+ * A failed or expired withdraw, whose hold was released, is confirmed paid late by the
+ * provider: the wallet is debited again. The caller checks the available wallet under the
+ * wallet lock first; the account's CHECK refuses to take it below zero.
+ */
+export function postWithdrawLateSuccess(
+  trx: Transaction<Database>,
+  input: MovementInput & { withdrawId: string },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postWithdrawLateSuccess");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "withdraw_late_success",
+    subject: { type: "withdraw", id: input.withdrawId },
+    at: input.at,
+    lines: [
+      { account: "wallet_available", amountSatang: -x },
+      { account: "payout_clearing", amountSatang: x },
+    ],
+  });
+}
+
+/** An operator credits (positive) or debits (negative) the available wallet. */
+export function postOperatorAdjustment(
+  trx: Transaction<Database>,
+  input: MovementInput & { adjustmentId: string; reason: string },
+): Promise<PostedTransaction> {
+  const x = input.amountSatang;
+  if (x === 0n) throw new Error("postOperatorAdjustment needs a non-zero amount");
+  return post(trx, {
+    id: input.adjustmentId,
+    merchantId: input.merchantId,
+    kind: "operator_adjustment",
+    subject: { type: "adjustment", id: input.adjustmentId },
+    at: input.at,
+    reason: input.reason,
+    lines: [
+      { account: "wallet_available", amountSatang: x },
+      { account: "operator_adjustments", amountSatang: -x },
+    ],
+  });
+}

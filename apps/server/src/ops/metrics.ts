@@ -1,0 +1,63 @@
+/**
+ * Prometheus metrics: the standard process and Node.js metrics, plus a request counter and a
+ * latency histogram labelled by method, route pattern and status code.
+ *
+ * Process metrics describe the process, so they are collected once per process, while the HTTP
+ * metrics belong to one app: tests build many apps in one process, and each must count only
+ * its own requests. The route label is the pattern (`/api/v1/payments/:payment_id`), never the
+ * raw URL, so ids do not multiply the series; requests that matched no route share one label.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export const UNMATCHED_ROUTE = "unmatched";
+
+const LABELS = ["method", "route", "status_code"] as const;
+
+export class HttpMetrics {
+  readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
+  private readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: "satang_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status code",
+    labelNames: LABELS,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: "satang_http_request_duration_seconds",
+    help: "Time from receiving a request to finishing its response, in seconds",
+    labelNames: LABELS,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    processMetrics();
+  }
+
+  /** An onResponse hook: the reply is finished, so its status and elapsed time are final. */
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      status_code: String(reply.statusCode),
+    };
+    this.requests.inc(labels);
+    this.duration.observe(labels, reply.elapsedTime / 1000);
+  }
+
+  async render(): Promise<string> {
+    const [process, http] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
+    return `${process.trimEnd()}\n\n${http}`;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The combined daily and monthly withdrawal limits (interface.md "Create withdraw" rule 3,
+ * CONTRACT 7).
+ *
+ * - Withdraws in awaiting_verification, pending, processing and paid use capacity; failed,
+ *   canceled and expired ones use none. (interface.md's "wallet withdraws in pending,
+ *   processing and completed" is the same set: every withdraw lives in one table.)
+ * - Windows are the UTC calendar day and month of `createdAt` (business time).
+ * - A request is admitted when total + amount <= limit: exactly at the limit passes, one
+ *   satang over fails. The daily limit is checked before the monthly one.
+ * - A merchant without a limit (null) has none.
+ * - The limit governs admission only: a late provider-confirmed success that puts a failed or
+ *   expired row back into paid makes it count again from then on, which can leave the total
+ *   above the limit until the period resets.
+ *
+ * The check runs under the merchant's wallet lock (withdraws/service.ts), so concurrent
+ * requests are decided one after another against the totals their predecessors left.
+ */
+import type { Merchant, WithdrawStatus } from "../db/types.ts";
+import { AppError } from "../lib/errors.ts";
+import { formatAmount } from "../lib/money.ts";
+import type { Db } from "../merchants/store.ts";
+import { sumWithdrawsInWindows, type Window } from "./store.ts";
+
+export const LIMIT_COUNTED_STATUSES: readonly WithdrawStatus[] = [
+  "awaiting_verification",
+  "pending",
+  "processing",
+  "paid",
+];
+
+export function utcDay(at: Date): Window {
+  const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
+  return { from, to };
+}
+
+export function utcMonth(at: Date): Window {
+  const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+  return { from, to };
+}
+
+export interface LimitTotals {
+  dailySatang: bigint;
+  monthlySatang: bigint;
+}
+
+/** The capacity already used in the UTC day and month of `now`. */
+export function usedCapacity(db: Db, merchantId: string, now: Date): Promise<LimitTotals> {
+  return sumWithdrawsInWindows(db, {
+    merchantId,
+    statuses: LIMIT_COUNTED_STATUSES,
+    day: utcDay(now),
+    month: utcMonth(now),
+  });
+}
+
+/** Pure: the limit error for these totals, or undefined when the amount fits both limits. */
+export function limitError(
+  limits: { dailySatang: bigint | null; monthlySatang: bigint | null },
+  totals: LimitTotals,
+  amountSatang: bigint,
+): AppError | undefined {
+  if (limits.dailySatang !== null && totals.dailySatang + amountSatang > limits.dailySatang) {
+    return new AppError(
+      "INVALID_INPUT",
+      `Daily withdrawal limit exceeded: ${formatAmount(totals.dailySatang)} already used today, ` +
+        `${formatAmount(amountSatang)} requested, daily limit ${formatAmount(limits.dailySatang)}`,
+      {
+        dailyTotal: formatAmount(totals.dailySatang),
+        amount: formatAmount(amountSatang),
+        dailyLimit: formatAmount(limits.dailySatang),
+      },
+    );
+  }
+  if (limits.monthlySatang !== null && totals.monthlySatang + amountSatang > limits.monthlySatang) {
+    return new AppError(
+      "INVALID_INPUT",
+      `Monthly withdrawal limit exceeded: ${formatAmount(totals.monthlySatang)} already used this month, ` +
+        `${formatAmount(amountSatang)} requested, monthly limit ${formatAmount(limits.monthlySatang)}`,
+      {
+        monthlyTotal: formatAmount(totals.monthlySatang),
+        amount: formatAmount(amountSatang),
+        monthlyLimit: formatAmount(limits.monthlySatang),
+      },
+    );
+  }
+  return undefined;
+}
+
+/** Throws 400 INVALID_INPUT when the amount does not fit the merchant's daily or monthly limit. */
+export async function checkWithdrawLimits(
+  db: Db,
+  merchant: Merchant,
+  amountSatang: bigint,
+  now: Date,
+): Promise<void> {
+  const limits = {
+    dailySatang: merchant.daily_withdraw_limit_satang,
+    monthlySatang: merchant.monthly_withdraw_limit_satang,
+  };
+  // A merchant without limits pays no query for them.
+  if (limits.dailySatang === null && limits.monthlySatang === null) return;
+  const error = limitError(limits, await usedCapacity(db, merchant.id, now), amountSatang);
+  if (error) throw error;
+}

@@ -1,0 +1,121 @@
+/**
+ * The public withdraws API under /api/v1/withdraws (interface.md "Endpoints"). HMAC
+ * authentication runs before these handlers (app.ts); each route is its schema and one
+ * service call.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { Deps } from "../deps.ts";
+import { authOf } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import {
+  CreateWithdrawBody,
+  EmptyBody,
+  ListWithdrawsQuery,
+  WithdrawEnvelope,
+  WithdrawIdParams,
+  WithdrawListEnvelope,
+  WithdrawReferenceParams,
+} from "./schemas.ts";
+import {
+  cancelWithdraw,
+  createWithdraw,
+  getWithdraw,
+  getWithdrawByReference,
+  listWithdraws,
+} from "./service.ts";
+
+const tags = ["withdraws"];
+
+/** Cancel has no body; an absent one is validated as `{}`, so only extra fields are refused. */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+export function withdrawRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      "/",
+      {
+        schema: {
+          tags,
+          summary: "Create withdraw",
+          description:
+            "201 with the new withdraw, its amount held from the available wallet. 200 with the " +
+            "original withdraw for an idempotent replay (header Idempotent-Replayed: true), which " +
+            "uses no limit capacity. Checks in order: duplicate referenceId (409), wallet status " +
+            "(403 WALLET_INACTIVE), matching-payout guard (409 STATE_CONFLICT), daily then monthly " +
+            "limit (400 INVALID_INPUT), balance (400 INSUFFICIENT_BALANCE).",
+          body: CreateWithdrawBody,
+          response: { 200: WithdrawEnvelope, 201: WithdrawEnvelope },
+        },
+      },
+      async (request, reply) => {
+        const result = await createWithdraw(deps, authOf(request), request.body);
+        if (result.outcome === "replayed") reply.header("Idempotent-Replayed", "true");
+        reply.code(result.outcome === "created" ? 201 : 200);
+        return ok(result.withdraw);
+      },
+    );
+
+    app.get(
+      "/",
+      {
+        schema: {
+          tags,
+          summary: "List withdraws",
+          querystring: ListWithdrawsQuery,
+          response: { 200: WithdrawListEnvelope },
+        },
+      },
+      async (request) => ok(await listWithdraws(deps, authOf(request), request.query)),
+    );
+
+    app.get(
+      "/by-reference/:referenceId",
+      {
+        schema: {
+          tags,
+          summary: "Retrieve withdraw by merchant reference",
+          params: WithdrawReferenceParams,
+          response: { 200: WithdrawEnvelope },
+        },
+      },
+      async (request) => ok(await getWithdrawByReference(deps, authOf(request), request.params.referenceId)),
+    );
+
+    app.get(
+      "/:withdraw_id",
+      {
+        schema: {
+          tags,
+          summary: "Retrieve withdraw",
+          params: WithdrawIdParams,
+          response: { 200: WithdrawEnvelope },
+        },
+      },
+      async (request) => ok(await getWithdraw(deps, authOf(request), request.params.withdraw_id)),
+    );
+
+    app.post(
+      "/:withdraw_id/cancel",
+      {
+        preValidation: emptyBodyAsObject,
+        schema: {
+          tags,
+          summary: "Cancel withdraw",
+          description:
+            "pending and awaiting_verification withdraws become canceled and their hold returns to " +
+            "the available wallet. processing, paid, failed, canceled and expired ones answer 400 " +
+            "VALIDATION_ERROR: a payout already with the provider cannot be recalled.",
+          params: WithdrawIdParams,
+          body: EmptyBody,
+          response: { 200: WithdrawEnvelope },
+        },
+      },
+      async (request) => ok(await cancelWithdraw(deps, authOf(request), request.params.withdraw_id)),
+    );
+  };
+}
