@@ -8,12 +8,14 @@ import { type Migration, type MigrationProvider, Migrator } from "kysely/migrati
 import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
 import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
+import { statements as events } from "./migrations/0004_events.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
   "0002_payment_transfer_account": paymentTransferAccount,
   "0003_ledger_withdraws": ledgerWithdraws,
+  "0004_events": events,
 };
 
 function toMigration(statements: string[]): Migration {

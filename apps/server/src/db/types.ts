@@ -200,7 +200,30 @@ export interface WithdrawsTable {
   updated_at: Timestamp;
 }
 
+export const EVENT_TYPES = [
+  "payment.received",
+  "payment.failed",
+  "payment.expired",
+  "payment.canceled",
+  "withdraw.processing",
+  "withdraw.paid",
+  "withdraw.failed",
+  "withdraw.canceled",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  type: EventType;
+  object_type: "payment" | "withdraw";
+  object_id: string;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  events: EventsTable;
   merchants: MerchantsTable;
   integrations: IntegrationsTable;
   payments: PaymentsTable;
@@ -220,4 +243,5 @@ export type Integration = Selectable<IntegrationsTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPayment = Insertable<PaymentsTable>;
 export type WithdrawRow = Selectable<WithdrawsTable>;
+export type EventRow = Selectable<EventsTable>;
 export type NewWithdraw = Insertable<WithdrawsTable>;

@@ -1,0 +1,34 @@
+/**
+ * The transactional outbox. A service that changes the state of a payment or a withdraw calls
+ * `recordEvent` with the same transaction handle, so the event commits with the change or not
+ * at all. Delivery to webhook endpoints reads from here afterwards.
+ */
+import type { EventRow, EventType } from "../db/types.ts";
+import { newId } from "../lib/ids.ts";
+import type { Db } from "../merchants/store.ts";
+
+export interface EventInput {
+  merchantId: string;
+  type: EventType;
+  objectType: "payment" | "withdraw";
+  /** The full current record, exactly as the API returns it. */
+  object: { id: string } & Record<string, unknown>;
+  /** Business time of the change. */
+  occurredAt: Date;
+}
+
+export async function recordEvent(trx: Db, input: EventInput): Promise<EventRow> {
+  return trx
+    .insertInto("events")
+    .values({
+      id: newId(),
+      merchant_id: input.merchantId,
+      type: input.type,
+      object_type: input.objectType,
+      object_id: input.object.id,
+      data: JSON.stringify({ object: input.object }),
+      created_at: input.occurredAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

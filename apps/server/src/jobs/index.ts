@@ -1,0 +1,7 @@
+/**
+ * Every background job the service runs. `satang serve` runs them in-process; `satang worker`
+ * runs only them; `satang serve --no-workers` runs none.
+ */
+import type { Job } from "./runner.ts";
+
+export const JOBS: Job[] = [];
