@@ -18,7 +18,6 @@ import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { createMerchant, getMerchant, merchantView, updateMerchant } from "../merchants/service.ts";
 import { adminAuthentication } from "./auth.ts";
 import {
-  adminValidatorCompiler,
   CreatedIntegrationEnvelope,
   CreateIntegrationBody,
   CreateMerchantBody,
@@ -36,7 +35,6 @@ const TAGS = ["admin"];
 export function adminRoutes(deps: Deps): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    app.setValidatorCompiler(adminValidatorCompiler);
     // The operator check runs before the body is looked at, so an unauthenticated caller learns
     // nothing from validation errors.
     app.addHook("preValidation", adminAuthentication(deps));

@@ -9,13 +9,10 @@
  * field in the order of the body table, `x-error-code` for present-but-invalid values) and
  * extends them to nested paths.
  */
-import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
-import type { FastifySchema, FastifySchemaCompiler } from "fastify";
 import { type Static, type TSchema, Type } from "typebox";
-import { ERROR_CODE_KEYWORD } from "../http/validation.ts";
+import { AMOUNT_MESSAGE, amountField } from "../http/fields.ts";
+import { ERROR_CODE_KEYWORD, ERROR_MESSAGE_KEYWORD, HTTP_URL_KEYWORD } from "../http/validation.ts";
 import { BANK_CODES } from "../lib/bank-codes.ts";
-import { AppError, type ErrorCode } from "../lib/errors.ts";
 import {
   ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
   CUSTOMER_NAME_LENGTH_MAX,
@@ -26,28 +23,10 @@ import {
   SETTLEMENT_DELAY_HOURS_MAX,
   URL_LENGTH_MAX,
 } from "../lib/limits.ts";
-import { AMOUNT_WIRE_PATTERN, parseAmount } from "../lib/money.ts";
+import { parseAmount } from "../lib/money.ts";
 import type { MerchantInput } from "../merchants/service.ts";
 
-/** A friendlier message than Ajv's for a field whose rule a regular expression cannot say well. */
-export const ERROR_MESSAGE_KEYWORD = "x-error-message";
-/** The amount rule of lib/money.ts (whole satang, greater than zero), applied as a keyword. */
-const AMOUNT_KEYWORD = "x-amount";
-/** An absolute http or https URL with a host. */
-const HTTP_URL_KEYWORD = "x-http-url";
-
-const AMOUNT_MESSAGE =
-  'must be an amount: a decimal string of whole satang greater than zero, such as "1000.00"';
-
-function amount(description: string) {
-  return Type.String({
-    pattern: AMOUNT_WIRE_PATTERN,
-    [AMOUNT_KEYWORD]: true,
-    [ERROR_CODE_KEYWORD]: "INVALID_AMOUNT",
-    [ERROR_MESSAGE_KEYWORD]: AMOUNT_MESSAGE,
-    description,
-  });
-}
+const amount = amountField;
 
 /** An amount that may be null, which removes the setting (no limit, no threshold). */
 function nullableAmount(description: string) {
@@ -314,172 +293,3 @@ export function merchantInputOf(body: UpdateMerchantBody): Partial<MerchantInput
   if (body.status !== undefined) input.status = body.status;
   return input;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Validation with nested field paths.
-
-const Ajv = AjvModule.default ?? AjvModule;
-const addFormats = addFormatsModule.default ?? addFormatsModule;
-
-function makeAjv(coerce: boolean) {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes: coerce,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-    unicodeRegExp: true,
-  });
-  addFormats(ajv);
-  ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
-  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
-  ajv.addKeyword({
-    keyword: AMOUNT_KEYWORD,
-    type: "string",
-    schemaType: "boolean",
-    validate: (enabled: boolean, data: string) => !enabled || parseAmount(data) !== null,
-    errors: false,
-  });
-  ajv.addKeyword({
-    keyword: HTTP_URL_KEYWORD,
-    type: "string",
-    schemaType: "boolean",
-    validate: (enabled: boolean, data: string) => !enabled || isHttpUrl(data),
-    errors: false,
-  });
-  return ajv;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
-}
-
-const bodyAjv = makeAjv(false);
-const textAjv = makeAjv(true);
-
-interface SchemaNode {
-  properties?: Record<string, SchemaNode>;
-  anyOf?: SchemaNode[];
-  [ERROR_CODE_KEYWORD]?: ErrorCode;
-  [ERROR_MESSAGE_KEYWORD]?: string;
-}
-
-/** The property path an error is about: ["collectionAccount", "bankCode"]. */
-function pathOf(error: ErrorObject): string[] {
-  const segments = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  if (error.keyword === "required") segments.push(String(error.params.missingProperty));
-  if (error.keyword === "additionalProperties") segments.push(String(error.params.additionalProperty));
-  return segments;
-}
-
-/** The object schema among a node and its anyOf branches (nullable objects are unions). */
-function objectOf(node: SchemaNode | undefined): SchemaNode | undefined {
-  if (!node) return undefined;
-  if (node.properties) return node;
-  return node.anyOf?.find((branch) => branch.properties);
-}
-
-/** The schema nodes along a path, starting below the root. */
-function nodesAlong(root: SchemaNode, path: string[]): SchemaNode[] {
-  const nodes: SchemaNode[] = [];
-  let current: SchemaNode | undefined = root;
-  for (const segment of path) {
-    current = objectOf(current)?.properties?.[segment];
-    if (!current) break;
-    nodes.push(current);
-  }
-  return nodes;
-}
-
-/**
- * Position of an error in the body table: at each level, an unknown field ranks first, then
- * fields in the order the schema lists them. A deeper error ranks before the error about its
- * enclosing field, because it says more precisely what is wrong.
- */
-function rankOf(root: SchemaNode, error: ErrorObject): number[] {
-  const path = pathOf(error);
-  const ranks: number[] = [];
-  let current: SchemaNode | undefined = root;
-  path.forEach((segment, depth) => {
-    const object = objectOf(current);
-    const order = Object.keys(object?.properties ?? {});
-    const last = depth === path.length - 1;
-    const index = order.indexOf(segment);
-    ranks.push(last && error.keyword === "additionalProperties" ? -1 : index === -1 ? order.length : index);
-    current = object?.properties?.[segment];
-  });
-  return ranks;
-}
-
-function compareRanks(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i]! !== b[i]!) return a[i]! - b[i]!;
-  }
-  return b.length - a.length;
-}
-
-function describe(error: ErrorObject, field: string, where: string, custom: string | undefined): string {
-  const subject = field || where;
-  switch (error.keyword) {
-    case "required":
-      return `${field} is required`;
-    case "additionalProperties":
-      return `${field} is not a recognised ${where} field`;
-    default:
-      if (custom) return `${subject} ${custom}`;
-      if (error.keyword === "type") return `${subject} must be of type ${String(error.params.type)}`;
-      if (error.keyword === "enum") {
-        return `${subject} must be one of ${(error.params.allowedValues as unknown[]).join(", ")}`;
-      }
-      return `${subject} ${error.message ?? "is invalid"}`;
-  }
-}
-
-/** Picks the one error to report and turns it into an AppError whose field is a dotted path. */
-export function toFieldError(schema: object, errors: ErrorObject[], where: string): AppError {
-  const root = schema as SchemaNode;
-  const ranked = errors.map((error) => ({ error, rank: rankOf(root, error) }));
-  ranked.sort((a, b) => compareRanks(a.rank, b.rank));
-  const first = ranked[0]!.error;
-  const path = pathOf(first);
-  const field = path.join(".");
-  const structural = first.keyword === "required" || first.keyword === "additionalProperties";
-  const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
-  let code: ErrorCode = "VALIDATION_ERROR";
-  let message: string | undefined;
-  if (!structural) {
-    for (const node of nodes) {
-      code = node[ERROR_CODE_KEYWORD] ?? code;
-      message = node[ERROR_MESSAGE_KEYWORD] ?? message;
-    }
-  }
-  return new AppError(code, describe(first, field, where, message), { field: field || where });
-}
-
-const bodyCache = new WeakMap<object, ValidateFunction>();
-const textCache = new WeakMap<object, ValidateFunction>();
-
-/** Fastify validator compiler for the admin routes: same envelope and codes, nested paths. */
-export const adminValidatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
-  const ajv = httpPart === "body" ? bodyAjv : textAjv;
-  const cache = httpPart === "body" ? bodyCache : textCache;
-  let validate = cache.get(schema as object);
-  if (!validate) {
-    validate = ajv.compile(schema as TSchema);
-    cache.set(schema as object, validate);
-  }
-  const fn = validate;
-  const where = httpPart === "body" ? "body" : httpPart === "querystring" ? "query" : "path";
-  return (data: unknown) => {
-    if (fn(data)) return { value: data };
-    return { error: toFieldError(schema as object, fn.errors ?? [], where) };
-  };
-};

@@ -3,20 +3,30 @@
  * document). Bodies are validated strictly: no type coercion, unknown fields refused.
  * Query strings and path parameters are coerced from text.
  *
- * When a body fails, the error names one field: an unknown field first, otherwise the first
+ * When a request fails, the error names one field, by its path for nested objects
+ * ("collectionAccount.bankCode"): at each level an unknown field first, otherwise the first
  * failing field in the order of the schema's properties (the order of interface.md's body
  * tables). A field may carry its own error code (`x-error-code`, e.g. INVALID_AMOUNT): any
- * present-but-invalid value of it gets that code; a missing required field is VALIDATION_ERROR.
+ * present-but-invalid value of it gets that code, from the deepest schema that declares one; a
+ * missing required field is VALIDATION_ERROR. `x-error-message` gives a friendlier message than
+ * Ajv's where a regular expression cannot say the rule well.
  */
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchema, FastifySchemaCompiler } from "fastify";
+import type { TSchema } from "typebox";
 import { AppError, type ErrorCode } from "../lib/errors.ts";
+import { parseAmount, parseSignedAmount } from "../lib/money.ts";
+
+export const ERROR_CODE_KEYWORD = "x-error-code";
+export const ERROR_MESSAGE_KEYWORD = "x-error-message";
+/** The amount rule of lib/money.ts (whole satang, greater than zero; or "signed": non-zero). */
+export const AMOUNT_KEYWORD = "x-amount";
+/** An absolute http or https URL with a host. */
+export const HTTP_URL_KEYWORD = "x-http-url";
 
 const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
-
-export const ERROR_CODE_KEYWORD = "x-error-code";
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv({
@@ -29,70 +39,169 @@ function makeAjv(coerce: boolean) {
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
+  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
+  ajv.addKeyword({
+    keyword: AMOUNT_KEYWORD,
+    type: "string",
+    schemaType: ["boolean", "string"],
+    validate: (mode: boolean | "signed", data: string) =>
+      mode === "signed" ? parseSignedAmount(data) !== null : !mode || parseAmount(data) !== null,
+    errors: false,
+  });
+  ajv.addKeyword({
+    keyword: HTTP_URL_KEYWORD,
+    type: "string",
+    schemaType: "boolean",
+    validate: (enabled: boolean, data: string) => !enabled || isHttpUrl(data),
+    errors: false,
+  });
   return ajv;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
-interface ObjectSchema {
-  properties?: Record<string, { [ERROR_CODE_KEYWORD]?: ErrorCode; description?: string }>;
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  anyOf?: SchemaNode[];
+  [ERROR_CODE_KEYWORD]?: ErrorCode;
+  [ERROR_MESSAGE_KEYWORD]?: string;
 }
 
-function fieldOf(error: ErrorObject): string {
-  if (error.keyword === "required") return String(error.params.missingProperty);
-  if (error.keyword === "additionalProperties") return String(error.params.additionalProperty);
-  const segment = error.instancePath.split("/")[1];
-  return segment ?? "";
+/**
+ * The property path an error is about: ["collectionAccount", "bankCode"]. The path follows the
+ * schema's declared properties only: inside a free-form object such as `metadata`, the keys are
+ * the caller's data, so an error there names `metadata` itself.
+ */
+function pathOf(root: SchemaNode, error: ErrorObject): string[] {
+  const segments = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (error.keyword === "required") segments.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") segments.push(String(error.params.additionalProperty));
+  const path: string[] = [];
+  let current: SchemaNode | undefined = root;
+  for (const [index, segment] of segments.entries()) {
+    const object = objectOf(current);
+    const declared = object?.properties?.[segment];
+    const unknownHere = index === segments.length - 1 && error.keyword === "additionalProperties" && object;
+    if (!declared && !unknownHere) break;
+    path.push(segment);
+    current = declared;
+  }
+  return path;
 }
 
-function messageFor(error: ErrorObject, field: string, where: string): string {
+/** The object schema among a node and its anyOf branches (nullable objects are unions). */
+function objectOf(node: SchemaNode | undefined): SchemaNode | undefined {
+  if (!node) return undefined;
+  if (node.properties) return node;
+  return node.anyOf?.find((branch) => branch.properties);
+}
+
+/** The schema nodes along a path, starting below the root. */
+function nodesAlong(root: SchemaNode, path: string[]): SchemaNode[] {
+  const nodes: SchemaNode[] = [];
+  let current: SchemaNode | undefined = root;
+  for (const segment of path) {
+    current = objectOf(current)?.properties?.[segment];
+    if (!current) break;
+    nodes.push(current);
+  }
+  return nodes;
+}
+
+/**
+ * Position of an error in the body table: at each level, an unknown field ranks first, then
+ * fields in the order the schema lists them. A deeper error ranks before the error about its
+ * enclosing field, because it says more precisely what is wrong.
+ */
+function rankOf(root: SchemaNode, error: ErrorObject): number[] {
+  const path = pathOf(root, error);
+  const ranks: number[] = [];
+  let current: SchemaNode | undefined = root;
+  path.forEach((segment, depth) => {
+    const object = objectOf(current);
+    const order = Object.keys(object?.properties ?? {});
+    const last = depth === path.length - 1;
+    const index = order.indexOf(segment);
+    ranks.push(last && error.keyword === "additionalProperties" ? -1 : index === -1 ? order.length : index);
+    current = object?.properties?.[segment];
+  });
+  return ranks;
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i]! !== b[i]!) return a[i]! - b[i]!;
+  }
+  return b.length - a.length;
+}
+
+function describe(error: ErrorObject, field: string, where: string, custom: string | undefined): string {
+  const subject = field || where;
   switch (error.keyword) {
     case "required":
       return `${field} is required`;
     case "additionalProperties":
       return `${field} is not a recognised ${where} field`;
-    case "type":
-      return field
-        ? `${field} must be of type ${String(error.params.type)}`
-        : `${where} must be a JSON object`;
     default:
-      return field ? `${field} is invalid: ${error.message ?? "invalid value"}` : `${where} is invalid`;
+      if (custom) return `${subject} ${custom}`;
+      if (error.keyword === "type") return `${subject} must be of type ${String(error.params.type)}`;
+      if (error.keyword === "enum") {
+        return `${subject} must be one of ${(error.params.allowedValues as unknown[]).join(", ")}`;
+      }
+      return `${subject} ${error.message ?? "is invalid"}`;
   }
 }
 
-/** Picks the one error to report and turns it into an AppError. */
-export function toAppError(schema: ObjectSchema, errors: ErrorObject[], where: string): AppError {
-  const order = Object.keys(schema.properties ?? {});
-  const rank = (e: ErrorObject): number => {
-    if (e.keyword === "additionalProperties") return -1;
-    const index = order.indexOf(fieldOf(e));
-    return index === -1 ? order.length : index;
-  };
-  const sorted = [...errors].sort((a, b) => rank(a) - rank(b));
-  const first = sorted[0]!;
-  const field = fieldOf(first);
-  const customCode =
-    first.keyword !== "required" && first.keyword !== "additionalProperties"
-      ? schema.properties?.[field]?.[ERROR_CODE_KEYWORD]
-      : undefined;
-  const code: ErrorCode = customCode ?? "VALIDATION_ERROR";
-  return new AppError(code, messageFor(first, field, where), { field: field || where });
+/** Picks the one error to report and turns it into an AppError whose field is a dotted path. */
+export function toFieldError(schema: object, errors: ErrorObject[], where: string): AppError {
+  const root = schema as SchemaNode;
+  const ranked = errors.map((error) => ({ error, rank: rankOf(root, error) }));
+  ranked.sort((a, b) => compareRanks(a.rank, b.rank));
+  const first = ranked[0]!.error;
+  const path = pathOf(root, first);
+  const field = path.join(".");
+  const structural = first.keyword === "required" || first.keyword === "additionalProperties";
+  const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
+  let code: ErrorCode = "VALIDATION_ERROR";
+  let message: string | undefined;
+  if (!structural) {
+    for (const node of nodes) {
+      code = node[ERROR_CODE_KEYWORD] ?? code;
+      message = node[ERROR_MESSAGE_KEYWORD] ?? message;
+    }
+  }
+  return new AppError(code, describe(first, field, where, message), { field: field || where });
 }
 
-const cache = new WeakMap<object, ValidateFunction>();
+const bodyCache = new WeakMap<object, ValidateFunction>();
+const textCache = new WeakMap<object, ValidateFunction>();
 
+/** Fastify validator compiler for every route: the envelope, the codes, nested paths. */
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? bodyAjv : textAjv;
+  const cache = httpPart === "body" ? bodyCache : textCache;
   let validate = cache.get(schema as object);
   if (!validate) {
-    validate = ajv.compile(schema as object);
+    validate = ajv.compile(schema as TSchema);
     cache.set(schema as object, validate);
   }
   const fn = validate;
   const where = httpPart === "body" ? "body" : httpPart === "querystring" ? "query" : "path";
   return (data: unknown) => {
     if (fn(data)) return { value: data };
-    return { error: toAppError(schema as ObjectSchema, fn.errors ?? [], where) };
+    return { error: toFieldError(schema as object, fn.errors ?? [], where) };
   };
 };

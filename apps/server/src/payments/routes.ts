@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Deps } from "../deps.ts";
 import { authOf } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
+import { ReferenceParams } from "../http/fields.ts";
 import {
   CancelPaymentBody,
   CreatePaymentBody,
@@ -15,7 +16,6 @@ import {
   PaymentEnvelope,
   PaymentIdParams,
   PaymentListEnvelope,
-  ReferenceParams,
   ResponseModeQuery,
 } from "./schemas.ts";
 import { cancelPayment, createPayment, getPayment, getPaymentByReference, listPayments } from "./service.ts";

@@ -10,6 +10,18 @@
 import { type Static, Type } from "typebox";
 import { PAYMENT_METHODS, PAYMENT_STATUSES } from "../db/types.ts";
 import {
+  accountNameField,
+  accountNumberField,
+  amountField,
+  bankCodeField,
+  currencyField,
+  descriptionField,
+  EmptyBody,
+  idempotencyKeyField,
+  metadataField,
+  referenceIdField,
+} from "../http/fields.ts";
+import {
   dateFromProperty,
   dateToProperty,
   limitProperty,
@@ -19,36 +31,14 @@ import {
   sortOrderProperty,
   stringEnum,
 } from "../http/list-query.ts";
-import { BANK_CODES } from "../lib/bank-codes.ts";
 import {
-  ACCOUNT_NUMBER_DIGITS_MAX,
-  ACCOUNT_NUMBER_DIGITS_MIN,
-  ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
-  AMOUNT_DIGITS_MAX,
-  CUSTOMER_NAME_LENGTH_MAX,
-  DESCRIPTION_LENGTH_MAX,
   EXPIRES_IN_MINUTES_MAX,
   EXPIRES_IN_MINUTES_MIN,
-  IDEMPOTENCY_KEY_PATTERN,
   MERCHANT_REFERENCE_LENGTH_MAX,
-  METADATA_KEY_LENGTH_MAX,
-  METADATA_KEYS_MAX,
-  METADATA_VALUE_LENGTH_MAX,
-  REFERENCE_ID_PATTERN,
 } from "../lib/limits.ts";
 
 export const RESPONSE_MODES = ["both", "payment_link", "qr_code"] as const;
 export type ResponseMode = (typeof RESPONSE_MODES)[number];
-
-/**
- * A positive whole number of satang: the wire pattern of lib/money.ts narrowed so that the
- * integer part has a non-zero digit (the lookahead) and the fraction is zero. It repeats what
- * `parseAmount` decides, so the schema reports a bad amount in its place in the field order.
- */
-export const POSITIVE_WHOLE_SATANG_PATTERN = `^(?=0*[1-9])[0-9]{1,${AMOUNT_DIGITS_MAX}}(\\.0{1,2})?$`;
-
-/** Digits with optional `-` and spaces between them, 10 to 15 digits (lib/account-number.ts). */
-const ACCOUNT_NUMBER_INPUT_PATTERN = `^[-\\s]*([0-9][-\\s]*){${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`;
 
 const responseModeProperty = stringEnum(RESPONSE_MODES, {
   description:
@@ -56,51 +46,19 @@ const responseModeProperty = stringEnum(RESPONSE_MODES, {
     "Changes only nextAction.",
 });
 
-/**
- * Metadata is written as plain JSON Schema: TypeBox's Record allows keys through a pattern,
- * which would let a key with a line break escape the value rule.
- */
-const metadataProperty = Type.Unsafe<Record<string, string>>({
-  type: "object",
-  maxProperties: METADATA_KEYS_MAX,
-  propertyNames: { minLength: 1, maxLength: METADATA_KEY_LENGTH_MAX },
-  additionalProperties: { type: "string", maxLength: METADATA_VALUE_LENGTH_MAX },
-  description: `Up to ${METADATA_KEYS_MAX} keys of 1-${METADATA_KEY_LENGTH_MAX} characters; string values of at most ${METADATA_VALUE_LENGTH_MAX} characters.`,
-});
-
 export const CreatePaymentBody = Type.Object(
   {
-    amount: Type.String({
-      pattern: POSITIVE_WHOLE_SATANG_PATTERN,
-      "x-error-code": "INVALID_AMOUNT",
-      description: 'Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.',
-      examples: ["1000.00"],
-    }),
-    currency: Type.Optional(
-      Type.Literal("THB", { "x-error-code": "INVALID_CURRENCY", description: "Only THB; the default." }),
-    ),
-    referenceId: Type.String({
-      pattern: REFERENCE_ID_PATTERN,
-      "x-error-code": "INVALID_REFERENCE_ID",
-      description: "Unique per merchant; 1-255 letters, digits, _ - .",
-    }),
+    amount: amountField(),
+    currency: Type.Optional(currencyField()),
+    referenceId: referenceIdField("Unique per merchant; 1-255 letters, digits, _ - ."),
     paymentMethod: stringEnum(PAYMENT_METHODS),
     responseMode: Type.Optional(responseModeProperty),
-    customerBankAccountName: Type.String({
-      minLength: 1,
-      maxLength: CUSTOMER_NAME_LENGTH_MAX,
-      pattern: "\\S",
-    }),
-    customerBankAccountNumber: Type.String({
-      maxLength: ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
-      pattern: ACCOUNT_NUMBER_INPUT_PATTERN,
-      description: "10-15 digits; `-` and spaces are ignored. Never returned.",
-    }),
-    customerBankCode: stringEnum(BANK_CODES, {
-      "x-error-code": "INVALID_BANK_CODE",
-      description: "3-digit Thai bank code",
-    }),
-    description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
+    customerBankAccountName: accountNameField("Customer bank account name"),
+    customerBankAccountNumber: accountNumberField(
+      "10-15 digits; `-` and spaces are ignored. Never returned.",
+    ),
+    customerBankCode: bankCodeField(),
+    description: Type.Optional(descriptionField()),
     merchantReference: Type.Optional(
       Type.String({
         minLength: 1,
@@ -115,13 +73,8 @@ export const CreatePaymentBody = Type.Object(
         description: "Alias of merchantReference; when both are sent they must be equal.",
       }),
     ),
-    metadata: Type.Optional(metadataProperty),
-    idempotencyKey: Type.Optional(
-      Type.String({
-        pattern: IDEMPOTENCY_KEY_PATTERN,
-        description: "1-255 printable ASCII characters. A retry reuses the key.",
-      }),
-    ),
+    metadata: Type.Optional(metadataField()),
+    idempotencyKey: Type.Optional(idempotencyKeyField()),
     expiresInMinutes: Type.Optional(
       Type.Integer({
         minimum: EXPIRES_IN_MINUTES_MIN,
@@ -134,21 +87,12 @@ export const CreatePaymentBody = Type.Object(
 );
 export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
 
-/** Cancel takes no body; an empty JSON object is accepted, any field is refused. */
-export const CancelPaymentBody = Type.Object({}, { additionalProperties: false });
+export const CancelPaymentBody = EmptyBody;
 
 export const PaymentIdParams = Type.Object({
   payment_id: Type.String({ description: "Payment UUID" }),
 });
 export type PaymentIdParams = Static<typeof PaymentIdParams>;
-
-export const ReferenceParams = Type.Object({
-  referenceId: Type.String({
-    pattern: REFERENCE_ID_PATTERN,
-    description: "The referenceId sent at create, URL-encoded",
-  }),
-});
-export type ReferenceParams = Static<typeof ReferenceParams>;
 
 export const ResponseModeQuery = Type.Object({
   responseMode: Type.Optional(responseModeProperty),

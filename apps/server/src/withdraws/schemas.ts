@@ -10,6 +10,19 @@
 import { type Static, Type } from "typebox";
 import { DESTINATION_TYPES, WITHDRAW_STATUSES } from "../db/types.ts";
 import {
+  accountNameField,
+  accountNumberField,
+  amountField,
+  bankCodeField,
+  currencyField,
+  descriptionField,
+  idempotencyKeyField,
+  metadataField,
+  ReferenceParams,
+  referenceIdField,
+  signedAmountField,
+} from "../http/fields.ts";
+import {
   dateFromProperty,
   dateToProperty,
   limitProperty,
@@ -19,108 +32,39 @@ import {
   sortOrderProperty,
   stringEnum,
 } from "../http/list-query.ts";
-import { BANK_CODES } from "../lib/bank-codes.ts";
-import {
-  ACCOUNT_NUMBER_DIGITS_MAX,
-  ACCOUNT_NUMBER_DIGITS_MIN,
-  ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
-  AMOUNT_DIGITS_MAX,
-  CUSTOMER_NAME_LENGTH_MAX,
-  DESCRIPTION_LENGTH_MAX,
-  IDEMPOTENCY_KEY_PATTERN,
-  METADATA_KEY_LENGTH_MAX,
-  METADATA_KEYS_MAX,
-  METADATA_VALUE_LENGTH_MAX,
-  REFERENCE_ID_PATTERN,
-} from "../lib/limits.ts";
-
-/**
- * A positive whole number of satang: lib/money.ts's wire pattern narrowed so that the integer
- * part has a non-zero digit and the fraction is zero. It repeats what `parseAmount` decides,
- * so the schema reports a bad amount in its place in the field order.
- */
-export const POSITIVE_WHOLE_SATANG_PATTERN = `^(?=0*[1-9])[0-9]{1,${AMOUNT_DIGITS_MAX}}(\\.0{1,2})?$`;
-
-/** The same for a signed, non-zero amount (operator wallet adjustments). */
-export const SIGNED_WHOLE_SATANG_PATTERN = `^[+-]?(?=0*[1-9])[0-9]{1,${AMOUNT_DIGITS_MAX}}(\\.0{1,2})?$`;
-
-/** Digits with optional `-` and spaces between them, 10 to 15 digits (lib/account-number.ts). */
-const ACCOUNT_NUMBER_INPUT_PATTERN = `^[-\\s]*([0-9][-\\s]*){${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`;
 
 /** The reason an operator gives for a wallet adjustment, in characters. */
 export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
 
-/**
- * Metadata is written as plain JSON Schema: TypeBox's Record allows keys through a pattern,
- * which would let a key with a line break escape the value rule.
- */
-const metadataProperty = Type.Unsafe<Record<string, string>>({
-  type: "object",
-  maxProperties: METADATA_KEYS_MAX,
-  propertyNames: { minLength: 1, maxLength: METADATA_KEY_LENGTH_MAX },
-  additionalProperties: { type: "string", maxLength: METADATA_VALUE_LENGTH_MAX },
-  description: `Up to ${METADATA_KEYS_MAX} keys of 1-${METADATA_KEY_LENGTH_MAX} characters; string values of at most ${METADATA_VALUE_LENGTH_MAX} characters.`,
-});
-
 export const CreateWithdrawBody = Type.Object(
   {
-    amount: Type.String({
-      pattern: POSITIVE_WHOLE_SATANG_PATTERN,
-      "x-error-code": "INVALID_AMOUNT",
-      description: 'Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.',
-      examples: ["1000.00"],
-    }),
-    currency: Type.Optional(
-      Type.Literal("THB", { "x-error-code": "INVALID_CURRENCY", description: "Only THB; the default." }),
-    ),
-    referenceId: Type.String({
-      pattern: REFERENCE_ID_PATTERN,
-      "x-error-code": "INVALID_REFERENCE_ID",
-      description: "Unique per merchant among withdraws; 1-255 letters, digits, _ - .",
-    }),
+    amount: amountField(),
+    currency: Type.Optional(currencyField()),
+    referenceId: referenceIdField("Unique per merchant among withdraws; 1-255 letters, digits, _ - ."),
     destinationType: stringEnum(DESTINATION_TYPES, { description: "bank_account or wallet" }),
-    customerBankAccountName: Type.String({
-      minLength: 1,
-      maxLength: CUSTOMER_NAME_LENGTH_MAX,
-      pattern: "\\S",
-      description: "Account holder name; the payout guard compares it with recent payouts.",
-    }),
-    customerBankAccountNumber: Type.String({
-      maxLength: ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
-      pattern: ACCOUNT_NUMBER_INPUT_PATTERN,
-      description: "10-15 digits; `-` and spaces are ignored. Returned masked.",
-    }),
-    customerBankCode: stringEnum(BANK_CODES, {
-      "x-error-code": "INVALID_BANK_CODE",
-      description: "3-digit Thai bank code",
-    }),
-    description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
-    metadata: Type.Optional(metadataProperty),
-    idempotencyKey: Type.Optional(
-      Type.String({
-        pattern: IDEMPOTENCY_KEY_PATTERN,
-        description: "1-255 printable ASCII characters. A retry reuses the key.",
-      }),
+    customerBankAccountName: accountNameField(
+      "Account holder name; the payout guard compares it with recent payouts.",
     ),
+    customerBankAccountNumber: accountNumberField(
+      "10-15 digits; `-` and spaces are ignored. Returned masked.",
+    ),
+    customerBankCode: bankCodeField(),
+    description: Type.Optional(descriptionField()),
+    metadata: Type.Optional(metadataField()),
+    idempotencyKey: Type.Optional(idempotencyKeyField()),
   },
   { additionalProperties: false },
 );
 export type CreateWithdrawBody = Static<typeof CreateWithdrawBody>;
 
-/** Cancel takes no body; an empty JSON object is accepted, any field is refused. */
-export const EmptyBody = Type.Object({}, { additionalProperties: false });
+export { EmptyBody } from "../http/fields.ts";
 
 export const WithdrawIdParams = Type.Object({
   withdraw_id: Type.String({ description: "Withdraw UUID" }),
 });
 export type WithdrawIdParams = Static<typeof WithdrawIdParams>;
 
-export const WithdrawReferenceParams = Type.Object({
-  referenceId: Type.String({
-    pattern: REFERENCE_ID_PATTERN,
-    description: "The referenceId sent at create, URL-encoded",
-  }),
-});
+export const WithdrawReferenceParams = ReferenceParams;
 export type WithdrawReferenceParams = Static<typeof WithdrawReferenceParams>;
 
 export const WITHDRAW_SORT_FIELDS = ["amount", "status", "createdAt", "paidAt", "referenceId"] as const;
@@ -186,12 +130,9 @@ export const WithdrawListEnvelope = Type.Object({
 
 export const AdjustmentBody = Type.Object(
   {
-    amount: Type.String({
-      pattern: SIGNED_WHOLE_SATANG_PATTERN,
-      "x-error-code": "INVALID_AMOUNT",
-      description: 'Signed decimal string of satang: "+1000.00" credits, "-1000.00" debits. Not zero.',
-      examples: ["100000.00", "-2500.00"],
-    }),
+    amount: signedAmountField(
+      'Signed decimal string of satang: "+1000.00" credits, "-1000.00" debits. Not zero.',
+    ),
     reason: Type.String({
       minLength: 1,
       maxLength: ADJUSTMENT_REASON_LENGTH_MAX,
