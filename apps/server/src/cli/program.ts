@@ -323,6 +323,47 @@ export async function runCli(args: string[], io: CliIo): Promise<CliOutcome> {
       );
     });
 
+  const wallet = program.command("wallet").description("operator adjustments of a merchant's wallet");
+
+  clientFlags(
+    wallet.command("adjust").description("credit (+) or debit (-) a merchant's wallet, with a reason"),
+  )
+    .requiredOption("--merchant <id>", "merchant id")
+    .requiredOption("--amount <amount>", 'signed amount in satang, e.g. "100000.00" or "-2500.00"')
+    .requiredOption("--reason <text>", "why; kept in the ledger")
+    .action(async (flags: OutputOptions & { merchant: string; amount: string; reason: string }) => {
+      const data = await client(flags).call<Record<string, unknown>>(
+        "POST",
+        `/merchants/${encodeURIComponent(flags.merchant)}/wallet/adjustments`,
+        { amount: flags.amount, reason: flags.reason },
+      );
+      printResult(
+        io,
+        flags,
+        data,
+        () =>
+          `Adjusted wallet of ${String(data.merchantId)} by ${String(data.amount)} satang: available ${String(data.balanceAfter)}`,
+      );
+    });
+
+  const withdraw = program
+    .command("withdraw")
+    .description("approve or reject withdraws awaiting verification");
+  for (const [action, description] of [
+    ["approve", "approve a withdraw awaiting verification (it becomes pending)"],
+    ["reject", "reject a withdraw awaiting verification (it is canceled and its hold released)"],
+  ] as const) {
+    clientFlags(withdraw.command(action).description(description))
+      .argument("<id>", "withdraw id")
+      .action(async (id: string, flags: OutputOptions) => {
+        const data = await client(flags).call<Record<string, unknown>>(
+          "POST",
+          `/withdraws/${encodeURIComponent(id)}/${action}`,
+        );
+        printResult(io, flags, data, () => `Withdraw ${String(data.id)} is now ${String(data.status)}`);
+      });
+  }
+
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (error) {
