@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { Db } from "../merchants/store.ts";
 
@@ -61,20 +62,54 @@ export async function findActiveByApiKey(
   db: Db,
   apiKey: string,
 ): Promise<IntegrationWithMerchant | undefined> {
-  const integration = await db
-    .selectFrom("integrations")
-    .selectAll()
-    .where("api_key", "=", apiKey)
-    .where("revoked_at", "is", null)
+  // One round trip per authenticated request: the integration and its merchant together. The
+  // merchant's columns come back under an `m_` prefix and are unpacked below.
+  const row = await db
+    .selectFrom("integrations as i")
+    .leftJoin("merchants as m", "m.id", "i.merchant_id")
+    .selectAll("i")
+    .select(MERCHANT_COLUMNS.map((column) => sql.ref(`m.${column}`).as(`m_${column}`)))
+    .where("i.api_key", "=", apiKey)
+    .where("i.revoked_at", "is", null)
     .executeTakeFirst();
-  if (!integration) return undefined;
-  const merchant = await db
-    .selectFrom("merchants")
-    .selectAll()
-    .where("id", "=", integration.merchant_id)
-    .executeTakeFirst();
-  return { integration, merchant };
+  if (!row) return undefined;
+  const record = row as unknown as Record<string, unknown>;
+  const integration = {} as Record<string, unknown>;
+  const merchant = {} as Record<string, unknown>;
+  for (const [key, value] of Object.entries(record)) {
+    if (key.startsWith("m_")) merchant[key.slice(2)] = value;
+    else integration[key] = value;
+  }
+  return {
+    integration: integration as unknown as Integration,
+    merchant: merchant.id ? (merchant as unknown as Merchant) : undefined,
+  };
 }
+
+/** Every column of the merchants table, for the joined authentication lookup. */
+const MERCHANT_COLUMNS = [
+  "id",
+  "name",
+  "status",
+  "daily_withdraw_limit_satang",
+  "monthly_withdraw_limit_satang",
+  "settlement_delay_hours",
+  "collection_bank_code",
+  "collection_account_number",
+  "collection_account_name",
+  "promptpay_id",
+  "promptpay_reuse",
+  "wallet_status",
+  "withdraw_verification_threshold_satang",
+  "clock_offset_ms",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof Merchant)[];
+
+/** Fails to compile when a merchants column is missing from the list above. */
+type MissingMerchantColumn = Exclude<keyof Merchant, (typeof MERCHANT_COLUMNS)[number]>;
+const merchantColumnsComplete: [MissingMerchantColumn] extends [never] ? true : MissingMerchantColumn = true;
+void merchantColumnsComplete;
 
 /** Records one use of a signed write; false when the same signature was used before. */
 export async function recordSignatureUse(
