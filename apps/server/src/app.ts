@@ -5,7 +5,12 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { adminRoutes } from "./admin/routes.ts";
 import { balanceRoutes } from "./balance/routes.ts";
+import { dashboardAdminRoutes } from "./dashboard/admin-routes.ts";
+import { dashboardApiRoutes } from "./dashboard/api-routes.ts";
+import { loginRoutes } from "./dashboard/auth-routes.ts";
+import { dashboardPageRoutes } from "./dashboard/page-routes.ts";
 import type { Deps } from "./deps.ts";
+import { eventRoutes, webhookEndpointRoutes } from "./events/routes.ts";
 import { hostedRoutes } from "./hosted/routes.ts";
 import { hmacAuthentication } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
@@ -15,8 +20,11 @@ import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId } from "./http/request-id.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
+import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
+import { providerCallbackRoutes } from "./providers/routes.ts";
+import { sandboxRoutes } from "./sandbox/routes.ts";
 import { withdrawAdminRoutes } from "./withdraws/admin-routes.ts";
 import { withdrawRoutes } from "./withdraws/routes.ts";
 
@@ -50,6 +58,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(hostedRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: "/admin/v1" });
   await app.register(withdrawAdminRoutes(deps), { prefix: "/admin/v1" });
+  await app.register(lifecycleAdminRoutes(deps), { prefix: "/admin/v1" });
+  await app.register(dashboardAdminRoutes(deps), { prefix: "/admin/v1" });
+  // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only
+  // to the routes registered inside it: a person logging in has a password, not an API key.
+  await app.register(loginRoutes(deps), { prefix: "/api/v1/auth" });
+  await app.register(dashboardPageRoutes(deps), { prefix: "/dashboard" });
+  await app.register(dashboardApiRoutes(deps), { prefix: "/dashboard/api" });
+  await app.register(providerCallbackRoutes(deps), { prefix: "/providers" });
   await app.register(
     async (api) => {
       api.decorateRequest("auth", undefined);
@@ -60,6 +76,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(paymentRoutes(deps), { prefix: "/payments" });
       await api.register(withdrawRoutes(deps), { prefix: "/withdraws" });
       await api.register(balanceRoutes(deps), { prefix: "/balance" });
+      // Sandbox only: in live these paths are unknown routes and answer 404 (CONTRACT 1).
+      if (deps.config.env === "sandbox") await api.register(sandboxRoutes(deps), { prefix: "/sandbox" });
+      await api.register(webhookEndpointRoutes(deps), { prefix: "/webhook-endpoints" });
+      await api.register(eventRoutes(deps), { prefix: "/events" });
     },
     { prefix: "/api/v1" },
   );

@@ -19,6 +19,19 @@ export interface Config {
   /** 32-byte key; undefined means "generate and keep one under DATA_DIR" (sandbox only). */
   secretKey: Buffer | undefined;
   logLevel: string;
+  /**
+   * Whether webhook URLs may point at loopback addresses (events/url-guard.ts). Sandbox allows
+   * it unless WEBHOOK_ALLOW_LOOPBACK=false, so a developer can receive events on their own
+   * machine; live never does, and refuses to start when asked to.
+   */
+  webhookAllowLoopback: boolean;
+  /**
+   * Who moves a pending withdraw to the payout provider (docs/lifecycle.md). `simulate` (the
+   * sandbox default): nobody until a sandbox simulate route says so, so merchants' tests are
+   * deterministic (CONTRACT 9). `automatic`: the payout worker picks every pending withdraw up,
+   * as live always does. Set with SANDBOX_PAYOUT_PICKUP; live ignores it.
+   */
+  payoutPickup: "simulate" | "automatic";
 }
 
 export class ConfigError extends Error {
@@ -97,6 +110,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
   }
+  const allowLoopback = env.WEBHOOK_ALLOW_LOOPBACK ?? "";
+  if (!["", "true", "false", "1", "0"].includes(allowLoopback)) {
+    throw new ConfigError(`WEBHOOK_ALLOW_LOOPBACK must be "true" or "false", got "${allowLoopback}"`);
+  }
+  const loopbackAsked = allowLoopback === "true" || allowLoopback === "1";
+  if (envName === "live" && loopbackAsked) {
+    throw new ConfigError("WEBHOOK_ALLOW_LOOPBACK cannot be enabled when SATANG_ENV=live");
+  }
+  const webhookAllowLoopback = envName === "sandbox" && (allowLoopback === "" || loopbackAsked);
+  const pickup = env.SANDBOX_PAYOUT_PICKUP || "simulate";
+  if (pickup !== "simulate" && pickup !== "automatic") {
+    throw new ConfigError(`SANDBOX_PAYOUT_PICKUP must be "simulate" or "automatic", got "${pickup}"`);
+  }
+  const payoutPickup = envName === "live" ? "automatic" : pickup;
   return {
     env: envName,
     port,
@@ -109,5 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     secretKey,
     logLevel,
+    webhookAllowLoopback,
+    payoutPickup,
   };
 }

@@ -2,21 +2,27 @@
  * The process around the app: builds Deps from Config, opens the store, applies migrations,
  * runs the first-start bootstrap, listens, and shuts down gracefully.
  *
- * Shutdown order matters: the HTTP server closes first (fastify's close stops accepting
- * connections, answers 503 to requests arriving meanwhile and waits for in-flight requests),
- * and only then the store, so no request loses its database halfway.
+ * Shutdown order matters: the HTTP server closes (fastify's close stops accepting connections,
+ * answers 503 to requests arriving meanwhile and waits for in-flight requests) while the
+ * background workers finish the batch they are on, and only then the store closes, so neither
+ * a request nor a job loses its database halfway.
+ *
+ * `startWorker` is the same process without HTTP (`satang worker`): the background jobs only.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
+import pino from "pino";
 import { buildApp } from "./app.ts";
 import { type BootstrapResult, bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError, parseSecretKey } from "./config.ts";
 import { openStore, type Store } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import type { Deps } from "./deps.ts";
+import { JOBS } from "./jobs/index.ts";
+import { type RunningWorkers, startWorkers } from "./jobs/runner.ts";
 import { systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/crypto.ts";
 import { SHUTDOWN_GRACE_MS } from "./lib/limits.ts";
@@ -186,8 +192,9 @@ export interface StartOptions {
   /** Close and exit 0 on SIGTERM and SIGINT (what `satang serve` wants; tests do not). */
   handleSignals?: boolean;
   /**
-   * Whether this process also runs the background workers. Accepted now so that
-   * `serve --no-workers` is stable; the workers themselves arrive with their issue.
+   * Whether this process also runs the background workers (jobs/index.ts), default true.
+   * `serve --no-workers` sets false and leaves them to `satang worker` processes. On the
+   * embedded store the workers share the serving process's one connection, queued.
    */
   workers?: boolean;
   /** Called after the app is built and before it listens: lets embedders and tests add routes. */
@@ -228,6 +235,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const address = app.server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     const running = app;
+    const runWorkers = options.workers ?? true;
+    const workers: RunningWorkers | undefined = runWorkers
+      ? startWorkers(deps, JOBS, running.log)
+      : undefined;
 
     let closing: Promise<void> | undefined;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -251,7 +262,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const force = setTimeout(() => running.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         force.unref();
         try {
-          await running.close();
+          await Promise.all([running.close(), workers?.stop()]);
         } finally {
           clearTimeout(force);
           await store.close();
@@ -270,7 +281,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       url: `http://${host}:${address.port}`,
       port: address.port,
       bootstrap: bootstrapped,
-      workers: options.workers ?? true,
+      workers: runWorkers,
       close,
     };
   } catch (error) {
@@ -278,4 +289,78 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await store.close();
     throw error;
   }
+}
+
+export interface WorkerOptions {
+  /** pino options, or false for no logs. Defaults to loggerOptions(config). */
+  logger?: false | Record<string, unknown>;
+  /** Stop the jobs, close and exit 0 on SIGTERM and SIGINT (what `satang worker` wants). */
+  handleSignals?: boolean;
+}
+
+export interface RunningWorker {
+  deps: Deps;
+  store: Store;
+  /** Lets every job finish the batch it is on, then closes the store. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * `satang worker`: the background jobs without HTTP, for deployments that run the API and the
+ * workers in separate processes. Any number may run against one PostgreSQL: the jobs claim
+ * their rows with FOR UPDATE SKIP LOCKED. On the embedded store the data directory's lock
+ * refuses a worker beside a running server, since PGlite belongs to one process.
+ */
+export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
+  const secrets = new SecretBox(resolveSecretKey(config));
+  const store = await openConfiguredStore(config);
+  try {
+    await migrateToLatest(store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const deps: Deps = {
+    config,
+    db: store.db,
+    storeKind: store.kind,
+    clock: systemClock,
+    wallClock: systemClock,
+    secrets,
+  };
+  const log =
+    options.logger === false ? pino({ enabled: false }) : pino(options.logger ?? loggerOptions(config));
+  const workers = startWorkers(deps, JOBS, log);
+  log.info({ jobs: JOBS.map((job) => job.name), store: store.kind }, "worker started");
+
+  let closing: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "shutting down: letting the jobs finish their batch");
+    close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      if (options.handleSignals) {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+      try {
+        await workers.stop();
+      } finally {
+        await store.close();
+      }
+    })();
+    return closing;
+  };
+  if (options.handleSignals) {
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  }
+  return { deps, store, close };
 }

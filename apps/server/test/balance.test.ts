@@ -1,5 +1,10 @@
+/**
+ * The balance through the SDK, the way a merchant's backend reads it; the envelope and the
+ * refusal of an unsigned request are checked on the wire.
+ */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { AuthenticationError, type CreateWithdrawParams } from "@satang/sdk";
 import { postPaymentSucceeded, settle } from "../src/ledger/postings.ts";
 import { newId } from "../src/lib/ids.ts";
 import { updateMerchant } from "../src/merchants/service.ts";
@@ -19,11 +24,7 @@ describe("GET /api/v1/balance", () => {
     await svc.close();
   });
 
-  const balanceOf = async (credentials = svc.credentials) => {
-    const res = await svc.request("GET", "/api/v1/balance", undefined, { credentials });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.data;
-  };
+  const balanceOf = (credentials = svc.credentials) => svc.sdkFor(credentials).balance.retrieve();
 
   it("answers a new merchant with zero balances as JSON numbers, THB and its wallet status", async () => {
     const merchant = await svc.newMerchant();
@@ -42,16 +43,12 @@ describe("GET /api/v1/balance", () => {
     const merchant = await svc.newMerchant();
     await fundWallet(svc.deps, merchant.merchantId, 100_000n);
     assert.equal((await balanceOf(merchant)).walletBalance, 100_000);
-    const created = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "30000" }), {
-      credentials: merchant,
-    });
-    assert.equal(created.status, 201);
+    const sdk = svc.sdkFor(merchant);
+    const created = await sdk.withdraws.create(withdrawBody({ amount: "30000" }) as CreateWithdrawParams);
     const held = await balanceOf(merchant);
     assert.equal(held.walletBalance, 70_000);
     assert.equal(typeof held.walletBalance, "number");
-    await svc.request("POST", `/api/v1/withdraws/${created.body.data.id}/cancel`, undefined, {
-      credentials: merchant,
-    });
+    await sdk.withdraws.cancel(created.id);
     assert.equal((await balanceOf(merchant)).walletBalance, 100_000);
   });
 
@@ -115,8 +112,11 @@ describe("GET /api/v1/balance", () => {
   it("answers 401 AUTHENTICATION_ERROR when the merchant context is not available", async () => {
     const merchant = await svc.newMerchant();
     await updateMerchant(svc.deps, merchant.merchantId, { status: "disabled" });
-    const res = await svc.request("GET", "/api/v1/balance", undefined, { credentials: merchant });
-    assert.equal(res.status, 401);
-    assert.equal(res.body.error.code, "AUTHENTICATION_ERROR");
+    await assert.rejects(balanceOf(merchant), (error) => {
+      assert.ok(error instanceof AuthenticationError);
+      assert.equal(error.status, 401);
+      assert.equal(error.code, "AUTHENTICATION_ERROR");
+      return true;
+    });
   });
 });

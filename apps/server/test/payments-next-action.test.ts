@@ -1,7 +1,8 @@
 /**
  * CONTRACT 6: nextAction for both methods, the integration redirect, every responseMode on
  * create, retrieve, by-reference and list, the PromptPay QR payload checked by an independent
- * parser, its PNG decoded back, and the minimal hosted page.
+ * parser, its PNG decoded back, and the hosted page's 404s and escaping (the page itself is
+ * tested in hosted-page.test.ts and, in a browser, hosted-browser.test.ts).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -333,21 +334,6 @@ describe("hosted page and QR image", () => {
       assert.equal(res.json().success, false);
       assert.equal(res.json().error.code, "RESOURCE_NOT_FOUND");
     }
-  });
-
-  it("shows the merchant, the amount in THB, the QR and the status, without API keys", async () => {
-    const { id } = (await create(validBody({ amount: "1050" }))).body.data;
-    const res = await svc.app.inject({ method: "GET", url: `/pay/${id}` });
-    assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers["content-type"]), /^text\/html; charset=utf-8/);
-    assert.match(res.body, /Test Shop/);
-    assert.match(res.body, /10\.50 THB/);
-    assert.ok(res.body.includes(`<img src="${BASE}/pay/${id}/qr.png"`));
-    assert.match(res.body, /requires_action/);
-    assert.equal(
-      res.headers["content-security-policy"],
-      `default-src 'none'; img-src 'self' ${BASE}; style-src 'unsafe-inline'`,
-    );
   });
 
   it("escapes the merchant name", async () => {

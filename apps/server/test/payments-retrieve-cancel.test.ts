@@ -1,9 +1,13 @@
 /**
  * Retrieve by id, retrieve by reference and cancel: merchant scoping (another merchant's
  * payment is 404 exactly like a missing one), path rules, and cancel from every state.
+ *
+ * Ordinary calls go through the SDK, as a merchant makes them; malformed paths and bodies, which
+ * the SDK never sends, and exact envelopes go over the wire with `svc.request`.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { type CreatePaymentParams, type Payment, ValidationError } from "@satang/sdk";
 import { PAYMENT_STATUSES, type PaymentStatus } from "../src/db/types.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "./helpers/harness.ts";
 import { usingPostgres } from "./helpers/store.ts";
@@ -35,15 +39,12 @@ function validBody(overrides: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
-async function createPayment(overrides: Record<string, unknown> = {}, credentials?: Credentials) {
-  const res = await svc.request(
-    "POST",
-    "/api/v1/payments",
-    validBody(overrides),
-    credentials ? { credentials } : {},
-  );
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.data;
+async function createPayment(
+  overrides: Record<string, unknown> = {},
+  credentials?: Credentials,
+): Promise<Payment> {
+  const sdk = credentials ? svc.sdkFor(credentials) : svc.sdk;
+  return sdk.payments.create(validBody(overrides) as unknown as CreatePaymentParams);
 }
 
 function expectNotFound(res: TestResponse): void {
@@ -68,6 +69,7 @@ describe("retrieve payment", () => {
     const res = await svc.request("GET", `/api/v1/payments/${created.id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true, data: created });
+    assert.deepEqual(await svc.sdk.payments.retrieve(created.id), created);
   });
 
   it("finds an id written in upper case", async () => {
@@ -96,10 +98,8 @@ describe("retrieve payment", () => {
 describe("retrieve payment by reference", () => {
   it("returns the same record as retrieve by id", async () => {
     const created = await createPayment({ referenceId: unique("Order_2026.01-A") });
-    const res = await svc.request("GET", `/api/v1/payments/by-reference/${created.referenceId}`);
-    assert.equal(res.status, 200);
-    const byId = await svc.request("GET", `/api/v1/payments/${created.id}`);
-    assert.deepEqual(res.body, byId.body);
+    const byReference = await svc.sdk.payments.retrieveByReference(created.referenceId);
+    assert.deepEqual(byReference, await svc.sdk.payments.retrieve(created.id));
   });
 
   it("decodes a URL-encoded reference", async () => {
@@ -167,15 +167,13 @@ describe("cancel payment", () => {
         await setStatus(created.id, status);
         svc.clock.advance(90_000);
         const now = svc.clock.now().toISOString();
-        const res = await svc.request("POST", `/api/v1/payments/${created.id}/cancel`);
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        assert.equal(res.body.data.status, "canceled");
-        assert.equal(res.body.data.canceledAt, now);
-        assert.equal(res.body.data.updatedAt, now);
-        assert.equal(res.body.data.nextAction, null);
-        assert.equal(res.body.data.createdAt, created.createdAt);
-        const stored = await svc.request("GET", `/api/v1/payments/${created.id}`);
-        assert.deepEqual(stored.body.data, res.body.data);
+        const canceled = await svc.sdk.payments.cancel(created.id);
+        assert.equal(canceled.status, "canceled");
+        assert.equal(canceled.canceledAt, now);
+        assert.equal(canceled.updatedAt, now);
+        assert.equal(canceled.nextAction, null);
+        assert.equal(canceled.createdAt, created.createdAt);
+        assert.deepEqual(await svc.sdk.payments.retrieve(created.id), canceled);
       });
     }
   }
@@ -184,22 +182,24 @@ describe("cancel payment", () => {
     it(`refuses to cancel a ${status} payment with 400 VALIDATION_ERROR naming the status`, async () => {
       const created = await createPayment();
       await setStatus(created.id, status);
-      const before = await svc.request("GET", `/api/v1/payments/${created.id}`);
-      const res = await svc.request("POST", `/api/v1/payments/${created.id}/cancel`);
-      assert.equal(res.status, 400);
-      assert.equal(res.body.error.code, "VALIDATION_ERROR");
-      assert.match(res.body.error.message, new RegExp(status));
-      const after = await svc.request("GET", `/api/v1/payments/${created.id}`);
-      assert.deepEqual(after.body, before.body);
+      const before = await svc.sdk.payments.retrieve(created.id);
+      await assert.rejects(svc.sdk.payments.cancel(created.id), (error) => {
+        assert.ok(error instanceof ValidationError);
+        assert.equal(error.status, 400);
+        assert.match(error.message, new RegExp(status));
+        return true;
+      });
+      assert.deepEqual(await svc.sdk.payments.retrieve(created.id), before);
     });
   }
 
   it("refuses a second cancel of the same payment", async () => {
     const created = await createPayment();
-    assert.equal((await svc.request("POST", `/api/v1/payments/${created.id}/cancel`)).status, 200);
-    const again = await svc.request("POST", `/api/v1/payments/${created.id}/cancel`);
-    assert.equal(again.status, 400);
-    assert.match(again.body.error.message, /canceled/);
+    assert.equal((await svc.sdk.payments.cancel(created.id)).status, "canceled");
+    await assert.rejects(svc.sdk.payments.cancel(created.id), {
+      name: "ValidationError",
+      message: /canceled/,
+    });
   });
 
   it("stamps canceledAt with the merchant's test clock", async () => {
@@ -210,10 +210,8 @@ describe("cancel payment", () => {
       .where("id", "=", creds.merchantId)
       .execute();
     const created = await createPayment({}, creds);
-    const res = await svc.request("POST", `/api/v1/payments/${created.id}/cancel`, undefined, {
-      credentials: creds,
-    });
-    assert.equal(res.body.data.canceledAt, new Date(svc.clock.now().getTime() + 86_400_000).toISOString());
+    const canceled = await svc.sdkFor(creds).payments.cancel(created.id);
+    assert.equal(canceled.canceledAt, new Date(svc.clock.now().getTime() + 86_400_000).toISOString());
   });
 
   it("accepts an empty JSON object as the body", async () => {
@@ -228,10 +226,7 @@ describe("cancel payment", () => {
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, "VALIDATION_ERROR");
     assert.equal(res.body.error.metadata.field, "reason");
-    assert.equal(
-      (await svc.request("GET", `/api/v1/payments/${created.id}`)).body.data.status,
-      "requires_action",
-    );
+    assert.equal((await svc.sdk.payments.retrieve(created.id)).status, "requires_action");
   });
 
   it("refuses a body that is not a JSON object", async () => {
@@ -251,8 +246,7 @@ describe("cancel payment", () => {
   it("answers another merchant's payment with 404 and leaves it alone", async () => {
     const theirs = await createPayment({}, other);
     expectNotFound(await svc.request("POST", `/api/v1/payments/${theirs.id}/cancel`));
-    const res = await svc.request("GET", `/api/v1/payments/${theirs.id}`, undefined, { credentials: other });
-    assert.equal(res.body.data.status, "requires_action");
+    assert.equal((await svc.sdkFor(other).payments.retrieve(theirs.id)).status, "requires_action");
   });
 
   it(`lets exactly one of 10 concurrent cancels succeed (${usingPostgres() ? "PostgreSQL" : "PGlite"})`, async () => {

@@ -1,12 +1,13 @@
 /**
- * The `satang` command line: `serve`, `migrate`, and operator commands that wrap the admin API.
+ * The `satang` command line: `serve`, `worker`, `migrate`, and operator commands that wrap the
+ * admin API.
  *
  * Exit codes: 0 success, 1 the API refused the request (its code and message are printed),
  * 2 usage or configuration error, 3 the server could not be reached.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { ConfigError, loadConfig } from "../config.ts";
-import type { RunningServer } from "../server.ts";
+import type { RunningServer, RunningWorker } from "../server.ts";
 import {
   type AdminClient,
   ApiError,
@@ -15,12 +16,14 @@ import {
   UnreachableError,
   UsageError,
 } from "./client.ts";
+import { registerDevCommands } from "./dev.ts";
 import {
   formatCreatedIntegration,
   formatIntegration,
   formatIntegrationList,
   formatMerchant,
 } from "./format.ts";
+import { addUserCommands } from "./users.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_API_ERROR = 1;
@@ -33,8 +36,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** Either the command finished with an exit code, or it started a server that keeps running. */
-export type CliOutcome = { exitCode: number } | { server: RunningServer };
+/** Either the command finished with an exit code, or it started a server or worker that keeps running. */
+export type CliOutcome = { exitCode: number } | { server: RunningServer } | { worker: RunningWorker };
 
 interface OutputOptions extends ClientOptions {
   json?: boolean;
@@ -205,6 +208,16 @@ export async function runCli(args: string[], io: CliIo): Promise<CliOutcome> {
     });
 
   program
+    .command("worker")
+    .description("run the background workers only, no HTTP (pair with `serve --no-workers`)")
+    .action(async () => {
+      const config = loadConfig(io.env);
+      const { startWorker } = await import("../server.ts");
+      const worker = await startWorker(config, { handleSignals: true });
+      outcome = { worker };
+    });
+
+  program
     .command("migrate")
     .description("apply pending database migrations and exit")
     .option("--json", "print the machine-readable result")
@@ -363,6 +376,11 @@ export async function runCli(args: string[], io: CliIo): Promise<CliOutcome> {
         printResult(io, flags, data, () => `Withdraw ${String(data.id)} is now ${String(data.status)}`);
       });
   }
+
+  addUserCommands(program, io);
+  registerDevCommands(program, io, (exitCode) => {
+    outcome = { exitCode };
+  });
 
   try {
     await program.parseAsync(args, { from: "user" });

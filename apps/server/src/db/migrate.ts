@@ -9,6 +9,9 @@ import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
 import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
 import { statements as events } from "./migrations/0004_events.ts";
+import { statements as webhooks } from "./migrations/0005_webhooks.ts";
+import { statements as lifecycle } from "./migrations/0006_lifecycle.ts";
+import { statements as dashboard } from "./migrations/0007_dashboard.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -16,6 +19,9 @@ const MIGRATIONS: Record<string, string[]> = {
   "0002_payment_transfer_account": paymentTransferAccount,
   "0003_ledger_withdraws": ledgerWithdraws,
   "0004_events": events,
+  "0005_webhooks": webhooks,
+  "0006_lifecycle": lifecycle,
+  "0007_dashboard": dashboard,
 };
 
 function toMigration(statements: string[]): Migration {

@@ -86,6 +86,8 @@ export interface PaymentsTable {
   canceled_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When a succeeded payment was settled to the wallet (0006); optional on insert. */
+  settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ServerSettingsTable {
@@ -222,6 +224,148 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed", "canceled"] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** A merchant's webhook endpoint (0005). `event_types` holds event types or the one entry "*". */
+export interface WebhookEndpointsTable {
+  id: string;
+  merchant_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  secret_encrypted: string;
+  /** The secret before the last rotation, still signed with until its expiry (wall clock). */
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Date | null;
+}
+
+/** One event to send to one endpoint, with its retry state (0005). Times are wall-clock. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  merchant_id: string;
+  status: WebhookDeliveryStatus;
+  attempt_count: number;
+  /** Null means due at once (a fresh or redelivered delivery). */
+  next_attempt_at: Date | null;
+  lease_id: string | null;
+  leased_until: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  completed_at: Date | null;
+}
+
+/** The log of every HTTP attempt of a delivery (0005). Times are wall-clock. */
+export interface WebhookDeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt_number: number;
+  succeeded: boolean;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  next_retry_at: Date | null;
+}
+
+/** A withdraw handed to a payout provider, and where that hand-over stands (0006). */
+export const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed"] as const;
+export type PayoutState = (typeof PAYOUT_STATES)[number];
+
+export interface PayoutsTable {
+  withdraw_id: string;
+  merchant_id: string;
+  provider: string;
+  /** The provider's idempotency key: the withdraw id, the same on every send and check. */
+  idempotency_key: string;
+  state: PayoutState;
+  send_attempts: number;
+  checks: Generated<number>;
+  provider_reference: string | null;
+  last_error: string | null;
+  /** Business time (the merchant's clock) at which the reconciler next asks the provider. */
+  next_check_at: Date;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Provider reports already processed, by the provider's callback id (0006). */
+export interface ProviderCallbacksTable {
+  provider: string;
+  callback_id: string;
+  subject_type: "payment" | "payout";
+  subject_id: string;
+  outcome: string;
+  result: "applied" | "refused";
+  reason: string | null;
+  received_at: Timestamp;
+}
+
+/** Provider reports refused although money may have moved, for the operator (0006). */
+export interface ProviderAnomaliesTable {
+  id: string;
+  merchant_id: string | null;
+  provider: string;
+  subject_type: "payment" | "withdraw";
+  subject_id: string;
+  report: string;
+  subject_status: string | null;
+  reason: string;
+  message: string;
+  amount_satang: bigint | null;
+  callback_id: string | null;
+  created_at: Timestamp;
+}
+
+/** The sandbox provider's simulated bank: the payouts it has received (0006). */
+export interface SandboxPayoutsTable {
+  payout_key: string;
+  amount_satang: bigint;
+  status: "accepted" | "paid" | "failed";
+  send_count: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A person who logs in to the merchant dashboard (0007). */
+export interface DashboardUsersTable {
+  id: string;
+  merchant_id: string;
+  /** As the operator typed it, for display. */
+  email: string;
+  /** Trimmed and lowercased: what logins match and what is unique. */
+  email_normalized: string;
+  /** argon2id, in the PHC string format. */
+  password_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A dashboard login (0007). Only the token's SHA-256 is stored; times are wall-clock. */
+export interface DashboardSessionsTable {
+  id: string;
+  user_id: string;
+  merchant_id: string;
+  token_sha256: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Date | null;
+}
+
+/** One failed (or still running) dashboard login of an email, for the lockout (0007). */
+export interface DashboardLoginFailuresTable {
+  id: string;
+  email_normalized: string;
+  failed_at: Timestamp;
+}
+
 export interface Database {
   events: EventsTable;
   merchants: MerchantsTable;
@@ -234,6 +378,16 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   withdraw_destinations: WithdrawDestinationsTable;
   withdraws: WithdrawsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  payouts: PayoutsTable;
+  provider_callbacks: ProviderCallbacksTable;
+  provider_anomalies: ProviderAnomaliesTable;
+  sandbox_payouts: SandboxPayoutsTable;
+  dashboard_users: DashboardUsersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  dashboard_login_failures: DashboardLoginFailuresTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -245,3 +399,10 @@ export type NewPayment = Insertable<PaymentsTable>;
 export type WithdrawRow = Selectable<WithdrawsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewWithdraw = Insertable<WithdrawsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookDeliveryAttemptRow = Selectable<WebhookDeliveryAttemptsTable>;
+export type PayoutRow = Selectable<PayoutsTable>;
+export type ProviderAnomalyRow = Selectable<ProviderAnomaliesTable>;
+export type DashboardUserRow = Selectable<DashboardUsersTable>;
+export type DashboardSessionRow = Selectable<DashboardSessionsTable>;

@@ -1,11 +1,14 @@
 /**
  * The transactional outbox. A service that changes the state of a payment or a withdraw calls
  * `recordEvent` with the same transaction handle, so the event commits with the change or not
- * at all. Delivery to webhook endpoints reads from here afterwards.
+ * at all. In that same transaction it queues one delivery for each of the merchant's webhook
+ * endpoints that subscribes to the event's type (events/store.ts), so a crash after the commit
+ * cannot lose a delivery: the worker (events/delivery.ts) finds the row and sends it.
  */
 import type { EventRow, EventType } from "../db/types.ts";
 import { newId } from "../lib/ids.ts";
 import type { Db } from "../merchants/store.ts";
+import { insertDeliveriesForEvent } from "./store.ts";
 
 export interface EventInput {
   merchantId: string;
@@ -18,7 +21,7 @@ export interface EventInput {
 }
 
 export async function recordEvent(trx: Db, input: EventInput): Promise<EventRow> {
-  return trx
+  const event = await trx
     .insertInto("events")
     .values({
       id: newId(),
@@ -31,4 +34,6 @@ export async function recordEvent(trx: Db, input: EventInput): Promise<EventRow>
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await insertDeliveriesForEvent(trx, event);
+  return event;
 }

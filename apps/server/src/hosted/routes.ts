@@ -1,83 +1,183 @@
 /**
- * The hosted payment page (`paymentAppUrl` = PUBLIC_BASE_URL/pay/{id}) and the PNG of a
- * payment's PromptPay QR (`qrCode.imageUrl`). No API key: the customer only holds the link.
- * The page shows what the customer needs to pay (merchant, amount, QR, status) and nothing of
- * the merchant's own data. This is the minimal page; the full hosted flow comes later.
+ * The hosted payment page (`paymentAppUrl` = PUBLIC_BASE_URL/pay/{id}) and what it uses: the
+ * PNG of the PromptPay QR (`qrCode.imageUrl`), its script, the status route it polls, and in
+ * sandbox the route behind its "simulate customer payment" button. No API key anywhere: the
+ * customer holds only the link. The page shows what the customer needs to pay (merchant name,
+ * amount, QR or transfer details, time left, status) and nothing else of the merchant's.
+ *
+ * Every URL the page uses is root-relative under the path of PUBLIC_BASE_URL, so the page works
+ * behind a proxy that mounts the service under a prefix, and its Content-Security-Policy can
+ * allow only 'self'.
  */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../deps.ts";
-import { getHostedPayment, getPaymentQrPng, type HostedPaymentView } from "../payments/service.ts";
-import { qrImageUrl } from "../payments/view.ts";
+import { rejectUnparsedBody } from "../http/body.ts";
+import { ok } from "../http/envelope.ts";
+import { isAppError } from "../lib/errors.ts";
+import { getPaymentQrPng } from "../payments/service.ts";
+import { chooseLang, type Lang } from "./i18n.ts";
+import { PAGE_CSS_HASH, renderNotFoundPage, renderPaymentPage } from "./page.ts";
+import { getHostedStatus, loadHostedPayment, simulateHostedPayment } from "./service.ts";
+
+/** The client secret is `<uuid>_secret_<32 base64url characters>`; anything far longer is not one. */
+const CLIENT_SECRET_LENGTH_MAX = 200;
+/** The header the page sends the client secret in, so that it stays out of URLs and access logs. */
+export const CLIENT_SECRET_HEADER = "x-client-secret";
 
 const HostedParams = Type.Object({ id: Type.String({ description: "Payment UUID" }) });
+const StatusQuery = Type.Object({
+  clientSecret: Type.Optional(
+    Type.String({ maxLength: CLIENT_SECRET_LENGTH_MAX, description: "The payment's clientSecret" }),
+  ),
+});
+const SimulateBody = Type.Object(
+  {
+    clientSecret: Type.String({
+      maxLength: CLIENT_SECRET_LENGTH_MAX,
+      description: "The payment's clientSecret",
+    }),
+  },
+  { additionalProperties: false },
+);
 
-const HTML_ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
+interface Asset {
+  body: string;
+  type: string;
+  /** A version in the asset's URL: a new release is a new URL, so the asset can be cached. */
+  version: string;
+}
+
+function asset(name: string, type: string): Asset {
+  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
+  return { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 16) };
+}
+
+/** The page's own files, read once at start: its only script, and its icon. */
+const ASSETS: Record<string, Asset> = {
+  "page.js": asset("page.js", "text/javascript; charset=utf-8"),
+  "icon.svg": asset("icon.svg", "image/svg+xml"),
 };
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
-}
+const assetUrl = (basePath: string, name: string) =>
+  `${basePath}/pay/assets/${name}?v=${ASSETS[name]?.version ?? ""}`;
 
 /**
- * The page loads nothing but its own QR image (from the public base URL, which may sit behind a
- * proxy under another origin) and inline style, and is never cached, since the status it shows
- * changes.
+ * The page loads its own script, image and status route and nothing else, runs no inline
+ * script, allows exactly its own inline style sheet, cannot be framed (clickjacking of the
+ * sandbox button, or of a customer reading the transfer details), and is never cached, since
+ * the status it shows changes.
  */
-function pageHeaders(reply: FastifyReply, imageOrigin: string): FastifyReply {
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  `style-src ${PAGE_CSS_HASH}`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+function htmlHeaders(reply: FastifyReply, lang: Lang): FastifyReply {
   return reply
-    .header(
-      "Content-Security-Policy",
-      `default-src 'none'; img-src 'self' ${imageOrigin}; style-src 'unsafe-inline'`,
-    )
+    .header("Content-Security-Policy", PAGE_CSP)
     .header("X-Content-Type-Options", "nosniff")
+    .header("X-Frame-Options", "DENY")
     .header("Referrer-Policy", "no-referrer")
-    .header("Cache-Control", "no-store");
+    .header("Cache-Control", "no-store")
+    .header("Content-Language", lang)
+    .header("Vary", "Accept-Language")
+    .type("text/html; charset=utf-8");
 }
 
-function renderPage(view: HostedPaymentView, imageUrl: string): string {
-  const qr = view.hasQr
-    ? `<img src="${escapeHtml(imageUrl)}" alt="PromptPay QR code" width="264" height="264">`
-    : "";
-  const expires = view.expiresAt && view.hasQr ? `<p>Pay before ${escapeHtml(view.expiresAt)}</p>` : "";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pay ${escapeHtml(view.merchantName)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;text-align:center}</style>
-</head>
-<body>
-<h1>${escapeHtml(view.merchantName)}</h1>
-<p class="amount">${escapeHtml(view.amountThb)} THB</p>
-${qr}
-${expires}
-<p class="status">Status: ${escapeHtml(view.status)}</p>
-</body>
-</html>
-`;
+/** Browsers get a page for an unknown payment; API clients and tests get the error envelope. */
+function wantsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? "").includes("text/html");
+}
+
+/** The path of PUBLIC_BASE_URL ("" at the root), which every URL on the page starts with. */
+function basePathOf(publicBaseUrl: string): string {
+  return new URL(publicBaseUrl).pathname.replace(/\/+$/, "");
+}
+
+function clientSecretOf(request: FastifyRequest, fromQuery: string | undefined): string | undefined {
+  const header = request.headers[CLIENT_SECRET_HEADER];
+  if (typeof header === "string" && header !== "") return header;
+  return fromQuery;
 }
 
 export function hostedRoutes(deps: Deps): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const sandbox = deps.config.env === "sandbox";
+
+    for (const [name, file] of Object.entries(ASSETS)) {
+      app.get(
+        `/pay/assets/${name}`,
+        { schema: { tags: ["hosted"], summary: `Hosted payment page asset: ${name}` } },
+        async (_request, reply) =>
+          reply
+            .header("Cache-Control", "public, max-age=86400")
+            .header("X-Content-Type-Options", "nosniff")
+            .header("Content-Security-Policy", "default-src 'none'")
+            .type(file.type)
+            .send(file.body),
+      );
+    }
 
     app.get(
       "/pay/:id",
       { schema: { tags: ["hosted"], summary: "Hosted payment page (HTML)", params: HostedParams } },
       async (request, reply) => {
-        const view = await getHostedPayment(deps, request.params.id);
-        const imageUrl = qrImageUrl(deps.config, view.id);
-        return pageHeaders(reply, new URL(deps.config.publicBaseUrl).origin)
-          .type("text/html; charset=utf-8")
-          .send(renderPage(view, imageUrl));
+        const lang = chooseLang(
+          (request.query as { lang?: unknown }).lang,
+          request.headers["accept-language"],
+        );
+        let view: Awaited<ReturnType<typeof loadHostedPayment>>;
+        try {
+          view = await loadHostedPayment(deps, request.params.id);
+        } catch (error) {
+          if (isAppError(error) && error.code === "RESOURCE_NOT_FOUND" && wantsHtml(request)) {
+            const basePath = basePathOf(deps.config.publicBaseUrl);
+            return htmlHeaders(reply, lang)
+              .code(404)
+              .send(renderNotFoundPage(lang, assetUrl(basePath, "icon.svg")));
+          }
+          throw error;
+        }
+        const basePath = basePathOf(deps.config.publicBaseUrl);
+        const html = renderPaymentPage(view, {
+          lang,
+          sandbox,
+          basePath,
+          scriptUrl: assetUrl(basePath, "page.js"),
+          iconUrl: assetUrl(basePath, "icon.svg"),
+        });
+        return htmlHeaders(reply, lang).send(html);
+      },
+    );
+
+    app.get(
+      "/pay/:id/status",
+      {
+        schema: {
+          tags: ["hosted"],
+          summary: "Live status for the hosted page; needs the client secret (query or X-Client-Secret)",
+          params: HostedParams,
+          querystring: StatusQuery,
+        },
+      },
+      async (request, reply) => {
+        const status = await getHostedStatus(
+          deps,
+          request.params.id,
+          clientSecretOf(request, request.query.clientSecret),
+        );
+        return reply.header("Cache-Control", "no-store").send(ok(status));
       },
     );
 
@@ -93,5 +193,26 @@ export function hostedRoutes(deps: Deps): FastifyPluginAsync {
           .send(png);
       },
     );
+
+    // The customer's side of CONTRACT 9's simulate route. It exists only in sandbox: in live
+    // the path is unknown (404), so no live payment can be moved by anything but its provider.
+    if (sandbox) {
+      app.post(
+        "/pay/:id/simulate",
+        {
+          schema: {
+            tags: ["hosted"],
+            summary: "Sandbox: the customer pays (the hosted page's button); needs the client secret",
+            params: HostedParams,
+            body: SimulateBody,
+          },
+          preValidation: rejectUnparsedBody,
+        },
+        async (request, reply) => {
+          const status = await simulateHostedPayment(deps, request.params.id, request.body.clientSecret);
+          return reply.header("Cache-Control", "no-store").send(ok(status));
+        },
+      );
+    }
   };
 }

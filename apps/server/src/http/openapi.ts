@@ -115,6 +115,11 @@ export async function registerOpenApi(app: FastifyInstance, deps: Deps): Promise
             description: "sha256=<hex HMAC-SHA256(secret, timestamp + '.' + raw body)>, or v2=...",
           },
           AdminToken: { type: "http", scheme: "bearer", description: "Operator ADMIN_TOKEN" },
+          DashboardSession: {
+            type: "http",
+            scheme: "bearer",
+            description: "Dashboard session token from POST /api/v1/auth/login",
+          },
         },
         // The plugin's types want openapi-types' schema objects; this one is plain JSON Schema.
         schemas: { Error: ERROR_SCHEMA as never },
@@ -125,7 +130,10 @@ export async function registerOpenApi(app: FastifyInstance, deps: Deps): Promise
       if (url === OPENAPI_PATH || (!isApiPath(url) && !isAdminPath(url))) {
         return { schema: { ...base, hide: true }, url };
       }
-      return { schema: { ...base, security: isApiPath(url) ? HMAC_SECURITY : ADMIN_SECURITY }, url };
+      // A route that states its own security keeps it: the dashboard login under /api/v1/auth
+      // takes a password, not the HMAC headers.
+      const security = base.security ?? (isApiPath(url) ? HMAC_SECURITY : ADMIN_SECURITY);
+      return { schema: { ...base, security }, url };
     },
     transformObject: (documentObject) => {
       const document = "openapiObject" in documentObject ? documentObject.openapiObject : {};

@@ -12,6 +12,11 @@ export interface Job {
   intervalMs: number;
   /** Claims and processes one batch of due work; returns how many items it handled. */
   runOnce(deps: Deps): Promise<number>;
+  /**
+   * For a job whose runs start work that outlives them (webhook sends): waits until that work
+   * is finished, so a stop does not close the store under it.
+   */
+  drain?(deps: Deps): Promise<void>;
 }
 
 export interface JobLogger {
@@ -40,6 +45,7 @@ export function startWorkers(deps: Deps, jobs: readonly Job[], log: JobLogger): 
     async stop() {
       stopping = true;
       await Promise.all(loops);
+      await Promise.all(jobs.map((job) => job.drain?.(deps)));
     },
   };
 }

@@ -29,6 +29,7 @@ import {
   PROMPTPAY_QR_AMOUNT_SATANG_MAX,
 } from "../lib/limits.ts";
 import { formatThb, parseAmount } from "../lib/money.ts";
+import { expirePaymentIfDue, recordPaymentCanceled } from "../lifecycle/payment-transitions.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf, qrPng } from "./qr.ts";
 import type {
   CreatePaymentBody,
@@ -277,9 +278,15 @@ export async function cancelPayment(deps: Deps, auth: AuthContext, id: string): 
   if (!isUuid(id)) throw paymentNotFound();
   const { merchant } = auth;
   const row = await deps.db.transaction().execute(async (trx) => {
+    // A payment whose expiresAt has come is expired even if the expiry job has not run yet,
+    // so it cannot be canceled any more (lifecycle/payment-transitions.ts).
+    await expirePaymentIfDue(trx, deps, merchant.id, id);
     const at = businessNow(deps.clock, merchant.clock_offset_ms);
     const canceled = await cancelOpenPayment(trx, merchant.id, id, at);
-    if (canceled) return canceled;
+    if (canceled) {
+      await recordPaymentCanceled(trx, deps, canceled, at);
+      return canceled;
+    }
     const current = await findPayment(trx, merchant.id, id);
     if (!current) throw paymentNotFound();
     throw fieldError(

@@ -30,6 +30,7 @@ import { canonicalJsonHash } from "../lib/crypto.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { formatAmount, parseAmount } from "../lib/money.ts";
+import { emitWithdrawEvent, expireVerificationIfDue } from "../lifecycle/payout-transitions.ts";
 import { findMerchant } from "../merchants/store.ts";
 import { checkPayoutGuard } from "./guard.ts";
 import { checkWithdrawLimits } from "./limits.ts";
@@ -242,6 +243,7 @@ async function cancelAndRelease(
     amountSatang: canceled.amount_satang,
     at,
   });
+  await emitWithdrawEvent(trx, canceled, "withdraw.canceled", at);
   return canceled;
 }
 
@@ -254,6 +256,8 @@ export async function cancelWithdraw(deps: Deps, auth: AuthContext, id: string):
   if (!isUuid(id)) throw withdrawNotFound();
   const merchant = auth.merchant;
   const row = await deps.db.transaction().execute(async (trx) => {
+    // A withdraw past its approval deadline is expired even before the job runs.
+    await expireVerificationIfDue(trx, deps, id, merchant.id);
     const canceled = await cancelAndRelease(trx, {
       id,
       merchantId: merchant.id,
@@ -304,6 +308,8 @@ async function operatorDecision(
     if (!current) throw withdrawNotFound();
     const merchant = await findMerchant(trx, current.merchant_id);
     if (!merchant) throw withdrawNotFound();
+    // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would.
+    await expireVerificationIfDue(trx, deps, id);
     const changed = await decide(trx, businessNow(deps.clock, merchant.clock_offset_ms));
     if (changed) return changed;
     // The conditional update found another status: re-read it for the message, since it may

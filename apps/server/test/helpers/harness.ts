@@ -2,7 +2,7 @@
  * A service for one test file: a real database (PGlite or PostgreSQL), a manual business
  * clock, a merchant with an integration, and helpers that send signed requests.
  */
-import { signRequest } from "@satang/sdk";
+import { type Satang, type SatangConfig, signRequest } from "@satang/sdk";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -11,6 +11,7 @@ import { createIntegration, type IntegrationInput } from "../../src/integrations
 import { ManualClock, systemClock } from "../../src/lib/clock.ts";
 import { SecretBox } from "../../src/lib/crypto.ts";
 import { createMerchant, type MerchantInput } from "../../src/merchants/service.ts";
+import { sdkClient } from "./sdk.ts";
 import { openTestStore, type TestStore } from "./store.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -51,6 +52,10 @@ export interface TestService {
   ): Promise<TestResponse<T>>;
   admin<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
   newMerchant(input?: Partial<MerchantInput>, integration?: IntegrationInput): Promise<Credentials>;
+  /** The SDK signed with `credentials`, calling the app in-process (no retries). */
+  sdk: Satang;
+  /** The SDK for another merchant's credentials. */
+  sdkFor(credentials: Credentials, options?: Partial<SatangConfig>): Satang;
   close(): Promise<void>;
 }
 
@@ -68,7 +73,13 @@ function toResponse(raw: LightMyRequestResponse): TestResponse {
 }
 
 export async function startService(
-  options: { env?: Record<string, string>; config?: Partial<Config>; poolSize?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Partial<Config>;
+    poolSize?: number;
+    /** Replaces parts of Deps, e.g. `webhooks` (a test resolver or timeout). */
+    deps?: Partial<Pick<Deps, "webhooks" | "wallClock">>;
+  } = {},
 ): Promise<TestService> {
   const store = await openTestStore({ poolSize: options.poolSize });
   const config: Config = {
@@ -88,6 +99,7 @@ export async function startService(
     clock,
     wallClock: systemClock,
     secrets: new SecretBox(Buffer.alloc(32, 7)),
+    ...options.deps,
   };
   const app = await buildApp(deps);
   await app.ready();
@@ -145,6 +157,8 @@ export async function startService(
     request,
     admin,
     newMerchant,
+    sdk: sdkClient(app, credentials),
+    sdkFor: (creds, sdkOptions) => sdkClient(app, creds, sdkOptions),
     close: async () => {
       await app.close();
       await store.close();

@@ -1,0 +1,41 @@
+/**
+ * The operator's side of the dashboard, mounted under /admin/v1 beside the other operator
+ * routes (CONTRACT 2): create a dashboard user for a merchant.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync } from "fastify";
+import { adminAuthentication } from "../admin/auth.ts";
+import type { Deps } from "../deps.ts";
+import { rejectUnparsedBody } from "../http/body.ts";
+import { ok } from "../http/envelope.ts";
+import { CreateUserBody, MerchantIdParams, UserEnvelope } from "./schemas.ts";
+import { createDashboardUser } from "./users.ts";
+
+export function dashboardAdminRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // As in admin/routes.ts: the operator check runs before the body is looked at.
+    app.addHook("preValidation", adminAuthentication(deps));
+    app.addHook("preValidation", rejectUnparsedBody);
+
+    app.post(
+      "/merchants/:id/users",
+      {
+        schema: {
+          tags: ["admin"],
+          summary: "Create a dashboard user for a merchant",
+          description:
+            "The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). " +
+            "Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.",
+          params: MerchantIdParams,
+          body: CreateUserBody,
+          response: { 201: UserEnvelope },
+        },
+      },
+      async (request, reply) => {
+        const user = await createDashboardUser(deps, request.params.id, request.body);
+        return reply.code(201).send(ok(user));
+      },
+    );
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Webhook endpoints of a merchant: create (the secret is shown once and stored only encrypted,
+ * like integration secrets), list, retrieve, delete, and secret rotation.
+ *
+ * The URL is checked in full before anything is stored (events/url-guard.ts), outside the
+ * transaction, because resolving a host name can take seconds and a transaction should not
+ * wait on DNS. Delivery checks it again every time, so a URL that passes now and is re-pointed
+ * later is still refused then.
+ *
+ * Rotation: the new secret signs at once, and the previous one keeps signing beside it for
+ * WEBHOOK_SECRET_ROTATION_OVERLAP_MS (24 h) of wall-clock time, so the merchant can roll the new
+ * secret out to its receivers without a window where deliveries fail verification.
+ */
+import { EVENT_TYPES } from "../db/types.ts";
+import type { Deps } from "../deps.ts";
+import type { AuthContext } from "../http/auth.ts";
+import type { Page } from "../http/envelope.ts";
+import { listPage } from "../http/list-query.ts";
+import { businessNow } from "../lib/clock.ts";
+import { AppError, fieldError } from "../lib/errors.ts";
+import { isUuid, newId } from "../lib/ids.ts";
+import {
+  PAGE_SIZE_DEFAULT,
+  WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX,
+  WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
+} from "../lib/limits.ts";
+import { ALL_EVENTS, type CreateEndpointBody, type PageQuery } from "./schemas.ts";
+import { webhookSettings } from "./settings.ts";
+import { newEndpointSecret } from "./signing.ts";
+import {
+  cancelPendingDeliveriesOf,
+  countActiveEndpoints,
+  findActiveEndpoint,
+  insertEndpoint,
+  listActiveEndpoints,
+  lockMerchantEndpoints,
+  markEndpointDeleted,
+  rotateEndpointSecretRow,
+} from "./store.ts";
+import { UrlRefused, vetWebhookUrl } from "./url-guard.ts";
+import { type EndpointRecord, endpointView } from "./view.ts";
+
+const endpointNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
+
+export interface EndpointWithSecret extends EndpointRecord {
+  secret: string;
+}
+
+/** The URL rules of the deployment's environment, or a 400 naming the `url` field. */
+export async function checkEndpointUrl(deps: Deps, url: string): Promise<void> {
+  const settings = webhookSettings(deps);
+  try {
+    await vetWebhookUrl(url, settings, settings.resolve);
+  } catch (error) {
+    if (error instanceof UrlRefused) throw fieldError("VALIDATION_ERROR", "url", error.message);
+    throw error;
+  }
+}
+
+/** `["*"]` stands alone; a list of types is stored in the order of EVENT_TYPES. */
+function normalizeEvents(events: string[]): string[] {
+  if (events.includes(ALL_EVENTS)) {
+    if (events.length > 1) {
+      throw fieldError("VALIDATION_ERROR", "events", 'events must be ["*"] alone or a list of event types');
+    }
+    return [ALL_EVENTS];
+  }
+  return EVENT_TYPES.filter((type) => events.includes(type));
+}
+
+export async function createEndpoint(
+  deps: Deps,
+  auth: AuthContext,
+  body: CreateEndpointBody,
+): Promise<EndpointWithSecret> {
+  const events = normalizeEvents(body.events);
+  await checkEndpointUrl(deps, body.url);
+  const secret = newEndpointSecret();
+  const merchantId = auth.merchant.id;
+  const row = await deps.db.transaction().execute(async (trx) => {
+    await lockMerchantEndpoints(trx, merchantId);
+    if ((await countActiveEndpoints(trx, merchantId)) >= WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX) {
+      throw fieldError(
+        "VALIDATION_ERROR",
+        "url",
+        `A merchant can have at most ${WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints; delete one first`,
+      );
+    }
+    const at = businessNow(deps.clock, auth.merchant.clock_offset_ms);
+    return insertEndpoint(trx, {
+      id: newId(),
+      merchant_id: merchantId,
+      url: body.url,
+      description: body.description ?? null,
+      event_types: events,
+      secret_encrypted: deps.secrets.seal(secret),
+      created_at: at,
+      updated_at: at,
+    });
+  });
+  return { ...endpointView(row, deps.wallClock.now()), secret };
+}
+
+export async function listEndpoints(
+  deps: Deps,
+  auth: AuthContext,
+  query: PageQuery,
+): Promise<Page<EndpointRecord>> {
+  const pageNumber = query.page ?? 1;
+  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+  const { rows, total } = await listActiveEndpoints(deps.db, auth.merchant.id, {
+    offset: (pageNumber - 1) * limit,
+    limit,
+  });
+  const now = deps.wallClock.now();
+  return listPage(
+    rows.map((row) => endpointView(row, now)),
+    total,
+    { page: pageNumber, limit },
+  );
+}
+
+export async function getEndpoint(deps: Deps, auth: AuthContext, id: string): Promise<EndpointRecord> {
+  if (!isUuid(id)) throw endpointNotFound();
+  const row = await findActiveEndpoint(deps.db, auth.merchant.id, id);
+  if (!row) throw endpointNotFound();
+  return endpointView(row, deps.wallClock.now());
+}
+
+/** Deletes the endpoint and cancels its pending deliveries; past attempts stay readable. */
+export async function deleteEndpoint(deps: Deps, auth: AuthContext, id: string): Promise<EndpointRecord> {
+  if (!isUuid(id)) throw endpointNotFound();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const at = businessNow(deps.clock, auth.merchant.clock_offset_ms);
+    const deleted = await markEndpointDeleted(trx, auth.merchant.id, id, at);
+    if (!deleted) throw endpointNotFound();
+    await cancelPendingDeliveriesOf(trx, id, deps.wallClock.now());
+    return deleted;
+  });
+  return endpointView(row, deps.wallClock.now());
+}
+
+export async function rotateEndpointSecret(
+  deps: Deps,
+  auth: AuthContext,
+  id: string,
+): Promise<EndpointWithSecret> {
+  if (!isUuid(id)) throw endpointNotFound();
+  const secret = newEndpointSecret();
+  const wallNow = deps.wallClock.now();
+  const row = await rotateEndpointSecretRow(deps.db, auth.merchant.id, id, {
+    secretEncrypted: deps.secrets.seal(secret),
+    previousExpiresAt: new Date(wallNow.getTime() + WEBHOOK_SECRET_ROTATION_OVERLAP_MS),
+    at: businessNow(deps.clock, auth.merchant.clock_offset_ms),
+  });
+  if (!row) throw endpointNotFound();
+  return { ...endpointView(row, wallNow), secret };
+}

@@ -1,0 +1,86 @@
+/**
+ * The events API: list a merchant's events, retrieve one with its delivery log, and schedule a
+ * redelivery. A redelivery is a new delivery row with its own attempts and retry schedule; it
+ * carries the same `webhook-id` (the event id), so a receiver that already processed the event
+ * recognizes it as a duplicate.
+ */
+import type { EventType } from "../db/types.ts";
+import type { Deps } from "../deps.ts";
+import type { AuthContext } from "../http/auth.ts";
+import type { Page } from "../http/envelope.ts";
+import { listPage, parseListQuery } from "../http/list-query.ts";
+import { AppError } from "../lib/errors.ts";
+import { isUuid, newId } from "../lib/ids.ts";
+import type { ListEventsQuery, RedeliverBody } from "./schemas.ts";
+import { ALL_EVENTS } from "./schemas.ts";
+import {
+  findActiveEndpoint,
+  findDeliveriesOfEvent,
+  findEvent,
+  findSubscribedEndpoints,
+  insertRedeliveries,
+  listEventRows,
+} from "./store.ts";
+import { deliveryView, type EventRecord, eventView, eventWithDeliveriesView } from "./view.ts";
+
+const eventNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Event not found");
+
+export async function listEvents(
+  deps: Deps,
+  auth: AuthContext,
+  query: ListEventsQuery,
+): Promise<Page<EventRecord>> {
+  const params = parseListQuery<"createdAt">(query, "createdAt");
+  const { rows, total } = await listEventRows(deps.db, auth.merchant.id, query.type, params);
+  return listPage(rows.map(eventView), total, params);
+}
+
+export async function getEvent(deps: Deps, auth: AuthContext, id: string) {
+  if (!isUuid(id)) throw eventNotFound();
+  const event = await findEvent(deps.db, auth.merchant.id, id);
+  if (!event) throw eventNotFound();
+  return eventWithDeliveriesView(event, await findDeliveriesOfEvent(deps.db, event.id));
+}
+
+function subscribes(eventTypes: string[], type: EventType): boolean {
+  return eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
+}
+
+export async function redeliverEvent(deps: Deps, auth: AuthContext, id: string, body: RedeliverBody) {
+  if (!isUuid(id)) throw eventNotFound();
+  const merchantId = auth.merchant.id;
+  const rows = await deps.db.transaction().execute(async (trx) => {
+    const event = await findEvent(trx, merchantId, id);
+    if (!event) throw eventNotFound();
+    let endpointIds: string[];
+    if (body.endpointId !== undefined) {
+      const endpoint = await findActiveEndpoint(trx, merchantId, body.endpointId);
+      if (!endpoint) throw new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
+      if (!subscribes(endpoint.event_types, event.type)) {
+        throw new AppError("VALIDATION_ERROR", `The endpoint does not subscribe to ${event.type} events`, {
+          field: "endpointId",
+        });
+      }
+      endpointIds = [endpoint.id];
+    } else {
+      endpointIds = (await findSubscribedEndpoints(trx, merchantId, event.type)).map((e) => e.id);
+      if (endpointIds.length === 0) {
+        throw new AppError("STATE_CONFLICT", `No webhook endpoint subscribes to ${event.type} events`, {
+          reason: "no_subscribed_endpoint",
+        });
+      }
+    }
+    const createdAt = deps.wallClock.now();
+    return insertRedeliveries(
+      trx,
+      endpointIds.map((endpointId) => ({
+        id: newId(),
+        eventId: event.id,
+        endpointId,
+        merchantId,
+        createdAt,
+      })),
+    );
+  });
+  return { eventId: id, deliveries: rows.map((row) => deliveryView(row)) };
+}

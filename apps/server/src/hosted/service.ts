@@ -1,0 +1,179 @@
+/**
+ * What the hosted payment page knows about a payment, and the two things it may do with the
+ * client secret: read the live status, and (sandbox only) act as the customer paying.
+ *
+ * The page itself needs only the payment id: whoever holds the link sees what the customer
+ * sees, like Stripe's hosted pages. The status and simulate routes also need the payment's
+ * client secret, compared in constant time, so that a leaked id alone (in a log, say) does
+ * not let anyone watch or move the payment.
+ */
+import type { PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
+import type { Deps } from "../deps.ts";
+import { type Bank, findBank } from "../lib/bank-codes.ts";
+import { businessNow } from "../lib/clock.ts";
+import { safeEqual } from "../lib/crypto.ts";
+import { AppError } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
+import { formatAmount } from "../lib/money.ts";
+import { simulatePayment } from "../lifecycle/payments.ts";
+import { findHostedPayment } from "./store.ts";
+
+/**
+ * What the customer is shown, coarser than the payment status: the customer only cares
+ * whether to pay, wait, or stop.
+ */
+export const PAGE_STATES = ["open", "processing", "succeeded", "expired", "canceled", "failed"] as const;
+export type PageState = (typeof PAGE_STATES)[number];
+
+const FINAL_PAGE_STATES: readonly PageState[] = ["succeeded", "expired", "canceled", "failed"];
+
+export function isFinalPageState(state: PageState): boolean {
+  return FINAL_PAGE_STATES.includes(state);
+}
+
+/**
+ * The state to show for a status at business time `now`. An open payment whose `expiresAt`
+ * has passed shows as expired even before the expiry worker has marked it: the customer must
+ * not be invited to pay a payment that can no longer succeed in time.
+ */
+export function pageStateOf(status: PaymentStatus, expiresAt: Date | null, now: Date): PageState {
+  switch (status) {
+    case "requires_payment_method":
+    case "requires_confirmation":
+    case "requires_action":
+      return expiresAt !== null && expiresAt.getTime() <= now.getTime() ? "expired" : "open";
+    case "processing":
+    case "requires_capture":
+      return "processing";
+    case "succeeded":
+      return "succeeded";
+    case "expired":
+      return "expired";
+    case "canceled":
+      return "canceled";
+    case "payment_failed":
+      return "failed";
+  }
+}
+
+export interface BankTransferDetails {
+  /** Undefined for a code missing from lib/bank-codes.ts: the page then shows the code. */
+  bank: Bank | undefined;
+  bankCode: string;
+  accountNumber: string;
+  accountName: string;
+  reference: string;
+}
+
+export interface HostedPayment {
+  id: string;
+  merchantId: string;
+  merchantName: string;
+  amountSatang: bigint;
+  status: PaymentStatus;
+  state: PageState;
+  paymentMethod: PaymentMethod | null;
+  expiresAt: Date | null;
+  /** The merchant's business time when this was read: the page counts down from it. */
+  now: Date;
+  clientSecret: string;
+  hasQr: boolean;
+  bankTransfer: BankTransferDetails | null;
+}
+
+/** The body of the status route: no amounts of other payments, no merchant data, no keys. */
+export interface HostedStatus {
+  id: string;
+  status: PaymentStatus;
+  state: PageState;
+  final: boolean;
+  amount: string;
+  currency: "THB";
+  expiresAt: string | null;
+  now: string;
+}
+
+const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
+const wrongSecret = () => new AppError("INVALID_CREDENTIALS", "clientSecret is missing or does not match");
+
+function bankTransferOf(row: PaymentRow): BankTransferDetails | null {
+  if (
+    row.payment_method !== "bank_transfer" ||
+    row.bank_transfer_reference === null ||
+    row.transfer_bank_code === null ||
+    row.transfer_account_number === null ||
+    row.transfer_account_name === null
+  ) {
+    return null;
+  }
+  return {
+    bank: findBank(row.transfer_bank_code),
+    bankCode: row.transfer_bank_code,
+    accountNumber: row.transfer_account_number,
+    accountName: row.transfer_account_name,
+    reference: row.bank_transfer_reference,
+  };
+}
+
+export async function loadHostedPayment(deps: Deps, id: string): Promise<HostedPayment> {
+  // A malformed id cannot name a payment: the same 404 as a missing one.
+  if (!isUuid(id)) throw paymentNotFound();
+  const found = await findHostedPayment(deps.db, id);
+  if (!found) throw paymentNotFound();
+  const { payment, merchantName, clockOffsetMs } = found;
+  const now = businessNow(deps.clock, clockOffsetMs);
+  const state = pageStateOf(payment.status, payment.expires_at, now);
+  return {
+    id: payment.id,
+    merchantId: payment.merchant_id,
+    merchantName,
+    amountSatang: payment.amount_satang,
+    status: payment.status,
+    state,
+    paymentMethod: payment.payment_method,
+    expiresAt: payment.expires_at,
+    now,
+    clientSecret: payment.client_secret,
+    hasQr: payment.qr_payload !== null && state === "open",
+    bankTransfer: bankTransferOf(payment),
+  };
+}
+
+/** Loads the payment and checks the caller's client secret, in time independent of its content. */
+async function authorized(deps: Deps, id: string, clientSecret: unknown): Promise<HostedPayment> {
+  const payment = await loadHostedPayment(deps, id);
+  if (typeof clientSecret !== "string" || !safeEqual(clientSecret, payment.clientSecret)) throw wrongSecret();
+  return payment;
+}
+
+function statusOf(payment: HostedPayment): HostedStatus {
+  return {
+    id: payment.id,
+    status: payment.status,
+    state: payment.state,
+    final: isFinalPageState(payment.state),
+    amount: formatAmount(payment.amountSatang),
+    currency: "THB",
+    expiresAt: payment.expiresAt === null ? null : payment.expiresAt.toISOString(),
+    now: payment.now.toISOString(),
+  };
+}
+
+export async function getHostedStatus(deps: Deps, id: string, clientSecret: unknown): Promise<HostedStatus> {
+  return statusOf(await authorized(deps, id, clientSecret));
+}
+
+/**
+ * The sandbox button: the customer "pays" through the same lifecycle call as the merchant's
+ * sandbox simulate route, so the page, the ledger and the events see one and the same success.
+ * The caller (the route) exists only in sandbox.
+ */
+export async function simulateHostedPayment(
+  deps: Deps,
+  id: string,
+  clientSecret: unknown,
+): Promise<HostedStatus> {
+  const payment = await authorized(deps, id, clientSecret);
+  await simulatePayment(deps, payment.merchantId, payment.id, "succeeded");
+  return statusOf(await loadHostedPayment(deps, id));
+}

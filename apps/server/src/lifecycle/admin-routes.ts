@@ -1,0 +1,83 @@
+/**
+ * The operator's lifecycle routes under /admin/v1 (CONTRACT 2, 10):
+ *
+ * - POST /merchants/:id/clock/advance  { seconds }  sandbox only: moves that merchant's test clock
+ * - GET  /anomalies                    provider reports refused although money may have moved
+ *
+ * The clock route is registered only in sandbox, so live answers it 404 like an unknown route.
+ * The operator check (admin/auth.ts) runs before the body is looked at.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync } from "fastify";
+import { adminAuthentication } from "../admin/auth.ts";
+import type { Deps } from "../deps.ts";
+import { rejectUnparsedBody } from "../http/body.ts";
+import { ok, page } from "../http/envelope.ts";
+import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import {
+  AdminClockEnvelope,
+  AnomalyListEnvelope,
+  AnomalyQuery,
+  ClockAdvanceBody,
+  IdParams,
+} from "../sandbox/schemas.ts";
+import { listAnomalies } from "./anomalies.ts";
+import { advanceMerchantClock } from "./clock.ts";
+
+const tags = ["admin"];
+
+export function lifecycleAdminRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook("preValidation", adminAuthentication(deps));
+    app.addHook("preValidation", rejectUnparsedBody);
+
+    if (deps.config.env === "sandbox") {
+      app.post(
+        "/merchants/:id/clock/advance",
+        {
+          schema: {
+            tags,
+            summary: "Move a merchant's sandbox test clock forward (sandbox only)",
+            description:
+              "Moves only that merchant's business time, never back; work that becomes due is done " +
+              "before the answer.",
+            params: IdParams,
+            body: ClockAdvanceBody,
+            response: { 200: AdminClockEnvelope },
+          },
+        },
+        async (request) => {
+          const clock = await advanceMerchantClock(deps, request.params.id, request.body.seconds);
+          return ok({ merchantId: request.params.id.toLowerCase(), now: clock.now });
+        },
+      );
+    }
+
+    app.get(
+      "/anomalies",
+      {
+        schema: {
+          tags,
+          summary: "Provider reports the service refused although money may have moved",
+          description:
+            "A payment confirmed more than 72 hours after it expired or after it was canceled, a " +
+            "payout reported paid for a canceled withdraw, a paid payout reported failed, a late " +
+            "success the wallet no longer covers. Newest first.",
+          querystring: AnomalyQuery,
+          response: { 200: AnomalyListEnvelope },
+        },
+      },
+      async (request) => {
+        const pageNumber = request.query.page ?? 1;
+        const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
+        const { records, total } = await listAnomalies(deps, {
+          merchantId: request.query.merchantId,
+          page: pageNumber,
+          limit,
+        });
+        return ok(page(records, total, pageNumber, limit));
+      },
+    );
+  };
+}

@@ -1,0 +1,423 @@
+/**
+ * Payout processing (docs/lifecycle.md): handing pending withdraws to the provider, recording
+ * its answer, reconciling the answers that never came, verification expiry, and sandbox
+ * simulation.
+ *
+ * The provider is never called inside a database transaction (a slow bank must not hold row
+ * locks, nor the embedded store's only connection). So a payout goes out in three steps:
+ *
+ * 1. One transaction moves the withdraw pending -> processing, writes withdraw.processing and
+ *    inserts the payout attempt record (`payouts`, state `sending`). From here on, whatever
+ *    happens to this process, the database knows a send may be under way.
+ * 2. `sendPayout` with the withdraw id as the provider's idempotency key, outside any
+ *    transaction, bounded by PROVIDER_CALL_TIMEOUT_MS.
+ * 3. One transaction records the answer: `accepted` (the outcome comes later, by callback),
+ *    `paid`/`failed` (booked at once), or indeterminate (an error, a timeout, a lost response):
+ *    state `unknown`, and the withdraw stays processing.
+ *
+ * The reconciler asks the provider about every open attempt whose check is due (an `unknown`
+ * one, an `accepted` one whose callback may have been lost, a `sending` one whose process died
+ * between steps 1 and 3) with `getPayout`, and books what it says. Only when the provider says
+ * it has never seen the key is the payout sent again, with the same key: the provider keeps one
+ * payout per key, so that is the same payout, never a second one.
+ */
+import type { WithdrawRow } from "../db/types.ts";
+import type { Deps } from "../deps.ts";
+import { businessNow } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
+import {
+  JOB_BATCH_SIZE,
+  PAYOUT_CHECK_DELAY_MAX_MS,
+  PAYOUT_CHECK_DELAY_MIN_MS,
+  PAYOUT_SEND_LEASE_MS,
+  PROVIDER_CALL_TIMEOUT_MS,
+  PROVIDER_ERROR_LENGTH_MAX,
+} from "../lib/limits.ts";
+import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
+import { providerFor, sandboxProvider } from "../providers/registry.ts";
+import type { WithdrawRecord } from "../withdraws/schemas.ts";
+import { findWithdraw, findWithdrawById } from "../withdraws/store.ts";
+import { withdrawView } from "../withdraws/view.ts";
+import { recordAnomaly } from "./anomalies.ts";
+import { receiveProviderCallback } from "./callbacks.ts";
+import {
+  applyPayoutReport,
+  emitWithdrawEvent,
+  expireVerification,
+  type PayoutReportResult,
+} from "./payout-transitions.ts";
+import {
+  atOffset,
+  claimDuePayouts,
+  claimDueVerifications,
+  claimPendingWithdraws,
+  insertPayout,
+  lockPayout,
+  type Trx,
+  updatePayout,
+  updateWithdraw,
+  type WithOffset,
+} from "./store.ts";
+
+/** How long after its `checks`-th check an open payout is asked about again: doubling, capped. */
+export function checkDelayMs(checks: number): number {
+  const doublings = Math.min(Math.max(checks - 1, 0), 30);
+  return Math.min(PAYOUT_CHECK_DELAY_MIN_MS * 2 ** doublings, PAYOUT_CHECK_DELAY_MAX_MS);
+}
+
+const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  return text.slice(0, PROVIDER_ERROR_LENGTH_MAX);
+}
+
+/** Resolves with the provider's answer, or rejects when it takes longer than the limit. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the provider did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function payoutInput(row: WithdrawRow): PayoutInput {
+  return {
+    idempotencyKey: row.id,
+    merchantId: row.merchant_id,
+    amountSatang: row.amount_satang,
+    destinationType: row.destination_type,
+    bankCode: row.bank_code,
+    accountNumber: row.bank_account_number,
+    accountName: row.bank_account_name,
+  };
+}
+
+/** Step 1: pending -> processing, withdraw.processing and the attempt record, per claimed row. */
+async function startPayouts(
+  trx: Trx,
+  provider: Provider,
+  claimed: WithOffset<WithdrawRow>[],
+  now: Date,
+): Promise<WithdrawRow[]> {
+  const started: WithdrawRow[] = [];
+  for (const { row, offsetMs } of claimed) {
+    const at = atOffset(now, offsetMs);
+    const processing = await updateWithdraw(trx, row.id, { status: "processing", updated_at: at });
+    await insertPayout(trx, {
+      withdrawId: row.id,
+      merchantId: row.merchant_id,
+      provider: provider.name,
+      nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
+      at,
+    });
+    await emitWithdrawEvent(trx, processing, "withdraw.processing", at);
+    started.push(processing);
+  }
+  return started;
+}
+
+/** A refused booking of a provider's answer: kept for the operator, and the attempt closed. */
+async function refusedAnswer(
+  trx: Trx,
+  deps: Deps,
+  provider: Provider,
+  withdrawId: string,
+  outcome: "paid" | "failed",
+  result: Extract<PayoutReportResult, { kind: "refused" }>,
+  at: Date,
+): Promise<void> {
+  await recordAnomaly(trx, deps, {
+    provider: provider.name,
+    subjectType: "withdraw",
+    subjectId: withdrawId,
+    report: `payout.${outcome}`,
+    callbackId: null,
+    refusal: result.refusal,
+  });
+  await updatePayout(trx, withdrawId, { state: "completed", at });
+}
+
+/** Step 3: books the provider's answer to a send, unless a callback or the reconciler came first. */
+async function recordSendResult(
+  trx: Trx,
+  deps: Deps,
+  provider: Provider,
+  withdrawId: string,
+  result: SendPayoutResult,
+): Promise<void> {
+  const locked = await lockPayout(trx, withdrawId);
+  if (locked?.row.state !== "sending") return;
+  const at = businessNow(deps.clock, locked.offsetMs);
+  const nextCheckAt = later(at, checkDelayMs(locked.row.checks));
+  if (result.status === "indeterminate") {
+    await updatePayout(trx, withdrawId, { state: "unknown", lastError: result.error, nextCheckAt, at });
+    return;
+  }
+  if (result.status === "accepted") {
+    await updatePayout(trx, withdrawId, {
+      state: "accepted",
+      providerReference: result.providerReference,
+      lastError: null,
+      nextCheckAt,
+      at,
+    });
+    return;
+  }
+  await updatePayout(trx, withdrawId, { providerReference: result.providerReference, at });
+  const booked = await applyPayoutReport(trx, deps, withdrawId, result.status);
+  if (booked.kind === "refused")
+    await refusedAnswer(trx, deps, provider, withdrawId, result.status, booked, at);
+}
+
+/** Step 2 and 3 for one started payout. `responseLost` simulates a send whose answer never came. */
+async function sendAndRecord(
+  deps: Deps,
+  provider: Provider,
+  row: WithdrawRow,
+  options: { responseLost?: boolean } = {},
+): Promise<void> {
+  let result: SendPayoutResult;
+  try {
+    const answer = await withTimeout(provider.sendPayout(payoutInput(row)), PROVIDER_CALL_TIMEOUT_MS);
+    result = options.responseLost
+      ? { status: "indeterminate", error: "the provider's response was lost (sandbox simulation)" }
+      : answer;
+  } catch (error) {
+    result = { status: "indeterminate", error: describe(error) };
+  }
+  await deps.db.transaction().execute((trx) => recordSendResult(trx, deps, provider, row.id, result));
+}
+
+/**
+ * One batch of the payout dispatcher: claims pending withdraws and hands them to the provider.
+ * Runs only where pending withdraws are picked up automatically (live, or a sandbox with
+ * SANDBOX_PAYOUT_PICKUP=automatic); in the default sandbox they wait for a simulate route.
+ */
+export async function dispatchPendingWithdraws(deps: Deps): Promise<number> {
+  if (deps.config.payoutPickup !== "automatic") return 0;
+  const provider = providerFor(deps);
+  if (!provider) return 0;
+  const started = await deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const claimed = await claimPendingWithdraws(trx, { limit: JOB_BATCH_SIZE });
+    return startPayouts(trx, provider, claimed, now);
+  });
+  await Promise.all(started.map((row) => sendAndRecord(deps, provider, row)));
+  return started.length;
+}
+
+/**
+ * Hands one pending withdraw to the provider now (sandbox simulation). When a worker took it
+ * first, this waits for that worker's transaction and then finds nothing pending to start.
+ */
+async function dispatchWithdraw(
+  deps: Deps,
+  withdrawId: string,
+  options: { responseLost?: boolean } = {},
+): Promise<void> {
+  const provider = providerFor(deps);
+  if (!provider) throw new Error("no payout provider is configured");
+  const started = await deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const claimed = await claimPendingWithdraws(trx, { limit: 1, withdrawId });
+    return startPayouts(trx, provider, claimed, now);
+  });
+  for (const row of started) await sendAndRecord(deps, provider, row, options);
+}
+
+type Lookup = PayoutLookup | { status: "error"; error: string };
+
+/** Asks the provider about one claimed payout and books the answer; resends only an unknown key. */
+async function reconcileOne(deps: Deps, provider: Provider, withdrawId: string, key: string): Promise<void> {
+  let lookup: Lookup;
+  try {
+    lookup = await withTimeout(provider.getPayout(key), PROVIDER_CALL_TIMEOUT_MS);
+  } catch (error) {
+    lookup = { status: "error", error: describe(error) };
+  }
+  const resend = await deps.db.transaction().execute(async (trx): Promise<WithdrawRow | undefined> => {
+    const locked = await lockPayout(trx, withdrawId);
+    if (!locked || locked.row.state === "completed") return undefined;
+    const payout = locked.row;
+    const at = businessNow(deps.clock, locked.offsetMs);
+    const nextCheckAt = later(at, checkDelayMs(payout.checks));
+    switch (lookup.status) {
+      case "not_found":
+        // The provider never received the send (the process died before it, or the request
+        // never arrived). Sending again with the same key is the same payout.
+        await updatePayout(trx, withdrawId, {
+          state: "sending",
+          sendAttempts: payout.send_attempts + 1,
+          nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
+          at,
+        });
+        return findWithdrawById(trx, withdrawId);
+      case "accepted":
+        await updatePayout(trx, withdrawId, {
+          state: "accepted",
+          providerReference: lookup.providerReference,
+          lastError: null,
+          nextCheckAt,
+          at,
+        });
+        return undefined;
+      case "error":
+        await updatePayout(trx, withdrawId, {
+          state: payout.state === "sending" ? "unknown" : payout.state,
+          lastError: lookup.error,
+          nextCheckAt,
+          at,
+        });
+        return undefined;
+      default: {
+        await updatePayout(trx, withdrawId, { providerReference: lookup.providerReference, at });
+        const booked = await applyPayoutReport(trx, deps, withdrawId, lookup.status);
+        if (booked.kind === "refused") {
+          await refusedAnswer(trx, deps, provider, withdrawId, lookup.status, booked, at);
+        }
+        return undefined;
+      }
+    }
+  });
+  if (resend) await sendAndRecord(deps, provider, resend);
+}
+
+/**
+ * One batch of the reconciler. Claiming a payout pushes its next check a lease ahead in the
+ * same transaction, so after the claim commits no other worker takes it while this one is
+ * asking the provider.
+ */
+export async function reconcilePayouts(deps: Deps): Promise<number> {
+  const provider = providerFor(deps);
+  if (!provider) return 0;
+  const claimed = await deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const due = await claimDuePayouts(trx, { now, limit: JOB_BATCH_SIZE });
+    for (const { row, offsetMs } of due) {
+      const at = atOffset(now, offsetMs);
+      await updatePayout(trx, row.withdraw_id, {
+        checks: row.checks + 1,
+        nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
+        at,
+      });
+    }
+    return due.map(({ row }) => row);
+  });
+  await Promise.all(claimed.map((row) => reconcileOne(deps, provider, row.withdraw_id, row.idempotency_key)));
+  return claimed.length;
+}
+
+/**
+ * One batch of verification expiry: withdraws that waited 24 h for the operator's approval
+ * become expired and their holds return to the wallet. With `merchantId`, only that merchant's.
+ */
+export async function expireDueVerifications(deps: Deps, merchantId?: string): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const claimed = await claimDueVerifications(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
+    // Merchant order, so two workers take the merchants' ledger locks in the same order.
+    claimed.sort((a, b) => a.row.merchant_id.localeCompare(b.row.merchant_id));
+    for (const { row, offsetMs } of claimed) await expireVerification(trx, row, atOffset(now, offsetMs));
+    return claimed.length;
+  });
+}
+
+// Sandbox simulation.
+
+export const SIMULATED_WITHDRAW_OUTCOMES = ["processing", "paid", "failed", "indeterminate"] as const;
+export type SimulatedWithdrawOutcome = (typeof SIMULATED_WITHDRAW_OUTCOMES)[number];
+
+const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
+
+function conflict(row: WithdrawRow, message: string): AppError {
+  return new AppError("STATE_CONFLICT", message, { status: row.status, reason: "invalid_transition" });
+}
+
+/** Marks an open payout's last answer as lost: the reconciler will ask the provider about it. */
+async function markIndeterminate(deps: Deps, withdrawId: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const locked = await lockPayout(trx, withdrawId);
+    if (!locked || locked.row.state === "completed") return;
+    const at = businessNow(deps.clock, locked.offsetMs);
+    await updatePayout(trx, withdrawId, {
+      state: "unknown",
+      lastError: "the provider's answer was indeterminate (sandbox simulation)",
+      nextCheckAt: later(at, checkDelayMs(locked.row.checks)),
+      at,
+    });
+  });
+}
+
+async function current(deps: Deps, merchantId: string, id: string): Promise<WithdrawRow> {
+  const row = await findWithdraw(deps.db, merchantId, id);
+  if (!row) throw withdrawNotFound();
+  return row;
+}
+
+/**
+ * Sandbox: the simulated bank moves a withdraw (CONTRACT 9).
+ *
+ * - `processing`: a pending withdraw is handed to the bank, which accepts it and waits.
+ * - `indeterminate`: a pending withdraw is handed over but the bank's answer is lost; a
+ *   processing one has its last answer lost. Either way it stays processing until reconciled.
+ * - `paid` / `failed`: a pending withdraw is handed over first; then the bank decides and sends
+ *   a signed callback through the same path a real provider's callback takes. `paid` on a
+ *   failed or expired withdraw is the late success.
+ *
+ * Any other transition answers 409 STATE_CONFLICT; another merchant's withdraw 404.
+ */
+export async function simulateWithdraw(
+  deps: Deps,
+  merchantId: string,
+  withdrawId: string,
+  outcome: SimulatedWithdrawOutcome,
+): Promise<WithdrawRecord> {
+  if (!isUuid(withdrawId)) throw withdrawNotFound();
+  const id = withdrawId.toLowerCase();
+  const bank = sandboxProvider(deps);
+  let row = await current(deps, merchantId, id);
+  if (row.status === "awaiting_verification") {
+    throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
+  }
+  if (outcome === "processing" || outcome === "indeterminate") {
+    if (row.status === "pending") {
+      await dispatchWithdraw(deps, id, { responseLost: outcome === "indeterminate" });
+    } else if (row.status === "processing" && outcome === "indeterminate") {
+      await markIndeterminate(deps, id);
+    } else {
+      throw conflict(
+        row,
+        outcome === "processing"
+          ? `Withdraw is ${row.status}: only a pending withdraw can move to processing`
+          : `Withdraw is ${row.status}: only a pending or processing withdraw can have an indeterminate result`,
+      );
+    }
+    return withdrawView(await current(deps, merchantId, id));
+  }
+  // Reports that would change nothing and mean nothing for the money are refused before the
+  // bank is involved; the ones that may mean money moved go through the bank and the callback
+  // path, which records them for the operator.
+  const repeats =
+    outcome === "paid" ? row.status === "paid" : ["failed", "expired", "canceled"].includes(row.status);
+  if (repeats) throw conflict(row, `Withdraw is already ${row.status}`);
+  if (row.status === "pending") {
+    await dispatchWithdraw(deps, id);
+    row = await current(deps, merchantId, id);
+  }
+  await bank.decidePayout(id, outcome, row.amount_satang);
+  const result = await receiveProviderCallback(
+    deps,
+    bank,
+    await bank.signCallback(`payout.${outcome}`, { payoutKey: id }),
+  );
+  if (result.result === "refused") {
+    throw new AppError("STATE_CONFLICT", result.message ?? "The withdraw cannot make this transition", {
+      status: result.withdraw?.status ?? null,
+      reason: result.reason,
+    });
+  }
+  if (!result.withdraw) throw new Error("an applied payout report without its withdraw");
+  return withdrawView(result.withdraw);
+}

@@ -1,0 +1,85 @@
+/**
+ * Settlement (CONTRACT 8): a succeeded payment's amount waits in settlement pending until the
+ * merchant's `settlementDelayHours` have passed since its capture, in the merchant's business
+ * time; then it moves to the wallet (ledger `settle`) and `settled_at` is set, in one
+ * transaction. Exactly at the delay it is due; a millisecond before, it is not.
+ *
+ * A batch may hold several merchants' payments. They are settled in merchant order, so two
+ * workers settling at once take the merchants' ledger locks in the same order and never wait
+ * on each other in a cycle.
+ */
+import type { Deps } from "../deps.ts";
+import { settle } from "../ledger/postings.ts";
+import { JOB_BATCH_SIZE } from "../lib/limits.ts";
+import { formatAmount } from "../lib/money.ts";
+import { atOffset, claimDueSettlements, markSettled } from "./store.ts";
+
+export interface SettledPayment {
+  paymentId: string;
+  merchantId: string;
+  amountSatang: bigint;
+  settledAt: Date;
+}
+
+/** One batch: claims due payments and settles them. With `merchantId`, only that merchant's. */
+export async function settleDuePayments(deps: Deps, merchantId?: string): Promise<SettledPayment[]> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    const claimed = await claimDueSettlements(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
+    claimed.sort((a, b) =>
+      a.row.merchant_id === b.row.merchant_id
+        ? a.row.id.localeCompare(b.row.id)
+        : a.row.merchant_id.localeCompare(b.row.merchant_id),
+    );
+    const settled: SettledPayment[] = [];
+    for (const { row, offsetMs } of claimed) {
+      const at = atOffset(now, offsetMs);
+      await settle(trx, {
+        merchantId: row.merchant_id,
+        paymentId: row.id,
+        amountSatang: row.amount_satang,
+        at,
+      });
+      await markSettled(trx, row.id, at);
+      settled.push({
+        paymentId: row.id,
+        merchantId: row.merchant_id,
+        amountSatang: row.amount_satang,
+        settledAt: at,
+      });
+    }
+    return settled;
+  });
+}
+
+export interface SettlementRun {
+  /** How many payments this run settled. */
+  count: number;
+  /** Their total, as a decimal string of satang. */
+  amount: string;
+  payments: { paymentId: string; amount: string; settledAt: string }[];
+}
+
+/**
+ * Settles everything of one merchant that is due now (POST /api/v1/sandbox/settlements/run),
+ * batch after batch until nothing due is left, and says what it settled. A payment a worker is
+ * settling at the same moment is waited for and then left out, since it is settled already.
+ */
+export async function runSettlementsForMerchant(deps: Deps, merchantId: string): Promise<SettlementRun> {
+  const all: SettledPayment[] = [];
+  for (;;) {
+    const batch = await settleDuePayments(deps, merchantId);
+    if (batch.length === 0) break;
+    all.push(...batch);
+  }
+  const total = all.reduce((sum, p) => sum + p.amountSatang, 0n);
+  return {
+    count: all.length,
+    amount: formatAmount(total),
+    payments: all.map((p) => ({
+      paymentId: p.paymentId,
+      amount: formatAmount(p.amountSatang),
+      settledAt: p.settledAt.toISOString(),
+    })),
+  };
+}

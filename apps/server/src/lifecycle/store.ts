@@ -1,0 +1,379 @@
+/**
+ * SQL of the lifecycles: locking one payment or withdraw for a transition, claiming due work
+ * for the jobs, the payout attempt records, processed provider callbacks and anomalies.
+ *
+ * Due work is compared against each merchant's business time in SQL: `$now` (the service clock,
+ * passed in, never `now()`) plus that merchant's sandbox clock offset, so one query serves
+ * merchants whose test clocks stand at different times.
+ *
+ * Claims lock their rows `FOR UPDATE`. The jobs add `SKIP LOCKED`, so any number of workers in
+ * any number of processes each take different rows. A claim scoped to one merchant (a sandbox
+ * route acting now) waits for locked rows instead: PostgreSQL re-checks the row after the wait
+ * and drops it if another transaction already moved it, so the route neither skips work that
+ * is about to be done nor does it twice.
+ */
+import { sql, type Transaction } from "kysely";
+import type {
+  Database,
+  PaymentRow,
+  PayoutRow,
+  PayoutState,
+  ProviderAnomalyRow,
+  ProviderCallbacksTable,
+  WithdrawRow,
+} from "../db/types.ts";
+import type { Db } from "../merchants/store.ts";
+
+/** The lifecycle's transitions run inside a transaction: they lock rows and post to the ledger. */
+export type Trx = Transaction<Database>;
+
+/** The business time of a merchant whose clock runs `offsetMs` ahead of `now`. */
+export function atOffset(now: Date, offsetMs: bigint): Date {
+  return new Date(now.getTime() + Number(offsetMs));
+}
+
+/** A row and the clock offset of its merchant, read in the same statement. */
+export interface WithOffset<T> {
+  row: T;
+  offsetMs: bigint;
+}
+
+/** Statuses in which a payment waits for the customer, and so can expire. */
+export const AWAITING_CUSTOMER_STATUSES = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+] as const;
+
+const businessNowSql = (now: Date) =>
+  sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
+
+interface ClaimOptions {
+  now: Date;
+  limit: number;
+  /** Only this merchant's rows, waiting for locked ones (a sandbox route), instead of skipping. */
+  merchantId?: string | undefined;
+}
+
+function split<T extends { clock_offset_ms: bigint }>(rows: T[]): WithOffset<Omit<T, "clock_offset_ms">>[] {
+  return rows.map(({ clock_offset_ms, ...row }) => ({ row, offsetMs: clock_offset_ms }));
+}
+
+// Payments.
+
+export async function lockPayment(db: Db, paymentId: string): Promise<WithOffset<PaymentRow> | undefined> {
+  const rows = await db
+    .selectFrom("payments")
+    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
+    .selectAll("payments")
+    .select("merchants.clock_offset_ms")
+    .where("payments.id", "=", paymentId)
+    .forUpdate("payments")
+    .execute();
+  return split(rows)[0];
+}
+
+export async function updatePayment(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<PaymentRow, "status" | "confirmed_at" | "captured_at" | "updated_at">>,
+): Promise<PaymentRow> {
+  return db
+    .updateTable("payments")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Payments waiting for the customer whose `expiresAt` has come (expires_at <= business now). */
+export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
+  let query = db
+    .selectFrom("payments")
+    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
+    .selectAll("payments")
+    .select("merchants.clock_offset_ms")
+    .where("payments.status", "in", AWAITING_CUSTOMER_STATUSES)
+    .where(sql<boolean>`payments.expires_at <= ${businessNowSql(options.now)}`);
+  if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
+  const locked = query.orderBy("payments.expires_at").limit(options.limit).forUpdate("payments");
+  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+}
+
+/**
+ * Succeeded payments not yet settled whose capture is at least the merchant's settlement delay
+ * ago, in the merchant's business time.
+ */
+export async function claimDueSettlements(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
+  let query = db
+    .selectFrom("payments")
+    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
+    .selectAll("payments")
+    .select("merchants.clock_offset_ms")
+    .where("payments.status", "=", "succeeded")
+    .where("payments.settled_at", "is", null)
+    .where(
+      sql<boolean>`payments.captured_at + merchants.settlement_delay_hours * interval '1 hour' <= ${businessNowSql(options.now)}`,
+    );
+  if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
+  const locked = query.orderBy("payments.captured_at").limit(options.limit).forUpdate("payments");
+  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+}
+
+export async function markSettled(db: Db, id: string, at: Date): Promise<void> {
+  await db.updateTable("payments").set({ settled_at: at }).where("id", "=", id).execute();
+}
+
+// Withdraws.
+
+export async function lockWithdraw(db: Db, withdrawId: string): Promise<WithOffset<WithdrawRow> | undefined> {
+  const rows = await db
+    .selectFrom("withdraws")
+    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .selectAll("withdraws")
+    .select("merchants.clock_offset_ms")
+    .where("withdraws.id", "=", withdrawId)
+    .forUpdate("withdraws")
+    .execute();
+  return split(rows)[0];
+}
+
+export async function updateWithdraw(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<WithdrawRow, "status" | "paid_at" | "failed_at" | "updated_at">>,
+): Promise<WithdrawRow> {
+  return db
+    .updateTable("withdraws")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Pending withdraws, oldest first, for the payout dispatcher; or the one named, waiting for it. */
+export async function claimPendingWithdraws(
+  db: Db,
+  options: { limit: number; withdrawId?: string },
+): Promise<WithOffset<WithdrawRow>[]> {
+  let query = db
+    .selectFrom("withdraws")
+    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .selectAll("withdraws")
+    .select("merchants.clock_offset_ms")
+    .where("withdraws.status", "=", "pending");
+  if (options.withdrawId !== undefined) query = query.where("withdraws.id", "=", options.withdrawId);
+  const locked = query.orderBy("withdraws.created_at").limit(options.limit).forUpdate("withdraws");
+  return split(await (options.withdrawId === undefined ? locked.skipLocked() : locked).execute());
+}
+
+/** Withdraws awaiting verification whose 24 hours have run out in business time. */
+export async function claimDueVerifications(
+  db: Db,
+  options: ClaimOptions,
+): Promise<WithOffset<WithdrawRow>[]> {
+  let query = db
+    .selectFrom("withdraws")
+    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .selectAll("withdraws")
+    .select("merchants.clock_offset_ms")
+    .where("withdraws.status", "=", "awaiting_verification")
+    .where(sql<boolean>`withdraws.verification_expires_at <= ${businessNowSql(options.now)}`);
+  if (options.merchantId !== undefined) query = query.where("withdraws.merchant_id", "=", options.merchantId);
+  const locked = query
+    .orderBy("withdraws.verification_expires_at")
+    .limit(options.limit)
+    .forUpdate("withdraws");
+  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+}
+
+// Payout attempt records.
+
+export async function insertPayout(
+  db: Db,
+  row: {
+    withdrawId: string;
+    merchantId: string;
+    provider: string;
+    nextCheckAt: Date;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto("payouts")
+    .values({
+      withdraw_id: row.withdrawId,
+      merchant_id: row.merchantId,
+      provider: row.provider,
+      idempotency_key: row.withdrawId,
+      state: "sending",
+      send_attempts: 1,
+      provider_reference: null,
+      last_error: null,
+      next_check_at: row.nextCheckAt,
+      created_at: row.at,
+      updated_at: row.at,
+    })
+    .execute();
+}
+
+export async function lockPayout(db: Db, withdrawId: string): Promise<WithOffset<PayoutRow> | undefined> {
+  const rows = await db
+    .selectFrom("payouts")
+    .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
+    .selectAll("payouts")
+    .select("merchants.clock_offset_ms")
+    .where("payouts.withdraw_id", "=", withdrawId)
+    .forUpdate("payouts")
+    .execute();
+  return split(rows)[0];
+}
+
+export async function findPayout(db: Db, withdrawId: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom("payouts").selectAll().where("withdraw_id", "=", withdrawId).executeTakeFirst();
+}
+
+export async function updatePayout(
+  db: Db,
+  withdrawId: string,
+  changes: {
+    state?: PayoutState;
+    sendAttempts?: number;
+    checks?: number;
+    providerReference?: string | null;
+    lastError?: string | null;
+    nextCheckAt?: Date;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .updateTable("payouts")
+    .set({
+      updated_at: changes.at,
+      ...(changes.state !== undefined ? { state: changes.state } : {}),
+      ...(changes.sendAttempts !== undefined ? { send_attempts: changes.sendAttempts } : {}),
+      ...(changes.checks !== undefined ? { checks: changes.checks } : {}),
+      ...(changes.providerReference !== undefined ? { provider_reference: changes.providerReference } : {}),
+      ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
+      ...(changes.nextCheckAt !== undefined ? { next_check_at: changes.nextCheckAt } : {}),
+    })
+    .where("withdraw_id", "=", withdrawId)
+    .execute();
+}
+
+/** Open payouts whose next check has come, in business time. */
+export async function claimDuePayouts(
+  db: Db,
+  options: { now: Date; limit: number },
+): Promise<WithOffset<PayoutRow>[]> {
+  const rows = await db
+    .selectFrom("payouts")
+    .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
+    .selectAll("payouts")
+    .select("merchants.clock_offset_ms")
+    .where("payouts.state", "<>", "completed")
+    .where(sql<boolean>`payouts.next_check_at <= ${businessNowSql(options.now)}`)
+    .orderBy("payouts.next_check_at")
+    .limit(options.limit)
+    .forUpdate("payouts")
+    .skipLocked()
+    .execute();
+  return split(rows);
+}
+
+// Provider callbacks and anomalies.
+
+export type CallbackRecord = Omit<ProviderCallbacksTable, "received_at"> & { received_at: Date };
+
+/** Records a callback as seen; false when this provider already sent this callback id. */
+export async function insertCallbackIfAbsent(db: Db, row: CallbackRecord): Promise<boolean> {
+  const inserted = await db
+    .insertInto("provider_callbacks")
+    .values(row)
+    .onConflict((oc) => oc.columns(["provider", "callback_id"]).doNothing())
+    .returning("callback_id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export async function findCallback(
+  db: Db,
+  provider: string,
+  callbackId: string,
+): Promise<CallbackRecord | undefined> {
+  return db
+    .selectFrom("provider_callbacks")
+    .selectAll()
+    .where("provider", "=", provider)
+    .where("callback_id", "=", callbackId)
+    .executeTakeFirst();
+}
+
+export async function setCallbackResult(
+  db: Db,
+  provider: string,
+  callbackId: string,
+  result: "applied" | "refused",
+  reason: string | null,
+): Promise<void> {
+  await db
+    .updateTable("provider_callbacks")
+    .set({ result, reason })
+    .where("provider", "=", provider)
+    .where("callback_id", "=", callbackId)
+    .execute();
+}
+
+export async function insertAnomaly(db: Db, row: ProviderAnomalyRow): Promise<void> {
+  await db.insertInto("provider_anomalies").values(row).execute();
+}
+
+export async function listAnomalyRows(
+  db: Db,
+  filter: { merchantId: string | undefined; offset: number; limit: number },
+): Promise<{ rows: ProviderAnomalyRow[]; total: number }> {
+  let query = db.selectFrom("provider_anomalies");
+  if (filter.merchantId !== undefined) query = query.where("merchant_id", "=", filter.merchantId);
+  const counted = await query.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
+  const total = Number(counted.n);
+  if (filter.offset >= total) return { rows: [], total };
+  const rows = await query
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute();
+  return { rows, total };
+}
+
+// The merchant's sandbox clock.
+
+/**
+ * Moves the merchant's clock offset forward, unless that would take it past `maxOffsetMs`.
+ * Undefined when nothing changed (no such merchant, or the bound).
+ */
+export async function advanceClockOffset(
+  db: Db,
+  merchantId: string,
+  deltaMs: bigint,
+  maxOffsetMs: bigint,
+): Promise<bigint | undefined> {
+  const row = await db
+    .updateTable("merchants")
+    .set((eb) => ({ clock_offset_ms: eb("clock_offset_ms", "+", deltaMs) }))
+    .where("id", "=", merchantId)
+    .where(sql<boolean>`clock_offset_ms + ${deltaMs}::bigint <= ${maxOffsetMs}::bigint`)
+    .returning("clock_offset_ms")
+    .executeTakeFirst();
+  return row?.clock_offset_ms;
+}
+
+export async function readClockOffset(db: Db, merchantId: string): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom("merchants")
+    .select("clock_offset_ms")
+    .where("id", "=", merchantId)
+    .executeTakeFirst();
+  return row?.clock_offset_ms;
+}

@@ -1,0 +1,88 @@
+/**
+ * The one interface every payment and payout provider sits behind (CONTRACT 9). The service
+ * never talks to a bank in any other way, so a live bank adapter is one more implementation of
+ * this file's `Provider`, and the sandbox's simulated bank (providers/sandbox.ts) is the first.
+ *
+ * Rules every implementation follows, because the lifecycle code relies on them:
+ * - `sendPayout` is idempotent by `idempotencyKey` (the withdraw id): a second send with the
+ *   same key is the same payout, never a new one. The service only sends again after
+ *   `getPayout` said the provider has never seen the key.
+ * - `sendPayout` may throw or time out; the caller then treats the result as indeterminate and
+ *   reconciles later with `getPayout`. It never calls the provider inside a database
+ *   transaction.
+ * - `parseCallback` verifies the provider's signature over the raw body before it trusts a
+ *   byte of it, and turns the provider's own vocabulary into a `ProviderReport`.
+ */
+import type { PaymentMethod } from "../db/types.ts";
+
+export interface PaymentInstructionInput {
+  paymentId: string;
+  amountSatang: bigint;
+  method: PaymentMethod;
+  /** The merchant's PromptPay proxy id (promptpay). */
+  promptpayId: string | null;
+  /** The account the customer transfers to (bank_transfer). */
+  collectionAccount: { bankCode: string; accountNumber: string; accountName: string } | null;
+}
+
+/** What the customer is told to do to pay. */
+export interface PaymentInstruction {
+  providerReference: string;
+  /** EMVCo PromptPay payload for a QR code, for promptpay. */
+  qrPayload: string | null;
+  bankTransfer: { bankCode: string; accountNumber: string; accountName: string } | null;
+}
+
+export interface PayoutInput {
+  /** The withdraw id: stable across every send and check of this payout. */
+  idempotencyKey: string;
+  merchantId: string;
+  amountSatang: bigint;
+  destinationType: "bank_account" | "wallet";
+  bankCode: string;
+  accountNumber: string;
+  accountName: string;
+}
+
+/** The provider's answer to a send: taken (outcome later), already final, or unknown. */
+export type SendPayoutResult =
+  | { status: "accepted"; providerReference: string }
+  | { status: "paid" | "failed"; providerReference: string }
+  | { status: "indeterminate"; error: string };
+
+/** What the provider knows about a payout key when asked. */
+export type PayoutLookup =
+  | { status: "not_found" }
+  | { status: "accepted" | "paid" | "failed"; providerReference: string };
+
+export type CancelPayoutResult = { status: "canceled" } | { status: "not_cancelable"; reason: string };
+
+export const PAYMENT_REPORT_OUTCOMES = ["processing", "succeeded", "failed"] as const;
+export type PaymentReportOutcome = (typeof PAYMENT_REPORT_OUTCOMES)[number];
+export const PAYOUT_REPORT_OUTCOMES = ["paid", "failed"] as const;
+export type PayoutReportOutcome = (typeof PAYOUT_REPORT_OUTCOMES)[number];
+
+/** A verified provider callback in the service's terms. */
+export type ProviderReport =
+  | { callbackId: string; subject: "payment"; paymentId: string; outcome: PaymentReportOutcome }
+  | { callbackId: string; subject: "payout"; payoutKey: string; outcome: PayoutReportOutcome };
+
+/** A provider callback exactly as it arrived: headers and the raw body text. */
+export interface IncomingCallback {
+  headers: Record<string, string | string[] | number | undefined>;
+  rawBody: string;
+}
+
+export interface Provider {
+  /** Stable name, stored with every payout and callback it handled ("sandbox"). */
+  readonly name: string;
+  createPaymentInstruction(input: PaymentInstructionInput): Promise<PaymentInstruction>;
+  sendPayout(input: PayoutInput): Promise<SendPayoutResult>;
+  getPayout(idempotencyKey: string): Promise<PayoutLookup>;
+  cancelPayout(idempotencyKey: string): Promise<CancelPayoutResult>;
+  /**
+   * Verifies and parses a callback. A bad signature or a stale timestamp throws
+   * INVALID_CREDENTIALS; a well-signed body of the wrong shape throws VALIDATION_ERROR.
+   */
+  parseCallback(callback: IncomingCallback): Promise<ProviderReport>;
+}

@@ -1,0 +1,263 @@
+/**
+ * The Satang client: `new Satang({ apiKey, apiSecret, baseUrl })` and one resource object per
+ * part of the API. Every method is one API operation from routes.ts, except the `listAll`
+ * iterators, which page through a list for you.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  type CallInput,
+  DEFAULT_BASE_URL,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type FetchLike,
+  HttpClient,
+} from "./http.ts";
+import { ROUTES, type RouteName } from "./routes.ts";
+import type {
+  Balance,
+  CreatePaymentParams,
+  CreateWebhookEndpointParams,
+  CreateWithdrawParams,
+  EventWithDeliveries,
+  ListEventsParams,
+  ListPaymentsParams,
+  ListWithdrawsParams,
+  Page,
+  PageParams,
+  Payment,
+  RedeliverParams,
+  Redelivery,
+  RetrievePaymentParams,
+  SandboxClock,
+  SatangEvent,
+  SettlementRun,
+  SimulatedPaymentOutcome,
+  SimulatedWithdrawOutcome,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  Withdraw,
+} from "./types.ts";
+import { webhooks } from "./webhooks.ts";
+
+export interface SatangConfig {
+  apiKey: string;
+  apiSecret: string;
+  /** The server's address; default http://127.0.0.1:3000 (a local sandbox). */
+  baseUrl?: string;
+  /** A fetch implementation; default the global fetch. Tests pass one that calls the app in-process. */
+  fetch?: FetchLike;
+  /** Retries after the first attempt; default 2. 0 turns retries off. */
+  maxRetries?: number;
+  /** Per attempt; default 30 000 ms. */
+  timeoutMs?: number;
+  /** "v2" also signs the method, path and query (CONTRACT 3); default "v1". */
+  signatureVersion?: "v1" | "v2";
+  /** Waits between retries; tests pass one that records or skips the wait. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const PAGE_SIZE_MAX = 100;
+
+/** The API allows at most 100 records per page; iterators use full pages. */
+async function* everyPage<T, P extends { page?: number; limit?: number }>(
+  list: (params: P) => Promise<Page<T>>,
+  params: P,
+): AsyncGenerator<T> {
+  for (let page = params.page ?? 1; ; page += 1) {
+    const result = await list({ ...params, page, limit: params.limit ?? PAGE_SIZE_MAX });
+    yield* result.data;
+    if (page >= result.totalPages || result.data.length === 0) return;
+  }
+}
+
+class Resource {
+  constructor(protected readonly http: HttpClient) {}
+
+  protected call<T>(name: RouteName, input?: CallInput): Promise<T> {
+    return this.http.call<T>(ROUTES[name], input);
+  }
+}
+
+export class Payments extends Resource {
+  /**
+   * Creates a payment. Safe to retry: the idempotency key (yours, or a UUID generated for this
+   * call) travels with every attempt, so a repeat returns the first payment.
+   */
+  create(params: CreatePaymentParams): Promise<Payment> {
+    return this.call("payments.create", {
+      body: { ...params, idempotencyKey: params.idempotencyKey ?? randomUUID() },
+    });
+  }
+
+  retrieve(id: string, params: RetrievePaymentParams = {}): Promise<Payment> {
+    return this.call("payments.retrieve", { params: { payment_id: id }, query: params });
+  }
+
+  /** By the referenceId you sent at create. */
+  retrieveByReference(referenceId: string, params: RetrievePaymentParams = {}): Promise<Payment> {
+    return this.call("payments.retrieveByReference", { params: { referenceId }, query: params });
+  }
+
+  /** Cancels a payment that is not final yet; the customer can then no longer pay it. */
+  cancel(id: string): Promise<Payment> {
+    return this.call("payments.cancel", { params: { payment_id: id } });
+  }
+
+  list(params: ListPaymentsParams = {}): Promise<Page<Payment>> {
+    return this.call("payments.list", { query: params });
+  }
+
+  /** Every payment matching the filters, page after page: `for await (const p of ...listAll())`. */
+  listAll(params: ListPaymentsParams = {}): AsyncGenerator<Payment> {
+    return everyPage((p) => this.list(p), params);
+  }
+}
+
+export class Withdraws extends Resource {
+  /** Creates a withdraw; retries reuse the call's idempotency key, as for payments. */
+  create(params: CreateWithdrawParams): Promise<Withdraw> {
+    return this.call("withdraws.create", {
+      body: { ...params, idempotencyKey: params.idempotencyKey ?? randomUUID() },
+    });
+  }
+
+  retrieve(id: string): Promise<Withdraw> {
+    return this.call("withdraws.retrieve", { params: { withdraw_id: id } });
+  }
+
+  retrieveByReference(referenceId: string): Promise<Withdraw> {
+    return this.call("withdraws.retrieveByReference", { params: { referenceId } });
+  }
+
+  cancel(id: string): Promise<Withdraw> {
+    return this.call("withdraws.cancel", { params: { withdraw_id: id } });
+  }
+
+  list(params: ListWithdrawsParams = {}): Promise<Page<Withdraw>> {
+    return this.call("withdraws.list", { query: params });
+  }
+
+  listAll(params: ListWithdrawsParams = {}): AsyncGenerator<Withdraw> {
+    return everyPage((p) => this.list(p), params);
+  }
+}
+
+export class BalanceResource extends Resource {
+  /** Wallet and settlement balances, as JSON numbers of satang. */
+  retrieve(): Promise<Balance> {
+    return this.call("balance.retrieve");
+  }
+}
+
+export class WebhookEndpoints extends Resource {
+  /** The answer carries the endpoint's signing secret, shown only here. */
+  create(params: CreateWebhookEndpointParams): Promise<WebhookEndpointWithSecret> {
+    return this.call("webhookEndpoints.create", { body: params });
+  }
+
+  list(params: PageParams = {}): Promise<Page<WebhookEndpoint>> {
+    return this.call("webhookEndpoints.list", { query: params });
+  }
+
+  retrieve(id: string): Promise<WebhookEndpoint> {
+    return this.call("webhookEndpoints.retrieve", { params: { id } });
+  }
+
+  /** Stops deliveries to the endpoint at once. */
+  delete(id: string): Promise<WebhookEndpoint> {
+    return this.call("webhookEndpoints.delete", { params: { id } });
+  }
+
+  /** A new secret; for 24 hours deliveries are signed with both, so receivers switch without failures. */
+  rotateSecret(id: string): Promise<WebhookEndpointWithSecret> {
+    return this.call("webhookEndpoints.rotateSecret", { params: { id } });
+  }
+}
+
+export class Events extends Resource {
+  list(params: ListEventsParams = {}): Promise<Page<SatangEvent>> {
+    return this.call("events.list", { query: params });
+  }
+
+  listAll(params: ListEventsParams = {}): AsyncGenerator<SatangEvent> {
+    return everyPage((p) => this.list(p), params);
+  }
+
+  /** The event with every delivery and its attempts. */
+  retrieve(id: string): Promise<EventWithDeliveries> {
+    return this.call("events.retrieve", { params: { id } });
+  }
+
+  /** Sends the event again, now, to every subscribed endpoint or to `endpointId`. */
+  redeliver(id: string, params: RedeliverParams = {}): Promise<Redelivery> {
+    return this.call("events.redeliver", {
+      params: { id },
+      ...(params.endpointId === undefined ? {} : { body: params }),
+    });
+  }
+}
+
+/** Sandbox only (CONTRACT 9): what the simulated bank reports, and the merchant's test clock. */
+export class Sandbox extends Resource {
+  /** "succeeded" pays the payment (payment.received); "failed" fails it (payment.failed). */
+  simulatePayment(id: string, outcome: SimulatedPaymentOutcome): Promise<Payment> {
+    return this.call("sandbox.simulatePayment", { params: { id }, body: { outcome } });
+  }
+
+  /** "processing", "paid", "failed", or "indeterminate" (the bank's answer is lost). */
+  simulateWithdraw(id: string, outcome: SimulatedWithdrawOutcome): Promise<Withdraw> {
+    return this.call("sandbox.simulateWithdraw", { params: { id }, body: { outcome } });
+  }
+
+  /** Settles every succeeded payment whose settlement delay has passed, into the wallet. */
+  runSettlements(): Promise<SettlementRun> {
+    return this.call("sandbox.runSettlements");
+  }
+
+  /** Moves this merchant's business time forward; work that falls due (expiry, settlement) is done first. */
+  advanceClock(seconds: number): Promise<SandboxClock> {
+    return this.call("sandbox.advanceClock", { body: { seconds } });
+  }
+
+  clock(): Promise<SandboxClock> {
+    return this.call("sandbox.clock");
+  }
+}
+
+export class Satang {
+  /** Webhook verification and test headers; needs no client. */
+  static readonly webhooks = webhooks;
+  readonly webhooks = webhooks;
+
+  readonly payments: Payments;
+  readonly withdraws: Withdraws;
+  readonly balance: BalanceResource;
+  readonly webhookEndpoints: WebhookEndpoints;
+  readonly events: Events;
+  readonly sandbox: Sandbox;
+
+  constructor(config: SatangConfig) {
+    if (!config.apiKey || !config.apiSecret) throw new TypeError("Satang needs an apiKey and an apiSecret");
+    const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0)
+      throw new TypeError("maxRetries must be a whole number");
+    const fetchImpl = config.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    const http = new HttpClient({
+      apiKey: config.apiKey,
+      apiSecret: config.apiSecret,
+      baseUrl: config.baseUrl ?? DEFAULT_BASE_URL,
+      fetch: fetchImpl,
+      maxRetries,
+      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signatureVersion: config.signatureVersion ?? "v1",
+      sleep: config.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      random: Math.random,
+    });
+    this.payments = new Payments(http);
+    this.withdraws = new Withdraws(http);
+    this.balance = new BalanceResource(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
+    this.events = new Events(http);
+    this.sandbox = new Sandbox(http);
+  }
+}

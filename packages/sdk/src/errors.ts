@@ -1,0 +1,186 @@
+/**
+ * One error class per error code of the Satang API, each with its metadata typed, so a caller
+ * writes `if (error instanceof StateConflictError)` rather than comparing strings, and reads
+ * `error.metadata.existingWithdrawId` without a cast.
+ *
+ * The list mirrors the server's one closed list (apps/server/src/lib/errors.ts); a test fails
+ * when the two differ. A code this SDK does not know yet still arrives as a `SatangError` with
+ * that code, so a newer server never breaks an older SDK.
+ */
+import type { WithdrawStatus } from "./types.ts";
+
+/** Every error code the API answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_AMOUNT: 400,
+  INVALID_CURRENCY: 400,
+  INVALID_REFERENCE_ID: 400,
+  INVALID_BANK_CODE: 400,
+  INVALID_INPUT: 400,
+  INSUFFICIENT_BALANCE: 400,
+  INVALID_CREDENTIALS: 401,
+  AUTHENTICATION_ERROR: 401,
+  WALLET_INACTIVE: 403,
+  RESOURCE_NOT_FOUND: 404,
+  DUPLICATE_REFERENCE_ID: 409,
+  STATE_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_MISMATCH: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes of failures the SDK itself detects: nothing usable came back from the server. */
+export type ClientErrorCode = "CONNECTION_ERROR" | "UNEXPECTED_RESPONSE";
+
+export type ErrorMetadata = Record<string, unknown>;
+
+export interface SatangErrorInit<M> {
+  code: string;
+  message: string;
+  /** HTTP status; undefined when no response arrived. */
+  status: number | undefined;
+  metadata: M;
+  /** The server's X-Request-Id: quote it when asking for help. */
+  requestId: string | undefined;
+  cause?: unknown;
+}
+
+export class SatangError<M = ErrorMetadata | undefined> extends Error {
+  /** An `ErrorCode`, a `ClientErrorCode`, or a code newer than this SDK. */
+  readonly code: ErrorCode | ClientErrorCode | (string & {});
+  readonly status: number | undefined;
+  readonly metadata: M;
+  readonly requestId: string | undefined;
+
+  constructor(init: SatangErrorInit<M>) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.code = init.code;
+    this.status = init.status;
+    this.metadata = init.metadata;
+    this.requestId = init.requestId;
+  }
+}
+
+/** Names the offending request field (the first that failed, in the order of the body table). */
+export interface FieldMetadata {
+  field: string;
+}
+
+/** 400: missing or malformed parameters; also a cancel of a final payment or withdraw. */
+export class ValidationError extends SatangError<Partial<FieldMetadata> | undefined> {}
+/** 400: amount is not a decimal string of whole satang greater than zero. */
+export class InvalidAmountError extends SatangError<FieldMetadata> {}
+/** 400: currency other than THB. */
+export class InvalidCurrencyError extends SatangError<FieldMetadata> {}
+/** 400: referenceId is not 1-255 letters, digits, `_`, `-`, `.`. */
+export class InvalidReferenceIdError extends SatangError<FieldMetadata> {}
+/** 400: not the 3-digit code of a bank operating in Thailand. */
+export class InvalidBankCodeError extends SatangError<FieldMetadata> {}
+
+/** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
+export type WithdrawLimitMetadata =
+  | { amount: string; dailyTotal: string; dailyLimit: string }
+  | { amount: string; monthlyTotal: string; monthlyLimit: string };
+/** 400: the combined daily or monthly withdrawal limit would be exceeded. */
+export class InvalidInputError extends SatangError<WithdrawLimitMetadata> {}
+
+/** 400: the available wallet is smaller than the withdraw. */
+export class InsufficientBalanceError extends SatangError<{ available: string; amount: string }> {}
+/** 401: missing, stale or wrong signature, unknown or revoked key (one message for all). */
+export class InvalidCredentialsError extends SatangError<undefined> {}
+/** 401: the key is valid but its merchant is disabled. */
+export class AuthenticationError extends SatangError<undefined> {}
+/** 403: the wallet is frozen or closed, so no withdraw can start. */
+export class WalletInactiveError extends SatangError<{ walletStatus: "frozen" | "closed" }> {}
+/** 404: no such record for this merchant (another merchant's id answers the same). */
+export class ResourceNotFoundError extends SatangError<undefined> {}
+/** 409: referenceId was used before by this merchant, for this resource. */
+export class DuplicateReferenceIdError extends SatangError<FieldMetadata> {}
+
+/** The matching-payout guard blocked a withdraw (same amount, similar account holder name). */
+export interface PayoutGuardConflict {
+  existingWithdrawId: string;
+  existingWithdrawStatus: WithdrawStatus;
+  reason: "active_payout" | "recent_payout";
+  /** For `recent_payout`: when the 15-minute window ends (ISO timestamp). */
+  retryAfter?: string;
+}
+/** Any other conflict: a sandbox simulation the record's status does not allow, a redeliver with no subscriber. */
+export interface TransitionConflict {
+  reason: string;
+  status?: string | null;
+}
+/** 409: the record's state does not allow the request. */
+export class StateConflictError extends SatangError<PayoutGuardConflict | TransitionConflict> {
+  /** True when the payout guard refused the withdraw; `metadata` then names the matching payout. */
+  isPayoutGuard(): this is StateConflictError & { metadata: PayoutGuardConflict } {
+    return this.metadata.reason === "active_payout" || this.metadata.reason === "recent_payout";
+  }
+}
+
+/** 413: the body exceeds 64 KiB. */
+export class PayloadTooLargeError extends SatangError<undefined> {}
+/** 422: the idempotencyKey was used before with a different body. */
+export class IdempotencyKeyMismatchError extends SatangError<FieldMetadata> {}
+
+export interface RateLimitMetadata {
+  limit: number;
+  remaining: number;
+  /** When the window resets (ISO timestamp). */
+  resetAt: string;
+  /** Seconds to wait. */
+  retryAfter: number;
+}
+/** 429: the integration's requests per minute are spent (the SDK already retried if it could). */
+export class RateLimitError extends SatangError<RateLimitMetadata> {}
+/** 500: the server failed; nothing is left half-done (each change is one transaction). */
+export class InternalError extends SatangError<undefined> {}
+/** 503: the server is starting, stopping or cannot reach its database. */
+export class ServiceUnavailableError extends SatangError<undefined> {}
+
+/** No response: the connection failed or the request timed out. */
+export class ConnectionError extends SatangError<undefined> {}
+/** A response without a Satang envelope (a proxy's error page, say). */
+export class UnexpectedResponseError extends SatangError<undefined> {}
+
+/** Any of the classes above; each narrows the metadata type of its constructor. */
+type ErrorClass = new (init: never) => SatangError<unknown>;
+type EnvelopeErrorClass = new (init: SatangErrorInit<ErrorMetadata | undefined>) => SatangError;
+
+/** The class of each code; `satangErrorFor` picks from it. */
+export const ERROR_CLASSES: Record<ErrorCode, ErrorClass> = {
+  VALIDATION_ERROR: ValidationError,
+  INVALID_AMOUNT: InvalidAmountError,
+  INVALID_CURRENCY: InvalidCurrencyError,
+  INVALID_REFERENCE_ID: InvalidReferenceIdError,
+  INVALID_BANK_CODE: InvalidBankCodeError,
+  INVALID_INPUT: InvalidInputError,
+  INSUFFICIENT_BALANCE: InsufficientBalanceError,
+  INVALID_CREDENTIALS: InvalidCredentialsError,
+  AUTHENTICATION_ERROR: AuthenticationError,
+  WALLET_INACTIVE: WalletInactiveError,
+  RESOURCE_NOT_FOUND: ResourceNotFoundError,
+  DUPLICATE_REFERENCE_ID: DuplicateReferenceIdError,
+  STATE_CONFLICT: StateConflictError,
+  PAYLOAD_TOO_LARGE: PayloadTooLargeError,
+  IDEMPOTENCY_KEY_MISMATCH: IdempotencyKeyMismatchError,
+  RATE_LIMIT_EXCEEDED: RateLimitError,
+  INTERNAL_ERROR: InternalError,
+  SERVICE_UNAVAILABLE: ServiceUnavailableError,
+};
+
+function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CLASSES, code);
+}
+
+/** The typed error for an error envelope. */
+export function satangErrorFor(init: SatangErrorInit<ErrorMetadata | undefined>): SatangError {
+  // The server decides the metadata of each code, so the narrowing is a promise about the wire
+  // format; the SDK's tests hold the server to it.
+  const ErrorType = (isErrorCode(init.code) ? ERROR_CLASSES[init.code] : SatangError) as EnvelopeErrorClass;
+  return new ErrorType(init);
+}

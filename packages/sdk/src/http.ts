@@ -1,0 +1,203 @@
+/**
+ * The SDK's one HTTP path: builds the URL, signs every attempt afresh, sends, unwraps the
+ * envelope, turns error envelopes into typed errors, and retries what is safe to retry.
+ *
+ * Retries (RetryPolicy in routes.ts says which requests may repeat):
+ * - on a network error or timeout, a 5xx, or 429; never on another 4xx, which would fail the
+ *   same way again;
+ * - after exponential backoff with jitter (0.5 s, 1 s, 2 s, ... up to 8 s, each scaled by a
+ *   random factor in [0.5, 1) so clients that failed together do not retry together), or after
+ *   exactly what `Retry-After` asks on 429 and 503;
+ * - each attempt gets a new timestamp and signature: the server accepts a signed write once, so
+ *   resending the same signature would be refused as a replay;
+ * - the body is serialized once, so a create's idempotency key and every byte stay the same
+ *   across its attempts and the server answers a repeat with the original record.
+ */
+import { ConnectionError, type SatangError, satangErrorFor, UnexpectedResponseError } from "./errors.ts";
+import type { Route } from "./routes.ts";
+import { signRequest } from "./signing.ts";
+
+export const DEFAULT_BASE_URL = "http://127.0.0.1:3000";
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_MAX_MS = 8_000;
+/** A Retry-After longer than this is not waited for: the error goes to the caller at once. */
+const RETRY_AFTER_MAX_MS = 60_000;
+const USER_AGENT = "satang-node/0.1.0";
+
+/** Connection failures where nothing reached the server, so any request may be sent again. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpConfig {
+  apiKey: string;
+  apiSecret: string;
+  baseUrl: string;
+  fetch: FetchLike;
+  maxRetries: number;
+  timeoutMs: number;
+  signatureVersion: "v1" | "v2";
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+}
+
+export interface CallInput {
+  params?: Record<string, string>;
+  query?: object | undefined;
+  body?: object | undefined;
+}
+
+function fillPath(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{([A-Za-z_]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === "") throw new TypeError(`${name} is required`);
+    return encodeURIComponent(value);
+  });
+}
+
+function queryString(query: object | undefined): string {
+  if (!query) return "";
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    search.set(name, value instanceof Date ? value.toISOString() : String(value));
+  }
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === "string" ? cause.code : undefined;
+}
+
+function describeNetworkError(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;
+  const detail = errorCode(error) ?? (typeof cause?.message === "string" ? cause.message : undefined);
+  const message = error instanceof Error ? error.message : String(error);
+  return detail ? `${message} (${detail})` : message;
+}
+
+/** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^[0-9]+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export class HttpClient {
+  constructor(readonly config: HttpConfig) {}
+
+  /** Exponential backoff with jitter for attempt 0, 1, 2, ... */
+  backoffMs(attempt: number): number {
+    const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
+    return Math.round(ceiling * (0.5 + this.config.random() / 2));
+  }
+
+  async call<T>(route: Route, input: CallInput = {}): Promise<T> {
+    const { config } = this;
+    const pathWithQuery = fillPath(route.path, input.params) + queryString(input.query);
+    const url = new URL(config.baseUrl.replace(/\/+$/, "") + pathWithQuery);
+    const body = input.body === undefined ? "" : JSON.stringify(input.body);
+
+    for (let attempt = 0; ; attempt += 1) {
+      const retriesLeft = attempt < config.maxRetries;
+      const headers: Record<string, string> = {
+        ...signRequest({
+          apiKey: config.apiKey,
+          apiSecret: config.apiSecret,
+          body,
+          method: route.method,
+          path: url.pathname + url.search,
+          version: config.signatureVersion,
+        }),
+        accept: "application/json",
+        "user-agent": USER_AGENT,
+      };
+      if (body !== "") headers["content-type"] = "application/json";
+
+      let response: Response;
+      let text: string;
+      try {
+        response = await config.fetch(url.toString(), {
+          method: route.method,
+          headers,
+          ...(body === "" ? {} : { body }),
+          signal: AbortSignal.timeout(config.timeoutMs),
+        });
+        text = await response.text();
+      } catch (error) {
+        const neverSent = NOT_SENT_CODES.has(errorCode(error) ?? "");
+        if (retriesLeft && (route.retry === "always" || neverSent)) {
+          await config.sleep(this.backoffMs(attempt));
+          continue;
+        }
+        throw new ConnectionError({
+          code: "CONNECTION_ERROR",
+          message: `Cannot reach Satang at ${config.baseUrl}: ${describeNetworkError(error, config.timeoutMs)}`,
+          status: undefined,
+          metadata: undefined,
+          requestId: undefined,
+          cause: error,
+        });
+      }
+
+      const requestId = response.headers.get("x-request-id") ?? undefined;
+      let envelope: { success?: unknown; data?: unknown; error?: Record<string, unknown> } | undefined;
+      try {
+        envelope = JSON.parse(text);
+      } catch {
+        envelope = undefined;
+      }
+      if (response.ok && envelope?.success === true) return envelope.data as T;
+
+      const error: SatangError =
+        envelope?.success === false && typeof envelope.error === "object" && envelope.error !== null
+          ? satangErrorFor({
+              code: String(envelope.error.code ?? "UNKNOWN_ERROR"),
+              message: String(envelope.error.message ?? `HTTP ${response.status}`),
+              status: response.status,
+              metadata: (envelope.error.metadata as Record<string, unknown> | undefined) ?? undefined,
+              requestId,
+            })
+          : new UnexpectedResponseError({
+              code: "UNEXPECTED_RESPONSE",
+              message: `${url.origin} answered HTTP ${response.status} without a Satang envelope`,
+              status: response.status,
+              metadata: undefined,
+              requestId,
+            });
+      const delay = retriesLeft ? this.retryDelay(route, response, error, attempt) : undefined;
+      if (delay === undefined) throw error;
+      await config.sleep(delay);
+    }
+  }
+
+  /** How long to wait before repeating a request that got this answer, or undefined: do not. */
+  private retryDelay(
+    route: Route,
+    response: Response,
+    error: SatangError,
+    attempt: number,
+  ): number | undefined {
+    const status = response.status;
+    // 429 and 503 mean the server did no work, so even a write without an idempotency key may
+    // repeat; any other 5xx repeats only requests that cannot do the work twice.
+    const unprocessed = status === 429 || status === 503;
+    if (!unprocessed && !(status >= 500 && route.retry === "always")) return undefined;
+    if (unprocessed) {
+      const metadataSeconds = (error.metadata as { retryAfter?: unknown } | undefined)?.retryAfter;
+      const asked =
+        parseRetryAfter(response.headers.get("retry-after")) ??
+        (typeof metadataSeconds === "number" ? metadataSeconds * 1000 : undefined);
+      if (asked !== undefined) return asked <= RETRY_AFTER_MAX_MS ? asked : undefined;
+    }
+    return this.backoffMs(attempt);
+  }
+}

@@ -1,0 +1,315 @@
+/**
+ * Retries: a fake fetch in front of a real server fails some attempts (before or after the
+ * server did the work) and records what each attempt sent.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  ConnectionError,
+  type FetchLike,
+  InternalError,
+  parseRetryAfter,
+  RateLimitError,
+  Satang,
+  type SatangConfig,
+  ServiceUnavailableError,
+  ValidationError,
+} from "../src/index.ts";
+import { customer, type ListeningService, listeningService, ref } from "./helpers/server.ts";
+
+let service: ListeningService;
+before(async () => {
+  service = await listeningService();
+});
+after(async () => {
+  await service?.close();
+});
+
+interface Attempt {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+type Step = "pass" | "503-before" | "reset-before" | "refused" | "reset-after" | "500-after";
+
+/**
+ * A fetch that plays `steps` in order (then passes every request through to the real server):
+ * "-before" fails without sending, "-after" sends to the server and then loses or replaces the
+ * answer, "refused" is a connection refused.
+ */
+function scripted(steps: Step[]) {
+  const attempts: Attempt[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    const headers = { ...(init.headers as Record<string, string>) };
+    attempts.push({ method: init.method ?? "GET", url, headers, body: init.body as string | undefined });
+    const step = steps.shift() ?? "pass";
+    const lost = (code: string) =>
+      new TypeError("fetch failed", { cause: Object.assign(new Error(`socket ${code}`), { code }) });
+    if (step === "503-before") {
+      return new Response(
+        JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "busy" } }),
+        {
+          status: 503,
+        },
+      );
+    }
+    if (step === "reset-before") throw lost("ECONNRESET");
+    if (step === "refused") throw lost("ECONNREFUSED");
+    const response = await globalThis.fetch(url, init);
+    if (step === "reset-after") {
+      await response.arrayBuffer();
+      throw lost("ECONNRESET");
+    }
+    if (step === "500-after") {
+      await response.arrayBuffer();
+      return new Response(
+        JSON.stringify({ success: false, error: { code: "INTERNAL_ERROR", message: "oops" } }),
+        {
+          status: 500,
+        },
+      );
+    }
+    return response;
+  };
+  return { fetch, attempts };
+}
+
+function clientWith(fetch: FetchLike, options: Partial<SatangConfig> = {}) {
+  const waits: number[] = [];
+  const client = service.client({
+    fetch,
+    sleep: async (ms) => void waits.push(ms),
+    ...options,
+  });
+  return { client, waits };
+}
+
+const paymentParams = () => ({
+  amount: "2500.00",
+  referenceId: ref("retry"),
+  paymentMethod: "promptpay" as const,
+  ...customer(),
+});
+
+async function paymentsWithReference(referenceId: string): Promise<number> {
+  const all = await service.client().payments.list({ limit: 100 });
+  return all.data.filter((p) => p.referenceId === referenceId).length;
+}
+
+function assertFreshSignatures(attempts: Attempt[]) {
+  const timestamps = attempts.map((a) => Number(a.headers["X-Timestamp"]));
+  for (let i = 1; i < timestamps.length; i += 1) {
+    assert.ok(timestamps[i]! > timestamps[i - 1]!, "each attempt has a later timestamp");
+  }
+  const signatures = new Set(attempts.map((a) => a.headers["X-Signature"]));
+  assert.equal(signatures.size, attempts.length, "each attempt has its own signature");
+}
+
+describe("retries of a create", () => {
+  it("retries two 503s and creates one payment; same body and idempotency key, new signature each time", async () => {
+    const { fetch, attempts } = scripted(["503-before", "503-before"]);
+    const { client, waits } = clientWith(fetch);
+    const params = paymentParams();
+    const payment = await client.payments.create(params);
+    assert.equal(attempts.length, 3);
+    assert.equal(waits.length, 2);
+    const keys = attempts.map((a) => JSON.parse(a.body!).idempotencyKey);
+    assert.match(keys[0], /^[0-9a-f-]{36}$/);
+    assert.deepEqual(keys, [keys[0], keys[0], keys[0]]);
+    assert.equal(new Set(attempts.map((a) => a.body)).size, 1, "the body is byte for byte the same");
+    assertFreshSignatures(attempts);
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
+    assert.equal(payment.referenceId, params.referenceId);
+  });
+
+  it("retries network errors after the server created the payment, and gets the same payment back", async () => {
+    const { fetch, attempts } = scripted(["reset-after", "500-after"]);
+    const { client } = clientWith(fetch);
+    const params = paymentParams();
+    const payment = await client.payments.create(params);
+    assert.equal(attempts.length, 3);
+    assertFreshSignatures(attempts);
+    assert.equal(await paymentsWithReference(params.referenceId), 1, "one payment despite three sends");
+    assert.equal((await service.client().payments.retrieveByReference(params.referenceId)).id, payment.id);
+  });
+
+  it("uses the caller's idempotency key on every attempt", async () => {
+    const { fetch, attempts } = scripted(["reset-before"]);
+    const { client } = clientWith(fetch);
+    await client.withdraws
+      .create({
+        amount: "100.00",
+        referenceId: ref("wd"),
+        destinationType: "bank_account",
+        customerBankAccountName: "Nobody",
+        customerBankAccountNumber: "1234567890",
+        customerBankCode: "014",
+        idempotencyKey: "order-42-payout",
+      })
+      .catch(() => undefined);
+    assert.deepEqual(
+      attempts.map((a) => JSON.parse(a.body!).idempotencyKey),
+      ["order-42-payout", "order-42-payout"],
+    );
+  });
+
+  it("gives two separate create calls two different idempotency keys", async () => {
+    const { fetch, attempts } = scripted([]);
+    const { client } = clientWith(fetch);
+    await client.payments.create(paymentParams());
+    await client.payments.create(paymentParams());
+    const keys = attempts.map((a) => JSON.parse(a.body!).idempotencyKey);
+    assert.notEqual(keys[0], keys[1]);
+  });
+
+  it("backs off exponentially with jitter, and gives up after maxRetries", async () => {
+    const { fetch, attempts } = scripted(["reset-before", "reset-before", "reset-before", "reset-before"]);
+    const { client, waits } = clientWith(fetch, { maxRetries: 3 });
+    await assert.rejects(client.payments.create(paymentParams()), ConnectionError);
+    assert.equal(attempts.length, 4);
+    assert.equal(waits.length, 3);
+    const bounds = [500, 1000, 2000];
+    waits.forEach((ms, i) => {
+      assert.ok(
+        ms >= bounds[i]! / 2 && ms <= bounds[i]!,
+        `wait ${i} of ${ms} ms within [${bounds[i]! / 2}, ${bounds[i]}]`,
+      );
+    });
+  });
+
+  it("times out a hanging attempt and retries it", async () => {
+    // The answer after the hang is canned: a real server under a loaded test run may take longer
+    // than the short timeout this test needs.
+    let calls = 0;
+    const fetch: FetchLike = (_url, init) => {
+      calls += 1;
+      if (calls > 1)
+        return Promise.resolve(new Response(JSON.stringify({ success: true, data: { id: "p-1" } })));
+      return new Promise((_, reject) =>
+        init.signal?.addEventListener("abort", () => reject(init.signal?.reason)),
+      );
+    };
+    const { client, waits } = clientWith(fetch, { timeoutMs: 50 });
+    const payment = await client.payments.create(paymentParams());
+    assert.equal(calls, 2);
+    assert.equal(waits.length, 1);
+    assert.equal(payment.id, "p-1");
+  });
+
+  it("does not retry with maxRetries 0", async () => {
+    const { fetch, attempts } = scripted(["503-before"]);
+    const { client } = clientWith(fetch, { maxRetries: 0 });
+    await assert.rejects(client.payments.create(paymentParams()), ServiceUnavailableError);
+    assert.equal(attempts.length, 1);
+  });
+});
+
+describe("429 and 4xx", () => {
+  function rateLimited(retryAfter: string) {
+    let calls = 0;
+    const fetch: FetchLike = async (url, init) => {
+      calls += 1;
+      if (calls === 1) {
+        const metadata = { limit: 100, remaining: 0, resetAt: new Date().toISOString(), retryAfter: 7 };
+        return new Response(
+          JSON.stringify({
+            success: false,
+            error: { code: "RATE_LIMIT_EXCEEDED", message: "slow down", metadata },
+          }),
+          { status: 429, headers: { "retry-after": retryAfter } },
+        );
+      }
+      return globalThis.fetch(url, init);
+    };
+    return { fetch, calls: () => calls };
+  }
+
+  it("waits what Retry-After says on 429, then succeeds", async () => {
+    const { fetch, calls } = rateLimited("2");
+    const { client, waits } = clientWith(fetch);
+    const balance = await client.balance.retrieve();
+    assert.equal(balance.currency, "THB");
+    assert.equal(calls(), 2);
+    assert.deepEqual(waits, [2000]);
+  });
+
+  it("really sleeps for Retry-After when no sleep is injected", async () => {
+    const { fetch } = rateLimited("1");
+    const client = service.client({ fetch });
+    const started = Date.now();
+    await client.balance.retrieve();
+    assert.ok(Date.now() - started >= 950, "waited about a second");
+  });
+
+  it("reads Retry-After as an HTTP date too, and falls back to the metadata's retryAfter", async () => {
+    assert.equal(parseRetryAfter(new Date(Date.now() + 3000).toUTCString(), Date.now())! > 1000, true);
+    assert.equal(parseRetryAfter("soon"), undefined);
+    const { fetch } = rateLimited("");
+    const { client, waits } = clientWith(fetch);
+    await client.balance.retrieve();
+    assert.deepEqual(waits, [7000]);
+  });
+
+  it("retries a write without an idempotency key on 429, which means the server did nothing", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    const { fetch, calls } = rateLimited("1");
+    const { client } = clientWith(fetch);
+    assert.equal((await client.payments.cancel(payment.id)).status, "canceled");
+    assert.equal(calls(), 2);
+  });
+
+  it("gives up on a Retry-After longer than a minute", async () => {
+    const { fetch, calls } = rateLimited("3600");
+    const { client, waits } = clientWith(fetch);
+    await assert.rejects(client.balance.retrieve(), RateLimitError);
+    assert.equal(calls(), 1);
+    assert.deepEqual(waits, []);
+  });
+
+  it("never retries a 400", async () => {
+    const { fetch, attempts } = scripted([]);
+    const { client, waits } = clientWith(fetch, { maxRetries: 5 });
+    await assert.rejects(client.payments.list({ limit: 1000 }), ValidationError);
+    assert.equal(attempts.length, 1);
+    assert.deepEqual(waits, []);
+  });
+});
+
+describe("retries of writes without an idempotency key", () => {
+  it("does not repeat a cancel whose answer was lost or failed, since it may have been done", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    const lost = scripted(["reset-after"]);
+    await assert.rejects(clientWith(lost.fetch).client.payments.cancel(payment.id), ConnectionError);
+    assert.equal(lost.attempts.length, 1);
+
+    const other = await service.client().payments.create(paymentParams());
+    const failed = scripted(["500-after"]);
+    await assert.rejects(clientWith(failed.fetch).client.payments.cancel(other.id), InternalError);
+    assert.equal(failed.attempts.length, 1);
+  });
+
+  it("repeats a cancel after a 503 or a refused connection, where nothing reached the server", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    const { fetch, attempts } = scripted(["503-before", "refused"]);
+    const canceled = await clientWith(fetch).client.payments.cancel(payment.id);
+    assert.equal(canceled.status, "canceled");
+    assert.equal(attempts.length, 3);
+    assertFreshSignatures(attempts);
+  });
+
+  it("retries reads on any 5xx", async () => {
+    const { fetch, attempts } = scripted(["500-after", "reset-after"]);
+    const balance = await clientWith(fetch).client.balance.retrieve();
+    assert.equal(balance.status, "active");
+    assert.equal(attempts.length, 3);
+  });
+});
+
+describe("configuration", () => {
+  it("refuses a client without credentials", () => {
+    assert.throws(() => new Satang({ apiKey: "", apiSecret: "x" }), TypeError);
+    assert.throws(() => new Satang({ apiKey: "k", apiSecret: "s", maxRetries: -1 }), TypeError);
+  });
+});

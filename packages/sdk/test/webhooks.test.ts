@@ -1,0 +1,135 @@
+/**
+ * Webhook verification and test headers, checked against the `standardwebhooks` library a
+ * merchant might use directly, and the amount helpers.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Webhook } from "standardwebhooks";
+import {
+  bahtToSatang,
+  fromSatangString,
+  Satang,
+  satangToBaht,
+  toSatangString,
+  WebhookVerificationError,
+} from "../src/index.ts";
+
+const secret = Satang.webhooks.generateSecret();
+const event = {
+  id: "5b0f1a52-0d6f-4b39-9d0e-3f1f2d9e6a10",
+  type: "payment.received",
+  createdAt: "2026-01-15T10:00:00.000Z",
+  data: {
+    object: {
+      id: "0a3d2c1b-1111-4222-8333-444455556666",
+      amount: "10000.00",
+      status: "succeeded",
+      referenceId: "order-1001",
+    },
+  },
+};
+const payload = JSON.stringify(event);
+
+describe("Satang.webhooks", () => {
+  it("round-trips: testHeaders signs, verify returns the typed event", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    assert.equal(headers["webhook-id"], event.id, "the id defaults to the event's id");
+    assert.match(headers["webhook-signature"], /^v1,[A-Za-z0-9+/]+=*$/);
+    const verified = Satang.webhooks.verify(payload, headers, secret);
+    assert.deepEqual(verified, event);
+    if (verified.type === "payment.received") assert.equal(verified.data.object.amount, "10000.00");
+  });
+
+  it("produces headers the standardwebhooks library accepts, and accepts what it signs", () => {
+    const ours = Satang.webhooks.testHeaders(payload, secret, { id: "msg_1" });
+    assert.deepEqual(new Webhook(secret).verify(payload, ours), event);
+    const at = new Date();
+    const theirs = {
+      "webhook-id": "msg_2",
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("msg_2", at, payload),
+    };
+    assert.deepEqual(Satang.webhooks.verify(Buffer.from(payload), theirs, secret), event);
+  });
+
+  it("accepts Node's header object, a fetch Headers and mixed-case names", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), [v]]));
+    assert.equal(Satang.webhooks.verify(payload, upper, secret).id, event.id);
+    assert.equal(Satang.webhooks.verify(payload, new Headers(headers), secret).id, event.id);
+    assert.equal(
+      new Satang({ apiKey: "k", apiSecret: "s" }).webhooks.verify(payload, headers, secret).id,
+      event.id,
+    );
+  });
+
+  it("verifies when one of several signatures (a secret rotation) matches", () => {
+    const other = Satang.webhooks.generateSecret();
+    const a = Satang.webhooks.testHeaders(payload, other, { id: "msg_3" });
+    const b = Satang.webhooks.testHeaders(payload, secret, { id: "msg_3" });
+    const both = { ...a, "webhook-signature": `${a["webhook-signature"]} ${b["webhook-signature"]}` };
+    assert.equal(Satang.webhooks.verify(payload, both, secret).id, event.id);
+  });
+
+  it("refuses a tampered body, a wrong secret, a changed id, missing headers and an old timestamp", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    const tampered = payload.replace("10000.00", "99999.00");
+    assert.throws(() => Satang.webhooks.verify(tampered, headers, secret), WebhookVerificationError);
+    assert.throws(
+      () => Satang.webhooks.verify(payload, headers, Satang.webhooks.generateSecret()),
+      WebhookVerificationError,
+    );
+    assert.throws(
+      () => Satang.webhooks.verify(payload, { ...headers, "webhook-id": "other" }, secret),
+      WebhookVerificationError,
+    );
+    assert.throws(() => Satang.webhooks.verify(payload, {}, secret), /Missing required headers/);
+    const old = Satang.webhooks.testHeaders(payload, secret, { timestamp: Date.now() / 1000 - 600 });
+    assert.throws(() => Satang.webhooks.verify(payload, old, secret), /too old/);
+    const reserialized = JSON.stringify(JSON.parse(payload), null, 2);
+    assert.throws(() => Satang.webhooks.verify(reserialized, headers, secret), WebhookVerificationError);
+  });
+
+  it("refuses a correctly signed body that is not an event", () => {
+    const notEvent = JSON.stringify({ hello: "world" });
+    const headers = Satang.webhooks.testHeaders(notEvent, secret);
+    assert.throws(() => Satang.webhooks.verify(notEvent, headers, secret), /not a Satang event/);
+  });
+
+  it("generates whsec_ secrets of 32 random bytes", () => {
+    const generated = Satang.webhooks.generateSecret();
+    assert.match(generated, /^whsec_/);
+    assert.equal(Buffer.from(generated.slice(6), "base64").length, 32);
+    assert.notEqual(generated, Satang.webhooks.generateSecret());
+  });
+});
+
+describe("amount helpers", () => {
+  it("converts integer satang to the wire form and back, exactly", () => {
+    assert.equal(toSatangString(10000), "10000.00");
+    assert.equal(toSatangString(10000n), "10000.00");
+    assert.equal(toSatangString(9_007_199_254_740_993n), "9007199254740993.00");
+    assert.equal(fromSatangString("10000.00"), 10000n);
+    assert.equal(fromSatangString("10000"), 10000n);
+    assert.equal(fromSatangString("10000.0"), 10000n);
+    assert.equal(fromSatangString("-500.00"), -500n);
+  });
+
+  it("refuses fractions of a satang, floats and malformed strings", () => {
+    assert.throws(() => toSatangString(10.5), RangeError);
+    assert.throws(() => fromSatangString("1000.50"), /whole satang/);
+    assert.throws(() => fromSatangString("1,000.00"), RangeError);
+    assert.throws(() => fromSatangString(""), RangeError);
+  });
+
+  it("converts baht for display and input", () => {
+    assert.equal(satangToBaht(10050n), "100.50");
+    assert.equal(satangToBaht("10000.00"), "100.00");
+    assert.equal(satangToBaht(5), "0.05");
+    assert.equal(satangToBaht(-150), "-1.50");
+    assert.equal(bahtToSatang("100"), 10000n);
+    assert.equal(bahtToSatang("100.5"), 10050n);
+    assert.equal(bahtToSatang("0.05"), 5n);
+    assert.throws(() => bahtToSatang("1.005"), RangeError);
+  });
+});
