@@ -1,5 +1,9 @@
-import { prepareTestDatabases } from "../test/helpers/store.ts";
+import { dropTemplateDatabase, prepareTestDatabases } from "../test/helpers/store.ts";
 
 const target = process.argv[2];
-if (!target) throw new Error("usage: prepare-test-db.ts SNAPSHOT_PATH");
-await prepareTestDatabases(target);
+if (target === "--drop") {
+  await dropTemplateDatabase();
+} else {
+  if (!target) throw new Error("usage: prepare-test-db.ts SNAPSHOT_PATH | --drop");
+  await prepareTestDatabases(target);
+}

@@ -32,7 +32,12 @@ if (files.length === 0) {
 
 const work = mkdtempSync(join(tmpdir(), "satang-test-"));
 const snapshot = join(work, "snapshot.tar");
-const env = { ...process.env, SATANG_TEST_SNAPSHOT: snapshot, SATANG_TEST_TEMPLATE_READY: "1" };
+const env = {
+  ...process.env,
+  SATANG_TEST_SNAPSHOT: snapshot,
+  SATANG_TEST_TEMPLATE_READY: "1",
+  SATANG_TEST_TEMPLATE: `satang_test_template_${process.pid}`,
+};
 const store = process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 console.log(`# store: ${store}; ${files.length} test files`);
 
@@ -49,4 +54,11 @@ const run = spawnSync(
   { cwd: root, env, stdio: "inherit" },
 );
 rmSync(work, { recursive: true, force: true });
+if (process.env.TEST_DATABASE_URL) {
+  spawnSync(process.execPath, ["--import", "tsx", "scripts/prepare-test-db.ts", "--drop"], {
+    cwd: root,
+    env,
+    stdio: "inherit",
+  });
+}
 process.exit(run.status ?? 1);

@@ -14,7 +14,11 @@ import { migrateToLatest } from "../../src/db/migrate.ts";
 import { PGlitePool } from "../../src/db/pglite-pool.ts";
 import type { Database } from "../../src/db/types.ts";
 
-export const TEMPLATE_DATABASE = "satang_test_template";
+/**
+ * The migrated template each test file's database is copied from. Each run of the suite names
+ * its own (scripts/test.mjs), so two runs on one PostgreSQL server never drop each other's.
+ */
+export const TEMPLATE_DATABASE = process.env.SATANG_TEST_TEMPLATE ?? "satang_test_template";
 
 export function usingPostgres(): boolean {
   return Boolean(process.env.TEST_DATABASE_URL);
@@ -73,6 +77,12 @@ export async function openTestStore(options: { poolSize?: number } = {}): Promis
 }
 
 /** Builds what openTestStore loads: run once per test run. */
+/** Drops this run's template database (PostgreSQL only). */
+export async function dropTemplateDatabase(): Promise<void> {
+  if (process.env.TEST_DATABASE_URL)
+    await adminQuery(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+}
+
 export async function prepareTestDatabases(snapshotPath: string): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
