@@ -773,11 +773,15 @@ const LISTS = {
       ["colAmount", (w) => h("span", { class: "num" }, formatSatang(w.amount))],
       [
         "colAccount",
-        (w) => [
-          w.bankAccountName || "",
-          h("br"),
-          h("span", { class: "muted mono" }, w.bankAccountNumber || ""),
-        ],
+        // One element, so the stacked phone layout keeps name and number together.
+        (w) =>
+          h(
+            "span",
+            null,
+            w.bankAccountName || "",
+            h("br"),
+            h("span", { class: "muted mono" }, w.bankAccountNumber || ""),
+          ),
       ],
       ["colStatus", (w) => badge(w.status, t(`withdrawStatus.${w.status}`))],
     ],
