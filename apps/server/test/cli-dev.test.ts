@@ -54,6 +54,8 @@ before(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 });
 after(async () => {
+  // A failed test may leave a `listen` running: stop it so the file can finish.
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   await workers?.stop();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
   await svc?.close();
@@ -71,66 +73,66 @@ function envFor(credentials: Credentials): Record<string, string> {
   };
 }
 
-function spawnSatang(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { cwd: SERVER_ROOT, env });
-}
-
 interface Finished {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-function finished(child: ChildProcessWithoutNullStreams): Promise<Finished> {
-  let stdout = "";
-  let stderr = "";
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  /** Everything printed so far, collected from the start so no line is missed. */
+  output: { stdout: string; stderr: string };
+  done: Promise<Finished>;
+}
+
+const children: ChildProcessWithoutNullStreams[] = [];
+
+function spawnSatang(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: SERVER_ROOT,
+    env,
+  });
+  children.push(child);
+  const output = { stdout: "", stderr: "" };
   child.stdout.on("data", (chunk) => {
-    stdout += chunk;
+    output.stdout += chunk;
   });
   child.stderr.on("data", (chunk) => {
-    stderr += chunk;
+    output.stderr += chunk;
   });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<Finished>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout: output.stdout, stderr: output.stderr })),
+  );
+  return { child, output, done };
 }
 
-/** Resolves with the first stdout line that `match` accepts, parsed as JSON. */
-function lineOf(
-  child: ChildProcessWithoutNullStreams,
-  match: (line: any) => boolean,
+/** The first complete stdout line, parsed as JSON, that `match` accepts. */
+function jsonLine(running: Running, match: (line: any) => boolean): any {
+  for (const line of running.output.stdout.split("\n").slice(0, -1)) {
+    try {
+      const parsed = JSON.parse(line);
+      if (match(parsed)) return parsed;
+    } catch {
+      // Not a JSON line: keep reading.
+    }
+  }
+  return undefined;
+}
+
+async function waitFor<T>(
+  read: () => T | undefined,
   what: string,
-): Promise<any> {
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    let errors = "";
-    const timer = setTimeout(() => reject(new Error(`no ${what} within 30 s; stderr: ${errors}`)), 30_000);
-    child.stderr.on("data", (chunk) => {
-      errors += chunk;
-    });
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk;
-      for (const line of buffer.split("\n").slice(0, -1)) {
-        try {
-          const parsed = JSON.parse(line);
-          if (match(parsed)) {
-            clearTimeout(timer);
-            resolve(parsed);
-            return;
-          }
-        } catch {
-          // Not a JSON line: keep reading.
-        }
-      }
-    });
-    child.on("close", (code) => reject(new Error(`exited with ${code} before ${what}; stderr: ${errors}`)));
-  });
-}
-
-async function waitFor<T>(read: () => T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
+  running?: Running,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${running ? `; stderr: ${running.output.stderr}` : ""}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -158,21 +160,28 @@ describe("satang listen and satang trigger, as processes", () => {
     });
 
     const listen = spawnSatang(["listen", "--forward-to", receiverUrl, "--json"], envFor(merchant));
-    const listenDone = finished(listen);
-    const ready = await lineOf(listen, (line) => line.ready === true, "ready line");
+    const ready = await waitFor(
+      () => jsonLine(listen, (line) => line.ready === true),
+      "the ready line",
+      listen,
+    );
     assert.equal(ready.mode, "endpoint");
     assert.equal(ready.signingSecret, derivedSigningSecret(merchant.apiSecret));
     const endpoints = await sdk.webhookEndpoints.list();
     assert.equal(endpoints.total, 1, "the stale endpoint is gone, the listener's is there");
     assert.notEqual(endpoints.data[0]?.id, stale.id);
 
-    const trigger = await finished(spawnSatang(["trigger", "payment.received", "--json"], envFor(merchant)));
+    const trigger = await spawnSatang(["trigger", "payment.received", "--json"], envFor(merchant)).done;
     assert.equal(trigger.code, 0, trigger.stderr);
     const result = JSON.parse(trigger.stdout.trim().split("\n").at(-1)!);
     assert.equal(result.event, "payment.received");
     assert.equal(result.payment.status, "succeeded");
 
-    const forwarded = await lineOf(listen, (line) => line.type === "payment.received", "forward line");
+    const forwarded = await waitFor(
+      () => jsonLine(listen, (line) => line.type === "payment.received"),
+      "the forward line",
+      listen,
+    );
     assert.equal(forwarded.status, 200);
     assert.equal(forwarded.objectId, result.payment.id);
     const delivery = await waitFor(() => deliveryFor(result.payment.id, "payment.received"), "the delivery");
@@ -189,8 +198,8 @@ describe("satang listen and satang trigger, as processes", () => {
       new Webhook(ready.signingSecret).verify(delivery.body.replace("succeeded", "failed"), headers),
     );
 
-    listen.kill("SIGINT");
-    const stopped = await listenDone;
+    listen.child.kill("SIGINT");
+    const stopped = await listen.done;
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.match(stopped.stderr, /Removed the temporary webhook endpoint/);
     assert.equal((await sdk.webhookEndpoints.list()).total, 0);
@@ -215,17 +224,11 @@ describe("satang listen and satang trigger, as processes", () => {
       ],
       envFor(merchant),
     );
-    const listenDone = finished(listen);
-    await new Promise<void>((resolve, reject) => {
-      listen.stdout.on("data", (chunk) => {
-        if (String(chunk).includes("Ready!")) resolve();
-      });
-      listen.on("close", () => reject(new Error("listen exited early")));
-    });
+    await waitFor(() => (listen.output.stdout.includes("Ready!") ? true : undefined), "Ready!", listen);
 
-    const failed = await finished(spawnSatang(["trigger", "payment.failed", "--json"], envFor(merchant)));
+    const failed = await spawnSatang(["trigger", "payment.failed", "--json"], envFor(merchant)).done;
     assert.equal(failed.code, 0, failed.stderr);
-    const canceled = await finished(spawnSatang(["trigger", "payment.canceled"], envFor(merchant)));
+    const canceled = await spawnSatang(["trigger", "payment.canceled"], envFor(merchant)).done;
     assert.equal(canceled.code, 0, canceled.stderr);
     assert.match(canceled.stdout, /Trigger succeeded: payment.canceled for payment ([0-9a-f-]{36})/);
     const paymentId = /for payment ([0-9a-f-]{36})/.exec(canceled.stdout)![1]!;
@@ -234,8 +237,8 @@ describe("satang listen and satang trigger, as processes", () => {
     const headers = delivery.headers as Record<string, string>;
     assert.equal((new Webhook(secret).verify(delivery.body, headers) as any).type, "payment.canceled");
 
-    listen.kill("SIGINT");
-    const stopped = await listenDone;
+    listen.child.kill("SIGINT");
+    const stopped = await listen.done;
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.match(stopped.stdout, /--> payment\.canceled .* <-- \[200\] POST/);
     assert.doesNotMatch(stopped.stdout, /payment\.failed/, "an event type not asked for is not forwarded");
