@@ -7,62 +7,16 @@
  * done, then checks what was done and how often.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
 import { TEST_SECRET_KEY } from "./helpers/cluster-config.ts";
 import { startService } from "./helpers/harness.ts";
 import { assertLedgerConsistent } from "./helpers/ledger.ts";
 import { createPayment, createWithdraw, simulatePaymentRequest } from "./helpers/lifecycle.ts";
+import { spawnWorker, temporaryDir, type Worker, waitFor } from "./helpers/processes.ts";
 import { usingPostgres } from "./helpers/store.ts";
 import { fundedMerchant } from "./helpers/withdraws.ts";
 
-const SERVER_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DAY_MS = 86_400_000;
-const DEADLINE_MS = 90_000;
-
-const directories: string[] = [];
-function temporaryDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "satang-worker-"));
-  directories.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function spawnWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], {
-    cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** Log lines at error level or above (pino: 50 error, 60 fatal). */
 function errorLines(output: string): string[] {

@@ -7,60 +7,13 @@
  * done, then check what was done and how often.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import { loadConfig } from "../src/config.ts";
 import { startServer } from "../src/server.ts";
-
-const SERVER_ROOT = fileURLToPath(new URL("..", import.meta.url));
-const DEADLINE_MS = 90_000;
-
-const directories: string[] = [];
-function temporaryDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "satang-worker-"));
-  directories.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function spawnWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], {
-    cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { spawnWorker, temporaryDir, waitFor } from "./helpers/processes.ts";
 
 async function freePort(): Promise<number> {
   const server = createServer();
