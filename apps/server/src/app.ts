@@ -17,7 +17,7 @@ import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
-import { installRequestId } from "./http/request-id.ts";
+import { installRequestId, requestIdFor } from "./http/request-id.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
@@ -39,7 +39,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_SIZE_MAX_BYTES,
-    genReqId: () => "",
+    genReqId: requestIdFor,
     requestIdHeader: false,
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,

@@ -206,3 +206,35 @@ describe("router-level errors", () => {
     assert.ok(res.headers["x-request-id"]);
   });
 });
+
+describe("request ids in logs", () => {
+  it("puts the request id on every log line of the request, including the caller's own id", async () => {
+    const svc = await startService();
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const { buildApp } = await import("../src/app.ts");
+    const app = await buildApp(svc.deps, { logger: { level: "info", stream } });
+    try {
+      const res = await app.inject({
+        method: "GET",
+        url: "/healthz",
+        headers: { "x-request-id": "trace-42" },
+      });
+      assert.equal(res.headers["x-request-id"], "trace-42");
+      const records = lines.map((line) => JSON.parse(line) as { reqId?: string; msg?: string });
+      const ofRequest = records.filter(
+        (record) => record.msg === "incoming request" || record.msg === "request completed",
+      );
+      assert.equal(ofRequest.length, 2);
+      for (const record of ofRequest) assert.equal(record.reqId, "trace-42");
+
+      const fresh = await app.inject({ method: "GET", url: "/healthz" });
+      const generated = String(fresh.headers["x-request-id"]);
+      assert.match(generated, /^[0-9a-f-]{36}$/);
+      assert.ok(lines.some((line) => line.includes(`"reqId":"${generated}"`)));
+    } finally {
+      await app.close();
+      await svc.close();
+    }
+  });
+});
