@@ -238,3 +238,19 @@ describe("request ids in logs", () => {
     }
   });
 });
+
+describe("readable validation messages", () => {
+  it("explains an unparsable date in words, not with the pattern", async () => {
+    const svc = await startService();
+    try {
+      const res = await svc.request("GET", "/api/v1/payments?dateTo=yesterday");
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.code, "VALIDATION_ERROR");
+      assert.equal(res.body.error.metadata.field, "dateTo");
+      assert.match(res.body.error.message, /^dateTo must be an ISO 8601 date/);
+      assert.doesNotMatch(res.body.error.message, /pattern/);
+    } finally {
+      await svc.close();
+    }
+  });
+});

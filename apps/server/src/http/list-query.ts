@@ -41,12 +41,16 @@ export const limitProperty = Type.Integer({
 
 export const dateFromProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
+  "x-error-message":
+    "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
   description: "ISO 8601 instant; records created at or after it (inclusive).",
   examples: ["2026-01-15T00:00:00.000Z"],
 });
 
 export const dateToProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
+  "x-error-message":
+    "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
   description: "ISO 8601 instant; records created before it (exclusive).",
   examples: ["2026-01-16T00:00:00.000Z"],
 });
