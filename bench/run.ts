@@ -93,7 +93,10 @@ const createResult = await load({
         return {
           ...request,
           body,
-          headers: { "content-type": "application/json", ...signRequest({ apiKey, apiSecret, body }) },
+          headers: {
+            "content-type": "application/json",
+            ...signRequest({ apiKey, apiSecret, body, method: "POST", path: "/api/v1/payments" }),
+          },
         };
       },
     },
@@ -107,7 +110,10 @@ const listResult = await load({
       path: "/api/v1/payments?limit=10",
       setupRequest: (request) => ({
         ...request,
-        headers: { ...signRequest({ apiKey, apiSecret, body: "" }) },
+        // v2, as the SDK client signs: a v1 read also records its signature (one insert).
+        headers: {
+          ...signRequest({ apiKey, apiSecret, body: "", method: "GET", path: "/api/v1/payments?limit=10" }),
+        },
       }),
     },
   ],

@@ -10,9 +10,8 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { loadConfig } from "../apps/server/src/config.ts";
 import { openStore } from "../apps/server/src/db/connect.ts";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
-import type { Deps } from "../apps/server/src/deps.ts";
+import { buildDeps } from "../apps/server/src/deps.ts";
 import { createIntegration } from "../apps/server/src/integrations/service.ts";
-import { systemClock } from "../apps/server/src/lib/clock.ts";
 import { SecretBox } from "../apps/server/src/lib/crypto.ts";
 import { createMerchant } from "../apps/server/src/merchants/service.ts";
 
@@ -38,14 +37,12 @@ if (mode === "baseline") {
   console.log(JSON.stringify({ port: typeof address === "object" && address ? address.port : 0 }));
 } else {
   const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "10000000", ADMIN_TOKEN: "bench-admin-token-000000" });
-  const deps: Deps = {
+  const deps = buildDeps({
     config,
     db: store.db,
     storeKind: store.kind,
-    clock: systemClock,
-    wallClock: systemClock,
     secrets: new SecretBox(Buffer.alloc(32, 3)),
-  };
+  });
   const merchant = await createMerchant(deps, {
     name: "Bench Shop",
     promptpayId: "0812345678",

@@ -2,6 +2,10 @@
 // Runs the test suite: prepares one migrated database (a PGlite snapshot, or a PostgreSQL
 // template when TEST_DATABASE_URL is set), then runs every test file with node's test runner.
 // Arguments narrow the run to files whose path contains one of them.
+//
+// Two files run at a time. A test (and a whole file) is cut off after 10 minutes: a bound that
+// catches a hang, not a speed goal, so the suite passes on a busy 2-core machine where one file
+// that spawns servers can take minutes. Where the time goes is printed at the end, per file.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +54,18 @@ if (prepare.status !== 0) process.exit(prepare.status ?? 1);
 
 const run = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-concurrency=2",
+    "--test-timeout=600000",
+    "--test-reporter=tap",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=./scripts/file-times.mjs",
+    "--test-reporter-destination=stdout",
+    ...files,
+  ],
   { cwd: root, env, stdio: "inherit" },
 );
 rmSync(work, { recursive: true, force: true });

@@ -3,32 +3,42 @@
  * requests and `main.ts` decides where to listen.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import { adminAuthentication } from "./admin/auth.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
 import { balanceRoutes } from "./balance/routes.ts";
 import { dashboardAdminRoutes } from "./dashboard/admin-routes.ts";
 import { dashboardApiRoutes } from "./dashboard/api-routes.ts";
 import { loginRoutes } from "./dashboard/auth-routes.ts";
+import { dashboardConstantsRoutes } from "./dashboard/constants-route.ts";
 import { dashboardPageRoutes } from "./dashboard/page-routes.ts";
 import type { Deps } from "./deps.ts";
 import { eventRoutes, webhookEndpointRoutes } from "./events/routes.ts";
 import { hostedRoutes } from "./hosted/routes.ts";
-import { hmacAuthentication } from "./http/auth.ts";
+import { hmacAuthentication, settleReplay } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
+import { clientErrorHandler, installConnectionCap, serverTimeoutOptions } from "./http/connections.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId, requestIdFor } from "./http/request-id.ts";
+import { installRouteCatalog } from "./http/route-catalog.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
+import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
+import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
-import { providerCallbackRoutes } from "./providers/routes.ts";
+import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
+import { payoutDeskRoutes } from "./payout-desk/routes.ts";
+import { reportRoutes } from "./reports/routes.ts";
+import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { withdrawAdminRoutes } from "./withdraws/admin-routes.ts";
 import { withdrawRoutes } from "./withdraws/routes.ts";
 
-export interface BuildOptions {
+interface BuildOptions {
   /** pino options, or false for no logging (tests). */
   logger?: boolean | Record<string, unknown>;
   /** Extra routes inside the authenticated /api/v1 scope: for tests of authentication only. */
@@ -44,32 +54,51 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: "idle",
+    ...serverTimeoutOptions(deps.config.http),
+    clientErrorHandler,
     // A path parameter may be a referenceId of 255 characters, each percent-encoded in the
     // worst case; Fastify's default of 100 would answer a valid by-reference lookup with 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 3 * REFERENCE_ID_LENGTH_MAX },
   });
   app.setValidatorCompiler(validatorCompiler);
+  installConnectionCap(app, deps.config.http.connectionsPerAddressMax);
+  installRouteCatalog(app);
   installRequestId(app);
   installBodyParsing(app);
   installErrorHandling(app);
-  await registerOpenApi(app, deps);
+  await registerOpenApi(app, deps.config);
 
-  await app.register(opsRoutes(deps));
+  await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
-  await app.register(adminRoutes(deps), { prefix: "/admin/v1" });
-  await app.register(withdrawAdminRoutes(deps), { prefix: "/admin/v1" });
-  await app.register(lifecycleAdminRoutes(deps), { prefix: "/admin/v1" });
-  await app.register(dashboardAdminRoutes(deps), { prefix: "/admin/v1" });
+  await app.register(
+    async (operator) => {
+      // The operator check runs before the body is looked at, so an unauthenticated caller
+      // learns nothing from validation errors.
+      operator.addHook("preValidation", adminAuthentication(deps));
+      operator.addHook("preValidation", rejectUnparsedBody);
+      await operator.register(adminRoutes(deps));
+      await operator.register(walletAdjustmentRoutes(deps));
+      await operator.register(withdrawAdminRoutes(deps));
+      await operator.register(lifecycleAdminRoutes(deps));
+      await operator.register(dashboardAdminRoutes(deps));
+      await operator.register(payoutDeskRoutes(deps));
+    },
+    { prefix: "/admin/v1" },
+  );
   // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only
   // to the routes registered inside it: a person logging in has a password, not an API key.
   await app.register(loginRoutes(deps), { prefix: "/api/v1/auth" });
-  await app.register(dashboardPageRoutes(deps), { prefix: "/dashboard" });
+  await app.register(dashboardPageRoutes(deps.config), { prefix: "/dashboard" });
+  await app.register(payoutDeskPageRoutes(deps.config), { prefix: "/dashboard/payout-desk" });
   await app.register(dashboardApiRoutes(deps), { prefix: "/dashboard/api" });
+  await app.register(dashboardConstantsRoutes(), { prefix: "/dashboard/api" });
   await app.register(providerCallbackRoutes(deps), { prefix: "/providers" });
+  await app.register(scbConfirmationRoutes(deps), { prefix: "/providers" });
   await app.register(
     async (api) => {
       api.decorateRequest("auth", undefined);
       api.addHook("preValidation", hmacAuthentication(deps));
+      api.addHook("onSend", settleReplay(deps.config.env));
       await registerRateLimit(api, deps);
       api.addHook("preValidation", rejectUnparsedBody);
       if (options.extraApiRoutes) await api.register(options.extraApiRoutes);
@@ -80,6 +109,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       if (deps.config.env === "sandbox") await api.register(sandboxRoutes(deps), { prefix: "/sandbox" });
       await api.register(webhookEndpointRoutes(deps), { prefix: "/webhook-endpoints" });
       await api.register(eventRoutes(deps), { prefix: "/events" });
+      await api.register(reportRoutes(deps), { prefix: "/reports" });
     },
     { prefix: "/api/v1" },
   );

@@ -20,15 +20,19 @@ import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { readAdminTokenHash, storeAdminTokenHash } from "./admin/auth.ts";
-import { ADMIN_TOKEN_FILE } from "./cli/files.ts";
 import { ConfigError } from "./config.ts";
+import { ADMIN_TOKEN_FILE } from "./data-dir.ts";
+import type { Db } from "./db/handles.ts";
 import type { Deps } from "./deps.ts";
 import { createIntegration } from "./integrations/service.ts";
 import { sha256Hex } from "./lib/crypto.ts";
+import { curlExample } from "./lib/curl-example.ts";
 import { randomToken } from "./lib/ids.ts";
 import { ADMIN_TOKEN_RANDOM_BYTES } from "./lib/limits.ts";
 import { createMerchant, type MerchantInput } from "./merchants/service.ts";
-import { countMerchants, type Db } from "./merchants/store.ts";
+import { countMerchants } from "./merchants/store.ts";
+
+export { curlExample };
 
 /** Key of the advisory lock that serializes bootstrap across processes ("SATANG" in ASCII). */
 const BOOTSTRAP_LOCK_KEY = "91540051545671";
@@ -36,13 +40,13 @@ const BOOTSTRAP_LOCK_KEY = "91540051545671";
 const SECRET_KEY_CHECK_SETTING = "secret_key_check";
 const SECRET_KEY_CHECK_PLAINTEXT = "satang secret key check";
 
-export const DEMO_MERCHANT: MerchantInput = {
+const DEMO_MERCHANT: MerchantInput = {
   name: "Demo Shop",
   promptpayId: "0812345678",
   collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Demo Shop Co., Ltd." },
 };
 
-export interface DemoCredentials {
+interface DemoCredentials {
   merchantId: string;
   integrationId: string;
   apiKey: string;
@@ -60,7 +64,7 @@ export interface BootstrapResult {
   message: string;
 }
 
-export interface BootstrapOptions {
+interface BootstrapOptions {
   /** Where the human-readable first-start text goes; stdout by default. */
   print?: (text: string) => void;
 }
@@ -134,6 +138,9 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
   let demo: DemoCredentials | undefined;
 
   await deps.db.transaction().execute(async (trx) => {
+    // Processes starting together wait here for the first one's bootstrap: a start-up's wait,
+    // not a request's, so the transaction's lock bound (DB_LOCK_TIMEOUT_MS) is lifted for it.
+    await sql`SET LOCAL lock_timeout = '300s'`.execute(trx);
     await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY}::bigint)`.execute(trx);
     await checkSecretKey(deps, trx);
 
@@ -143,8 +150,10 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
     }
 
     if (config.env === "sandbox" && (await countMerchants(trx)) === 0) {
-      const merchant = await createMerchant(deps, DEMO_MERCHANT, trx);
-      const integration = await createIntegration(deps, merchant.id, { name: "Demo integration" }, trx);
+      const merchant = await createMerchant({ ...deps, db: trx }, DEMO_MERCHANT);
+      const integration = await createIntegration({ ...deps, db: trx }, merchant.id, {
+        name: "Demo integration",
+      });
       demo = {
         merchantId: merchant.id,
         integrationId: integration.id,
@@ -162,30 +171,6 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
   const message = firstStartMessage(deps, adminToken, adminTokenFile, demo);
   if (message !== "") (options.print ?? ((text) => process.stdout.write(text)))(message);
   return { adminToken, adminTokenFile, demo, message };
-}
-
-/** Single-quotes a value for a POSIX shell. */
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A ready-to-paste shell snippet that creates a PromptPay payment with a v1 signature. */
-export function curlExample(baseUrl: string, apiKey: string, apiSecret: string): string {
-  const body =
-    '{"amount":"10000.00","currency":"THB","referenceId":"demo-\'"$TS"\'","paymentMethod":"promptpay",' +
-    '"customerBankAccountName":"Somchai Jaidee","customerBankAccountNumber":"0987654321",' +
-    '"customerBankCode":"004","description":"First test payment"}';
-  return [
-    `API_KEY=${shellQuote(apiKey)}`,
-    `API_SECRET=${shellQuote(apiSecret)}`,
-    "TS=$(date +%s000)",
-    `BODY='${body}'`,
-    `SIG=$(printf '%s' "$TS.$BODY" | openssl dgst -sha256 -hmac "$API_SECRET" | awk '{print $NF}')`,
-    `curl -sS -X POST ${shellQuote(`${baseUrl}/api/v1/payments`)} \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -H "X-API-Key: $API_KEY" -H "X-Timestamp: $TS" -H "X-Signature: sha256=$SIG" \\`,
-    `  -d "$BODY"`,
-  ].join("\n");
 }
 
 function indent(text: string, spaces: number): string {

@@ -2,6 +2,8 @@
  * Configuration comes from the environment and is validated once, at start. A bad value stops
  * the process with a message that names the variable and says what it accepts.
  */
+import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
+import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
 import { RATE_LIMIT_LIVE_PER_MINUTE, RATE_LIMIT_SANDBOX_PER_MINUTE } from "./lib/limits.ts";
 
 export type Environment = "sandbox" | "live";
@@ -12,6 +14,11 @@ export interface Config {
   host: string;
   publicBaseUrl: string;
   databaseUrl: string | undefined;
+  /**
+   * A direct PostgreSQL connection (not through a transaction-pooling PgBouncer) for LISTEN;
+   * DATABASE_URL when unset (docs/DEPLOYMENT.md).
+   */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
@@ -32,6 +39,93 @@ export interface Config {
    * as live always does. Set with SANDBOX_PAYOUT_PICKUP; live ignores it.
    */
   payoutPickup: "simulate" | "automatic";
+  /**
+   * The payment provider (CONTRACT 15): `simulated` (the sandbox default) or `scb`. Undefined in
+   * a live deployment that names none: it then collects and pays nothing automatically, as
+   * before live providers existed. Set with SATANG_PROVIDER; live refuses `simulated`.
+   */
+  provider: ProviderName | undefined;
+  /** Who pays withdraws: the provider's transfer API, or the operator's manual payout desk. */
+  payouts: PayoutMode;
+  /** The SCB connector's settings; present exactly when `provider` is `scb`. */
+  scb: ScbConfig | undefined;
+  /** Bounded database waits (CONTRACT 14, db/bounds.ts): DB_LOCK_TIMEOUT_MS and the rest. */
+  databaseBounds: DatabaseBounds;
+  /** EMBEDDED_SYNC: `commit` (each commit on disk before its answer) or `off` (db/embedded-sync.ts). */
+  embeddedSync: EmbeddedSyncMode;
+  /** Who may read /metrics (CONTRACT 14). */
+  metrics: MetricsConfig;
+  /** Connection timeouts and the per-address connection cap (CONTRACT 14). */
+  http: HttpLimitsConfig;
+  /** Login throttling: per address, and how much password hashing may run at once. */
+  login: LoginLimitsConfig;
+}
+
+export interface MetricsConfig {
+  /** METRICS_TOKEN: the bearer token of /metrics; the operator token when unset. */
+  token: string | undefined;
+  /** METRICS_PORT: serve /metrics on this port only (no token asked there), not on the API port. */
+  port: number | undefined;
+}
+
+export interface HttpLimitsConfig {
+  /** HTTP_HEADERS_TIMEOUT_MS: all request headers within this (default 10 s). */
+  headersTimeoutMs: number;
+  /** HTTP_BODY_TIMEOUT_MS: the whole request, body included, within this (default 30 s). */
+  requestTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this (default 5 s). */
+  keepAliveTimeoutMs: number;
+  /** HTTP_CONNECTIONS_PER_ADDRESS_MAX: open connections one client address may hold (default 100). */
+  connectionsPerAddressMax: number;
+}
+
+export interface LoginLimitsConfig {
+  /** LOGIN_PER_ADDRESS_PER_MINUTE: login attempts one client address may make per minute (default 20). */
+  perAddressPerMinute: number;
+  /** LOGIN_HASHES_MAX: password checks (argon2) running at once in this process (default 2). */
+  hashesMax: number;
+  /** LOGIN_QUEUE_MAX: logins waiting for a password check; more are refused with 503 (default 16). */
+  queueMax: number;
+}
+
+export const PROVIDER_NAMES = ["simulated", "scb"] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+export const PAYOUT_MODES = ["provider", "manual"] as const;
+export type PayoutMode = (typeof PAYOUT_MODES)[number];
+
+/** What SCB payouts debit: the operator's corporate account (docs/providers/scb.md). */
+export interface ScbPayerConfig {
+  /** SCB_PAYER_ACCOUNT_NUMBER: the operator's 10-digit SCB THB account. */
+  accountNumber: string;
+  /** SCB_PAYER_TAX_ID: the operator's 13-digit tax id. */
+  taxId: string;
+  /** SCB_CORPORATE_ID: the corporate id SCB assigned at onboarding. */
+  corporateId: string;
+}
+
+/**
+ * SCB settings (CONTRACT 15, docs/providers/scb.md). The credentials and the callback token are
+ * secrets: `toJSON` and the inspector print this object with them redacted, so logging the
+ * configuration by mistake never leaks them.
+ */
+export interface ScbConfig {
+  apiBaseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** The operator's 15-digit biller id: every QR pays it, every confirmation must name it. */
+  billerId: string;
+  /** The secret last segment of the confirmation URL SCB posts to. */
+  callbackToken: string;
+  /** SCB_REF2: the constant ref2 of every QR (A-Z0-9, at most 20), or null for none. */
+  ref2: string | null;
+  /** Payouts through SCB's transfer API; null when SATANG_PAYOUTS=manual. */
+  payer: ScbPayerConfig | null;
+  reconcileIntervalMs: number;
+  inquiryDelayMs: number;
+  /** SCB_TIMEOUT_MS: the bound of one HTTP call to SCB. */
+  requestTimeoutMs: number;
+  /** SCB_TOKEN_REFRESH_MARGIN_S: how long before its stated expiry an access token is replaced. */
+  tokenRefreshMarginMs: number;
 }
 
 export class ConfigError extends Error {
@@ -90,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     `http://${host.includes(":") ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, "");
   const databaseUrl = url("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
+  const databaseDirectUrl = url("DATABASE_DIRECT_URL", env.DATABASE_DIRECT_URL, ["postgres:", "postgresql:"]);
   const redisUrl = url("REDIS_URL", env.REDIS_URL, ["redis:", "rediss:"]);
   const rateLimitPerMinute = integer(
     env,
@@ -124,12 +219,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`SANDBOX_PAYOUT_PICKUP must be "simulate" or "automatic", got "${pickup}"`);
   }
   const payoutPickup = envName === "live" ? "automatic" : pickup;
+  const providers = loadProviderConfig(env, envName);
+  const limits = loadLimitsConfig(env);
   return {
+    ...loadDatabaseSettings(env),
     env: envName,
     port,
     host,
     publicBaseUrl,
     databaseUrl,
+    databaseDirectUrl,
     dataDir: env.DATA_DIR || "./data",
     rateLimitPerMinute,
     redisUrl,
@@ -138,5 +237,170 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webhookAllowLoopback,
     payoutPickup,
+    ...providers,
+    ...limits,
   };
+}
+
+/** METRICS_*, HTTP_* and LOGIN_* settings (docs/operations.md). */
+function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "http" | "login"> {
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
+  }
+  const metricsPort = env.METRICS_PORT ? integer(env, "METRICS_PORT", 0, 0, 65535) : undefined;
+  return {
+    metrics: { token: metricsToken, port: metricsPort },
+    http: {
+      headersTimeoutMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+      requestTimeoutMs: integer(env, "HTTP_BODY_TIMEOUT_MS", 30_000, 100, 3_600_000),
+      keepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 100, 600_000),
+      connectionsPerAddressMax: integer(env, "HTTP_CONNECTIONS_PER_ADDRESS_MAX", 100, 1, 1_000_000),
+    },
+    login: {
+      perAddressPerMinute: integer(env, "LOGIN_PER_ADDRESS_PER_MINUTE", 20, 1, 1_000_000),
+      hashesMax: integer(env, "LOGIN_HASHES_MAX", 2, 1, 64),
+      queueMax: integer(env, "LOGIN_QUEUE_MAX", 16, 0, 10_000),
+    },
+  };
+}
+
+/** The database's bounded waits (milliseconds) and the embedded store's durability. */
+function loadDatabaseSettings(env: NodeJS.ProcessEnv): Pick<Config, "databaseBounds" | "embeddedSync"> {
+  const d = DEFAULT_DATABASE_BOUNDS;
+  return {
+    databaseBounds: {
+      lockTimeoutMs: integer(env, "DB_LOCK_TIMEOUT_MS", d.lockTimeoutMs, 10, 600_000),
+      poolAcquireTimeoutMs: integer(env, "DB_POOL_ACQUIRE_TIMEOUT_MS", d.poolAcquireTimeoutMs, 10, 600_000),
+      statementTimeoutMs: integer(env, "DB_STATEMENT_TIMEOUT_MS", d.statementTimeoutMs, 100, 3_600_000),
+      idleInTransactionTimeoutMs: integer(
+        env,
+        "DB_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+        d.idleInTransactionTimeoutMs,
+        100,
+        3_600_000,
+      ),
+    },
+    embeddedSync: oneOf(env, "EMBEDDED_SYNC", EMBEDDED_SYNC_MODES) ?? "commit",
+  };
+}
+
+// Live providers (CONTRACT 15). Secrets are never echoed in a message: a refusal names the
+// variable and the rule, not the value.
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.map((v) => `"${v}"`).join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** A required secret-ish text: checked against a pattern, never printed. */
+function secretText(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, rule: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") {
+    throw new ConfigError(`${name} is required when SATANG_PROVIDER=scb (${rule})`);
+  }
+  if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${rule}`);
+  return raw;
+}
+
+function scbBaseUrl(env: NodeJS.ProcessEnv): string {
+  const raw = env.SCB_API_BASE_URL;
+  if (raw === undefined || raw === "") {
+    throw new ConfigError("SCB_API_BASE_URL is required when SATANG_PROVIDER=scb (an http or https URL)");
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError("SCB_API_BASE_URL must be an http or https URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError("SCB_API_BASE_URL must use http: or https:");
+  }
+  // Credentials belong in SCB_API_KEY and SCB_API_SECRET, where they are kept out of logs.
+  if (parsed.username || parsed.password) {
+    throw new ConfigError("SCB_API_BASE_URL must not carry credentials; use SCB_API_KEY and SCB_API_SECRET");
+  }
+  if (parsed.search || parsed.hash)
+    throw new ConfigError("SCB_API_BASE_URL must not have a query or fragment");
+  return raw.replace(/\/+$/, "");
+}
+
+const REDACTED = "[redacted]";
+
+function redactedView(config: ScbConfig): Record<string, unknown> {
+  return { ...config, apiKey: REDACTED, apiSecret: REDACTED, callbackToken: REDACTED };
+}
+
+function withRedaction(config: ScbConfig): ScbConfig {
+  const view = () => redactedView(config);
+  Object.defineProperty(config, "toJSON", { value: view, enumerable: false });
+  Object.defineProperty(config, Symbol.for("nodejs.util.inspect.custom"), { value: view, enumerable: false });
+  return config;
+}
+
+function loadScbPayer(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbPayerConfig | null {
+  if (payouts === "manual") return null;
+  const names = ["SCB_PAYER_ACCOUNT_NUMBER", "SCB_PAYER_TAX_ID", "SCB_CORPORATE_ID"];
+  const missing = names.filter((name) => !env[name]);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required for payouts through SCB; ` +
+        "set them, or set SATANG_PAYOUTS=manual to pay withdraws from the manual payout desk",
+    );
+  }
+  return {
+    accountNumber: secretText(
+      env,
+      "SCB_PAYER_ACCOUNT_NUMBER",
+      /^[0-9]{10}$/,
+      "the 10-digit SCB account number",
+    ),
+    taxId: secretText(env, "SCB_PAYER_TAX_ID", /^[0-9]{13}$/, "the 13-digit tax id"),
+    corporateId: secretText(env, "SCB_CORPORATE_ID", /^[A-Za-z0-9]{1,35}$/, "1-35 letters or digits"),
+  };
+}
+
+function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbConfig {
+  const ref2 = env.SCB_REF2 || null;
+  if (ref2 !== null && !/^[A-Z0-9]{1,20}$/.test(ref2)) {
+    throw new ConfigError(`SCB_REF2 must be 1-20 upper-case letters or digits, got "${ref2}"`);
+  }
+  return withRedaction({
+    apiBaseUrl: scbBaseUrl(env),
+    apiKey: secretText(env, "SCB_API_KEY", /^[\x21-\x7E]{1,200}$/, "1-200 printable characters"),
+    apiSecret: secretText(env, "SCB_API_SECRET", /^[\x21-\x7E]{1,200}$/, "1-200 printable characters"),
+    billerId: secretText(env, "SCB_BILLER_ID", /^[0-9]{15}$/, "the 15-digit biller id"),
+    callbackToken: secretText(
+      env,
+      "SCB_CALLBACK_TOKEN",
+      /^[A-Za-z0-9_-]{32,200}$/,
+      "32-200 characters of letters, digits, _ or - (it is a URL path segment)",
+    ),
+    ref2,
+    payer: loadScbPayer(env, payouts),
+    reconcileIntervalMs: integer(env, "SCB_RECONCILE_INTERVAL_S", 60, 1, 86_400) * 1000,
+    // SCB's transfer answers say to inquire "after 45 minutes" (docs/providers/scb.md).
+    inquiryDelayMs: integer(env, "SCB_INQUIRY_DELAY_S", 2_700, 0, 2_700) * 1000,
+    requestTimeoutMs: integer(env, "SCB_TIMEOUT_MS", 15_000, 100, 120_000),
+    tokenRefreshMarginMs: integer(env, "SCB_TOKEN_REFRESH_MARGIN_S", 120, 0, 900) * 1000,
+  });
+}
+
+function loadProviderConfig(
+  env: NodeJS.ProcessEnv,
+  envName: Environment,
+): Pick<Config, "provider" | "payouts" | "scb"> {
+  const asked = oneOf(env, "SATANG_PROVIDER", PROVIDER_NAMES);
+  if (envName === "live" && asked === "simulated") {
+    throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb");
+  }
+  const provider = asked ?? (envName === "sandbox" ? "simulated" : undefined);
+  const payouts = oneOf(env, "SATANG_PAYOUTS", PAYOUT_MODES) ?? "provider";
+  const scb = provider === "scb" ? loadScbConfig(env, payouts) : undefined;
+  return { provider, payouts, scb };
 }

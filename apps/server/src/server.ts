@@ -11,6 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -18,22 +19,22 @@ import pino from "pino";
 import { buildApp } from "./app.ts";
 import { type BootstrapResult, bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError, parseSecretKey } from "./config.ts";
+import { DATA_DIR_LOCK_FILE, EMBEDDED_DATABASE_DIR, SECRET_KEY_FILE } from "./data-dir.ts";
+import { secureDataDir, tightenDataDir } from "./data-dir-permissions.ts";
 import { openStore, type Store } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import type { Deps } from "./deps.ts";
+import { buildDeps, type Deps } from "./deps.ts";
 import { JOBS } from "./jobs/index.ts";
 import { type RunningWorkers, startWorkers } from "./jobs/runner.ts";
-import { systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/crypto.ts";
 import { SHUTDOWN_GRACE_MS } from "./lib/limits.ts";
-
-export const SECRET_KEY_FILE = "secret.key";
-/**
- * The embedded database lives in its own directory under DATA_DIR, apart from the key and token
- * files, so a copy or dump of the database never carries the key that opens its secrets.
- */
-export const EMBEDDED_DATABASE_DIR = "pglite";
-const DATA_DIR_LOCK_FILE = "satang.pid";
+import { redactError, redactText } from "./lib/redaction.ts";
+import {
+  addressesMessage,
+  explainBindError,
+  holdRequestsUntilStarted,
+  storeProgress,
+} from "./start-output.ts";
 
 /** Field names whose values never reach a log line, at any of the first few nesting levels. */
 const SECRET_FIELDS = [
@@ -61,11 +62,21 @@ function redactPaths(): string[] {
   return paths;
 }
 
-/** pino options: JSON lines at LOG_LEVEL, with secrets, tokens and account numbers redacted. */
-export function loggerOptions(config: Pick<Config, "logLevel">): Record<string, unknown> {
+/**
+ * pino options: JSON lines at LOG_LEVEL, with secrets, tokens and account numbers redacted by
+ * field name, errors without their SQL and parameters, and every finished line redacted once
+ * more by shape (lib/redaction.ts), the configured operator and metrics tokens included.
+ */
+export function loggerOptions(
+  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "adminToken" | "metrics">>,
+): Record<string, unknown> {
+  const literals = [config.adminToken, config.metrics?.token].filter((t): t is string => Boolean(t));
+  const errorSerializer = (error: Error) => redactError(pino.stdSerializers.err(error));
   return {
     level: config.logLevel,
     redact: { paths: redactPaths(), censor: "[redacted]" },
+    serializers: { err: errorSerializer, error: errorSerializer },
+    hooks: { streamWrite: (line: string) => redactText(line, literals) },
   };
 }
 
@@ -75,7 +86,7 @@ export function loggerOptions(config: Pick<Config, "logLevel">): Record<string, 
  * DATA_DIR/secret.key (mode 0600), also when the database is PostgreSQL: several nodes sharing
  * one database must then be given the same SECRET_KEY, which bootstrap checks.
  */
-export function resolveSecretKey(config: Config): Buffer {
+function resolveSecretKey(config: Config): Buffer {
   if (config.secretKey) return config.secretKey;
   if (config.env === "live") throw new ConfigError("SECRET_KEY is required when SATANG_ENV=live");
   mkdirSync(config.dataDir, { recursive: true });
@@ -164,15 +175,26 @@ export function lockDataDir(dataDir: string): () => void {
 
 /** Opens the store the configuration names; the embedded one is locked to this process. */
 export async function openConfiguredStore(config: Config): Promise<Store> {
-  if (config.databaseUrl) return openStore({ databaseUrl: config.databaseUrl });
+  const bounds = config.databaseBounds;
+  if (config.databaseUrl) {
+    return openStore({ databaseUrl: config.databaseUrl, listenUrl: config.databaseDirectUrl, bounds });
+  }
+  // The embedded store's files carry every secret it keeps: DATA_DIR is private to this user.
+  secureDataDir(config.dataDir, (message) => process.emitWarning(message, "DataDirPermissions"));
   const release = lockDataDir(config.dataDir);
   try {
-    const store = await openStore({ dataDir: join(config.dataDir, EMBEDDED_DATABASE_DIR) });
+    const store = await openStore({
+      dataDir: join(config.dataDir, EMBEDDED_DATABASE_DIR),
+      bounds,
+      embeddedSync: config.embeddedSync,
+    });
+    tightenDataDir(config.dataDir);
     return {
       ...store,
       close: async () => {
         try {
           await store.close();
+          tightenDataDir(config.dataDir);
         } finally {
           release();
         }
@@ -184,7 +206,7 @@ export async function openConfiguredStore(config: Config): Promise<Store> {
   }
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** pino options, or false for no logs. Defaults to loggerOptions(config). */
   logger?: false | Record<string, unknown>;
   /** Where the first-start text goes (stdout by default). */
@@ -208,78 +230,175 @@ export interface RunningServer {
   /** The address the server listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   port: number;
+  /** The port of METRICS_PORT's server, when it runs. */
+  metricsPort: number | undefined;
   bootstrap: BootstrapResult;
   workers: boolean;
   /** Drains in-flight requests, then closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+/** A process's dependencies over its own store, migrated and ready. */
+interface OpenedProcess {
+  deps: Deps;
+  store: Store;
+}
+
+/**
+ * What `serve` and `worker` both start with: the secret key, the configured store with its
+ * migrations applied, and everything built on them by the composition root (deps.ts).
+ */
+async function openProcess(config: Config, print?: (text: string) => void): Promise<OpenedProcess> {
   const secrets = new SecretBox(resolveSecretKey(config));
+  const progress = storeProgress(config);
+  print?.(progress.opening);
   const store = await openConfiguredStore(config);
+  try {
+    print?.(progress.migrating);
+    await migrateToLatest(store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const databaseReachable = (timeoutMs: number) => store.reachable(timeoutMs);
+  return {
+    deps: buildDeps({ config, db: store.db, storeKind: store.kind, secrets, databaseReachable }),
+    store,
+  };
+}
+
+interface ShutdownLogger {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/**
+ * The one way a process ends: `stop` (drain what it is doing), then the store closes, whatever
+ * `stop` did. The returned close is safe to call more than once. With `handleSignals`, SIGTERM
+ * and SIGINT close the process and exit 0 (1 when closing fails).
+ */
+function shutdownOnce(options: {
+  store: Store;
+  log: ShutdownLogger;
+  handleSignals: boolean | undefined;
+  /** What the log says a signal starts. */
+  draining: string;
+  stop: () => Promise<unknown>;
+}): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    options.log.info({ signal }, options.draining);
+    close().then(
+      () => process.exit(0),
+      (err) => {
+        options.log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      if (options.handleSignals) {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+      try {
+        await options.stop();
+      } finally {
+        await options.store.close();
+      }
+    })();
+    return closing;
+  };
+  if (options.handleSignals) {
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  }
+  return close;
+}
+
+/** METRICS_PORT: /metrics alone, on its own port, for the monitoring system's network only. */
+async function listenMetrics(app: FastifyInstance, host: string, port: number): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
+      response.writeHead(404, { "content-type": "application/json; charset=utf-8" });
+      response.end(
+        JSON.stringify({ success: false, error: { code: "RESOURCE_NOT_FOUND", message: "Not found" } }),
+      );
+      return;
+    }
+    app.renderMetrics().then(
+      ({ contentType, text }) => {
+        response.writeHead(200, { "content-type": contentType });
+        response.end(text);
+      },
+      () => {
+        response.writeHead(500).end();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  const { deps, store } = await openProcess(config, print);
   let app: FastifyInstance | undefined;
   try {
-    await migrateToLatest(store.db);
-    const deps: Deps = {
-      config,
-      db: store.db,
-      storeKind: store.kind,
-      clock: systemClock,
-      wallClock: systemClock,
-      secrets,
-    };
-    const bootstrapped = await bootstrap(deps, options.print ? { print: options.print } : {});
     app = await buildApp(deps, { logger: options.logger ?? loggerOptions(config) });
+    const started = holdRequestsUntilStarted(app);
     await options.beforeListen?.(app);
-    await app.listen({ host: config.host, port: config.port });
+    // Bound before bootstrap: a start that cannot bind generates (and loses) no credentials.
+    await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+      throw explainBindError(error, config.host, config.port, "PORT");
+    });
+    const metricsPort = config.metrics.port;
+    const metricsServer =
+      metricsPort === undefined
+        ? undefined
+        : await listenMetrics(app, config.host, metricsPort).catch((error: unknown) => {
+            throw explainBindError(error, config.host, metricsPort, "METRICS_PORT");
+          });
+    const bootstrapped = await bootstrap(deps, { print });
+    started();
     const address = app.server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    print(addressesMessage(config, `http://${host}:${address.port}`));
     const running = app;
     const runWorkers = options.workers ?? true;
     const workers: RunningWorkers | undefined = runWorkers
       ? startWorkers(deps, JOBS, running.log)
       : undefined;
-
-    let closing: Promise<void> | undefined;
-    const onSignal = (signal: NodeJS.Signals) => {
-      running.log.info({ signal }, "shutting down: draining in-flight requests");
-      close().then(
-        () => process.exit(0),
-        (err) => {
-          running.log.error({ err }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    };
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
-        if (options.handleSignals) {
-          process.off("SIGTERM", onSignal);
-          process.off("SIGINT", onSignal);
-        }
+    const close = shutdownOnce({
+      store,
+      log: running.log,
+      handleSignals: options.handleSignals,
+      draining: "shutting down: draining in-flight requests",
+      stop: async () => {
         // Requests that outlive the grace period are cut off, so a stuck client cannot hold the
         // process (and a deployment's rollout) forever.
         const force = setTimeout(() => running.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         force.unref();
         try {
+          metricsServer?.closeAllConnections();
+          metricsServer?.close();
           await Promise.all([running.close(), workers?.stop()]);
         } finally {
           clearTimeout(force);
-          await store.close();
         }
-      })();
-      return closing;
-    };
-    if (options.handleSignals) {
-      process.once("SIGTERM", onSignal);
-      process.once("SIGINT", onSignal);
-    }
+      },
+    });
     return {
       app: running,
       deps,
       store,
       url: `http://${host}:${address.port}`,
       port: address.port,
+      metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : undefined,
       bootstrap: bootstrapped,
       workers: runWorkers,
       close,
@@ -291,7 +410,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
-export interface WorkerOptions {
+interface WorkerOptions {
   /** pino options, or false for no logs. Defaults to loggerOptions(config). */
   logger?: false | Record<string, unknown>;
   /** Stop the jobs, close and exit 0 on SIGTERM and SIGINT (what `satang worker` wants). */
@@ -312,55 +431,18 @@ export interface RunningWorker {
  * refuses a worker beside a running server, since PGlite belongs to one process.
  */
 export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
-  const secrets = new SecretBox(resolveSecretKey(config));
-  const store = await openConfiguredStore(config);
-  try {
-    await migrateToLatest(store.db);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const deps: Deps = {
-    config,
-    db: store.db,
-    storeKind: store.kind,
-    clock: systemClock,
-    wallClock: systemClock,
-    secrets,
-  };
+  const { deps, store } = await openProcess(config);
   const log =
     options.logger === false ? pino({ enabled: false }) : pino(options.logger ?? loggerOptions(config));
   const workers = startWorkers(deps, JOBS, log);
+  const close = shutdownOnce({
+    store,
+    log,
+    handleSignals: options.handleSignals,
+    draining: "shutting down: letting the jobs finish their batch",
+    stop: () => workers.stop(),
+  });
+  // Said only once SIGTERM is handled, so whoever waits for this line may stop the worker.
   log.info({ jobs: JOBS.map((job) => job.name), store: store.kind }, "worker started");
-
-  let closing: Promise<void> | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    log.info({ signal }, "shutting down: letting the jobs finish their batch");
-    close().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      if (options.handleSignals) {
-        process.off("SIGTERM", onSignal);
-        process.off("SIGINT", onSignal);
-      }
-      try {
-        await workers.stop();
-      } finally {
-        await store.close();
-      }
-    })();
-    return closing;
-  };
-  if (options.handleSignals) {
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-  }
   return { deps, store, close };
 }

@@ -50,7 +50,11 @@ export interface SatangConfig {
   maxRetries?: number;
   /** Per attempt; default 30 000 ms. */
   timeoutMs?: number;
-  /** "v2" also signs the method, path and query (CONTRACT 3); default "v1". */
+  /**
+   * "v2" (the default) signs the method, the path with its query and the body (CONTRACT 3), so a
+   * captured signature cannot be replayed on another route; "v1" signs the body only, for servers
+   * older than signature v2.
+   */
   signatureVersion?: "v1" | "v2";
   /** Waits between retries; tests pass one that records or skips the wait. */
   sleep?: (ms: number) => Promise<void>;
@@ -249,7 +253,7 @@ export class Satang {
       fetch: fetchImpl,
       maxRetries,
       timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      signatureVersion: config.signatureVersion ?? "v1",
+      signatureVersion: config.signatureVersion ?? "v2",
       sleep: config.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       random: Math.random,
     });

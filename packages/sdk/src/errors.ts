@@ -6,7 +6,14 @@
  * The list mirrors the server's one closed list (apps/server/src/lib/errors.ts); a test fails
  * when the two differ. A code this SDK does not know yet still arrives as a `SatangError` with
  * that code, so a newer server never breaks an older SDK.
+ *
+ * The metadata type of each class comes from the server's OpenAPI document when the document
+ * describes that code: when its error schema (`components.schemas.Error`, property `error`) is a
+ * union of one object per code, each with `code` fixed to one value and its own `metadata`, the
+ * generated types carry that union and `MetadataFor` picks the variant of each class's code.
+ * Until the document does, each class keeps the metadata type written here.
  */
+import type { components } from "./generated/openapi.ts";
 import type { WithdrawStatus } from "./types.ts";
 
 /** Every error code the API answers with, and its HTTP status. */
@@ -36,6 +43,25 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ClientErrorCode = "CONNECTION_ERROR" | "UNEXPECTED_RESPONSE";
 
 export type ErrorMetadata = Record<string, unknown>;
+
+/**
+ * The metadata of `code` in the error objects E: the `metadata` of E's variant whose `code` is
+ * exactly that code (undefined when that variant has none), or `Fallback` when E has no variant
+ * for the code alone (an error object whose `code` is any string or a list of codes).
+ */
+export type MetadataFor<E, C extends string, Fallback> = [Extract<E, { code: C }>] extends [never]
+  ? Fallback
+  : Extract<E, { code: C }> extends infer V
+    ? "metadata" extends keyof V
+      ? V["metadata" & keyof V]
+      : undefined
+    : never;
+
+/** The error object of the envelope, as the server's OpenAPI document describes it. */
+type DocumentedError = components["schemas"]["Error"]["error"];
+
+/** The metadata of `code` as the document describes it, else the SDK's own description. */
+type Documented<C extends ErrorCode, Fallback> = MetadataFor<DocumentedError, C, Fallback>;
 
 export interface SatangErrorInit<M> {
   code: string;
@@ -71,35 +97,43 @@ export interface FieldMetadata {
 }
 
 /** 400: missing or malformed parameters; also a cancel of a final payment or withdraw. */
-export class ValidationError extends SatangError<Partial<FieldMetadata> | undefined> {}
+export class ValidationError extends SatangError<
+  Documented<"VALIDATION_ERROR", Partial<FieldMetadata> | undefined>
+> {}
 /** 400: amount is not a decimal string of whole satang greater than zero. */
-export class InvalidAmountError extends SatangError<FieldMetadata> {}
+export class InvalidAmountError extends SatangError<Documented<"INVALID_AMOUNT", FieldMetadata>> {}
 /** 400: currency other than THB. */
-export class InvalidCurrencyError extends SatangError<FieldMetadata> {}
+export class InvalidCurrencyError extends SatangError<Documented<"INVALID_CURRENCY", FieldMetadata>> {}
 /** 400: referenceId is not 1-255 letters, digits, `_`, `-`, `.`. */
-export class InvalidReferenceIdError extends SatangError<FieldMetadata> {}
+export class InvalidReferenceIdError extends SatangError<Documented<"INVALID_REFERENCE_ID", FieldMetadata>> {}
 /** 400: not the 3-digit code of a bank operating in Thailand. */
-export class InvalidBankCodeError extends SatangError<FieldMetadata> {}
+export class InvalidBankCodeError extends SatangError<Documented<"INVALID_BANK_CODE", FieldMetadata>> {}
 
 /** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
 export type WithdrawLimitMetadata =
   | { amount: string; dailyTotal: string; dailyLimit: string }
   | { amount: string; monthlyTotal: string; monthlyLimit: string };
 /** 400: the combined daily or monthly withdrawal limit would be exceeded. */
-export class InvalidInputError extends SatangError<WithdrawLimitMetadata> {}
+export class InvalidInputError extends SatangError<Documented<"INVALID_INPUT", WithdrawLimitMetadata>> {}
 
 /** 400: the available wallet is smaller than the withdraw. */
-export class InsufficientBalanceError extends SatangError<{ available: string; amount: string }> {}
+export class InsufficientBalanceError extends SatangError<
+  Documented<"INSUFFICIENT_BALANCE", { available: string; amount: string }>
+> {}
 /** 401: missing, stale or wrong signature, unknown or revoked key (one message for all). */
-export class InvalidCredentialsError extends SatangError<undefined> {}
+export class InvalidCredentialsError extends SatangError<Documented<"INVALID_CREDENTIALS", undefined>> {}
 /** 401: the key is valid but its merchant is disabled. */
-export class AuthenticationError extends SatangError<undefined> {}
+export class AuthenticationError extends SatangError<Documented<"AUTHENTICATION_ERROR", undefined>> {}
 /** 403: the wallet is frozen or closed, so no withdraw can start. */
-export class WalletInactiveError extends SatangError<{ walletStatus: "frozen" | "closed" }> {}
+export class WalletInactiveError extends SatangError<
+  Documented<"WALLET_INACTIVE", { walletStatus: "frozen" | "closed" }>
+> {}
 /** 404: no such record for this merchant (another merchant's id answers the same). */
-export class ResourceNotFoundError extends SatangError<undefined> {}
+export class ResourceNotFoundError extends SatangError<Documented<"RESOURCE_NOT_FOUND", undefined>> {}
 /** 409: referenceId was used before by this merchant, for this resource. */
-export class DuplicateReferenceIdError extends SatangError<FieldMetadata> {}
+export class DuplicateReferenceIdError extends SatangError<
+  Documented<"DUPLICATE_REFERENCE_ID", FieldMetadata>
+> {}
 
 /** The matching-payout guard blocked a withdraw (same amount, similar account holder name). */
 export interface PayoutGuardConflict {
@@ -115,7 +149,9 @@ export interface TransitionConflict {
   status?: string | null;
 }
 /** 409: the record's state does not allow the request. */
-export class StateConflictError extends SatangError<PayoutGuardConflict | TransitionConflict> {
+export class StateConflictError extends SatangError<
+  Documented<"STATE_CONFLICT", PayoutGuardConflict | TransitionConflict>
+> {
   /** True when the payout guard refused the withdraw; `metadata` then names the matching payout. */
   isPayoutGuard(): this is StateConflictError & { metadata: PayoutGuardConflict } {
     return this.metadata.reason === "active_payout" || this.metadata.reason === "recent_payout";
@@ -123,9 +159,11 @@ export class StateConflictError extends SatangError<PayoutGuardConflict | Transi
 }
 
 /** 413: the body exceeds 64 KiB. */
-export class PayloadTooLargeError extends SatangError<undefined> {}
+export class PayloadTooLargeError extends SatangError<Documented<"PAYLOAD_TOO_LARGE", undefined>> {}
 /** 422: the idempotencyKey was used before with a different body. */
-export class IdempotencyKeyMismatchError extends SatangError<FieldMetadata> {}
+export class IdempotencyKeyMismatchError extends SatangError<
+  Documented<"IDEMPOTENCY_KEY_MISMATCH", FieldMetadata>
+> {}
 
 export interface RateLimitMetadata {
   limit: number;
@@ -136,11 +174,11 @@ export interface RateLimitMetadata {
   retryAfter: number;
 }
 /** 429: the integration's requests per minute are spent (the SDK already retried if it could). */
-export class RateLimitError extends SatangError<RateLimitMetadata> {}
+export class RateLimitError extends SatangError<Documented<"RATE_LIMIT_EXCEEDED", RateLimitMetadata>> {}
 /** 500: the server failed; nothing is left half-done (each change is one transaction). */
-export class InternalError extends SatangError<undefined> {}
+export class InternalError extends SatangError<Documented<"INTERNAL_ERROR", undefined>> {}
 /** 503: the server is starting, stopping or cannot reach its database. */
-export class ServiceUnavailableError extends SatangError<undefined> {}
+export class ServiceUnavailableError extends SatangError<Documented<"SERVICE_UNAVAILABLE", undefined>> {}
 
 /** No response: the connection failed or the request timed out. */
 export class ConnectionError extends SatangError<undefined> {}

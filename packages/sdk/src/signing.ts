@@ -1,9 +1,13 @@
 /**
  * Request signing for the Satang API.
  *
- * v1 (default): X-Signature = "sha256=" + hex HMAC-SHA256(secret, timestamp + "." + body).
  * v2: X-Signature = "v2=" + hex HMAC-SHA256(secret, timestamp + "." + METHOD + "." +
- *     path with query + "." + body).
+ *     path with query + "." + body). The client signs v2 unless told otherwise, and so does
+ *     `signRequest` whenever it is given the method and the path.
+ * v1: X-Signature = "sha256=" + hex HMAC-SHA256(secret, timestamp + "." + body). `signRequest`
+ *     signs v1 when given only the body (nothing else to sign), or `version: "v1"`. A v1
+ *     signature does not name its request: the server refuses a v1 signature already seen on
+ *     a read when it comes back on a write.
  *
  * The server accepts a signed write once, so no two requests may share a timestamp: the
  * timestamps handed out here strictly increase within a process.
@@ -27,6 +31,7 @@ export interface SignInput {
   /** Path with query string, needed for v2. */
   path?: string;
   timestamp?: number;
+  /** Default: v2 when the method and path are given, v1 otherwise. */
   version?: "v1" | "v2";
 }
 
@@ -41,7 +46,8 @@ export function signRequest(input: SignInput): SignedHeaders {
   const timestamp = String(input.timestamp ?? nextTimestamp());
   const hmac = createHmac("sha256", input.apiSecret);
   let signature: string;
-  if (input.version === "v2") {
+  const version = input.version ?? (input.method && input.path ? "v2" : "v1");
+  if (version === "v2") {
     if (!input.method || !input.path) throw new Error("v2 signatures need the method and the path");
     hmac.update(`${timestamp}.${input.method.toUpperCase()}.${input.path}.${input.body}`);
     signature = `v2=${hmac.digest("hex")}`;

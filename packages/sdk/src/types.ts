@@ -1,14 +1,80 @@
 /**
- * The records and parameters of the Satang API, written by hand from the server's schemas.
+ * The records and parameters of the Satang API, named. Every type here is an alias of the types
+ * generated from the server's OpenAPI document (src/generated/openapi.ts, written by
+ * `npm run generate`), which the server builds from the schemas that validate its requests. A
+ * field added, renamed or removed on the server changes these types at the next generate, and
+ * the SDK's tests fail until the committed files are regenerated.
  *
- * Every record and parameter type has a runtime field list next to it, declared as
- * `Record<keyof T, true>` so the compiler refuses a list that misses or invents a field. The
- * SDK's tests compare those lists with the server's OpenAPI document (generated from the
- * schemas that validate requests), so a field added, renamed or removed on either side fails a
- * test instead of drifting silently.
+ * A few refinements go beyond the document. Three narrow what it says: webhook endpoint event
+ * lists are typed as event types or "*" (the document says strings), and an event's
+ * `data.object` is the Payment or Withdraw its `type` names (the document says an object).
+ * Two widen what a caller may pass, where the value is converted or checked at run time: list
+ * filters also take `Date` objects for dates (the SDK sends ISO 8601 strings), and
+ * `customerBankCode` takes any string (the document lists the known bank codes; the server
+ * answers an unknown one with INVALID_BANK_CODE, and a bank code usually comes from a form or a
+ * database, not a literal). The compile-time checks at the end of this file hold each
+ * refinement to the generated type it refines.
+ *
+ * The runtime lists (statuses, event types, field lists) are checked by the compiler against
+ * the generated types, so they cannot drift either.
  */
+import type { paths } from "./generated/openapi.ts";
 
-export type Currency = "THB";
+// Reading the generated document types
+
+type Path = keyof paths;
+type Method = "get" | "post" | "patch" | "delete";
+type OperationOf<P extends Path, M extends Method> = NonNullable<paths[P][M]>;
+type JsonOf<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+type ResponsesOf<P extends Path, M extends Method> =
+  OperationOf<P, M> extends { responses: infer R } ? R : never;
+/** The `data` of an operation's success answer: the record, or for a list the page envelope. */
+type DataOf<
+  P extends Path,
+  M extends Method,
+  S extends keyof ResponsesOf<P, M> = 200 & keyof ResponsesOf<P, M>,
+> = JsonOf<ResponsesOf<P, M>[S]> extends { data: infer Data } ? Data : never;
+/** The JSON body an operation takes. */
+type BodyOf<P extends Path, M extends Method> = JsonOf<NonNullable<OperationOf<P, M>["requestBody"]>>;
+/** The query parameters an operation takes. */
+type QueryOf<P extends Path, M extends Method> = NonNullable<OperationOf<P, M>["parameters"]["query"]>;
+/** One record of a list operation's page. */
+type ItemOf<P extends Path> = DataOf<P, "get"> extends { data: Array<infer Item> } ? Item : never;
+
+/** The field names of T as a runtime list; the Record type makes the compiler check it. */
+function fieldsOf<T>(fields: Record<keyof T, true>): readonly string[] {
+  return Object.keys(fields);
+}
+
+/** A known bank code autocompletes; any other string compiles and is checked by the server. */
+type AnyBankCode<B> = Omit<B, "customerBankCode"> & { customerBankCode: BankCode | (string & {}) };
+
+/** Dates may be Date objects or ISO 8601 strings; `dateFrom` is inclusive, `dateTo` exclusive. */
+type DateFilters<Q> = Omit<Q, "dateFrom" | "dateTo"> & { dateFrom?: string | Date; dateTo?: string | Date };
+
+/** An ISO 8601 instant as the API prints it: `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+export type Timestamp = string;
+
+// Payments
+
+export type Payment = DataOf<"/api/v1/payments/{payment_id}", "get">;
+export type Currency = Payment["currency"];
+export type PaymentStatus = Payment["status"];
+export type PaymentMethod = NonNullable<Payment["paymentMethod"]>;
+export type NextAction = NonNullable<Payment["nextAction"]>;
+export type QrCode = NonNullable<Extract<NextAction, { type: "use_payment_app" }>["qrCode"]>;
+export type BankTransferInstructions = Extract<
+  NextAction,
+  { type: "display_bank_transfer_instructions" }
+>["bankTransferInstructions"];
+
+type GeneratedCreatePayment = BodyOf<"/api/v1/payments", "post">;
+/** The 3-digit codes of the banks operating in Thailand that the server knows. */
+export type BankCode = GeneratedCreatePayment["customerBankCode"];
+export type CreatePaymentParams = AnyBankCode<GeneratedCreatePayment>;
+export type RetrievePaymentParams = QueryOf<"/api/v1/payments/{payment_id}", "get">;
+export type ResponseMode = NonNullable<RetrievePaymentParams["responseMode"]>;
+export type ListPaymentsParams = DateFilters<QueryOf<"/api/v1/payments", "get">>;
 
 export const PAYMENT_STATUSES = [
   "requires_payment_method",
@@ -20,106 +86,10 @@ export const PAYMENT_STATUSES = [
   "canceled",
   "expired",
   "payment_failed",
-] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+] as const satisfies readonly PaymentStatus[];
+export const PAYMENT_METHODS = ["promptpay", "bank_transfer"] as const satisfies readonly PaymentMethod[];
+export const RESPONSE_MODES = ["both", "payment_link", "qr_code"] as const satisfies readonly ResponseMode[];
 
-export const PAYMENT_METHODS = ["promptpay", "bank_transfer"] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-
-export const RESPONSE_MODES = ["both", "payment_link", "qr_code"] as const;
-export type ResponseMode = (typeof RESPONSE_MODES)[number];
-
-export const WITHDRAW_STATUSES = [
-  "awaiting_verification",
-  "pending",
-  "processing",
-  "paid",
-  "failed",
-  "canceled",
-  "expired",
-] as const;
-export type WithdrawStatus = (typeof WITHDRAW_STATUSES)[number];
-
-export const DESTINATION_TYPES = ["bank_account", "wallet"] as const;
-export type DestinationType = (typeof DESTINATION_TYPES)[number];
-
-export const WALLET_STATUSES = ["active", "frozen", "closed"] as const;
-export type WalletStatus = (typeof WALLET_STATUSES)[number];
-
-export const PAYMENT_EVENT_TYPES = [
-  "payment.received",
-  "payment.failed",
-  "payment.expired",
-  "payment.canceled",
-] as const;
-export const WITHDRAW_EVENT_TYPES = [
-  "withdraw.processing",
-  "withdraw.paid",
-  "withdraw.failed",
-  "withdraw.canceled",
-] as const;
-export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...WITHDRAW_EVENT_TYPES] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
-export type WithdrawEventType = (typeof WITHDRAW_EVENT_TYPES)[number];
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed", "canceled"] as const;
-export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
-
-export const SORT_ORDERS = ["asc", "desc"] as const;
-export type SortOrder = (typeof SORT_ORDERS)[number];
-
-/** An ISO 8601 instant as the API prints it: `YYYY-MM-DDTHH:MM:SS.sssZ`. */
-export type Timestamp = string;
-
-/** The field names of T as a runtime list; the Record type makes the compiler check it. */
-function fieldsOf<T>(fields: Record<keyof T, true>): readonly string[] {
-  return Object.keys(fields);
-}
-
-// Payments
-
-export interface QrCode {
-  type: "promptpay";
-  /** EMVCo PromptPay payload (dynamic QR): render it, or show `imageUrl`. */
-  payload: string;
-  /** A PNG of the payload. */
-  imageUrl: string;
-}
-
-export interface BankTransferInstructions {
-  bankName: string;
-  accountNumber: string;
-  accountName: string;
-  /** THB with two decimals, as the customer types it into their banking app. */
-  amount: string;
-  reference: string;
-}
-
-export type NextAction =
-  | { type: "use_payment_app"; paymentAppUrl?: string; qrCode?: QrCode }
-  | { type: "redirect"; redirectUrl?: string; qrCode?: QrCode }
-  | { type: "display_bank_transfer_instructions"; bankTransferInstructions: BankTransferInstructions };
-
-export interface Payment {
-  id: string;
-  /** Decimal string of satang: "1000.00" is 10.00 THB. */
-  amount: string;
-  currency: Currency;
-  status: PaymentStatus;
-  paymentMethod: PaymentMethod | null;
-  referenceId: string;
-  description: string | null;
-  metadata: Record<string, string> | null;
-  clientSecret: string | null;
-  nextAction: NextAction | null;
-  confirmedAt: Timestamp | null;
-  capturedAt: Timestamp | null;
-  canceledAt: Timestamp | null;
-  expiresAt: Timestamp | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
 export const PAYMENT_FIELDS = fieldsOf<Payment>({
   id: true,
   amount: true,
@@ -146,32 +116,6 @@ export const BANK_TRANSFER_INSTRUCTIONS_FIELDS = fieldsOf<BankTransferInstructio
   amount: true,
   reference: true,
 });
-
-export interface CreatePaymentParams {
-  /** Decimal string of satang, e.g. "10000.00" (100.00 THB); see toSatangString. */
-  amount: string;
-  currency?: Currency;
-  /** Unique per merchant, forever: 1-255 letters, digits, `_`, `-`, `.`. */
-  referenceId: string;
-  paymentMethod: PaymentMethod;
-  responseMode?: ResponseMode;
-  customerBankAccountName: string;
-  customerBankAccountNumber: string;
-  customerBankCode: string;
-  description?: string;
-  /** Your invoice, order or transaction reference, kept for reconciliation. */
-  merchantReference?: string;
-  /** Alias of merchantReference. */
-  invoiceNo?: string;
-  metadata?: Record<string, string>;
-  /**
-   * Makes the create safe to repeat. The SDK generates a UUID per call when you leave it out
-   * and reuses it on the call's own retries; pass your own to dedupe across calls or restarts.
-   */
-  idempotencyKey?: string;
-  /** 5 to 1440; by default 15 for promptpay and 1440 for bank_transfer. */
-  expiresInMinutes?: number;
-}
 export const CREATE_PAYMENT_FIELDS = fieldsOf<CreatePaymentParams>({
   amount: true,
   currency: true,
@@ -188,24 +132,7 @@ export const CREATE_PAYMENT_FIELDS = fieldsOf<CreatePaymentParams>({
   idempotencyKey: true,
   expiresInMinutes: true,
 });
-
-export interface RetrievePaymentParams {
-  responseMode?: ResponseMode;
-}
 export const RETRIEVE_PAYMENT_FIELDS = fieldsOf<RetrievePaymentParams>({ responseMode: true });
-
-/** Dates may be Date objects or ISO 8601 strings; `dateFrom` is inclusive, `dateTo` exclusive. */
-export interface ListPaymentsParams {
-  page?: number;
-  limit?: number;
-  status?: PaymentStatus;
-  paymentMethod?: PaymentMethod;
-  responseMode?: ResponseMode;
-  dateFrom?: string | Date;
-  dateTo?: string | Date;
-  sortBy?: "amount" | "status" | "createdAt" | "confirmedAt" | "capturedAt" | "referenceId";
-  sortOrder?: SortOrder;
-}
 export const LIST_PAYMENTS_FIELDS = fieldsOf<ListPaymentsParams>({
   page: true,
   limit: true,
@@ -220,25 +147,23 @@ export const LIST_PAYMENTS_FIELDS = fieldsOf<ListPaymentsParams>({
 
 // Withdraws
 
-export interface Withdraw {
-  id: string;
-  amount: string;
-  currency: Currency;
-  status: WithdrawStatus;
-  referenceId: string;
-  destinationType: DestinationType;
-  /** Masked: all but the last 4 digits are `*`. */
-  bankAccountNumber: string | null;
-  bankAccountName: string | null;
-  bankCode: string | null;
-  destinationId: string | null;
-  description: string | null;
-  metadata: Record<string, string> | null;
-  paidAt: Timestamp | null;
-  canceledAt: Timestamp | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
+export type Withdraw = DataOf<"/api/v1/withdraws/{withdraw_id}", "get">;
+export type WithdrawStatus = Withdraw["status"];
+export type DestinationType = Withdraw["destinationType"];
+export type CreateWithdrawParams = AnyBankCode<BodyOf<"/api/v1/withdraws", "post">>;
+export type ListWithdrawsParams = DateFilters<QueryOf<"/api/v1/withdraws", "get">>;
+
+export const WITHDRAW_STATUSES = [
+  "awaiting_verification",
+  "pending",
+  "processing",
+  "paid",
+  "failed",
+  "canceled",
+  "expired",
+] as const satisfies readonly WithdrawStatus[];
+export const DESTINATION_TYPES = ["bank_account", "wallet"] as const satisfies readonly DestinationType[];
+
 export const WITHDRAW_FIELDS = fieldsOf<Withdraw>({
   id: true,
   amount: true,
@@ -257,20 +182,6 @@ export const WITHDRAW_FIELDS = fieldsOf<Withdraw>({
   createdAt: true,
   updatedAt: true,
 });
-
-export interface CreateWithdrawParams {
-  amount: string;
-  currency?: Currency;
-  referenceId: string;
-  destinationType: DestinationType;
-  customerBankAccountName: string;
-  customerBankAccountNumber: string;
-  customerBankCode: string;
-  description?: string;
-  metadata?: Record<string, string>;
-  /** As for payments: generated per call when left out, reused across the call's retries. */
-  idempotencyKey?: string;
-}
 export const CREATE_WITHDRAW_FIELDS = fieldsOf<CreateWithdrawParams>({
   amount: true,
   currency: true,
@@ -283,17 +194,6 @@ export const CREATE_WITHDRAW_FIELDS = fieldsOf<CreateWithdrawParams>({
   metadata: true,
   idempotencyKey: true,
 });
-
-export interface ListWithdrawsParams {
-  page?: number;
-  limit?: number;
-  status?: WithdrawStatus;
-  destinationType?: DestinationType;
-  dateFrom?: string | Date;
-  dateTo?: string | Date;
-  sortBy?: "amount" | "status" | "createdAt" | "paidAt" | "referenceId";
-  sortOrder?: SortOrder;
-}
 export const LIST_WITHDRAWS_FIELDS = fieldsOf<ListWithdrawsParams>({
   page: true,
   limit: true,
@@ -307,14 +207,10 @@ export const LIST_WITHDRAWS_FIELDS = fieldsOf<ListWithdrawsParams>({
 
 // Balance
 
-export interface Balance {
-  /** Available wallet in satang (a JSON number): the wallet minus amounts held for withdraws. */
-  walletBalance: number;
-  /** Succeeded payments awaiting settlement, in satang. */
-  settlementBalance: number;
-  currency: Currency;
-  status: WalletStatus;
-}
+/** Amounts in satang as JSON numbers: `walletBalance` is available (held amounts excluded). */
+export type Balance = DataOf<"/api/v1/balance", "get">;
+export type WalletStatus = Balance["status"];
+export const WALLET_STATUSES = ["active", "frozen", "closed"] as const satisfies readonly WalletStatus[];
 export const BALANCE_FIELDS = fieldsOf<Balance>({
   walletBalance: true,
   settlementBalance: true,
@@ -324,13 +220,12 @@ export const BALANCE_FIELDS = fieldsOf<Balance>({
 
 // Lists
 
-export interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
+type PageEnvelope = DataOf<"/api/v1/payments", "get">;
+/** One page of a list: the records and where the page is in the whole list. */
+export type Page<T> = Omit<PageEnvelope, "data"> & { data: T[] };
+export type PageParams = QueryOf<"/api/v1/webhook-endpoints", "get">;
+export type SortOrder = NonNullable<QueryOf<"/api/v1/events", "get">["sortOrder"]>;
+export const SORT_ORDERS = ["asc", "desc"] as const satisfies readonly SortOrder[];
 export const PAGE_FIELDS = fieldsOf<Page<unknown>>({
   data: true,
   total: true,
@@ -338,111 +233,69 @@ export const PAGE_FIELDS = fieldsOf<Page<unknown>>({
   limit: true,
   totalPages: true,
 });
-
-// Webhook endpoints
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  /** Event types, or ["*"] for all. */
-  events: Array<EventType | "*">;
-  description: string | null;
-  /** During a secret rotation: when the previous secret stops signing deliveries. */
-  previousSecretExpiresAt: Timestamp | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-export const WEBHOOK_ENDPOINT_FIELDS = fieldsOf<WebhookEndpoint>({
-  id: true,
-  url: true,
-  events: true,
-  description: true,
-  previousSecretExpiresAt: true,
-  createdAt: true,
-  updatedAt: true,
-});
-
-export interface WebhookEndpointWithSecret extends WebhookEndpoint {
-  /** `whsec_...`: shown only in the create and rotate responses. Store it now. */
-  secret: string;
-}
-export const WEBHOOK_ENDPOINT_WITH_SECRET_FIELDS = fieldsOf<WebhookEndpointWithSecret>({
-  id: true,
-  url: true,
-  events: true,
-  description: true,
-  previousSecretExpiresAt: true,
-  createdAt: true,
-  updatedAt: true,
-  secret: true,
-});
-
-export interface CreateWebhookEndpointParams {
-  url: string;
-  events: Array<EventType | "*">;
-  description?: string;
-}
-export const CREATE_WEBHOOK_ENDPOINT_FIELDS = fieldsOf<CreateWebhookEndpointParams>({
-  url: true,
-  events: true,
-  description: true,
-});
-
-export interface PageParams {
-  page?: number;
-  limit?: number;
-}
 export const PAGE_PARAMS_FIELDS = fieldsOf<PageParams>({ page: true, limit: true });
 
 // Events
 
-interface EventBase<T extends EventType, R> {
-  id: string;
+type GeneratedEvent = ItemOf<"/api/v1/events">;
+export type EventType = GeneratedEvent["type"];
+export type PaymentEventType = Extract<EventType, `payment.${string}`>;
+export type WithdrawEventType = Extract<EventType, `withdraw.${string}`>;
+
+export const PAYMENT_EVENT_TYPES = [
+  "payment.received",
+  "payment.failed",
+  "payment.expired",
+  "payment.canceled",
+] as const satisfies readonly PaymentEventType[];
+export const WITHDRAW_EVENT_TYPES = [
+  "withdraw.processing",
+  "withdraw.paid",
+  "withdraw.failed",
+  "withdraw.canceled",
+] as const satisfies readonly WithdrawEventType[];
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...WITHDRAW_EVENT_TYPES] as const;
+
+/** An event of type T about record R: the generated event with `type` and `data.object` narrowed. */
+type EventOf<T extends EventType, R> = Omit<GeneratedEvent, "type" | "data"> & {
   type: T;
-  createdAt: Timestamp;
   /** The full record at the time of the event. */
   data: { object: R };
-}
+};
 
 /** What webhooks deliver and the events API lists; `type` tells which record `data.object` is. */
 export type SatangEvent =
-  | { [T in PaymentEventType]: EventBase<T, Payment> }[PaymentEventType]
-  | { [T in WithdrawEventType]: EventBase<T, Withdraw> }[WithdrawEventType];
+  | { [T in PaymentEventType]: EventOf<T, Payment> }[PaymentEventType]
+  | { [T in WithdrawEventType]: EventOf<T, Withdraw> }[WithdrawEventType];
 export const EVENT_FIELDS = fieldsOf<SatangEvent>({ id: true, type: true, createdAt: true, data: true });
 
-export interface DeliveryAttempt {
-  attemptNumber: number;
-  succeeded: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  startedAt: Timestamp;
-  finishedAt: Timestamp;
-  nextRetryAt: Timestamp | null;
-}
+type GeneratedEventWithDeliveries = DataOf<"/api/v1/events/{id}", "get">;
+export type WebhookDelivery = GeneratedEventWithDeliveries["deliveries"][number];
+export type DeliveryAttempt = WebhookDelivery["attempts"][number];
+export type WebhookDeliveryStatus = WebhookDelivery["status"];
+export type EventWithDeliveries = SatangEvent & Pick<GeneratedEventWithDeliveries, "deliveries">;
+export type Redelivery = DataOf<"/api/v1/events/{id}/redeliver", "post", 202>;
+export type ListEventsParams = DateFilters<QueryOf<"/api/v1/events", "get">>;
+export type RedeliverParams = BodyOf<"/api/v1/events/{id}/redeliver", "post">;
+
+export const WEBHOOK_DELIVERY_STATUSES = [
+  "pending",
+  "succeeded",
+  "failed",
+  "canceled",
+] as const satisfies readonly WebhookDeliveryStatus[];
 export const DELIVERY_ATTEMPT_FIELDS = fieldsOf<DeliveryAttempt>({
   attemptNumber: true,
   succeeded: true,
   statusCode: true,
   durationMs: true,
   error: true,
+  errorCode: true,
+  responseExcerpt: true,
   startedAt: true,
   finishedAt: true,
   nextRetryAt: true,
 });
-
-export interface WebhookDelivery {
-  id: string;
-  endpointId: string;
-  status: WebhookDeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: Timestamp | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: Timestamp;
-  completedAt: Timestamp | null;
-  attempts: DeliveryAttempt[];
-}
 export const WEBHOOK_DELIVERY_FIELDS = fieldsOf<WebhookDelivery>({
   id: true,
   endpointId: true,
@@ -455,8 +308,6 @@ export const WEBHOOK_DELIVERY_FIELDS = fieldsOf<WebhookDelivery>({
   completedAt: true,
   attempts: true,
 });
-
-export type EventWithDeliveries = SatangEvent & { deliveries: WebhookDelivery[] };
 export const EVENT_WITH_DELIVERIES_FIELDS = fieldsOf<EventWithDeliveries>({
   id: true,
   type: true,
@@ -464,21 +315,7 @@ export const EVENT_WITH_DELIVERIES_FIELDS = fieldsOf<EventWithDeliveries>({
   data: true,
   deliveries: true,
 });
-
-export interface Redelivery {
-  eventId: string;
-  deliveries: WebhookDelivery[];
-}
 export const REDELIVERY_FIELDS = fieldsOf<Redelivery>({ eventId: true, deliveries: true });
-
-export interface ListEventsParams {
-  page?: number;
-  limit?: number;
-  type?: EventType;
-  dateFrom?: string | Date;
-  dateTo?: string | Date;
-  sortOrder?: SortOrder;
-}
 export const LIST_EVENTS_FIELDS = fieldsOf<ListEventsParams>({
   page: true,
   limit: true,
@@ -487,43 +324,92 @@ export const LIST_EVENTS_FIELDS = fieldsOf<ListEventsParams>({
   dateTo: true,
   sortOrder: true,
 });
-
-export interface RedeliverParams {
-  /** Only this endpoint; by default every endpoint that subscribes to the event now. */
-  endpointId?: string;
-}
 export const REDELIVER_FIELDS = fieldsOf<RedeliverParams>({ endpointId: true });
+
+// Webhook endpoints
+
+/** Event types, or ["*"] for all: the server accepts nothing else. */
+type EndpointEvents = { events: Array<EventType | "*"> };
+export type WebhookEndpoint = Omit<DataOf<"/api/v1/webhook-endpoints/{id}", "get">, "events"> &
+  EndpointEvents;
+/** The create and rotate answers: the endpoint with its `whsec_...` secret, shown only there. */
+export type WebhookEndpointWithSecret = Omit<DataOf<"/api/v1/webhook-endpoints", "post", 201>, "events"> &
+  EndpointEvents;
+export type CreateWebhookEndpointParams = Omit<BodyOf<"/api/v1/webhook-endpoints", "post">, "events"> &
+  EndpointEvents;
+
+export const WEBHOOK_ENDPOINT_FIELDS = fieldsOf<WebhookEndpoint>({
+  id: true,
+  url: true,
+  events: true,
+  description: true,
+  previousSecretExpiresAt: true,
+  createdAt: true,
+  updatedAt: true,
+});
+export const WEBHOOK_ENDPOINT_WITH_SECRET_FIELDS = fieldsOf<WebhookEndpointWithSecret>({
+  id: true,
+  url: true,
+  events: true,
+  description: true,
+  previousSecretExpiresAt: true,
+  createdAt: true,
+  updatedAt: true,
+  secret: true,
+});
+export const CREATE_WEBHOOK_ENDPOINT_FIELDS = fieldsOf<CreateWebhookEndpointParams>({
+  url: true,
+  events: true,
+  description: true,
+});
 
 // Sandbox
 
-export type SimulatedPaymentOutcome = "succeeded" | "failed";
-export type SimulatedWithdrawOutcome = "processing" | "paid" | "failed" | "indeterminate";
+export type SimulatePaymentParams = BodyOf<"/api/v1/sandbox/payments/{id}/simulate", "post">;
+export type SimulateWithdrawParams = BodyOf<"/api/v1/sandbox/withdraws/{id}/simulate", "post">;
+export type SimulatedPaymentOutcome = SimulatePaymentParams["outcome"];
+export type SimulatedWithdrawOutcome = SimulateWithdrawParams["outcome"];
+export type AdvanceClockParams = BodyOf<"/api/v1/sandbox/clock/advance", "post">;
+/** The merchant's business time. */
+export type SandboxClock = DataOf<"/api/v1/sandbox/clock", "get">;
+export type SettlementRun = DataOf<"/api/v1/sandbox/settlements/run", "post">;
 
-export interface SimulatePaymentParams {
-  outcome: SimulatedPaymentOutcome;
-}
 export const SIMULATE_PAYMENT_FIELDS = fieldsOf<SimulatePaymentParams>({ outcome: true });
-
-export interface SimulateWithdrawParams {
-  outcome: SimulatedWithdrawOutcome;
-}
 export const SIMULATE_WITHDRAW_FIELDS = fieldsOf<SimulateWithdrawParams>({ outcome: true });
-
-export interface AdvanceClockParams {
-  seconds: number;
-}
 export const ADVANCE_CLOCK_FIELDS = fieldsOf<AdvanceClockParams>({ seconds: true });
-
-export interface SandboxClock {
-  /** The merchant's business time. */
-  now: Timestamp;
-}
 export const SANDBOX_CLOCK_FIELDS = fieldsOf<SandboxClock>({ now: true });
-
-export interface SettlementRun {
-  count: number;
-  /** Total settled, decimal string of satang. */
-  amount: string;
-  payments: Array<{ paymentId: string; amount: string; settledAt: Timestamp }>;
-}
 export const SETTLEMENT_RUN_FIELDS = fieldsOf<SettlementRun>({ count: true, amount: true, payments: true });
+
+// Compile-time checks: the runtime lists name every generated value, and each refinement is
+// one the generated type allows. A failure here after `npm run generate` means the server's
+// document changed in a way this file must follow.
+
+/** Each of A and B is assignable to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+
+// biome-ignore lint/correctness/noUnusedVariables: the compiler checks these; nothing uses them.
+type TypeChecks = [
+  Holds<Same<(typeof PAYMENT_STATUSES)[number], PaymentStatus>>,
+  Holds<Same<(typeof PAYMENT_METHODS)[number], PaymentMethod>>,
+  Holds<Same<(typeof RESPONSE_MODES)[number], ResponseMode>>,
+  Holds<Same<(typeof WITHDRAW_STATUSES)[number], WithdrawStatus>>,
+  Holds<Same<(typeof DESTINATION_TYPES)[number], DestinationType>>,
+  Holds<Same<(typeof WALLET_STATUSES)[number], WalletStatus>>,
+  Holds<Same<(typeof SORT_ORDERS)[number], SortOrder>>,
+  Holds<Same<(typeof EVENT_TYPES)[number], EventType>>,
+  Holds<Same<(typeof WEBHOOK_DELIVERY_STATUSES)[number], WebhookDeliveryStatus>>,
+  // Every page of every list has the same envelope.
+  Holds<Same<Page<Payment>, DataOf<"/api/v1/payments", "get">>>,
+  Holds<Same<Page<Withdraw>, DataOf<"/api/v1/withdraws", "get">>>,
+  // The events' narrowing is a narrowing: a typed event is a generated event.
+  Holds<SatangEvent extends GeneratedEvent ? true : false>,
+  Holds<EventWithDeliveries extends GeneratedEventWithDeliveries ? true : false>,
+  Holds<WebhookEndpoint extends DataOf<"/api/v1/webhook-endpoints/{id}", "get"> ? true : false>,
+  Holds<CreateWebhookEndpointParams extends BodyOf<"/api/v1/webhook-endpoints", "post"> ? true : false>,
+  // The widened create bodies differ from the generated ones in the bank code only.
+  Holds<
+    Same<Omit<CreatePaymentParams, "customerBankCode">, Omit<GeneratedCreatePayment, "customerBankCode">>
+  >,
+  Holds<Same<BankCode, BodyOf<"/api/v1/withdraws", "post">["customerBankCode"]>>,
+];

@@ -8,12 +8,12 @@
  * sent. Any failure answers 401 INVALID_CREDENTIALS with one message.
  */
 import type { FastifyRequest } from "fastify";
-import type { Deps } from "../deps.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
-import type { Db } from "../merchants/store.ts";
 
-export const ADMIN_TOKEN_SETTING = "admin_token_sha256";
+const ADMIN_TOKEN_SETTING = "admin_token_sha256";
 
 const invalid = () => new AppError("INVALID_CREDENTIALS", "Invalid or missing admin token");
 
@@ -39,20 +39,26 @@ export async function storeAdminTokenHash(db: Db, hash: string, at: Date): Promi
 }
 
 /** The hash a presented token must match, or undefined when no token is configured at all. */
-async function expectedHash(deps: Deps): Promise<string | undefined> {
-  if (deps.config.adminToken !== undefined) return sha256Hex(deps.config.adminToken);
-  // Read on every request rather than cached: admin traffic is light, and a token stored by
-  // another process (or replaced by an operator in the database) takes effect at once.
-  return readAdminTokenHash(deps.db);
+/** What the operator check reads: ADMIN_TOKEN, or the stored hash of the generated token. */
+interface AdminAuthContext {
+  db: Db;
+  config: Pick<Config, "adminToken">;
 }
 
-export function adminAuthentication(deps: Deps) {
+async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> {
+  if (ctx.config.adminToken !== undefined) return sha256Hex(ctx.config.adminToken);
+  // Read on every request rather than cached: admin traffic is light, and a token stored by
+  // another process (or replaced by an operator in the database) takes effect at once.
+  return readAdminTokenHash(ctx.db);
+}
+
+export function adminAuthentication(ctx: AdminAuthContext) {
   return async function authenticateOperator(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
     const presented = match?.[1];
     if (!presented) throw invalid();
-    const expected = await expectedHash(deps);
+    const expected = await expectedHash(ctx);
     if (expected === undefined) throw invalid();
     if (!safeEqual(sha256Hex(presented), expected)) throw invalid();
   };

@@ -18,8 +18,6 @@ import {
   CUSTOMER_NAME_LENGTH_MAX,
   INTEGRATION_NAME_LENGTH_MAX,
   MERCHANT_NAME_LENGTH_MAX,
-  PAGE_SIZE_DEFAULT,
-  PAGE_SIZE_MAX,
   SETTLEMENT_DELAY_HOURS_MAX,
   URL_LENGTH_MAX,
 } from "../lib/limits.ts";
@@ -189,14 +187,7 @@ export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
 export const IdParams = Type.Object({ id: Type.String() });
 export type IdParams = Static<typeof IdParams>;
 
-export const PageQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
-  },
-  { additionalProperties: false },
-);
-export type PageQuery = Static<typeof PageQuery>;
+export { PageQuery } from "../http/list-query.ts";
 
 // Responses: they document the operator API in the OpenAPI document. Objects allow more
 // properties, so a field added to a view later is sent rather than silently dropped.
@@ -204,7 +195,7 @@ export type PageQuery = Static<typeof PageQuery>;
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const timestamp = (description: string) => Type.String({ format: "date-time", description });
 
-export const MerchantSchema = Type.Object(
+const MerchantSchema = Type.Object(
   {
     id: Type.String({ format: "uuid" }),
     name: Type.String(),
@@ -240,9 +231,9 @@ const integrationFields = {
   createdAt: timestamp("Creation time"),
 };
 
-export const IntegrationSchema = Type.Object(integrationFields, { additionalProperties: true });
+const IntegrationSchema = Type.Object(integrationFields, { additionalProperties: true });
 
-export const CreatedIntegrationSchema = Type.Object(
+const CreatedIntegrationSchema = Type.Object(
   {
     ...integrationFields,
     apiSecret: Type.String({ description: "The HMAC secret: shown in this response only, stored encrypted" }),

@@ -3,13 +3,13 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Deps } from "../deps.ts";
-import { authOf } from "../http/auth.ts";
+import type { Db } from "../db/handles.ts";
+import { merchantOf } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { BalanceEnvelope } from "./schemas.ts";
 import { getBalance } from "./service.ts";
 
-export function balanceRoutes(deps: Deps): FastifyPluginAsync {
+export function balanceRoutes(ctx: { db: Db }): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
@@ -24,7 +24,7 @@ export function balanceRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: BalanceEnvelope },
         },
       },
-      async (request) => ok(await getBalance(deps, authOf(request))),
+      async (request) => ok(await getBalance(ctx, merchantOf(request))),
     );
   };
 }

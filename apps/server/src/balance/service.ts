@@ -6,18 +6,21 @@
  * yet settled, across all integrations of the merchant (the ledger is per merchant).
  * Both are JSON numbers of satang, as interface.md says.
  */
-import type { Deps } from "../deps.ts";
-import type { AuthContext } from "../http/auth.ts";
+import type { Db } from "../db/handles.ts";
+import type { Merchant } from "../db/types.ts";
 import { merchantBalances } from "../ledger/accounts.ts";
 import { satangToNumber } from "../lib/money.ts";
 import type { BalanceRecord } from "./schemas.ts";
 
-export async function getBalance(deps: Deps, auth: AuthContext): Promise<BalanceRecord> {
-  const balances = await merchantBalances(deps.db, auth.merchant.id);
+export async function getBalance(
+  ctx: { db: Db },
+  merchant: Pick<Merchant, "id" | "wallet_status">,
+): Promise<BalanceRecord> {
+  const balances = await merchantBalances(ctx.db, merchant.id);
   return {
     walletBalance: satangToNumber(balances.walletAvailableSatang),
     settlementBalance: satangToNumber(balances.settlementPendingSatang),
     currency: "THB",
-    status: auth.merchant.wallet_status,
+    status: merchant.wallet_status,
   };
 }

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
-import { ADMIN_TOKEN_FILE } from "./files.ts";
+import { ADMIN_TOKEN_FILE } from "../data-dir.ts";
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {

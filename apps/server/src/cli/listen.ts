@@ -21,7 +21,7 @@ import { hostname } from "node:os";
 import { type EventType, type Satang, SatangError, type SatangEvent, ValidationError } from "@satang/sdk";
 import { WEBHOOK_TIMEOUT_MS } from "../lib/limits.ts";
 import { UsageError } from "./client.ts";
-import type { CliIo } from "./program.ts";
+import type { CliIo } from "./io.ts";
 
 export type ListenMode = "auto" | "endpoint" | "poll";
 
@@ -214,19 +214,17 @@ function printReady(options: ListenOptions, signingSecret: string, mode: string,
   );
 }
 
-async function listenWithEndpoint(
+/**
+ * The local listener the server delivers to: it waits until the endpoint's secret is known,
+ * checks the server's signature with it, forwards, and answers with the forward's outcome.
+ */
+function deliveryListener(
   options: ListenOptions,
   signingSecret: string,
-  stopped: Promise<void>,
-): Promise<void> {
+  endpointSecret: Promise<string>,
+): Server {
   const { satang } = options;
-  let endpointSecret: string | undefined;
-  let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-
-  const server: Server = createServer(async (request, response) => {
+  return createServer(async (request, response) => {
     if (request.method !== "POST" || !request.url?.startsWith(LISTEN_PATH)) {
       response.writeHead(404).end();
       return;
@@ -238,11 +236,10 @@ async function listenWithEndpoint(
       response.writeHead(413).end();
       return;
     }
-    // A delivery can arrive between the endpoint's creation and our reading of its secret.
-    await ready;
     let event: SatangEvent;
     try {
-      event = satang.webhooks.verify(body, request.headers, endpointSecret ?? "");
+      // A delivery can arrive between the endpoint's creation and our reading of its secret.
+      event = satang.webhooks.verify(body, request.headers, await endpointSecret);
     } catch (error) {
       note(options, `Refused a request that the server did not sign: ${(error as Error).message}`);
       response.writeHead(400).end();
@@ -260,26 +257,54 @@ async function listenWithEndpoint(
       }),
     );
   });
+}
+
+/** Listens on a free loopback port and answers the URL the server should deliver to. */
+async function listenOnLoopback(server: Server): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", resolve);
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  const url = `http://127.0.0.1:${port}${LISTEN_PATH}`;
+  return `http://127.0.0.1:${port}${LISTEN_PATH}`;
+}
 
+async function removeEndpoint(options: ListenOptions, endpointId: string): Promise<void> {
+  try {
+    await options.satang.webhookEndpoints.delete(endpointId);
+    note(options, `Stopped. Removed the temporary webhook endpoint ${endpointId}.`);
+  } catch (error) {
+    note(
+      options,
+      `Could not remove the temporary webhook endpoint ${endpointId}: ${(error as Error).message}. ` +
+        "The next satang listen on this machine removes it.",
+    );
+  }
+}
+
+async function listenWithEndpoint(
+  options: ListenOptions,
+  signingSecret: string,
+  stopped: Promise<void>,
+): Promise<void> {
+  let setSecret: (secret: string) => void = () => {};
+  const endpointSecret = new Promise<string>((resolve) => {
+    setSecret = resolve;
+  });
+  const server = deliveryListener(options, signingSecret, endpointSecret);
+  const url = await listenOnLoopback(server);
   const marker = `${DESCRIPTION_PREFIX} on ${hostname()}`.slice(0, 200);
   let endpointId: string | undefined;
   try {
     await removeStaleEndpoints(options, marker);
-    const endpoint = await satang.webhookEndpoints.create({
+    const endpoint = await options.satang.webhookEndpoints.create({
       url,
       events: options.events,
       description: `${marker} (pid ${process.pid}; temporary, removed when it stops)`,
     });
     endpointId = endpoint.id;
-    endpointSecret = endpoint.secret;
-    markReady();
+    setSecret(endpoint.secret);
     printReady(
       options,
       signingSecret,
@@ -288,19 +313,9 @@ async function listenWithEndpoint(
     );
     await stopped;
   } finally {
-    markReady();
-    if (endpointId) {
-      try {
-        await satang.webhookEndpoints.delete(endpointId);
-        note(options, `Stopped. Removed the temporary webhook endpoint ${endpointId}.`);
-      } catch (error) {
-        note(
-          options,
-          `Could not remove the temporary webhook endpoint ${endpointId}: ${(error as Error).message}. ` +
-            "The next satang listen on this machine removes it.",
-        );
-      }
-    }
+    // A delivery still waiting for the secret is refused rather than left hanging.
+    setSecret("");
+    if (endpointId) await removeEndpoint(options, endpointId);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

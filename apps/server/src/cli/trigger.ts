@@ -13,7 +13,7 @@ import {
   toSatangString,
   type Withdraw,
 } from "@satang/sdk";
-import type { CliIo } from "./program.ts";
+import type { CliIo } from "./io.ts";
 
 export interface TriggerOptions {
   satang: Satang;

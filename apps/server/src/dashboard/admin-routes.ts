@@ -4,19 +4,15 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import { adminAuthentication } from "../admin/auth.ts";
-import type { Deps } from "../deps.ts";
-import { rejectUnparsedBody } from "../http/body.ts";
+import type { Db } from "../db/handles.ts";
 import { ok } from "../http/envelope.ts";
+import type { Clock } from "../lib/clock.ts";
 import { CreateUserBody, MerchantIdParams, UserEnvelope } from "./schemas.ts";
 import { createDashboardUser } from "./users.ts";
 
-export function dashboardAdminRoutes(deps: Deps): FastifyPluginAsync {
+export function dashboardAdminRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    // As in admin/routes.ts: the operator check runs before the body is looked at.
-    app.addHook("preValidation", adminAuthentication(deps));
-    app.addHook("preValidation", rejectUnparsedBody);
 
     app.post(
       "/merchants/:id/users",
@@ -33,7 +29,7 @@ export function dashboardAdminRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const user = await createDashboardUser(deps, request.params.id, request.body);
+        const user = await createDashboardUser(ctx, request.params.id, request.body);
         return reply.code(201).send(ok(user));
       },
     );

@@ -8,7 +8,7 @@
  * and validation errors are exactly the API's. Every route is scoped to the session's merchant.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import {
   CreatedIntegrationEnvelope,
   CreateIntegrationBody,
@@ -18,8 +18,7 @@ import {
 } from "../admin/schemas.ts";
 import { BalanceEnvelope } from "../balance/schemas.ts";
 import { getBalance } from "../balance/service.ts";
-import type { Deps } from "../deps.ts";
-import { listEndpoints } from "../events/endpoints.ts";
+import { type EndpointContext, listEndpoints } from "../events/endpoints.ts";
 import {
   EndpointListEnvelope,
   PageQuery as EndpointPageQuery,
@@ -29,138 +28,186 @@ import {
   RedeliverBody,
   RedeliveryEnvelope,
 } from "../events/schemas.ts";
-import { getEvent, listEvents, redeliverEvent } from "../events/service.ts";
-import { rejectUnparsedBody } from "../http/body.ts";
+import { type EventContext, getEvent, listEvents, redeliverEvent } from "../events/service.ts";
+import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
-import { createIntegration, listIntegrations } from "../integrations/service.ts";
+import type { App } from "../http/typed-app.ts";
+import { createIntegration, type IntegrationContext, listIntegrations } from "../integrations/service.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { ListPaymentsQuery, PaymentListEnvelope } from "../payments/schemas.ts";
-import { listPayments } from "../payments/service.ts";
+import { listPayments, type PaymentContext } from "../payments/service.ts";
 import { ListWithdrawsQuery, WithdrawListEnvelope } from "../withdraws/schemas.ts";
 import { listWithdraws } from "../withdraws/service.ts";
+import { exportRoutes } from "./export-routes.ts";
+import { overviewRoutes } from "./overview-routes.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
-import { merchantScope, sessionAuthentication, sessionOf } from "./sessions.ts";
+import { type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
+import { webhookEndpointRoutes } from "./webhook-routes.ts";
 
-/** A POST without a body is validated as `{}`, so only extra fields are refused. */
-async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
-}
+/** What the dashboard's API uses: its sessions and the services of the records it shows. */
+type DashboardApiContext = SessionContext &
+  EventContext &
+  EndpointContext &
+  IntegrationContext &
+  Pick<PaymentContext, "config">;
 
-export function dashboardApiRoutes(deps: Deps): FastifyPluginAsync {
+export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.decorateRequest("dashboard", undefined);
     // The session check runs before the body is looked at, as the API's HMAC check does.
-    app.addHook("preValidation", sessionAuthentication(deps));
+    app.addHook("preValidation", sessionAuthentication(ctx));
     app.addHook("preValidation", rejectUnparsedBody);
     // Answers carry the merchant's data: no shared cache may keep them.
     app.addHook("onSend", async (_request, reply) => {
       reply.header("Cache-Control", "no-store");
     });
-    const scope = (request: FastifyRequest) => merchantScope(sessionOf(request).merchant);
 
-    app.get("/me", { schema: { response: { 200: MeEnvelope } } }, async (request) => {
-      const session = sessionOf(request);
-      return ok({
-        user: session.user,
-        merchant: { id: session.merchant.id, name: session.merchant.name },
-        environment: deps.config.env,
-        expiresAt: session.expiresAt.toISOString(),
-      });
-    });
-
-    app.get("/balance", { schema: { response: { 200: BalanceEnvelope } } }, async (request) =>
-      ok(await getBalance(deps, scope(request))),
-    );
-
-    app.get(
-      "/payments",
-      { schema: { querystring: ListPaymentsQuery, response: { 200: PaymentListEnvelope } } },
-      async (request) => ok(await listPayments(deps, scope(request), request.query)),
-    );
-
-    app.get(
-      "/payments/:id",
-      { schema: { params: IdParams, response: { 200: PaymentDetailEnvelope } } },
-      async (request) => ok(await paymentDetail(deps, sessionOf(request), request.params.id)),
-    );
-
-    app.get(
-      "/withdraws",
-      { schema: { querystring: ListWithdrawsQuery, response: { 200: WithdrawListEnvelope } } },
-      async (request) => ok(await listWithdraws(deps, scope(request), request.query)),
-    );
-
-    app.get(
-      "/withdraws/:id",
-      { schema: { params: IdParams, response: { 200: WithdrawDetailEnvelope } } },
-      async (request) => ok(await withdrawDetail(deps, sessionOf(request), request.params.id)),
-    );
-
-    app.get(
-      "/events",
-      { schema: { querystring: ListEventsQuery, response: { 200: EventListEnvelope } } },
-      async (request) => ok(await listEvents(deps, scope(request), request.query)),
-    );
-
-    app.get(
-      "/events/:id",
-      { schema: { params: IdParams, response: { 200: EventEnvelope } } },
-      async (request) => ok(await getEvent(deps, scope(request), request.params.id)),
-    );
-
-    app.post(
-      "/events/:id/redeliver",
-      {
-        preValidation: emptyBodyAsObject,
-        schema: { params: IdParams, body: RedeliverBody, response: { 202: RedeliveryEnvelope } },
-      },
-      async (request, reply) => {
-        reply.code(202);
-        return ok(await redeliverEvent(deps, scope(request), request.params.id, request.body));
-      },
-    );
-
-    app.get(
-      "/webhook-endpoints",
-      { schema: { querystring: EndpointPageQuery, response: { 200: EndpointListEnvelope } } },
-      async (request) => ok(await listEndpoints(deps, scope(request), request.query)),
-    );
-
-    app.get(
-      "/api-keys",
-      { schema: { querystring: IntegrationPageQuery, response: { 200: IntegrationListEnvelope } } },
-      async (request) => {
-        const pageNumber = request.query.page ?? 1;
-        const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
-        const merchantId = sessionOf(request).merchant.id;
-        const { records, total } = await listIntegrations(deps, merchantId, pageNumber, limit);
-        return ok(page(records, total, pageNumber, limit));
-      },
-    );
-
-    app.post(
-      "/api-keys",
-      {
-        preValidation: emptyBodyAsObject,
-        schema: { body: CreateIntegrationBody, response: { 201: CreatedIntegrationEnvelope } },
-      },
-      async (request, reply) => {
-        const created = await createIntegration(deps, sessionOf(request).merchant.id, {
-          name: request.body.name ?? null,
-          redirectUrl: request.body.redirectUrl ?? null,
-          requireSignatureV2: request.body.requireSignatureV2 ?? false,
-        });
-        // The secret is in this response only; nothing between here and the browser keeps it.
-        return reply.code(201).send(ok(created));
-      },
-    );
-
-    app.delete(
-      "/api-keys/:id",
-      { schema: { params: IdParams, response: { 200: IntegrationEnvelope } } },
-      async (request) => ok(await revokeOwnIntegration(deps, sessionOf(request), request.params.id)),
-    );
+    meRoute(app, ctx);
+    balanceRoute(app, ctx);
+    listPaymentsRoute(app, ctx);
+    paymentDetailRoute(app, ctx);
+    listWithdrawsRoute(app, ctx);
+    withdrawDetailRoute(app, ctx);
+    listEventsRoute(app, ctx);
+    retrieveEventRoute(app, ctx);
+    redeliverRoute(app, ctx);
+    listEndpointsRoute(app, ctx);
+    listApiKeysRoute(app, ctx);
+    createApiKeyRoute(app, ctx);
+    revokeApiKeyRoute(app, ctx);
+    exportRoutes(app, ctx);
+    webhookEndpointRoutes(app, ctx);
+    overviewRoutes(app, ctx);
   };
+}
+
+function meRoute(app: App, ctx: DashboardApiContext): void {
+  app.get("/me", { schema: { response: { 200: MeEnvelope } } }, async (request) => {
+    const session = sessionOf(request);
+    return ok({
+      user: session.user,
+      merchant: { id: session.merchant.id, name: session.merchant.name },
+      environment: ctx.config.env,
+      expiresAt: session.expiresAt.toISOString(),
+    });
+  });
+}
+
+function balanceRoute(app: App, ctx: DashboardApiContext): void {
+  app.get("/balance", { schema: { response: { 200: BalanceEnvelope } } }, async (request) =>
+    ok(await getBalance(ctx, sessionOf(request).merchant)),
+  );
+}
+
+function listPaymentsRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/payments",
+    { schema: { querystring: ListPaymentsQuery, response: { 200: PaymentListEnvelope } } },
+    async (request) => ok(await listPayments(ctx, sessionOf(request).merchant, request.query)),
+  );
+}
+
+function paymentDetailRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/payments/:id",
+    { schema: { params: IdParams, response: { 200: PaymentDetailEnvelope } } },
+    async (request) => ok(await paymentDetail(ctx, sessionOf(request).merchant, request.params.id)),
+  );
+}
+
+function listWithdrawsRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/withdraws",
+    { schema: { querystring: ListWithdrawsQuery, response: { 200: WithdrawListEnvelope } } },
+    async (request) => ok(await listWithdraws(ctx, sessionOf(request).merchant, request.query)),
+  );
+}
+
+function withdrawDetailRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/withdraws/:id",
+    { schema: { params: IdParams, response: { 200: WithdrawDetailEnvelope } } },
+    async (request) => ok(await withdrawDetail(ctx, sessionOf(request).merchant, request.params.id)),
+  );
+}
+
+function listEventsRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/events",
+    { schema: { querystring: ListEventsQuery, response: { 200: EventListEnvelope } } },
+    async (request) => ok(await listEvents(ctx, sessionOf(request).merchant, request.query)),
+  );
+}
+
+function retrieveEventRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/events/:id",
+    { schema: { params: IdParams, response: { 200: EventEnvelope } } },
+    async (request) => ok(await getEvent(ctx, sessionOf(request).merchant, request.params.id)),
+  );
+}
+
+function redeliverRoute(app: App, ctx: DashboardApiContext): void {
+  app.post(
+    "/events/:id/redeliver",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: { params: IdParams, body: RedeliverBody, response: { 202: RedeliveryEnvelope } },
+    },
+    async (request, reply) => {
+      reply.code(202);
+      return ok(await redeliverEvent(ctx, sessionOf(request).merchant, request.params.id, request.body));
+    },
+  );
+}
+
+function listEndpointsRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/webhook-endpoints",
+    { schema: { querystring: EndpointPageQuery, response: { 200: EndpointListEnvelope } } },
+    async (request) => ok(await listEndpoints(ctx, sessionOf(request).merchant, request.query)),
+  );
+}
+
+function listApiKeysRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/api-keys",
+    { schema: { querystring: IntegrationPageQuery, response: { 200: IntegrationListEnvelope } } },
+    async (request) => {
+      const pageNumber = request.query.page ?? 1;
+      const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
+      const merchantId = sessionOf(request).merchant.id;
+      const { records, total } = await listIntegrations(ctx, merchantId, pageNumber, limit);
+      return ok(page(records, total, pageNumber, limit));
+    },
+  );
+}
+
+function createApiKeyRoute(app: App, ctx: DashboardApiContext): void {
+  app.post(
+    "/api-keys",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: { body: CreateIntegrationBody, response: { 201: CreatedIntegrationEnvelope } },
+    },
+    async (request, reply) => {
+      const created = await createIntegration(ctx, sessionOf(request).merchant.id, {
+        name: request.body.name ?? null,
+        redirectUrl: request.body.redirectUrl ?? null,
+        requireSignatureV2: request.body.requireSignatureV2 ?? false,
+      });
+      // The secret is in this response only; nothing between here and the browser keeps it.
+      return reply.code(201).send(ok(created));
+    },
+  );
+}
+
+function revokeApiKeyRoute(app: App, ctx: DashboardApiContext): void {
+  app.delete(
+    "/api-keys/:id",
+    { schema: { params: IdParams, response: { 200: IntegrationEnvelope } } },
+    async (request) => ok(await revokeOwnIntegration(ctx, sessionOf(request).merchant, request.params.id)),
+  );
 }

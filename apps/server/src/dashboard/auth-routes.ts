@@ -7,23 +7,28 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Deps } from "../deps.ts";
-import { rejectUnparsedBody } from "../http/body.ts";
+import type { Config } from "../config.ts";
+import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
 import { isAppError } from "../lib/errors.ts";
+import { createLoginThrottle } from "./login-throttle.ts";
+import { passwordQueueOf } from "./password-queue.ts";
 import { dummyPasswordHash } from "./passwords.ts";
 import { LoginBody, LoginEnvelope, LogoutEnvelope } from "./schemas.ts";
-import { login, logout, sessionAuthentication, sessionOf } from "./sessions.ts";
+import { login, logout, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
 
 /** OpenAPI security of the bearer-token routes (http/openapi.ts declares the scheme). */
-export const DASHBOARD_SECURITY = [{ DashboardSession: [] }];
+const DASHBOARD_SECURITY = [{ DashboardSession: [] }];
 
 const tags = ["dashboard"];
 
-export function loginRoutes(deps: Deps): FastifyPluginAsync {
+export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"> }): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const limits = ctx.config.login;
+    const throttle = createLoginThrottle(limits.perAddressPerMinute, ctx.wallClock);
+    const queue = passwordQueueOf(ctx, { running: limits.hashesMax, waiting: limits.queueMax });
     app.decorateRequest("dashboard", undefined);
     // The dummy hash is computed now rather than by the first login with an unknown email,
     // which would otherwise take twice as long as every other failed login.
@@ -40,7 +45,9 @@ export function loginRoutes(deps: Deps): FastifyPluginAsync {
             "For people using the dashboard, not for API integrations. 200 with a session token valid " +
             "for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); " +
             "after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the " +
-            "oldest of them is 15 minutes old.",
+            "oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE " +
+            "logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for " +
+            "a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After.",
           security: [],
           body: LoginBody,
           response: { 200: LoginEnvelope },
@@ -49,12 +56,12 @@ export function loginRoutes(deps: Deps): FastifyPluginAsync {
       async (request, reply) => {
         let result: Awaited<ReturnType<typeof login>>;
         try {
-          result = await login(deps, request.body);
+          throttle.admit(request.ip);
+          result = await login(ctx, request.body, queue.run);
         } catch (error) {
-          // A locked-out email is told when to come back in the header HTTP clients know too.
-          if (isAppError(error) && error.code === "RATE_LIMIT_EXCEEDED") {
-            reply.header("Retry-After", String(error.metadata?.retryAfter ?? ""));
-          }
+          // A refused login is told when to come back in the header HTTP clients know too.
+          const retryAfter = isAppError(error) ? error.metadata?.retryAfter : undefined;
+          if (retryAfter !== undefined) reply.header("Retry-After", String(retryAfter));
           throw error;
         }
         // The token is a credential: no cache between the server and the browser keeps it.
@@ -66,13 +73,7 @@ export function loginRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       "/logout",
       {
-        preValidation: [
-          sessionAuthentication(deps),
-          rejectUnparsedBody,
-          async (request) => {
-            if (request.body === undefined || request.body === null) request.body = {};
-          },
-        ],
+        preValidation: [sessionAuthentication(ctx), rejectUnparsedBody, emptyBodyAsObject],
         schema: {
           tags,
           summary: "Log out of the dashboard",
@@ -83,7 +84,7 @@ export function loginRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        await logout(deps, sessionOf(request));
+        await logout(ctx, sessionOf(request));
         return ok({ loggedOut: true as const });
       },
     );

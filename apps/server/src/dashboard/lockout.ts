@@ -14,7 +14,8 @@
  * exactly like a known one. It locks the email rather than the caller's address on purpose: the
  * thing being protected is the account, and an attacker has many addresses.
  */
-import type { Deps } from "../deps.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
 import { DASHBOARD_LOGIN_FAILURE_WINDOW_MS, DASHBOARD_LOGIN_FAILURES_MAX } from "../lib/limits.ts";
@@ -44,13 +45,13 @@ function lockedOut(failures: Date[], now: Date): AppError {
  * 429 when the email is locked out, without counting the attempt.
  */
 export async function beginLoginAttempt(
-  deps: Deps,
+  ctx: { db: Db; wallClock: Clock },
   emailNormalized: string,
 ): Promise<{ succeeded(): Promise<void> }> {
-  const now = deps.wallClock.now();
+  const now = ctx.wallClock.now();
   const windowStart = new Date(now.getTime() - DASHBOARD_LOGIN_FAILURE_WINDOW_MS);
   const id = newId();
-  await deps.db.transaction().execute(async (trx) => {
+  await withTransaction(ctx.db, async (trx) => {
     await lockLoginEmail(trx, emailNormalized);
     const failures = await recentFailures(trx, emailNormalized, windowStart);
     if (failures.length >= DASHBOARD_LOGIN_FAILURES_MAX) throw lockedOut(failures, now);
@@ -58,6 +59,6 @@ export async function beginLoginAttempt(
   });
   // Failures that no longer count are of no use to anyone; logins are rare enough that
   // sweeping them on each one costs nothing worth measuring.
-  await deleteFailuresBefore(deps.db, windowStart);
-  return { succeeded: () => deleteFailure(deps.db, id) };
+  await deleteFailuresBefore(ctx.db, windowStart);
+  return { succeeded: () => deleteFailure(ctx.db, id) };
 }

@@ -1,36 +1,23 @@
 /**
  * The dashboard page at GET /dashboard and its files under /dashboard/assets/. The page is a
- * small HTML shell; app.js draws everything else and talks to /api/v1/auth and /dashboard/api.
+ * small HTML shell that loads one module, app.js; the browser loads the modules it imports
+ * (views/*.js and the rest) by relative URL, with no build step. They talk to /api/v1/auth and
+ * /dashboard/api.
  *
  * The files are the service's own (no CDN, no third-party front-end code) and are read once at
  * start. The Content-Security-Policy allows the page's own scripts, styles, images and API
  * calls and nothing else: no inline script, no eval, no framing, no form posting elsewhere.
  */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { Deps } from "../deps.ts";
+import type { Config } from "../config.ts";
+import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
 
-interface Asset {
-  body: string;
-  type: string;
-  /** Content hash: the ETag, and a version in the URLs the shell writes. */
-  version: string;
-}
+/** Every file of assets/ the browser may load, by path: "app.js", "views/payments.js", ... */
+const ASSETS = readAssetFolder(new URL("./assets/", import.meta.url));
+/** The module the shell loads; it imports every other one. */
+const ENTRY = "app.js";
 
-function asset(name: string, type: string): Asset {
-  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
-  return { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 16) };
-}
-
-const ASSETS: Record<string, Asset> = {
-  "app.js": asset("app.js", "text/javascript; charset=utf-8"),
-  "i18n.js": asset("i18n.js", "text/javascript; charset=utf-8"),
-  "app.css": asset("app.css", "text/css; charset=utf-8"),
-  "icon.svg": asset("icon.svg", "image/svg+xml"),
-};
-
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -64,9 +51,28 @@ function preferredLang(request: FastifyRequest): "en" | "th" {
   return first.startsWith("th") ? "th" : "en";
 }
 
-export function renderShell(basePath: string, lang: "en" | "th"): string {
-  const url = (name: string) =>
-    escapeAttribute(`${basePath}/dashboard/assets/${name}?v=${ASSETS[name]!.version}`);
+function assetUrl(basePath: string, name: string): string {
+  return escapeAttribute(`${basePath}/dashboard/assets/${name}?v=${ASSETS.get(name)!.version}`);
+}
+
+/**
+ * The other modules, announced up front so the browser fetches them side by side instead of
+ * discovering them one import level at a time (a round trip per level on a phone's network).
+ * Their URLs are exactly the ones the imports resolve to, without a version, so the preloaded
+ * copy is the one the import uses.
+ */
+function modulePreloads(basePath: string): string {
+  return [...ASSETS.keys()]
+    .filter((name) => name.endsWith(".js") && name !== ENTRY)
+    .map(
+      (name) =>
+        `<link rel="modulepreload" href="${escapeAttribute(`${basePath}/dashboard/assets/${name}`)}">`,
+    )
+    .join("\n");
+}
+
+function renderShell(basePath: string, lang: "en" | "th"): string {
+  const url = (name: string) => assetUrl(basePath, name);
   const loading = lang === "th" ? "กำลังโหลด…" : "Loading…";
   return `<!doctype html>
 <html lang="${lang}" data-base="${escapeAttribute(basePath)}">
@@ -77,7 +83,8 @@ export function renderShell(basePath: string, lang: "en" | "th"): string {
 <title>${lang === "th" ? "แดชบอร์ด Satang" : "Satang Dashboard"}</title>
 <link rel="icon" type="image/svg+xml" href="${url("icon.svg")}">
 <link rel="stylesheet" href="${url("app.css")}">
-<script type="module" src="${url("app.js")}"></script>
+<script type="module" src="${url(ENTRY)}"></script>
+${modulePreloads(basePath)}
 </head>
 <body>
 <div id="app"><p class="muted" role="status">${loading}</p></div>
@@ -87,7 +94,7 @@ export function renderShell(basePath: string, lang: "en" | "th"): string {
 `;
 }
 
-export function dashboardPageRoutes(deps: Deps): FastifyPluginAsync {
+export function dashboardPageRoutes(config: Pick<Config, "publicBaseUrl">): FastifyPluginAsync {
   return async (app) => {
     app.get("/", { schema: { hide: true } }, async (request, reply) =>
       securityHeaders(reply)
@@ -95,17 +102,16 @@ export function dashboardPageRoutes(deps: Deps): FastifyPluginAsync {
         .header("Cache-Control", "no-store")
         .header("Vary", "Accept-Language")
         .type("text/html; charset=utf-8")
-        .send(renderShell(basePathOf(deps.config.publicBaseUrl), preferredLang(request))),
+        .send(renderShell(basePathOf(config.publicBaseUrl), preferredLang(request))),
     );
 
-    for (const [name, file] of Object.entries(ASSETS)) {
-      const etag = `"${file.version}"`;
+    for (const [name, file] of ASSETS) {
       app.get(`/assets/${name}`, { schema: { hide: true } }, async (request, reply) => {
-        // app.js imports i18n.js by a plain relative URL, so files are revalidated on every
-        // load (no-cache) and answered with 304 while they are unchanged.
-        securityHeaders(reply).header("Cache-Control", "no-cache").header("ETag", etag);
-        if (request.headers["if-none-match"] === etag) return reply.code(304).send();
-        return reply.type(file.type).send(file.body);
+        // The modules import one another by plain relative URLs, which carry no version, so
+        // every file is revalidated on each load (no-cache) and answered with 304 while it is
+        // unchanged: the next load after a release runs the new release's files.
+        securityHeaders(reply).header("Cache-Control", "no-cache");
+        return sendAsset(request, reply, file);
       });
     }
   };

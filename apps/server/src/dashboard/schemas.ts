@@ -54,7 +54,7 @@ export type LoginBody = Static<typeof LoginBody>;
 export const MerchantIdParams = Type.Object({ id: Type.String({ description: "Merchant UUID" }) });
 export const IdParams = Type.Object({ id: Type.String({ description: "Record UUID" }) });
 
-export const UserSchema = Type.Object({
+const UserSchema = Type.Object({
   id: Type.String({ format: "uuid" }),
   merchantId: Type.String({ format: "uuid" }),
   email: Type.String(),
@@ -91,10 +91,66 @@ const TimelineEntry = Type.Object({
   createdAt: timestamp("When it happened (the merchant's business time)"),
 });
 
+/** Who pays: the customer's account as the payment was created with it, the number masked. */
+const PaymentCustomer = Type.Object({
+  name: Type.String(),
+  accountNumber: Type.String({ description: "Masked: all but the last 4 digits are *" }),
+  bankCode: Type.String(),
+});
+
 export const PaymentDetailEnvelope = envelope(
-  Type.Object({ payment: PaymentSchema, timeline: Type.Array(TimelineEntry) }),
+  Type.Object({
+    payment: PaymentSchema,
+    customer: PaymentCustomer,
+    /** The hosted payment page, as nextAction.paymentAppUrl names it (PUBLIC_BASE_URL/pay/{id}). */
+    hostedPageUrl: Type.String(),
+    timeline: Type.Array(TimelineEntry),
+  }),
 );
 
 export const WithdrawDetailEnvelope = envelope(
   Type.Object({ withdraw: WithdrawSchema, timeline: Type.Array(TimelineEntry) }),
+);
+
+export const TestEventEnvelope = envelope(
+  Type.Object({
+    id: Type.String(),
+    endpointId: Type.String(),
+    succeeded: Type.Boolean(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    durationMs: Type.Integer(),
+    sentAt: timestamp("When the test was sent (wall clock)"),
+  }),
+);
+
+export const VolumeEnvelope = envelope(
+  Type.Object({
+    days: Type.Array(
+      Type.Object({
+        date: Type.String(),
+        paymentsCount: Type.Integer(),
+        paymentsAmount: Type.String(),
+        withdrawsCount: Type.Integer(),
+        withdrawsAmount: Type.String(),
+      }),
+    ),
+  }),
+);
+
+export const SearchQuery = Type.Object(
+  { q: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+
+export const SearchEnvelope = envelope(
+  Type.Object({
+    hits: Type.Array(
+      Type.Object({
+        type: Type.Union([Type.Literal("payment"), Type.Literal("withdraw")]),
+        id: Type.String(),
+        referenceId: Type.String(),
+      }),
+    ),
+  }),
 );

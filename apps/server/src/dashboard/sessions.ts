@@ -8,14 +8,12 @@
  *   SHA-256, so a leaked copy of the database logs nobody in. A session lasts 12 hours of wall
  *   clock from login, and logout revokes it at once, in every process (the lookup reads the
  *   database on every request).
- * - The dashboard API calls the same services as the public API. Those take an AuthContext;
- *   a session has a merchant but no integration, so `merchantScope` supplies a context whose
- *   integration, if a service ever reads it, stops the request loudly instead of guessing.
+ * - The dashboard API calls the same services as the public API, with the session's merchant.
  */
 import type { FastifyRequest } from "fastify";
-import type { Integration, Merchant } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import type { AuthContext } from "../http/auth.ts";
+import type { Db } from "../db/handles.ts";
+import type { Merchant } from "../db/types.ts";
+import type { Clock } from "../lib/clock.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { newId, randomToken } from "../lib/ids.ts";
@@ -32,7 +30,14 @@ import {
 } from "./store.ts";
 import { normalizeEmail, type UserRecord, userView } from "./users.ts";
 
-export interface DashboardContext {
+/** What sessions use: the database, and real time (sessions and lockouts never follow a test clock). */
+export interface SessionContext {
+  db: Db;
+  wallClock: Clock;
+}
+
+/** A logged-in person of a merchant: the request's session. */
+export interface DashboardSession {
   sessionId: string;
   expiresAt: Date;
   user: UserRecord;
@@ -41,11 +46,11 @@ export interface DashboardContext {
 
 declare module "fastify" {
   interface FastifyRequest {
-    dashboard: DashboardContext | undefined;
+    dashboard: DashboardSession | undefined;
   }
 }
 
-export interface LoginResult {
+interface LoginResult {
   token: string;
   expiresAt: string;
   user: UserRecord;
@@ -57,22 +62,40 @@ const invalidSession = () =>
 const merchantUnavailable = () =>
   new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for this account");
 
-export async function login(deps: Deps, input: { email: string; password: string }): Promise<LoginResult> {
+/** Runs a password check when the process has room for it (password-queue.ts). */
+type PasswordCheckGate = <T>(check: () => Promise<T>) => Promise<T>;
+
+const ungated: PasswordCheckGate = (check) => check();
+
+export async function login(
+  ctx: SessionContext,
+  input: { email: string; password: string },
+  gate: PasswordCheckGate = ungated,
+): Promise<LoginResult> {
   const email = normalizeEmail(input.email);
-  const attempt = await beginLoginAttempt(deps, email);
-  const user = await findUserByEmail(deps.db, email);
-  const matches = await verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), input.password);
+  const attempt = await beginLoginAttempt(ctx, email);
+  const user = await findUserByEmail(ctx.db, email);
+  let matches: boolean;
+  try {
+    matches = await gate(async () =>
+      verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), input.password),
+    );
+  } catch (error) {
+    // A login refused before its password was checked made no guess: it is not a failure.
+    await attempt.succeeded();
+    throw error;
+  }
   if (!user || !matches) throw invalidLogin();
   await attempt.succeeded();
 
   // Only someone who knows the password learns that the merchant is disabled.
-  const merchant = await findMerchant(deps.db, user.merchant_id);
+  const merchant = await findMerchant(ctx.db, user.merchant_id);
   if (merchant?.status !== "active") throw merchantUnavailable();
 
   const token = randomToken(DASHBOARD_SESSION_TOKEN_RANDOM_BYTES);
-  const now = deps.wallClock.now();
+  const now = ctx.wallClock.now();
   const expiresAt = new Date(now.getTime() + DASHBOARD_SESSION_TTL_MS);
-  await insertSession(deps.db, {
+  await insertSession(ctx.db, {
     id: newId(),
     user_id: user.id,
     merchant_id: user.merchant_id,
@@ -81,21 +104,21 @@ export async function login(deps: Deps, input: { email: string; password: string
     expires_at: expiresAt,
     revoked_at: null,
   });
-  await deleteSessionsExpiredBy(deps.db, now);
+  await deleteSessionsExpiredBy(ctx.db, now);
   return { token, expiresAt: expiresAt.toISOString(), user: userView(user) };
 }
 
 const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
 /** Any failure is 401 INVALID_CREDENTIALS; a disabled merchant is 401 AUTHENTICATION_ERROR. */
-export function sessionAuthentication(deps: Deps) {
+export function sessionAuthentication(ctx: SessionContext) {
   return async function authenticateSession(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     const token = typeof header === "string" ? BEARER_PATTERN.exec(header)?.[1] : undefined;
     if (!token) throw invalidSession();
-    const found = await findActiveSession(deps.db, sha256Hex(token), deps.wallClock.now());
+    const found = await findActiveSession(ctx.db, sha256Hex(token), ctx.wallClock.now());
     if (!found) throw invalidSession();
-    const merchant = await findMerchant(deps.db, found.session.merchant_id);
+    const merchant = await findMerchant(ctx.db, found.session.merchant_id);
     if (merchant?.status !== "active") throw merchantUnavailable();
     request.dashboard = {
       sessionId: found.session.id,
@@ -107,23 +130,11 @@ export function sessionAuthentication(deps: Deps) {
 }
 
 /** The session of a request that passed `sessionAuthentication`. */
-export function sessionOf(request: FastifyRequest): DashboardContext {
+export function sessionOf(request: FastifyRequest): DashboardSession {
   if (!request.dashboard) throw invalidSession();
   return request.dashboard;
 }
 
-export async function logout(deps: Deps, context: DashboardContext): Promise<void> {
-  await revokeSession(deps.db, context.sessionId, deps.wallClock.now());
-}
-
-/** The context the shared services expect, for the session's merchant (see the file comment). */
-export function merchantScope(merchant: Merchant): AuthContext {
-  return {
-    merchant,
-    get integration(): Integration {
-      throw new Error(
-        "a dashboard session has no integration: a service called from the dashboard read auth.integration",
-      );
-    },
-  };
+export async function logout(ctx: SessionContext, context: DashboardSession): Promise<void> {
+  await revokeSession(ctx.db, context.sessionId, ctx.wallClock.now());
 }

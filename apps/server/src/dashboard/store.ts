@@ -4,8 +4,8 @@
  * calls the same services as the public API for those.
  */
 import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
 import type { DashboardSessionRow, DashboardUserRow, EventRow } from "../db/types.ts";
-import type { Db } from "../merchants/store.ts";
 
 /** Class id of this module's advisory locks (two-key form, as payments/store.ts explains). */
 const DASHBOARD_LOCK_CLASS = 0x4453_4842;
@@ -85,7 +85,7 @@ export async function insertSession(db: Db, row: DashboardSessionRow): Promise<D
   return db.insertInto("dashboard_sessions").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export interface ActiveSession {
+interface ActiveSession {
   session: DashboardSessionRow;
   user: Pick<DashboardUserRow, "id" | "merchant_id" | "email" | "created_at">;
 }

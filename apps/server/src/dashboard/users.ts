@@ -4,8 +4,10 @@
  * argon2id hash. An email belongs to one user across the whole service, whatever its case, so
  * a login names exactly one merchant.
  */
+
+import type { Db } from "../db/handles.ts";
 import type { DashboardUserRow } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
+import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
 import { getMerchant } from "../merchants/service.ts";
@@ -41,17 +43,17 @@ export function userView(
 }
 
 export async function createDashboardUser(
-  deps: Deps,
+  ctx: { db: Db; clock: Clock },
   merchantId: string,
   input: { email: string; password: string },
 ): Promise<UserRecord> {
-  await getMerchant(deps, merchantId);
+  await getMerchant(ctx, merchantId);
   const email = input.email.trim();
   // Hashing takes a noticeable moment, so it happens before the insert rather than inside a
   // transaction; the unique constraint still decides a race between two creates.
   const passwordHash = await hashPassword(input.password);
-  const now = deps.clock.now();
-  const row = await insertUserIfAbsent(deps.db, {
+  const now = ctx.clock.now();
+  const row = await insertUserIfAbsent(ctx.db, {
     id: newId(),
     merchant_id: merchantId,
     email,

@@ -4,8 +4,18 @@
  */
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { BoundedPostgresDialect, type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./bounds.ts";
+import {
+  ChangeFeed,
+  ChangeFeedPlugin,
+  pgliteListener,
+  postgresListener,
+  registerChangeFeed,
+} from "./changes.ts";
+import { DataDirSync, type EmbeddedSyncMode } from "./embedded-sync.ts";
+import { PoolAcquireTimeoutError } from "./faults.ts";
 import { PGlitePool } from "./pglite-pool.ts";
 import type { Database } from "./types.ts";
 
@@ -16,10 +26,17 @@ export type DatabaseKind = "postgres" | "embedded";
 export interface Store {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /**
+   * Whether the database answers `select 1` within `timeoutMs`, without waiting behind the
+   * pool: PostgreSQL is asked on a connection of its own (/readyz).
+   */
+  reachable(timeoutMs: number): Promise<boolean>;
+  /** Changes to cached tables, from this process and every other (db/changes.ts). */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   databaseUrl?: string | undefined;
   dataDir?: string;
   /** A PGlite snapshot (`dumpDataDir()`) to start from: tests load one migrated snapshot. */
@@ -27,13 +44,83 @@ export interface StoreOptions {
   /** In-memory embedded database (tests). */
   memory?: boolean;
   poolSize?: number;
+  /** Lock, statement and pool waits (DB_* settings); DEFAULT_DATABASE_BOUNDS when absent. */
+  bounds?: Partial<DatabaseBounds>;
+  /** EMBEDDED_SYNC: whether an embedded commit is on disk before it is answered (default commit). */
+  embeddedSync?: EmbeddedSyncMode;
+  /**
+   * Where the LISTEN connection goes when it must bypass a transaction-pooling PgBouncer
+   * (DATABASE_DIRECT_URL); the database URL otherwise.
+   */
+  listenUrl?: string | undefined;
+}
+
+/** Resolves false when `probe` has not answered true within `timeoutMs`. */
+export async function withinTime(probe: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([
+      probe.then(
+        () => true,
+        () => false,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `select 1` on a connection of its own, closed afterwards whatever happened. */
+async function postgresReachable(connectionString: string, timeoutMs: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  client.on("error", () => {});
+  try {
+    return await withinTime(
+      client.connect().then(() => client.query("select 1")),
+      timeoutMs,
+    );
+  } finally {
+    client.end().catch(() => {});
+  }
+}
+
+/**
+ * The embedded database lives in this process: it is reachable while open and answering. Its
+ * one connection being busy for the whole wait (a long transaction) is busy, not down.
+ */
+async function embeddedReachable(lite: PGlite, db: Kysely<Database>, timeoutMs: number): Promise<boolean> {
+  if (lite.closed) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const busy = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(!lite.closed), timeoutMs);
+    timer.unref();
+  });
+  const answer = sql`select 1`.execute(db).then(
+    () => true,
+    (error: unknown) => error instanceof PoolAcquireTimeoutError,
+  );
+  try {
+    return await Promise.race([answer, busy]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const bounds = { ...DEFAULT_DATABASE_BOUNDS, ...options.bounds };
   if (options.databaseUrl) {
+    const databaseUrl = options.databaseUrl;
     const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
+      connectionString: databaseUrl,
       max: options.poolSize ?? 10,
+      // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
+      // transactions blocked on one merchant's lock answers 503, it does not queue forever.
+      connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           oid === INT8_OID
@@ -46,8 +133,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // already discarded the connection and the next query opens a new one, so there is
     // nothing else to do here.
     pool.on("error", () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    // A connection that drops while checked out (the database stops, a network cut) fails the
+    // query it was running, which the request answers with 503; the client also emits "error",
+    // which unheard would crash the process. The pool discards that client when it is released.
+    pool.on("connect", (client) => client.on("error", () => {}));
+    const changes = new ChangeFeed(postgresListener(options.listenUrl ?? databaseUrl));
+    const db = new Kysely<Database>({
+      dialect: new BoundedPostgresDialect({ pool }, bounds),
+      plugins: [new ChangeFeedPlugin(changes)],
+    });
+    registerChangeFeed(db, changes);
+    return {
+      db,
+      kind: "postgres",
+      reachable: (timeoutMs) => postgresReachable(databaseUrl, timeoutMs),
+      changes,
+      close: () => closeBoth(changes, db),
+    };
   }
   const dataDir = options.memory ? undefined : (options.dataDir ?? "./data");
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -56,6 +158,27 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [INT8_OID]: (value: string) => BigInt(value) },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(lite) }) });
-  return { db, kind: "embedded", close: () => db.destroy() };
+  const sync = dataDir && options.embeddedSync !== "off" ? new DataDirSync(dataDir) : undefined;
+  const pool = new PGlitePool(lite, {
+    acquireTimeoutMs: bounds.poolAcquireTimeoutMs,
+    ...(sync ? { commitSync: sync } : {}),
+  });
+  const changes = new ChangeFeed(pgliteListener(lite, pool));
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new ChangeFeedPlugin(changes)],
+  });
+  registerChangeFeed(db, changes);
+  return {
+    db,
+    kind: "embedded",
+    reachable: (timeoutMs) => embeddedReachable(lite, db, timeoutMs),
+    changes,
+    close: () => closeBoth(changes, db),
+  };
+}
+
+async function closeBoth(changes: ChangeFeed, db: Kysely<Database>): Promise<void> {
+  await changes.close();
+  await db.destroy();
 }

@@ -5,6 +5,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { databaseFault } from "./faults.ts";
 import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
 import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
@@ -12,6 +13,10 @@ import { statements as events } from "./migrations/0004_events.ts";
 import { statements as webhooks } from "./migrations/0005_webhooks.ts";
 import { statements as lifecycle } from "./migrations/0006_lifecycle.ts";
 import { statements as dashboard } from "./migrations/0007_dashboard.ts";
+import { statements as changeNotify } from "./migrations/0010_change_notify.ts";
+import { statements as webhookThroughput } from "./migrations/0020_webhook_throughput.ts";
+import { statements as scb } from "./migrations/0030_scb.ts";
+import { statements as payoutDesk } from "./migrations/0035_payout_desk.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -22,6 +27,10 @@ const MIGRATIONS: Record<string, string[]> = {
   "0005_webhooks": webhooks,
   "0006_lifecycle": lifecycle,
   "0007_dashboard": dashboard,
+  "0010_change_notify": changeNotify,
+  "0020_webhook_throughput": webhookThroughput,
+  "0030_scb": scb,
+  "0035_payout_desk": payoutDesk,
 };
 
 function toMigration(statements: string[]): Migration {
@@ -38,13 +47,28 @@ const provider: MigrationProvider = {
   },
 };
 
-export interface MigrationReport {
+interface MigrationReport {
   applied: string[];
 }
 
+/**
+ * How long a starting process waits for another one's migrations. The migrator's lock wait is
+ * bounded like every transaction's (DB_LOCK_TIMEOUT_MS), which suits requests, not a start-up
+ * behind another process applying migrations: a wait that hits the bound is tried again until
+ * this deadline, and then finds the migrations applied.
+ */
+const MIGRATION_LOCK_WAIT_MS = 300_000;
+
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+  const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+  for (;;) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) {
+      return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+    }
+    if (databaseFault(error) !== "busy" || Date.now() > deadline) {
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+  }
 }

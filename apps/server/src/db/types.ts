@@ -3,11 +3,12 @@
  * `bigint` columns arrive as JS `bigint` (see connect.ts), timestamps as `Date`.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ScbTables } from "./scb-tables.ts";
 
 type Timestamp = ColumnType<Date, Date, Date>;
 type Json = ColumnType<Record<string, string> | null, string | null, string | null>;
 
-export interface MerchantsTable {
+interface MerchantsTable {
   id: string;
   name: string;
   status: "active" | "disabled";
@@ -26,7 +27,7 @@ export interface MerchantsTable {
   updated_at: Timestamp;
 }
 
-export interface IntegrationsTable {
+interface IntegrationsTable {
   id: string;
   merchant_id: string;
   name: string | null;
@@ -55,7 +56,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const PAYMENT_METHODS = ["promptpay", "bank_transfer"] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-export interface PaymentsTable {
+interface PaymentsTable {
   id: string;
   merchant_id: string;
   integration_id: string;
@@ -88,15 +89,17 @@ export interface PaymentsTable {
   updated_at: Timestamp;
   /** When a succeeded payment was settled to the wallet (0006); optional on insert. */
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The ref1 of a live PromptPay payment's bill payment QR, unique in the deployment (0030). */
+  collection_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface ServerSettingsTable {
+interface ServerSettingsTable {
   key: string;
   value: string;
   created_at: Timestamp;
 }
 
-export interface SignatureUsesTable {
+interface SignatureUsesTable {
   api_key: string;
   timestamp_ms: bigint;
   signature: string;
@@ -113,7 +116,7 @@ export const LEDGER_ACCOUNT_KINDS = [
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
-export interface LedgerAccountsTable {
+interface LedgerAccountsTable {
   id: string;
   merchant_id: string;
   kind: LedgerAccountKind;
@@ -133,7 +136,7 @@ export const LEDGER_TRANSACTION_KINDS = [
 export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];
 export type LedgerSubjectType = "payment" | "withdraw" | "adjustment";
 
-export interface LedgerTransactionsTable {
+interface LedgerTransactionsTable {
   id: string;
   merchant_id: string;
   kind: LedgerTransactionKind;
@@ -143,7 +146,7 @@ export interface LedgerTransactionsTable {
   created_at: Timestamp;
 }
 
-export interface LedgerEntriesTable {
+interface LedgerEntriesTable {
   id: string;
   transaction_id: string;
   account_id: string;
@@ -166,7 +169,7 @@ export type WithdrawStatus = (typeof WITHDRAW_STATUSES)[number];
 export const DESTINATION_TYPES = ["bank_account", "wallet"] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
-export interface WithdrawDestinationsTable {
+interface WithdrawDestinationsTable {
   id: string;
   merchant_id: string;
   destination_type: DestinationType;
@@ -177,7 +180,7 @@ export interface WithdrawDestinationsTable {
   updated_at: Timestamp;
 }
 
-export interface WithdrawsTable {
+interface WithdrawsTable {
   id: string;
   merchant_id: string;
   integration_id: string | null;
@@ -214,7 +217,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface EventsTable {
+interface EventsTable {
   id: string;
   merchant_id: string;
   type: EventType;
@@ -226,9 +229,22 @@ export interface EventsTable {
 
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed", "canceled"] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+/** Why a webhook attempt failed: the closed list events/attempt-errors.ts explains. */
+export const WEBHOOK_ATTEMPT_ERROR_CODES = [
+  "timeout",
+  "dns",
+  "url_refused",
+  "connection_refused",
+  "connection_reset",
+  "tls",
+  "network",
+  "redirect",
+  "non_2xx",
+] as const;
+export type WebhookAttemptErrorCode = (typeof WEBHOOK_ATTEMPT_ERROR_CODES)[number];
 
 /** A merchant's webhook endpoint (0005). `event_types` holds event types or the one entry "*". */
-export interface WebhookEndpointsTable {
+interface WebhookEndpointsTable {
   id: string;
   merchant_id: string;
   url: string;
@@ -244,7 +260,7 @@ export interface WebhookEndpointsTable {
 }
 
 /** One event to send to one endpoint, with its retry state (0005). Times are wall-clock. */
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   event_id: string;
   endpoint_id: string;
@@ -262,7 +278,7 @@ export interface WebhookDeliveriesTable {
 }
 
 /** The log of every HTTP attempt of a delivery (0005). Times are wall-clock. */
-export interface WebhookDeliveryAttemptsTable {
+interface WebhookDeliveryAttemptsTable {
   id: string;
   delivery_id: string;
   attempt_number: number;
@@ -270,16 +286,20 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+  /** A code of events/attempt-errors.ts (0020); null on success. */
+  error_code: WebhookAttemptErrorCode | null;
+  /** The start of the receiver's answer, at most 1 KB (0020). */
+  response_excerpt: string | null;
   started_at: Timestamp;
   finished_at: Timestamp;
   next_retry_at: Date | null;
 }
 
 /** A withdraw handed to a payout provider, and where that hand-over stands (0006). */
-export const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed"] as const;
+const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed"] as const;
 export type PayoutState = (typeof PAYOUT_STATES)[number];
 
-export interface PayoutsTable {
+interface PayoutsTable {
   withdraw_id: string;
   merchant_id: string;
   provider: string;
@@ -309,7 +329,7 @@ export interface ProviderCallbacksTable {
 }
 
 /** Provider reports refused although money may have moved, for the operator (0006). */
-export interface ProviderAnomaliesTable {
+interface ProviderAnomaliesTable {
   id: string;
   merchant_id: string | null;
   provider: string;
@@ -325,7 +345,7 @@ export interface ProviderAnomaliesTable {
 }
 
 /** The sandbox provider's simulated bank: the payouts it has received (0006). */
-export interface SandboxPayoutsTable {
+interface SandboxPayoutsTable {
   payout_key: string;
   amount_satang: bigint;
   status: "accepted" | "paid" | "failed";
@@ -335,7 +355,7 @@ export interface SandboxPayoutsTable {
 }
 
 /** A person who logs in to the merchant dashboard (0007). */
-export interface DashboardUsersTable {
+interface DashboardUsersTable {
   id: string;
   merchant_id: string;
   /** As the operator typed it, for display. */
@@ -349,7 +369,7 @@ export interface DashboardUsersTable {
 }
 
 /** A dashboard login (0007). Only the token's SHA-256 is stored; times are wall-clock. */
-export interface DashboardSessionsTable {
+interface DashboardSessionsTable {
   id: string;
   user_id: string;
   merchant_id: string;
@@ -360,13 +380,44 @@ export interface DashboardSessionsTable {
 }
 
 /** One failed (or still running) dashboard login of an email, for the lockout (0007). */
-export interface DashboardLoginFailuresTable {
+interface DashboardLoginFailuresTable {
   id: string;
   email_normalized: string;
   failed_at: Timestamp;
 }
 
-export interface Database {
+/** The manual payout desk's batches (0035, docs/payout-desk.md). */
+export const PAYOUT_BATCH_STATUSES = ["open", "closed"] as const;
+export type PayoutBatchStatus = (typeof PAYOUT_BATCH_STATUSES)[number];
+export const PAYOUT_OUTCOMES = ["paid", "failed"] as const;
+export type PayoutOutcome = (typeof PAYOUT_OUTCOMES)[number];
+
+interface PayoutBatchesTable {
+  id: string;
+  status: PayoutBatchStatus;
+  created_by: string;
+  item_count: number;
+  total_satang: bigint;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  closed_at: Date | null;
+}
+
+/** One withdraw of a batch; `batch_status` mirrors its batch's status (a cascading key). */
+interface PayoutBatchItemsTable {
+  batch_id: string;
+  batch_status: PayoutBatchStatus;
+  position: number;
+  withdraw_id: string;
+  merchant_id: string;
+  amount_satang: bigint;
+  outcome: PayoutOutcome | null;
+  bank_reference: string | null;
+  failure_reason: string | null;
+  recorded_at: Date | null;
+}
+
+export interface Database extends ScbTables {
   events: EventsTable;
   merchants: MerchantsTable;
   integrations: IntegrationsTable;
@@ -388,6 +439,8 @@ export interface Database {
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_login_failures: DashboardLoginFailuresTable;
+  payout_batches: PayoutBatchesTable;
+  payout_batch_items: PayoutBatchItemsTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -406,3 +459,5 @@ export type PayoutRow = Selectable<PayoutsTable>;
 export type ProviderAnomalyRow = Selectable<ProviderAnomaliesTable>;
 export type DashboardUserRow = Selectable<DashboardUsersTable>;
 export type DashboardSessionRow = Selectable<DashboardSessionsTable>;
+export type PayoutBatchRow = Selectable<PayoutBatchesTable>;
+export type PayoutBatchItemRow = Selectable<PayoutBatchItemsTable>;

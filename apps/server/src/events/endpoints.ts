@@ -11,12 +11,12 @@
  * WEBHOOK_SECRET_ROTATION_OVERLAP_MS (24 h) of wall-clock time, so the merchant can roll the new
  * secret out to its receivers without a window where deliveries fail verification.
  */
-import { EVENT_TYPES } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import type { AuthContext } from "../http/auth.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import { EVENT_TYPES, type Merchant } from "../db/types.ts";
 import type { Page } from "../http/envelope.ts";
 import { listPage } from "../http/list-query.ts";
-import { businessNow } from "../lib/clock.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
+import type { SecretBox } from "../lib/crypto.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import {
@@ -25,7 +25,7 @@ import {
   WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
 } from "../lib/limits.ts";
 import { ALL_EVENTS, type CreateEndpointBody, type PageQuery } from "./schemas.ts";
-import { webhookSettings } from "./settings.ts";
+import type { WebhookSettings } from "./settings.ts";
 import { newEndpointSecret } from "./signing.ts";
 import {
   cancelPendingDeliveriesOf,
@@ -42,13 +42,24 @@ import { type EndpointRecord, endpointView } from "./view.ts";
 
 const endpointNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
 
-export interface EndpointWithSecret extends EndpointRecord {
+interface EndpointWithSecret extends EndpointRecord {
   secret: string;
 }
 
+/**
+ * What the endpoint services use: the database or a transaction, the business clock (record
+ * times), real time (secret rotation), the box that seals secrets, and the URL rules.
+ */
+export interface EndpointContext {
+  db: Db;
+  clock: Clock;
+  wallClock: Clock;
+  secrets: SecretBox;
+  webhooks: WebhookSettings;
+}
+
 /** The URL rules of the deployment's environment, or a 400 naming the `url` field. */
-export async function checkEndpointUrl(deps: Deps, url: string): Promise<void> {
-  const settings = webhookSettings(deps);
+async function checkEndpointUrl(settings: WebhookSettings, url: string): Promise<void> {
   try {
     await vetWebhookUrl(url, settings, settings.resolve);
   } catch (error) {
@@ -69,15 +80,15 @@ function normalizeEvents(events: string[]): string[] {
 }
 
 export async function createEndpoint(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: EndpointContext,
+  merchant: Merchant,
   body: CreateEndpointBody,
 ): Promise<EndpointWithSecret> {
   const events = normalizeEvents(body.events);
-  await checkEndpointUrl(deps, body.url);
+  await checkEndpointUrl(ctx.webhooks, body.url);
   const secret = newEndpointSecret();
-  const merchantId = auth.merchant.id;
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const merchantId = merchant.id;
+  const row = await withTransaction(ctx.db, async (trx) => {
     await lockMerchantEndpoints(trx, merchantId);
     if ((await countActiveEndpoints(trx, merchantId)) >= WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX) {
       throw fieldError(
@@ -86,33 +97,33 @@ export async function createEndpoint(
         `A merchant can have at most ${WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX} webhook endpoints; delete one first`,
       );
     }
-    const at = businessNow(deps.clock, auth.merchant.clock_offset_ms);
+    const at = businessNow(ctx.clock, merchant.clock_offset_ms);
     return insertEndpoint(trx, {
       id: newId(),
       merchant_id: merchantId,
       url: body.url,
       description: body.description ?? null,
       event_types: events,
-      secret_encrypted: deps.secrets.seal(secret),
+      secret_encrypted: ctx.secrets.seal(secret),
       created_at: at,
       updated_at: at,
     });
   });
-  return { ...endpointView(row, deps.wallClock.now()), secret };
+  return { ...endpointView(row, ctx.wallClock.now()), secret };
 }
 
 export async function listEndpoints(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: Pick<EndpointContext, "db" | "wallClock">,
+  merchant: Merchant,
   query: PageQuery,
 ): Promise<Page<EndpointRecord>> {
   const pageNumber = query.page ?? 1;
   const limit = query.limit ?? PAGE_SIZE_DEFAULT;
-  const { rows, total } = await listActiveEndpoints(deps.db, auth.merchant.id, {
+  const { rows, total } = await listActiveEndpoints(ctx.db, merchant.id, {
     offset: (pageNumber - 1) * limit,
     limit,
   });
-  const now = deps.wallClock.now();
+  const now = ctx.wallClock.now();
   return listPage(
     rows.map((row) => endpointView(row, now)),
     total,
@@ -120,38 +131,46 @@ export async function listEndpoints(
   );
 }
 
-export async function getEndpoint(deps: Deps, auth: AuthContext, id: string): Promise<EndpointRecord> {
+export async function getEndpoint(
+  ctx: Pick<EndpointContext, "db" | "wallClock">,
+  merchant: Merchant,
+  id: string,
+): Promise<EndpointRecord> {
   if (!isUuid(id)) throw endpointNotFound();
-  const row = await findActiveEndpoint(deps.db, auth.merchant.id, id);
+  const row = await findActiveEndpoint(ctx.db, merchant.id, id);
   if (!row) throw endpointNotFound();
-  return endpointView(row, deps.wallClock.now());
+  return endpointView(row, ctx.wallClock.now());
 }
 
 /** Deletes the endpoint and cancels its pending deliveries; past attempts stay readable. */
-export async function deleteEndpoint(deps: Deps, auth: AuthContext, id: string): Promise<EndpointRecord> {
+export async function deleteEndpoint(
+  ctx: Pick<EndpointContext, "db" | "clock" | "wallClock">,
+  merchant: Merchant,
+  id: string,
+): Promise<EndpointRecord> {
   if (!isUuid(id)) throw endpointNotFound();
-  const row = await deps.db.transaction().execute(async (trx) => {
-    const at = businessNow(deps.clock, auth.merchant.clock_offset_ms);
-    const deleted = await markEndpointDeleted(trx, auth.merchant.id, id, at);
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const at = businessNow(ctx.clock, merchant.clock_offset_ms);
+    const deleted = await markEndpointDeleted(trx, merchant.id, id, at);
     if (!deleted) throw endpointNotFound();
-    await cancelPendingDeliveriesOf(trx, id, deps.wallClock.now());
+    await cancelPendingDeliveriesOf(trx, id, ctx.wallClock.now());
     return deleted;
   });
-  return endpointView(row, deps.wallClock.now());
+  return endpointView(row, ctx.wallClock.now());
 }
 
 export async function rotateEndpointSecret(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: Omit<EndpointContext, "webhooks">,
+  merchant: Merchant,
   id: string,
 ): Promise<EndpointWithSecret> {
   if (!isUuid(id)) throw endpointNotFound();
   const secret = newEndpointSecret();
-  const wallNow = deps.wallClock.now();
-  const row = await rotateEndpointSecretRow(deps.db, auth.merchant.id, id, {
-    secretEncrypted: deps.secrets.seal(secret),
+  const wallNow = ctx.wallClock.now();
+  const row = await rotateEndpointSecretRow(ctx.db, merchant.id, id, {
+    secretEncrypted: ctx.secrets.seal(secret),
     previousExpiresAt: new Date(wallNow.getTime() + WEBHOOK_SECRET_ROTATION_OVERLAP_MS),
-    at: businessNow(deps.clock, auth.merchant.clock_offset_ms),
+    at: businessNow(ctx.clock, merchant.clock_offset_ms),
   });
   if (!row) throw endpointNotFound();
   return { ...endpointView(row, wallNow), secret };

@@ -5,12 +5,13 @@
  * endpoints that subscribes to the event's type (events/store.ts), so a crash after the commit
  * cannot lose a delivery: the worker (events/delivery.ts) finds the row and sends it.
  */
+
+import type { Db } from "../db/handles.ts";
 import type { EventRow, EventType } from "../db/types.ts";
 import { newId } from "../lib/ids.ts";
-import type { Db } from "../merchants/store.ts";
 import { insertDeliveriesForEvent } from "./store.ts";
 
-export interface EventInput {
+interface EventInput {
   merchantId: string;
   type: EventType;
   objectType: "payment" | "withdraw";

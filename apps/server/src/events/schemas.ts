@@ -15,6 +15,7 @@ import {
   stringEnum,
 } from "../http/list-query.ts";
 import { URL_LENGTH_MAX, WEBHOOK_DESCRIPTION_LENGTH_MAX } from "../lib/limits.ts";
+import { ATTEMPT_ERROR_CODES } from "./attempt-errors.ts";
 
 export const ALL_EVENTS = "*";
 const SUBSCRIBABLE = [...EVENT_TYPES, ALL_EVENTS] as const;
@@ -71,11 +72,7 @@ export const RedeliverBody = Type.Object(
 );
 export type RedeliverBody = Static<typeof RedeliverBody>;
 
-export const PageQuery = Type.Object({
-  page: Type.Optional(pageProperty),
-  limit: Type.Optional(limitProperty),
-});
-export type PageQuery = Static<typeof PageQuery>;
+export { PageQuery } from "../http/list-query.ts";
 
 export const ListEventsQuery = Type.Object({
   page: Type.Optional(pageProperty),
@@ -89,7 +86,7 @@ export type ListEventsQuery = Static<typeof ListEventsQuery>;
 
 // Responses
 
-export const EndpointSchema = Type.Object({
+const EndpointSchema = Type.Object({
   id: uuid,
   url: Type.String(),
   events: Type.Array(Type.String()),
@@ -99,14 +96,14 @@ export const EndpointSchema = Type.Object({
   updatedAt: timestamp,
 });
 
-export const EndpointWithSecretSchema = Type.Object({
+const EndpointWithSecretSchema = Type.Object({
   ...EndpointSchema.properties,
   secret: Type.String({
     description: "whsec_ + base64 of 32 random bytes. Shown only in this response: store it now.",
   }),
 });
 
-export const EventSchema = Type.Object({
+const EventSchema = Type.Object({
   id: uuid,
   type: stringEnum(EVENT_TYPES),
   createdAt: timestamp,
@@ -119,18 +116,20 @@ export const EventSchema = Type.Object({
   }),
 });
 
-export const AttemptSchema = Type.Object({
+const AttemptSchema = Type.Object({
   attemptNumber: Type.Integer({ minimum: 1 }),
   succeeded: Type.Boolean(),
   statusCode: nullable(Type.Integer()),
   durationMs: Type.Integer({ minimum: 0 }),
   error: nullable(Type.String()),
+  errorCode: nullable(stringEnum(ATTEMPT_ERROR_CODES)),
+  responseExcerpt: nullable(Type.String({ description: "The start of the receiver's answer, at most 1 KB" })),
   startedAt: timestamp,
   finishedAt: timestamp,
   nextRetryAt: nullable(timestamp),
 });
 
-export const DeliverySchema = Type.Object({
+const DeliverySchema = Type.Object({
   id: uuid,
   endpointId: uuid,
   status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
@@ -143,12 +142,12 @@ export const DeliverySchema = Type.Object({
   attempts: Type.Array(AttemptSchema),
 });
 
-export const EventWithDeliveriesSchema = Type.Object({
+const EventWithDeliveriesSchema = Type.Object({
   ...EventSchema.properties,
   deliveries: Type.Array(DeliverySchema),
 });
 
-export const RedeliverySchema = Type.Object({
+const RedeliverySchema = Type.Object({
   eventId: uuid,
   deliveries: Type.Array(DeliverySchema),
 });

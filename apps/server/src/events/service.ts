@@ -4,11 +4,11 @@
  * carries the same `webhook-id` (the event id), so a receiver that already processed the event
  * recognizes it as a duplicate.
  */
-import type { EventType } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import type { AuthContext } from "../http/auth.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import type { EventType, Merchant } from "../db/types.ts";
 import type { Page } from "../http/envelope.ts";
 import { listPage, parseListQuery } from "../http/list-query.ts";
+import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import type { ListEventsQuery, RedeliverBody } from "./schemas.ts";
@@ -25,31 +25,37 @@ import { deliveryView, type EventRecord, eventView, eventWithDeliveriesView } fr
 
 const eventNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Event not found");
 
+/** What the events services use: the database or a transaction, and real time for redeliveries. */
+export interface EventContext {
+  db: Db;
+  wallClock: Clock;
+}
+
 export async function listEvents(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: Pick<EventContext, "db">,
+  merchant: Merchant,
   query: ListEventsQuery,
 ): Promise<Page<EventRecord>> {
   const params = parseListQuery<"createdAt">(query, "createdAt");
-  const { rows, total } = await listEventRows(deps.db, auth.merchant.id, query.type, params);
+  const { rows, total } = await listEventRows(ctx.db, merchant.id, query.type, params);
   return listPage(rows.map(eventView), total, params);
 }
 
-export async function getEvent(deps: Deps, auth: AuthContext, id: string) {
+export async function getEvent(ctx: Pick<EventContext, "db">, merchant: Merchant, id: string) {
   if (!isUuid(id)) throw eventNotFound();
-  const event = await findEvent(deps.db, auth.merchant.id, id);
+  const event = await findEvent(ctx.db, merchant.id, id);
   if (!event) throw eventNotFound();
-  return eventWithDeliveriesView(event, await findDeliveriesOfEvent(deps.db, event.id));
+  return eventWithDeliveriesView(event, await findDeliveriesOfEvent(ctx.db, event.id));
 }
 
 function subscribes(eventTypes: string[], type: EventType): boolean {
   return eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
 }
 
-export async function redeliverEvent(deps: Deps, auth: AuthContext, id: string, body: RedeliverBody) {
+export async function redeliverEvent(ctx: EventContext, merchant: Merchant, id: string, body: RedeliverBody) {
   if (!isUuid(id)) throw eventNotFound();
-  const merchantId = auth.merchant.id;
-  const rows = await deps.db.transaction().execute(async (trx) => {
+  const merchantId = merchant.id;
+  const rows = await withTransaction(ctx.db, async (trx) => {
     const event = await findEvent(trx, merchantId, id);
     if (!event) throw eventNotFound();
     let endpointIds: string[];
@@ -70,7 +76,7 @@ export async function redeliverEvent(deps: Deps, auth: AuthContext, id: string, 
         });
       }
     }
-    const createdAt = deps.wallClock.now();
+    const createdAt = ctx.wallClock.now();
     return insertRedeliveries(
       trx,
       endpointIds.map((endpointId) => ({

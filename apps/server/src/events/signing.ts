@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { WEBHOOK_SECRET_RANDOM_BYTES } from "../lib/limits.ts";
 
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
-export const WEBHOOK_USER_AGENT = "Satang-Webhooks/1";
+const WEBHOOK_SECRET_PREFIX = "whsec_";
+const WEBHOOK_USER_AGENT = "Satang-Webhooks/1";
 
 export function newEndpointSecret(): string {
   return `${WEBHOOK_SECRET_PREFIX}${randomBytes(WEBHOOK_SECRET_RANDOM_BYTES).toString("base64")}`;

@@ -3,15 +3,17 @@
  * and the event reads of the events API. Every read of the public API is scoped by merchant.
  */
 import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
+import { createdWithin, selectPage } from "../db/pages.ts";
 import type {
   EventRow,
   EventType,
+  WebhookAttemptErrorCode,
   WebhookDeliveryAttemptRow,
   WebhookDeliveryRow,
   WebhookEndpointRow,
 } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
-import type { Db } from "../merchants/store.ts";
 
 /**
  * Class id of this module's advisory locks (two-key form, as payments/store.ts explains), so
@@ -66,21 +68,11 @@ export async function listActiveEndpoints(
   merchantId: string,
   window: { offset: number; limit: number },
 ): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
-  const base = db
+  const query = db
     .selectFrom("webhook_endpoints")
     .where("merchant_id", "=", merchantId)
     .where("deleted_at", "is", null);
-  const counted = await base.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  if (window.offset >= total) return { rows: [], total };
-  const rows = await base
-    .selectAll()
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-  return { rows, total };
+  return selectPage(query, window, { column: "created_at", direction: "desc" });
 }
 
 /** Soft-deletes, so the delivery history of past events keeps naming the endpoint. */
@@ -211,6 +203,8 @@ export interface ClaimOptions {
   capacity: number;
   /** Most rows of one endpoint under lease at once, counting leases already held. */
   perEndpoint: number;
+  /** Endpoints whose limit differs from `perEndpoint` (the adaptive limits of concurrency.ts). */
+  endpointLimits?: ReadonlyArray<{ endpointId: string; limit: number }>;
 }
 
 /** A claimed delivery with what sending it needs. */
@@ -236,46 +230,78 @@ export interface ClaimedDelivery {
  * away from other claimers until it is recorded or the lease runs out (the worker died; the
  * delivery is then sent again, which is what at-least-once means).
  *
- * Fairness: each endpoint contributes at most `perEndpoint` rows minus the leases it already
- * holds, so a slow endpoint with a long backlog fills a few slots and never the whole batch.
- * Two claimers running at the same instant can each take an endpoint's allowance, so the cap
- * is exact per process and at most one allowance per concurrent claimer above it overall.
+ * The claim walks the endpoints that have pending deliveries (a skip scan of the
+ * `webhook_deliveries_endpoint_due` index: one probe per endpoint, however long its backlog)
+ * and takes from each at most its limit minus the leases it already holds, oldest due first
+ * (the `webhook_deliveries_endpoint_leased` index counts those). So a slow endpoint with a long
+ * backlog fills a few slots and never the whole batch, and the cost of a claim grows with the
+ * number of endpoints with pending work, not with the backlog. Two claimers running at the same
+ * instant can each take an endpoint's allowance, so the cap is exact per process and at most one
+ * allowance per concurrent claimer above it overall.
  */
-export async function claimDueDeliveries(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  if (options.capacity <= 0) return [];
+/** The claim itself: leases the due rows and returns their ids and attempt counts. */
+async function leaseDueRows(
+  db: Db,
+  options: ClaimOptions,
+): Promise<Array<{ id: string; attempt_count: number }>> {
   const { now } = options;
+  const limits = JSON.stringify(
+    (options.endpointLimits ?? []).map(({ endpointId, limit }) => ({ endpoint_id: endpointId, limit })),
+  );
   const claimed = await sql<{ id: string; attempt_count: number }>`
-    with busy as (
-      select endpoint_id, count(*)::int as n
-      from webhook_deliveries
-      where status = 'pending' and leased_until > ${now}
-      group by endpoint_id
+    with recursive endpoints (endpoint_id) as (
+      (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
+      union all
+      select (
+        select d.endpoint_id from webhook_deliveries d
+        where d.status = 'pending' and d.endpoint_id > e.endpoint_id
+        order by d.endpoint_id limit 1
+      )
+      from endpoints e
+      where e.endpoint_id is not null
     ),
-    candidates as (
-      select d.id,
-        row_number() over (partition by d.endpoint_id order by d.next_attempt_at nulls first, d.id) as rank,
-        coalesce(b.n, 0) as busy
-      from webhook_deliveries d
-      left join busy b on b.endpoint_id = d.endpoint_id
-      where d.status = 'pending'
-        and (d.next_attempt_at is null or d.next_attempt_at <= ${now})
-        and (d.leased_until is null or d.leased_until <= ${now})
+    limits as (
+      select * from jsonb_to_recordset(${limits}::jsonb) as l (endpoint_id uuid, "limit" int)
+    ),
+    allowances as (
+      select e.endpoint_id, coalesce(l."limit", ${options.perEndpoint}::int) - (
+        select count(*)::int from webhook_deliveries b
+        where b.endpoint_id = e.endpoint_id and b.status = 'pending'
+          and b.lease_id is not null and b.leased_until > ${now}
+      ) as allowance
+      from endpoints e
+      left join limits l on l.endpoint_id = e.endpoint_id
+      where e.endpoint_id is not null
+    ),
+    picked as (
+      select c.id, c.next_attempt_at
+      from allowances a
+      cross join lateral (
+        select d.id, d.next_attempt_at
+        from webhook_deliveries d
+        where d.endpoint_id = a.endpoint_id
+          and d.status = 'pending'
+          and (d.next_attempt_at is null or d.next_attempt_at <= ${now})
+          and (d.leased_until is null or d.leased_until <= ${now})
+        order by d.next_attempt_at nulls first, d.id
+        limit greatest(a.allowance, 0)
+        for update skip locked
+      ) c
+      order by c.next_attempt_at nulls first, c.id
+      limit ${options.capacity}
     )
     update webhook_deliveries d
     set lease_id = ${options.leaseId}, leased_until = ${options.leasedUntil}
-    where d.id in (
-      select w.id
-      from webhook_deliveries w
-      where w.id in (select c.id from candidates c where c.rank + c.busy <= ${options.perEndpoint})
-        and w.status = 'pending'
-        and (w.next_attempt_at is null or w.next_attempt_at <= ${now})
-        and (w.leased_until is null or w.leased_until <= ${now})
-      order by w.next_attempt_at nulls first, w.id
-      limit ${options.capacity}
-      for update skip locked
-    )
+    from picked p
+    where d.id = p.id
     returning d.id, d.attempt_count
   `.execute(db);
+  return claimed.rows;
+}
+
+export async function claimDueDeliveries(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  if (options.capacity <= 0) return [];
+  const claimed = { rows: await leaseDueRows(db, options) };
   if (claimed.rows.length === 0) return [];
 
   const attempts = new Map(claimed.rows.map((row) => [row.id, Number(row.attempt_count)]));
@@ -317,6 +343,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  errorCode: WebhookAttemptErrorCode | null;
+  responseExcerpt: string | null;
   startedAt: Date;
   finishedAt: Date;
   /** When the next attempt is due; null when there is none (success, or the last attempt). */
@@ -324,46 +352,84 @@ export interface AttemptRecord {
 }
 
 /**
- * Logs one attempt and moves the delivery on: succeeded, failed (no retry left) or pending
- * with its next attempt time. The state change applies only while this worker's lease holds
- * and the delivery is still pending (a delete of the endpoint may have canceled it meanwhile);
- * the attempt is logged either way, because it happened.
+ * Logs attempts and moves each delivery on: succeeded, failed (no retry left) or pending with
+ * its next attempt time, all in one transaction (a worker records the attempts that finished
+ * together in one commit). The state change applies only while the attempt's lease holds and
+ * the delivery is still pending (a delete of the endpoint may have canceled it meanwhile, or
+ * another worker may have taken over a lease that ran out); the attempt is logged either way,
+ * because it happened.
  */
-export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
+export async function recordAttempts(db: Db, records: readonly AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const moves = records.map((record) => {
+    const finished = record.succeeded || record.nextRetryAt === null;
+    return {
+      id: record.deliveryId,
+      lease_id: record.leaseId,
+      status: record.succeeded ? "succeeded" : finished ? "failed" : "pending",
+      attempt_count: record.attemptNumber,
+      next_attempt_at: finished ? null : record.nextRetryAt,
+      last_status_code: record.statusCode,
+      last_error: record.error,
+      completed_at: finished ? record.finishedAt : null,
+    };
+  });
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto("webhook_delivery_attempts")
-      .values({
-        id: record.attemptId,
-        delivery_id: record.deliveryId,
-        attempt_number: record.attemptNumber,
-        succeeded: record.succeeded,
-        status_code: record.statusCode,
-        duration_ms: record.durationMs,
-        error: record.error,
-        started_at: record.startedAt,
-        finished_at: record.finishedAt,
-        next_retry_at: record.nextRetryAt,
-      })
+      .values(
+        records.map((record) => ({
+          id: record.attemptId,
+          delivery_id: record.deliveryId,
+          attempt_number: record.attemptNumber,
+          succeeded: record.succeeded,
+          status_code: record.statusCode,
+          duration_ms: record.durationMs,
+          error: record.error,
+          error_code: record.errorCode,
+          response_excerpt: record.responseExcerpt,
+          started_at: record.startedAt,
+          finished_at: record.finishedAt,
+          next_retry_at: record.nextRetryAt,
+        })),
+      )
       .execute();
-    const finished = record.succeeded || record.nextRetryAt === null;
-    await trx
-      .updateTable("webhook_deliveries")
-      .set({
-        status: record.succeeded ? "succeeded" : finished ? "failed" : "pending",
-        attempt_count: record.attemptNumber,
-        next_attempt_at: finished ? null : record.nextRetryAt,
-        lease_id: null,
-        leased_until: null,
-        last_status_code: record.statusCode,
-        last_error: record.error,
-        completed_at: finished ? record.finishedAt : null,
-      })
-      .where("id", "=", record.deliveryId)
-      .where("lease_id", "=", record.leaseId)
-      .where("status", "=", "pending")
-      .execute();
+    await sql`
+      update webhook_deliveries d
+      set status = m.status, attempt_count = m.attempt_count, next_attempt_at = m.next_attempt_at,
+        lease_id = null, leased_until = null, last_status_code = m.last_status_code,
+        last_error = m.last_error, completed_at = m.completed_at
+      from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (
+        id uuid, lease_id uuid, status text, attempt_count int, next_attempt_at timestamptz,
+        last_status_code int, last_error text, completed_at timestamptz
+      )
+      where d.id = m.id and d.lease_id = m.lease_id and d.status = 'pending'
+    `.execute(trx);
   });
+}
+
+/**
+ * Extends the leases of deliveries still being sent (the heartbeat of a live worker). Only a
+ * lease this worker still holds moves: one that ran out and was taken by another worker is not
+ * taken back.
+ */
+export async function renewLeases(
+  db: Db,
+  held: ReadonlyArray<{ id: string; leaseId: string }>,
+  until: Date,
+): Promise<void> {
+  if (held.length === 0) return;
+  await db
+    .updateTable("webhook_deliveries")
+    .set({ leased_until: until })
+    .where(
+      "id",
+      "in",
+      held.map((lease) => lease.id),
+    )
+    .where("lease_id", "in", [...new Set(held.map((lease) => lease.leaseId))])
+    .where("status", "=", "pending")
+    .execute();
 }
 
 /** Cancels a claimed delivery whose endpoint was deleted after the claim. */
@@ -397,19 +463,10 @@ export async function listEventRows(
 ): Promise<{ rows: EventRow[]; total: number }> {
   let query = db.selectFrom("events").where("merchant_id", "=", merchantId);
   if (type !== undefined) query = query.where("type", "=", type);
-  if (params.dateFrom !== undefined) query = query.where("created_at", ">=", params.dateFrom);
-  if (params.dateTo !== undefined) query = query.where("created_at", "<", params.dateTo);
-  const counted = await query.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  if (params.offset >= total) return { rows: [], total };
-  const rows = await query
-    .selectAll()
-    .orderBy("created_at", params.sortOrder)
-    .orderBy("id", params.sortOrder)
-    .limit(params.limit)
-    .offset(params.offset)
-    .execute();
-  return { rows, total };
+  return selectPage(createdWithin(query, params), params, {
+    column: "created_at",
+    direction: params.sortOrder,
+  });
 }
 
 export interface DeliveryWithAttempts {

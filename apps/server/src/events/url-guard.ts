@@ -33,9 +33,13 @@ export interface UrlPolicy {
 
 /** A URL the service will not send to; the message is safe to show to the merchant. */
 export class UrlRefused extends Error {
-  constructor(message: string) {
+  /** `unresolved` when the host did not resolve; `forbidden` for every rule of this module. */
+  readonly reason: "forbidden" | "unresolved";
+
+  constructor(message: string, reason: "forbidden" | "unresolved" = "forbidden") {
     super(message);
     this.name = "UrlRefused";
+    this.reason = reason;
   }
 }
 
@@ -107,7 +111,7 @@ export function addressRefusal(
  * without user name or password (they would be sent to the receiver in the clear, and they
  * disguise the host to a reader: https://bank.example@10.0.0.1/).
  */
-export function parseWebhookUrl(text: string, policy: Pick<UrlPolicy, "requireHttps">): URL {
+function parseWebhookUrl(text: string, policy: Pick<UrlPolicy, "requireHttps">): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -146,9 +150,9 @@ async function resolveAll(host: string, resolve: Resolver): Promise<ResolvedAddr
   try {
     addresses = await resolve(host);
   } catch {
-    throw new UrlRefused(`url host ${host} could not be resolved`);
+    throw new UrlRefused(`url host ${host} could not be resolved`, "unresolved");
   }
-  if (addresses.length === 0) throw new UrlRefused(`url host ${host} could not be resolved`);
+  if (addresses.length === 0) throw new UrlRefused(`url host ${host} could not be resolved`, "unresolved");
   return addresses;
 }
 
@@ -174,11 +178,8 @@ export async function vetWebhookUrl(
   const addresses = await resolveAll(host, resolve);
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
-    if (refusal) {
-      throw new UrlRefused(
-        `url host ${host} resolves to ${address}, ${refusal}, which webhooks may not reach`,
-      );
-    }
+    // The caller learns that the address is refused, never what an internal name resolves to.
+    if (refusal) throw new UrlRefused(`url host ${host} is not an address webhooks may reach`);
   }
   const pinned = addresses[0]!;
   return { url, host, address: pinned.address, family: familyOf(pinned.address) };

@@ -55,13 +55,15 @@ export function endpointView(row: WebhookEndpointRow, wallNow: Date): EndpointRe
 
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 
-export function attemptView(row: WebhookDeliveryAttemptRow) {
+function attemptView(row: WebhookDeliveryAttemptRow) {
   return {
     attemptNumber: row.attempt_number,
     succeeded: row.succeeded,
     statusCode: row.status_code,
     durationMs: row.duration_ms,
     error: row.error,
+    errorCode: row.error_code,
+    responseExcerpt: row.response_excerpt,
     startedAt: row.started_at.toISOString(),
     finishedAt: row.finished_at.toISOString(),
     nextRetryAt: iso(row.next_retry_at),

@@ -11,7 +11,7 @@ export const LANGS = ["th", "en"] as const;
 export type Lang = (typeof LANGS)[number];
 
 /** Thai customers pay with Thai banking apps; a browser that states no preference gets Thai. */
-export const DEFAULT_LANG: Lang = "th";
+const DEFAULT_LANG: Lang = "th";
 
 export interface Messages {
   /** The `lang` attribute and the language switch's own name, written in that language. */
@@ -158,7 +158,7 @@ const th: Messages = {
 
 export const MESSAGES: Readonly<Record<Lang, Messages>> = { en, th };
 
-export function isLang(value: unknown): value is Lang {
+function isLang(value: unknown): value is Lang {
   return typeof value === "string" && (LANGS as readonly string[]).includes(value);
 }
 

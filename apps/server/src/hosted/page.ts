@@ -25,7 +25,7 @@ const HTML_ESCAPES: Record<string, string> = {
 };
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
@@ -39,7 +39,7 @@ export function displayThb(satang: bigint): string {
  * The deadline in Thai time, where the customers are, whatever the server's time zone: Thai
  * dates use the Buddhist era the customer expects.
  */
-export function formatDeadline(at: Date, lang: Lang): string {
+function formatDeadline(at: Date, lang: Lang): string {
   return new Intl.DateTimeFormat(lang === "th" ? "th-TH" : "en-GB", {
     timeZone: "Asia/Bangkok",
     day: "numeric",
@@ -67,7 +67,7 @@ export function formatRemaining(ms: number): string {
  * screen readers only (it is the live region that announces the change) while the state's
  * panel shows it on screen.
  */
-export const PAGE_CSS = `
+const PAGE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;min-height:100vh;background:#eef1f6;color:#1a1f36;
@@ -135,7 +135,7 @@ a:focus-visible,button:focus-visible{outline:3px solid #f59e0b;outline-offset:2p
 /** The CSP source that allows exactly PAGE_CSS and no other inline style. */
 export const PAGE_CSS_HASH = `'sha256-${createHash("sha256").update(PAGE_CSS).digest("base64")}'`;
 
-export interface PageOptions {
+interface PageOptions {
   lang: Lang;
   sandbox: boolean;
   /** Root-relative prefix of every URL on the page: the path of PUBLIC_BASE_URL, or "". */
@@ -304,7 +304,6 @@ export function renderPaymentPage(view: HostedPayment, opts: PageOptions): strin
     ["state", view.state],
     ["status-url", `${base}/status`],
     ["simulate-url", opts.sandbox ? `${base}/simulate` : ""],
-    ["client-secret", view.clientSecret],
     ["expires-at", view.expiresAt === null ? "" : view.expiresAt.toISOString()],
     ["now", view.now.toISOString()],
   ]

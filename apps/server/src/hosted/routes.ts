@@ -14,35 +14,27 @@ import { readFileSync } from "node:fs";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import type { Deps } from "../deps.ts";
-import { rejectUnparsedBody } from "../http/body.ts";
+import type { Config } from "../config.ts";
+import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import type { App } from "../http/typed-app.ts";
 import { isAppError } from "../lib/errors.ts";
-import { getPaymentQrPng } from "../payments/service.ts";
+import type { LifecycleContext } from "../lifecycle/context.ts";
 import { chooseLang, type Lang } from "./i18n.ts";
 import { PAGE_CSS_HASH, renderNotFoundPage, renderPaymentPage } from "./page.ts";
-import { getHostedStatus, loadHostedPayment, simulateHostedPayment } from "./service.ts";
+import { getHostedStatus, hostedQrPng, loadHostedPayment, simulateHostedPayment } from "./service.ts";
 
 /** The client secret is `<uuid>_secret_<32 base64url characters>`; anything far longer is not one. */
 const CLIENT_SECRET_LENGTH_MAX = 200;
 /** The header the page sends the client secret in, so that it stays out of URLs and access logs. */
-export const CLIENT_SECRET_HEADER = "x-client-secret";
+const CLIENT_SECRET_HEADER = "x-client-secret";
 
 const HostedParams = Type.Object({ id: Type.String({ description: "Payment UUID" }) });
-const StatusQuery = Type.Object({
-  clientSecret: Type.Optional(
-    Type.String({ maxLength: CLIENT_SECRET_LENGTH_MAX, description: "The payment's clientSecret" }),
-  ),
-});
-const SimulateBody = Type.Object(
-  {
-    clientSecret: Type.String({
-      maxLength: CLIENT_SECRET_LENGTH_MAX,
-      description: "The payment's clientSecret",
-    }),
-  },
-  { additionalProperties: false },
-);
+/**
+ * The simulate route's body is empty (or `{}`): the secret travels in the header only, so that
+ * no body, URL or access log holds it.
+ */
+const SimulateBody = Type.Object({}, { additionalProperties: false });
 
 interface Asset {
   body: string;
@@ -104,16 +96,24 @@ function basePathOf(publicBaseUrl: string): string {
   return new URL(publicBaseUrl).pathname.replace(/\/+$/, "");
 }
 
-function clientSecretOf(request: FastifyRequest, fromQuery: string | undefined): string | undefined {
+/**
+ * The client secret, from the `X-Client-Secret` header and nowhere else: a `?clientSecret=`
+ * query would land in access logs and proxies, so it is not read (the request then has no
+ * secret and is refused like any other).
+ */
+function clientSecretOf(request: FastifyRequest): string | undefined {
   const header = request.headers[CLIENT_SECRET_HEADER];
-  if (typeof header === "string" && header !== "") return header;
-  return fromQuery;
+  if (typeof header !== "string" || header === "" || header.length > CLIENT_SECRET_LENGTH_MAX)
+    return undefined;
+  return header;
 }
 
-export function hostedRoutes(deps: Deps): FastifyPluginAsync {
+/** What the page uses: the lifecycle (its sandbox button) and the public base URL. */
+type HostedRoutesContext = LifecycleContext & { config: Pick<Config, "env" | "publicBaseUrl"> };
+
+export function hostedRoutes(ctx: HostedRoutesContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const sandbox = deps.config.env === "sandbox";
 
     for (const [name, file] of Object.entries(ASSETS)) {
       app.get(
@@ -129,90 +129,93 @@ export function hostedRoutes(deps: Deps): FastifyPluginAsync {
       );
     }
 
-    app.get(
-      "/pay/:id",
-      { schema: { tags: ["hosted"], summary: "Hosted payment page (HTML)", params: HostedParams } },
-      async (request, reply) => {
-        const lang = chooseLang(
-          (request.query as { lang?: unknown }).lang,
-          request.headers["accept-language"],
-        );
-        let view: Awaited<ReturnType<typeof loadHostedPayment>>;
-        try {
-          view = await loadHostedPayment(deps, request.params.id);
-        } catch (error) {
-          if (isAppError(error) && error.code === "RESOURCE_NOT_FOUND" && wantsHtml(request)) {
-            const basePath = basePathOf(deps.config.publicBaseUrl);
-            return htmlHeaders(reply, lang)
-              .code(404)
-              .send(renderNotFoundPage(lang, assetUrl(basePath, "icon.svg")));
-          }
-          throw error;
-        }
-        const basePath = basePathOf(deps.config.publicBaseUrl);
-        const html = renderPaymentPage(view, {
-          lang,
-          sandbox,
-          basePath,
-          scriptUrl: assetUrl(basePath, "page.js"),
-          iconUrl: assetUrl(basePath, "icon.svg"),
-        });
-        return htmlHeaders(reply, lang).send(html);
-      },
-    );
-
-    app.get(
-      "/pay/:id/status",
-      {
-        schema: {
-          tags: ["hosted"],
-          summary: "Live status for the hosted page; needs the client secret (query or X-Client-Secret)",
-          params: HostedParams,
-          querystring: StatusQuery,
-        },
-      },
-      async (request, reply) => {
-        const status = await getHostedStatus(
-          deps,
-          request.params.id,
-          clientSecretOf(request, request.query.clientSecret),
-        );
-        return reply.header("Cache-Control", "no-store").send(ok(status));
-      },
-    );
-
-    app.get(
-      "/pay/:id/qr.png",
-      { schema: { tags: ["hosted"], summary: "PromptPay QR code of a payment (PNG)", params: HostedParams } },
-      async (request, reply) => {
-        const png = await getPaymentQrPng(deps, request.params.id);
-        return reply
-          .header("Cache-Control", "no-store")
-          .header("X-Content-Type-Options", "nosniff")
-          .type("image/png")
-          .send(png);
-      },
-    );
+    pageRoute(app, ctx);
+    statusRoute(app, ctx);
+    qrRoute(app, ctx);
 
     // The customer's side of CONTRACT 9's simulate route. It exists only in sandbox: in live
     // the path is unknown (404), so no live payment can be moved by anything but its provider.
-    if (sandbox) {
+    if (ctx.config.env === "sandbox") {
       app.post(
         "/pay/:id/simulate",
         {
           schema: {
             tags: ["hosted"],
-            summary: "Sandbox: the customer pays (the hosted page's button); needs the client secret",
+            summary:
+              "Sandbox: the customer pays (the hosted page's button); needs the X-Client-Secret header",
             params: HostedParams,
             body: SimulateBody,
           },
-          preValidation: rejectUnparsedBody,
+          preValidation: [rejectUnparsedBody, emptyBodyAsObject],
         },
         async (request, reply) => {
-          const status = await simulateHostedPayment(deps, request.params.id, request.body.clientSecret);
+          const status = await simulateHostedPayment(ctx, request.params.id, clientSecretOf(request));
           return reply.header("Cache-Control", "no-store").send(ok(status));
         },
       );
     }
   };
+}
+
+function pageRoute(app: App, ctx: HostedRoutesContext): void {
+  app.get(
+    "/pay/:id",
+    { schema: { tags: ["hosted"], summary: "Hosted payment page (HTML)", params: HostedParams } },
+    async (request, reply) => {
+      const lang = chooseLang((request.query as { lang?: unknown }).lang, request.headers["accept-language"]);
+      let view: Awaited<ReturnType<typeof loadHostedPayment>>;
+      try {
+        view = await loadHostedPayment(ctx, request.params.id);
+      } catch (error) {
+        if (isAppError(error) && error.code === "RESOURCE_NOT_FOUND" && wantsHtml(request)) {
+          const basePath = basePathOf(ctx.config.publicBaseUrl);
+          return htmlHeaders(reply, lang)
+            .code(404)
+            .send(renderNotFoundPage(lang, assetUrl(basePath, "icon.svg")));
+        }
+        throw error;
+      }
+      const basePath = basePathOf(ctx.config.publicBaseUrl);
+      const html = renderPaymentPage(view, {
+        lang,
+        sandbox: ctx.config.env === "sandbox",
+        basePath,
+        scriptUrl: assetUrl(basePath, "page.js"),
+        iconUrl: assetUrl(basePath, "icon.svg"),
+      });
+      return htmlHeaders(reply, lang).send(html);
+    },
+  );
+}
+
+function statusRoute(app: App, ctx: HostedRoutesContext): void {
+  app.get(
+    "/pay/:id/status",
+    {
+      schema: {
+        tags: ["hosted"],
+        summary: "Live status for the hosted page; needs the X-Client-Secret header",
+        params: HostedParams,
+      },
+    },
+    async (request, reply) => {
+      const status = await getHostedStatus(ctx, request.params.id, clientSecretOf(request));
+      return reply.header("Cache-Control", "no-store").send(ok(status));
+    },
+  );
+}
+
+function qrRoute(app: App, ctx: HostedRoutesContext): void {
+  app.get(
+    "/pay/:id/qr.png",
+    { schema: { tags: ["hosted"], summary: "PromptPay QR code of a payment (PNG)", params: HostedParams } },
+    async (request, reply) => {
+      const png = await hostedQrPng(ctx, request.params.id);
+      return reply
+        .header("Cache-Control", "no-store")
+        .header("X-Content-Type-Options", "nosniff")
+        .type("image/png")
+        .send(png);
+    },
+  );
 }

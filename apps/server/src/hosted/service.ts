@@ -5,29 +5,34 @@
  * The page itself needs only the payment id: whoever holds the link sees what the customer
  * sees, like Stripe's hosted pages. The status and simulate routes also need the payment's
  * client secret, compared in constant time, so that a leaked id alone (in a log, say) does
- * not let anyone watch or move the payment.
+ * not let anyone watch or move the payment. The page never contains the secret: it arrives in
+ * the fragment of `paymentAppUrl` (`#cs=...`), which browsers do not send to the server, and
+ * the page's script sends it back in the `X-Client-Secret` header.
  */
+import type { Db } from "../db/handles.ts";
 import type { PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
 import { type Bank, findBank } from "../lib/bank-codes.ts";
-import { businessNow } from "../lib/clock.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { formatAmount } from "../lib/money.ts";
+import type { LifecycleContext } from "../lifecycle/context.ts";
 import { simulatePayment } from "../lifecycle/payments.ts";
+import { qrPng } from "../payments/qr.ts";
+import { isFinal } from "../payments/statuses.ts";
 import { findHostedPayment } from "./store.ts";
 
 /**
  * What the customer is shown, coarser than the payment status: the customer only cares
  * whether to pay, wait, or stop.
  */
-export const PAGE_STATES = ["open", "processing", "succeeded", "expired", "canceled", "failed"] as const;
+const PAGE_STATES = ["open", "processing", "succeeded", "expired", "canceled", "failed"] as const;
 export type PageState = (typeof PAGE_STATES)[number];
 
 const FINAL_PAGE_STATES: readonly PageState[] = ["succeeded", "expired", "canceled", "failed"];
 
-export function isFinalPageState(state: PageState): boolean {
+function isFinalPageState(state: PageState): boolean {
   return FINAL_PAGE_STATES.includes(state);
 }
 
@@ -36,7 +41,7 @@ export function isFinalPageState(state: PageState): boolean {
  * has passed shows as expired even before the expiry worker has marked it: the customer must
  * not be invited to pay a payment that can no longer succeed in time.
  */
-export function pageStateOf(status: PaymentStatus, expiresAt: Date | null, now: Date): PageState {
+function pageStateOf(status: PaymentStatus, expiresAt: Date | null, now: Date): PageState {
   switch (status) {
     case "requires_payment_method":
     case "requires_confirmation":
@@ -56,7 +61,7 @@ export function pageStateOf(status: PaymentStatus, expiresAt: Date | null, now: 
   }
 }
 
-export interface BankTransferDetails {
+interface BankTransferDetails {
   /** Undefined for a code missing from lib/bank-codes.ts: the page then shows the code. */
   bank: Bank | undefined;
   bankCode: string;
@@ -82,7 +87,7 @@ export interface HostedPayment {
 }
 
 /** The body of the status route: no amounts of other payments, no merchant data, no keys. */
-export interface HostedStatus {
+interface HostedStatus {
   id: string;
   status: PaymentStatus;
   state: PageState;
@@ -93,8 +98,14 @@ export interface HostedStatus {
   now: string;
 }
 
+/** What the page reads with: the database and the business clock (the countdown). */
+interface HostedContext {
+  db: Db;
+  clock: Clock;
+}
+
 const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
-const wrongSecret = () => new AppError("INVALID_CREDENTIALS", "clientSecret is missing or does not match");
+const wrongSecret = () => new AppError("INVALID_CREDENTIALS", "X-Client-Secret is missing or does not match");
 
 function bankTransferOf(row: PaymentRow): BankTransferDetails | null {
   if (
@@ -115,13 +126,13 @@ function bankTransferOf(row: PaymentRow): BankTransferDetails | null {
   };
 }
 
-export async function loadHostedPayment(deps: Deps, id: string): Promise<HostedPayment> {
+export async function loadHostedPayment(ctx: HostedContext, id: string): Promise<HostedPayment> {
   // A malformed id cannot name a payment: the same 404 as a missing one.
   if (!isUuid(id)) throw paymentNotFound();
-  const found = await findHostedPayment(deps.db, id);
+  const found = await findHostedPayment(ctx.db, id);
   if (!found) throw paymentNotFound();
   const { payment, merchantName, clockOffsetMs } = found;
-  const now = businessNow(deps.clock, clockOffsetMs);
+  const now = businessNow(ctx.clock, clockOffsetMs);
   const state = pageStateOf(payment.status, payment.expires_at, now);
   return {
     id: payment.id,
@@ -140,8 +151,8 @@ export async function loadHostedPayment(deps: Deps, id: string): Promise<HostedP
 }
 
 /** Loads the payment and checks the caller's client secret, in time independent of its content. */
-async function authorized(deps: Deps, id: string, clientSecret: unknown): Promise<HostedPayment> {
-  const payment = await loadHostedPayment(deps, id);
+async function authorized(ctx: HostedContext, id: string, clientSecret: unknown): Promise<HostedPayment> {
+  const payment = await loadHostedPayment(ctx, id);
   if (typeof clientSecret !== "string" || !safeEqual(clientSecret, payment.clientSecret)) throw wrongSecret();
   return payment;
 }
@@ -159,8 +170,12 @@ function statusOf(payment: HostedPayment): HostedStatus {
   };
 }
 
-export async function getHostedStatus(deps: Deps, id: string, clientSecret: unknown): Promise<HostedStatus> {
-  return statusOf(await authorized(deps, id, clientSecret));
+export async function getHostedStatus(
+  ctx: HostedContext,
+  id: string,
+  clientSecret: unknown,
+): Promise<HostedStatus> {
+  return statusOf(await authorized(ctx, id, clientSecret));
 }
 
 /**
@@ -169,11 +184,26 @@ export async function getHostedStatus(deps: Deps, id: string, clientSecret: unkn
  * The caller (the route) exists only in sandbox.
  */
 export async function simulateHostedPayment(
-  deps: Deps,
+  ctx: LifecycleContext,
   id: string,
   clientSecret: unknown,
 ): Promise<HostedStatus> {
-  const payment = await authorized(deps, id, clientSecret);
-  await simulatePayment(deps, payment.merchantId, payment.id, "succeeded");
-  return statusOf(await loadHostedPayment(deps, id));
+  const payment = await authorized(ctx, id, clientSecret);
+  await simulatePayment(ctx, payment.merchantId, payment.id, "succeeded");
+  return statusOf(await loadHostedPayment(ctx, id));
+}
+
+/**
+ * The QR image of a payment that can still be paid. A final payment has no QR any more, so a
+ * customer holding an old link cannot pay a canceled or expired payment.
+ */
+export async function hostedQrPng(ctx: { db: Db }, id: string): Promise<Buffer> {
+  if (!isUuid(id)) throw paymentNotFound();
+  const found = await findHostedPayment(ctx.db, id);
+  if (!found) throw paymentNotFound();
+  const { payment } = found;
+  if (payment.qr_payload === null || isFinal(payment.status)) {
+    throw new AppError("RESOURCE_NOT_FOUND", "QR code not found");
+  }
+  return qrPng(payment.qr_payload);
 }

@@ -2,10 +2,11 @@
  * SQL of the hosted payment page. The one lookup is by payment id alone, not scoped by
  * merchant: the customer holds nothing but the link, and the id in it is an unguessable UUID.
  */
-import type { PaymentRow } from "../db/types.ts";
-import type { Db } from "../merchants/store.ts";
 
-export interface HostedPaymentRow {
+import type { Db } from "../db/handles.ts";
+import type { PaymentRow } from "../db/types.ts";
+
+interface HostedPaymentRow {
   payment: PaymentRow;
   merchantName: string;
   /** The merchant's sandbox test-clock offset: its business time is the clock plus this. */

@@ -6,41 +6,89 @@
  *     query + "." + raw body), accepted beside v1; an integration may require it.
  *
  * Every failure before the merchant check answers 401 INVALID_CREDENTIALS with one message, so
- * the response tells an attacker nothing about which part was wrong. Signed writes are
- * accepted once: the (key, timestamp, signature) triple is recorded in the database, so a
- * captured request cannot be replayed against any process.
+ * the response tells an attacker nothing about which part was wrong. In sandbox the answer adds
+ * `metadata.reason` (AUTH_FAILURE_REASONS) for the developer; both environments log the reason
+ * at info with the request id (docs/authentication.md).
+ *
+ * Replay: a signed write is accepted once. Its (key, timestamp, signature) is recorded in the
+ * database, so a captured request cannot be replayed against any process: before the handler,
+ * or, on routes that ask for it (`config.replayInTransaction`), inside the write's own
+ * transaction, so the write and its record commit together; a write that fails records its
+ * signature before its answer leaves (onSend), so a refused request cannot be replayed later
+ * either. A v1 signature of a read is recorded too (a read may repeat it): v1 does not sign the
+ * method or path, so an empty-body read's signature would otherwise authorize an empty-body
+ * write. A v2 read signs its method and path and needs no record.
  */
-import { createHmac } from "node:crypto";
-import type { FastifyRequest } from "fastify";
+import { createHash, createHmac } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
 import type { Integration, Merchant } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import { deleteExpiredSignatureUses, findActiveByApiKey, recordSignatureUse } from "../integrations/store.ts";
-import { safeEqual } from "../lib/crypto.ts";
-import { AppError } from "../lib/errors.ts";
+import type { Clock } from "../lib/clock.ts";
+import { type SecretBox, safeEqual } from "../lib/crypto.ts";
+import { AppError, type ErrorMetadata } from "../lib/errors.ts";
 import { SIGNATURE_REPLAY_RETENTION_MS, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import { errorBody } from "./envelope.ts";
 
-export interface AuthContext {
+/**
+ * A signed write's replay record, not yet written: the route's transaction writes it
+ * (`recordIn(trx)`), or onResponse does when the request ends without having written it.
+ */
+export interface PendingReplay {
+  /** Writes the record in `db` (a transaction); throws 401 when the signature was used before. */
+  recordIn(db: Db): Promise<void>;
+}
+
+interface AuthContext {
   integration: Integration;
   merchant: Merchant;
+  /** Set on writes whose route records the signature in its own transaction. */
+  replay?: PendingReplay | undefined;
 }
 
 declare module "fastify" {
   interface FastifyRequest {
     auth: AuthContext | undefined;
   }
+  interface FastifyContextConfig {
+    /** The route records the signed write's replay record inside its own transaction. */
+    replayInTransaction?: boolean;
+  }
 }
 
+/** Why a request was refused, in sandbox answers and in every environment's log. */
+export const AUTH_FAILURE_REASONS = [
+  "missing_header",
+  "timestamp_format",
+  "timestamp_skew",
+  "signature_format",
+  "signature_mismatch",
+  "replayed",
+  "unknown_key",
+  "revoked_key",
+] as const;
+export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
+
 const GENERIC_MESSAGE = "Invalid API credentials or signature";
-const invalid = () => new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE);
+
+/** A refusal, with the reason (and details) that sandbox answers carry. */
+class AuthFailure extends Error {
+  constructor(
+    readonly reason: AuthFailureReason,
+    readonly details: ErrorMetadata = {},
+  ) {
+    super(reason);
+  }
+}
 
 const SIGNATURE_PATTERN = /^(sha256|v2)=([0-9a-f]{64})$/;
 const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
 
-export function signV1(secret: string, timestamp: string, body: string): string {
+function signV1(secret: string, timestamp: string, body: string): string {
   return createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 }
 
-export function signV2(
+function signV2(
   secret: string,
   timestamp: string,
   method: string,
@@ -52,71 +100,266 @@ export function signV2(
     .digest("hex");
 }
 
+/**
+ * What the server signed to compare, described without the result (which would let anyone
+ * sign without the secret): the layout, and the parts the client can check against its own.
+ */
+function signedStringOf(version: "sha256" | "v2", timestamp: string, request: FastifyRequest) {
+  const body = request.rawBody ?? "";
+  return {
+    signatureVersion: version === "v2" ? "v2" : "v1",
+    stringToSign:
+      version === "v2" ? "<X-Timestamp>.<METHOD>.<path with query>.<raw body>" : "<X-Timestamp>.<raw body>",
+    timestamp,
+    ...(version === "v2" ? { method: request.method.toUpperCase(), pathWithQuery: request.url } : {}),
+    bodyBytes: Buffer.byteLength(body),
+    bodySha256: createHash("sha256").update(body).digest("hex"),
+  };
+}
+
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === "string" ? value : undefined;
 }
 
+/** One signed write, recorded so that it is accepted once. */
+export interface SignatureUse {
+  apiKey: string;
+  timestampMs: bigint;
+  signature: string;
+  expiresAt: Date;
+}
+
+/**
+ * The API keys as authentication sees them, injected by the composition root (deps.ts) so that
+ * this module needs nothing above the infrastructure layer; `apiKeysOf` in
+ * integrations/store.ts is the implementation over the database.
+ */
+export interface ApiKeys {
+  /** The integration of a key, revoked or not, with its merchant if that still exists. */
+  findByApiKey(
+    apiKey: string,
+  ): Promise<{ integration: Integration; merchant: Merchant | undefined } | undefined>;
+  /**
+   * Records one use of a signature, in `db` when given (a transaction) and on its own
+   * otherwise; false when the same signature was used before.
+   */
+  recordUse(use: SignatureUse, db?: Db): Promise<boolean>;
+  /** Forgets uses whose replay window has passed. */
+  deleteExpiredUses(now: Date): Promise<void>;
+}
+
+interface HmacAuthenticationContext {
+  /** Real time: the timestamp tolerance never follows a sandbox test clock. */
+  wallClock: Clock;
+  secrets: SecretBox;
+  apiKeys: ApiKeys;
+  config: Pick<Config, "env">;
+}
+
+/**
+ * Decrypted secrets, per integration row as the key lookup returned it: a cached row
+ * (http/auth-cache.ts) is decrypted once, and forgotten with the row.
+ */
+const openedSecrets = new WeakMap<Integration, string>();
+
 /** Expired replay records are swept now and then by whichever request comes along. */
-let writesSinceSweep = 0;
 const SWEEP_EVERY_WRITES = 200;
 
-export function hmacAuthentication(deps: Deps) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    const apiKey = header(request, "x-api-key");
-    const timestamp = header(request, "x-timestamp");
-    const signatureHeader = header(request, "x-signature");
-    if (!apiKey || !timestamp || !signatureHeader) throw invalid();
-    if (!TIMESTAMP_PATTERN.test(timestamp)) throw invalid();
-    const timestampMs = Number(timestamp);
-    if (Math.abs(deps.wallClock.now().getTime() - timestampMs) > TIMESTAMP_TOLERANCE_MS) throw invalid();
-    const match = SIGNATURE_PATTERN.exec(signatureHeader.trim());
-    if (!match) throw invalid();
-    const [, version, signature] = match as unknown as [string, "sha256" | "v2", string];
+interface SignedHeaders {
+  apiKey: string;
+  timestamp: string;
+  timestampMs: number;
+  version: "sha256" | "v2";
+  signature: string;
+}
 
-    const found = await findActiveByApiKey(deps.db, apiKey);
-    if (!found) throw invalid();
-    const { integration, merchant } = found;
-    let secret: string;
-    try {
+/** The three headers, well formed and in time, or the reason they are not. */
+function readHeaders(request: FastifyRequest, wallClock: Clock): SignedHeaders {
+  const apiKey = header(request, "x-api-key");
+  const timestamp = header(request, "x-timestamp");
+  const signatureHeader = header(request, "x-signature");
+  if (!apiKey || !timestamp || !signatureHeader) {
+    const missing = [
+      ...(apiKey ? [] : ["X-API-Key"]),
+      ...(timestamp ? [] : ["X-Timestamp"]),
+      ...(signatureHeader ? [] : ["X-Signature"]),
+    ];
+    throw new AuthFailure("missing_header", { missingHeaders: missing });
+  }
+  if (!TIMESTAMP_PATTERN.test(timestamp)) {
+    throw new AuthFailure("timestamp_format", { expected: "Unix time in milliseconds, digits only" });
+  }
+  const timestampMs = Number(timestamp);
+  const nowMs = wallClock.now().getTime();
+  if (Math.abs(nowMs - timestampMs) > TIMESTAMP_TOLERANCE_MS) {
+    throw new AuthFailure("timestamp_skew", {
+      serverTime: new Date(nowMs).toISOString(),
+      serverTimeMs: nowMs,
+      toleranceMs: TIMESTAMP_TOLERANCE_MS,
+    });
+  }
+  const match = SIGNATURE_PATTERN.exec(signatureHeader.trim());
+  if (!match) {
+    throw new AuthFailure("signature_format", {
+      expected: "sha256=<64 lower-case hex> (v1) or v2=<64 lower-case hex>",
+    });
+  }
+  const [, version, signature] = match as unknown as [string, "sha256" | "v2", string];
+  return { apiKey, timestamp, timestampMs, version, signature };
+}
+
+/** The integration and merchant of a correctly signed request, or the reason it is not one. */
+async function verify(
+  deps: HmacAuthenticationContext,
+  request: FastifyRequest,
+  signed: SignedHeaders,
+): Promise<AuthContext> {
+  const found = await deps.apiKeys.findByApiKey(signed.apiKey);
+  if (!found) throw new AuthFailure("unknown_key");
+  const { integration, merchant } = found;
+  if (integration.revoked_at !== null) throw new AuthFailure("revoked_key");
+  let secret = openedSecrets.get(integration);
+  try {
+    if (secret === undefined) {
       secret = deps.secrets.open(integration.secret_encrypted);
-    } catch {
-      request.log.error(
-        { integrationId: integration.id },
-        "integration secret cannot be decrypted with SECRET_KEY",
-      );
-      throw invalid();
+      openedSecrets.set(integration, secret);
     }
-    const expected =
-      version === "v2"
-        ? signV2(secret, timestamp, request.method, request.url, request.rawBody)
-        : signV1(secret, timestamp, request.rawBody);
-    if (!safeEqual(expected, signature)) throw invalid();
-    if (version !== "v2" && integration.require_signature_v2) throw invalid();
+  } catch {
+    request.log.error(
+      { integrationId: integration.id },
+      "integration secret cannot be decrypted with SECRET_KEY",
+    );
+    throw new AuthFailure("signature_mismatch");
+  }
+  const { timestamp, version, signature } = signed;
+  const expected =
+    version === "v2"
+      ? signV2(secret, timestamp, request.method, request.url, request.rawBody)
+      : signV1(secret, timestamp, request.rawBody);
+  if (!safeEqual(expected, signature)) {
+    throw new AuthFailure("signature_mismatch", signedStringOf(version, timestamp, request));
+  }
+  if (version !== "v2" && integration.require_signature_v2) {
+    throw new AuthFailure("signature_format", { expected: "v2=<64 lower-case hex>: this key requires v2" });
+  }
+  // A missing merchant (deleted row) is refused like a disabled one.
+  if (merchant?.status !== "active") {
+    throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
+  }
+  return { integration, merchant };
+}
 
-    // A missing merchant (deleted row) is refused like a disabled one.
-    if (merchant?.status !== "active") {
-      throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
-    }
+const REPLAYED = () => new AuthFailure("replayed");
 
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      const now = deps.wallClock.now();
-      const fresh = await recordSignatureUse(deps.db, {
-        apiKey,
-        timestampMs: BigInt(timestampMs),
-        signature: `${version}=${signature}`,
-        expiresAt: new Date(Math.max(now.getTime(), timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
-      });
-      if (!fresh) throw invalid();
-      writesSinceSweep += 1;
-      if (writesSinceSweep >= SWEEP_EVERY_WRITES) {
-        writesSinceSweep = 0;
-        deleteExpiredSignatureUses(deps.db, now).catch((err) =>
-          request.log.warn({ err }, "signature sweep failed"),
-        );
-      }
+export function hmacAuthentication(deps: HmacAuthenticationContext) {
+  // Counted per authenticator (one per app): a sweep every so many writes is all that matters.
+  let writesSinceSweep = 0;
+  const sweep = (request: FastifyRequest, now: Date) => {
+    writesSinceSweep += 1;
+    if (writesSinceSweep < SWEEP_EVERY_WRITES) return;
+    writesSinceSweep = 0;
+    deps.apiKeys.deleteExpiredUses(now).catch((err) => request.log.warn({ err }, "signature sweep failed"));
+  };
+
+  /** Records the signature; true when it was not seen before. */
+  const recordUse = (signed: SignedHeaders, db?: Db) => {
+    const nowMs = deps.wallClock.now().getTime();
+    return deps.apiKeys.recordUse(
+      {
+        apiKey: signed.apiKey,
+        timestampMs: BigInt(signed.timestampMs),
+        signature: `${signed.version}=${signed.signature}`,
+        expiresAt: new Date(Math.max(nowMs, signed.timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
+      },
+      db,
+    );
+  };
+
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const signed = readHeaders(request, deps.wallClock);
+    const auth = await verify(deps, request, signed);
+    if (request.method === "GET" || request.method === "HEAD") {
+      // A read may repeat its signature; a v1 one is recorded so no write can use it later.
+      if (signed.version === "sha256") await recordUse(signed);
+    } else if (request.routeOptions.config?.replayInTransaction) {
+      const pending = pendingReplay(signed, recordUse, () => refusal(REPLAYED(), request, deps.config.env));
+      auth.replay = pending;
+      unsettled.set(request, pending);
+    } else {
+      if (!(await recordUse(signed))) throw REPLAYED();
+      sweep(request, deps.wallClock.now());
     }
-    request.auth = { integration, merchant };
+    request.auth = auth;
+  };
+
+  return async function authenticateRequest(request: FastifyRequest): Promise<void> {
+    try {
+      await authenticate(request);
+    } catch (err) {
+      throw refusal(err, request, deps.config.env);
+    }
+  };
+}
+
+/** The answer for a refusal: one generic message; in sandbox, the reason too. */
+function refusal(err: unknown, request: FastifyRequest, env: Config["env"]): unknown {
+  if (!(err instanceof AuthFailure)) return err;
+  request.log.info({ reason: err.reason }, "request refused by authentication");
+  return env === "sandbox"
+    ? new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, { reason: err.reason, ...err.details })
+    : new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE);
+}
+
+interface Unsettled extends PendingReplay {
+  /** True once a transaction wrote the record (it commits if the write succeeds). */
+  written(): boolean;
+  recordAfter(): Promise<boolean>;
+}
+
+/** Writes whose replay record the route's transaction was to write, until the answer is sent. */
+const unsettled = new WeakMap<FastifyRequest, Unsettled>();
+
+function pendingReplay(
+  signed: SignedHeaders,
+  recordUse: (signed: SignedHeaders, db?: Db) => Promise<boolean>,
+  replayed: () => unknown,
+): Unsettled {
+  let written = false;
+  return {
+    written: () => written,
+    recordIn: async (db: Db) => {
+      if (!(await recordUse(signed, db))) throw replayed();
+      written = true;
+    },
+    recordAfter: () => recordUse(signed),
+  };
+}
+
+/**
+ * onSend of the authenticated scope: a write whose transaction did not commit its replay
+ * record (refused, failed, or never reached its handler) records it now, before its answer
+ * leaves, so the same signed request cannot be accepted later. When the signature turns out
+ * to have been used before, the answer becomes the replay refusal (401), as it would have been
+ * had the record been written first. A 2xx answer means the record committed with the write.
+ */
+export function settleReplay(env: Config["env"]) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const pending = unsettled.get(request);
+    if (!pending) return payload;
+    unsettled.delete(request);
+    if (pending.written() && reply.statusCode < 300) return payload;
+    let fresh: boolean;
+    try {
+      fresh = await pending.recordAfter();
+    } catch (err) {
+      request.log.warn({ err }, "recording a refused write's signature failed");
+      return payload;
+    }
+    if (fresh || pending.written()) return payload;
+    const replayed = refusal(REPLAYED(), request, env) as AppError;
+    reply.code(replayed.status).header("content-type", "application/json; charset=utf-8");
+    return JSON.stringify(errorBody(replayed));
   };
 }
 
@@ -124,4 +367,9 @@ export function hmacAuthentication(deps: Deps) {
 export function authOf(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
   return request.auth;
+}
+
+/** The merchant a request on the public API acts for. */
+export function merchantOf(request: FastifyRequest): Merchant {
+  return authOf(request).merchant;
 }

@@ -3,6 +3,7 @@
  * success `{ success: true, data }`, list `{ success: true, data: { data, total, page, limit,
  * totalPages } }`, error `{ success: false, error: { code, message, metadata? } }`.
  */
+import { type TSchema, Type } from "typebox";
 import type { AppError } from "../lib/errors.ts";
 
 export interface Page<T> {
@@ -15,6 +16,11 @@ export interface Page<T> {
 
 export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
+}
+
+/** TypeBox schema of the success envelope around `data`, for response schemas and OpenAPI. */
+export function envelopeSchema<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data });
 }
 
 export function page<T>(records: T[], total: number, pageNumber: number, limit: number): Page<T> {

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DATABASE_RETRY_AFTER_S, type DatabaseFault, databaseFault } from "../db/faults.ts";
 import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
 import { errorBody } from "./envelope.ts";
@@ -51,8 +52,31 @@ export function frameworkErrorHandler(
   reply.code(known.status).send(errorBody(known));
 }
 
+const FAULT_MESSAGES: Record<DatabaseFault, string> = {
+  unavailable: "The database is not reachable; retry later",
+  busy: "The database is busy; retry later",
+  conflict: "The request conflicted with concurrent requests; retry later",
+};
+
+/**
+ * An expected database condition (CONTRACT 14): 503 SERVICE_UNAVAILABLE with Retry-After, in
+ * the header and as `metadata.retryAfter` (seconds), and the condition in `metadata.reason`.
+ */
+function unavailable(fault: DatabaseFault, reply: FastifyReply): AppError {
+  const retryAfter = DATABASE_RETRY_AFTER_S[fault];
+  reply.header("Retry-After", String(retryAfter));
+  return new AppError("SERVICE_UNAVAILABLE", FAULT_MESSAGES[fault], { reason: fault, retryAfter });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (!isAppError(error)) {
+      const fault = databaseFault(error);
+      if (fault) {
+        request.log.warn({ fault, code: (error as { code?: unknown }).code }, "database unavailable");
+        return reply.code(503).send(errorBody(unavailable(fault, reply)));
+      }
+    }
     const known = isAppError(error) ? error : fromFramework(error);
     if (known) {
       if (known.status >= 500) request.log.error({ err: error }, "request failed");

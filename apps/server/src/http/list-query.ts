@@ -6,11 +6,19 @@
  * parameter table (that order decides which invalid parameter is reported first), adds its
  * own filters, and turns the validated query into `ListParams` with `parseListQuery`.
  * Invalid values are 400 VALIDATION_ERROR with `metadata.field`: the schema catches the shape,
- * `parseListQuery` catches dates that match the shape but name no instant (2026-02-30).
+ * `parseListQuery` catches dates that match the shape but name no instant (2026-02-30) or an
+ * instant outside LIST_DATE_MIN..LIST_DATE_MAX (year 0 is no timestamp PostgreSQL accepts).
+ * Every list, the operator's and the dashboard's included, takes `page` and `limit` from here.
  */
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { fieldError } from "../lib/errors.ts";
-import { PAGE_NUMBER_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../lib/limits.ts";
+import {
+  LIST_DATE_MAX,
+  LIST_DATE_MIN,
+  PAGE_NUMBER_MAX,
+  PAGE_SIZE_DEFAULT,
+  PAGE_SIZE_MAX,
+} from "../lib/limits.ts";
 import { type Page, page } from "./envelope.ts";
 
 export const SORT_ORDERS = ["asc", "desc"] as const;
@@ -21,7 +29,7 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
  * explicit offset. A time without an offset is refused, because its instant would depend on
  * the server's time zone.
  */
-export const ISO_INSTANT_PATTERN =
+const ISO_INSTANT_PATTERN =
   "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" +
   "(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9]))?$";
 
@@ -55,6 +63,15 @@ export const dateToProperty = Type.String({
   examples: ["2026-01-16T00:00:00.000Z"],
 });
 
+/** The paging of a list without other parameters: `{ page, limit }`, both optional. */
+export const pageQueryProperties = {
+  page: Type.Optional(pageProperty),
+  limit: Type.Optional(limitProperty),
+};
+
+export const PageQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+export type PageQuery = Static<typeof PageQuery>;
+
 /** A closed list of strings, published as `{ type: "string", enum: [...] }`. */
 export function stringEnum<const S extends string>(
   values: readonly S[],
@@ -76,7 +93,7 @@ export const sortOrderProperty = stringEnum(SORT_ORDERS, {
 });
 
 /** The list parameters as the query schema hands them over (defaults already applied). */
-export interface ListQueryInput<S extends string> {
+interface ListQueryInput<S extends string> {
   page?: number;
   limit?: number;
   dateFrom?: string;
@@ -95,24 +112,34 @@ export interface ListParams<S extends string> {
   sortOrder: SortOrder;
 }
 
+const DATE_MIN_MS = Date.parse(LIST_DATE_MIN);
+const DATE_MAX_MS = Date.parse(LIST_DATE_MAX);
+
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 /** Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day. */
-export function parseInstant(text: string): Date | undefined {
+function parseInstant(text: string): Date | undefined {
   const year = Number(text.slice(0, 4));
   const month = Number(text.slice(5, 7));
   const day = Number(text.slice(8, 10));
   if (day > daysInMonth(year, month)) return undefined;
   const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : new Date(ms);
+  if (Number.isNaN(ms) || ms < DATE_MIN_MS || ms > DATE_MAX_MS) return undefined;
+  return new Date(ms);
 }
 
 function instantOf(text: string | undefined, field: string): Date | undefined {
   if (text === undefined) return undefined;
   const at = parseInstant(text);
-  if (!at) throw fieldError("VALIDATION_ERROR", field, `${field} is not a valid ISO 8601 date or time`);
+  if (!at) {
+    throw fieldError(
+      "VALIDATION_ERROR",
+      field,
+      `${field} is not a valid ISO 8601 date or time between ${LIST_DATE_MIN.slice(0, 10)} and ${LIST_DATE_MAX.slice(0, 10)}`,
+    );
+  }
   return at;
 }
 

@@ -10,18 +10,25 @@
  * The docs page is Swagger UI served from the local swagger-ui-dist files; its content security
  * policy allows the page's own origin only, so it never fetches anything from elsewhere.
  */
+import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifySchema } from "fastify";
-import type { Deps } from "../deps.ts";
+import type { Config } from "../config.ts";
 import { BODY_SIZE_MAX_BYTES, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import { addExamples } from "./openapi-examples.ts";
 
-export const OPENAPI_PATH = "/api/v1/openapi.json";
-export const DOCS_PREFIX = "/docs";
+/** A request as Swagger UI hands it to a requestInterceptor. */
+type SwaggerUiRequest = Record<string, unknown>;
+
+const OPENAPI_PATH = "/api/v1/openapi.json";
+/** The docs page's request-signing script (sandbox only), read once at start. */
+const DOCS_SIGNING_SCRIPT = readFileSync(new URL("./assets/docs-signing.js", import.meta.url), "utf8");
+const DOCS_PREFIX = "/docs";
 
 /** The three headers of the HMAC authentication, each a scheme the operation requires together. */
-export const HMAC_SECURITY = [{ ApiKey: [], Timestamp: [], Signature: [] }];
-export const ADMIN_SECURITY = [{ AdminToken: [] }];
+const HMAC_SECURITY = [{ ApiKey: [], Timestamp: [], Signature: [] }];
+const ADMIN_SECURITY = [{ AdminToken: [] }];
 
 const DESCRIPTION = `Payments (PromptPay, bank transfer), withdraws and balance for Thai merchants.
 
@@ -44,6 +51,10 @@ Every \`/api/v1\` request carries three headers:
 - Any failure answers 401 \`INVALID_CREDENTIALS\` with one generic message;
   401 \`AUTHENTICATION_ERROR\` means the merchant of a valid key is disabled.
 
+Example (shell): \`TS=$(date +%s%3N); SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256
+-hmac "$API_SECRET" | sed 's/^.* //')\`, then send \`X-Timestamp: $TS\` and
+\`X-Signature: sha256=$SIG\` with the same \`$BODY\`.
+
 ## Conventions
 - Bodies are JSON objects with \`Content-Type: application/json\`, at most ${BODY_SIZE_MAX_BYTES / 1024} KiB.
 - Amounts are decimal strings in satang (\`"1000.00"\` is 10.00 THB).
@@ -53,7 +64,37 @@ Every \`/api/v1\` request carries three headers:
   \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, and a refusal is
   429 \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\`.
 
-The operator API under \`/admin/v1\` uses \`Authorization: Bearer <ADMIN_TOKEN>\`.`;
+The merchant API comes first below; the **operator API** under \`/admin/v1\` (tag \`admin\`, last)
+is for whoever runs the service and uses \`Authorization: Bearer <ADMIN_TOKEN>\` instead.`;
+
+/** Sandbox only: how "Try it out" signs (the docs page's own script, docs-signing.js). */
+const SANDBOX_DESCRIPTION = `
+
+## Try it out (sandbox)
+Type an API key and its secret into the **Sign requests** box above the operations: the page
+then signs every \`/api/v1\` request it sends (signature v2, HMAC-SHA256 with the browser's
+WebCrypto). The secret stays in this page's memory: it is never sent, stored or logged, and is
+gone when the page is closed.`;
+
+/**
+ * The order the docs show: the merchant API first, the operator API last and in a group of its
+ * own (\`x-tagGroups\`, read by tools such as Redoc; Swagger UI follows the order of \`tags\`).
+ */
+const MERCHANT_TAGS = [
+  { name: "payments", description: "Take PromptPay and bank-transfer payments" },
+  { name: "withdraws", description: "Pay out to bank accounts and wallets" },
+  { name: "balance", description: "What can be withdrawn now, and what is still settling" },
+  { name: "webhooks", description: "Endpoints that receive events (Standard Webhooks)" },
+  { name: "events", description: "Every event, and redelivery" },
+  { name: "sandbox", description: "Sandbox only: simulate what the bank and the customer do" },
+  { name: "dashboard", description: "Dashboard sign-in (email and password, not HMAC)" },
+];
+const OPERATOR_TAGS = [{ name: "admin", description: "Operator API: Authorization: Bearer <ADMIN_TOKEN>" }];
+
+const ERROR_EXAMPLE = {
+  success: false,
+  error: { code: "RESOURCE_NOT_FOUND", message: "Payment not found" },
+};
 
 const ERROR_SCHEMA = {
   type: "object",
@@ -70,6 +111,7 @@ const ERROR_SCHEMA = {
       },
     },
   },
+  examples: [ERROR_EXAMPLE],
 };
 
 const errorResponse = (description: string) => ({
@@ -88,39 +130,63 @@ const ADMIN_RESPONSES: Record<string, ReturnType<typeof errorResponse>> = {
 
 type OpenApiDocument = {
   paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  tags?: unknown[];
+  "x-tagGroups"?: unknown[];
 };
+
+/** The merchant API's paths first, then the operator API's, each in the order registered. */
+function merchantApiFirst(
+  paths: NonNullable<OpenApiDocument["paths"]>,
+): NonNullable<OpenApiDocument["paths"]> {
+  const entries = Object.entries(paths);
+  return Object.fromEntries([
+    ...entries.filter(([url]) => !isAdminPath(url)),
+    ...entries.filter(([url]) => isAdminPath(url)),
+  ]);
+}
 
 const isApiPath = (url: string) => url.startsWith("/api/");
 const isAdminPath = (url: string) => url.startsWith("/admin/");
 
-export async function registerOpenApi(app: FastifyInstance, deps: Deps): Promise<void> {
+/** How each kind of caller authenticates: the HMAC headers, the operator token, a dashboard session. */
+const SECURITY_SCHEMES = {
+  ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Integration API key" },
+  Timestamp: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Timestamp",
+    description: "Unix time in milliseconds, within 300 seconds of the server clock",
+  },
+  Signature: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Signature",
+    description: "sha256=<hex HMAC-SHA256(secret, timestamp + '.' + raw body)>, or v2=...",
+  },
+  AdminToken: { type: "http", scheme: "bearer", description: "Operator ADMIN_TOKEN" },
+  DashboardSession: {
+    type: "http",
+    scheme: "bearer",
+    description: "Dashboard session token from POST /api/v1/auth/login",
+  },
+} as const;
+
+export async function registerOpenApi(
+  app: FastifyInstance,
+  config: Pick<Config, "publicBaseUrl" | "env">,
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Satang API", version: "1.0.0", description: DESCRIPTION },
-      servers: [{ url: deps.config.publicBaseUrl, description: deps.config.env }],
+      info: {
+        title: "Satang API",
+        version: "1.0.0",
+        description: config.env === "sandbox" ? DESCRIPTION + SANDBOX_DESCRIPTION : DESCRIPTION,
+      },
+      tags: [...MERCHANT_TAGS, ...OPERATOR_TAGS],
+      servers: [{ url: config.publicBaseUrl, description: config.env }],
       components: {
-        securitySchemes: {
-          ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Integration API key" },
-          Timestamp: {
-            type: "apiKey",
-            in: "header",
-            name: "X-Timestamp",
-            description: "Unix time in milliseconds, within 300 seconds of the server clock",
-          },
-          Signature: {
-            type: "apiKey",
-            in: "header",
-            name: "X-Signature",
-            description: "sha256=<hex HMAC-SHA256(secret, timestamp + '.' + raw body)>, or v2=...",
-          },
-          AdminToken: { type: "http", scheme: "bearer", description: "Operator ADMIN_TOKEN" },
-          DashboardSession: {
-            type: "http",
-            scheme: "bearer",
-            description: "Dashboard session token from POST /api/v1/auth/login",
-          },
-        },
+        securitySchemes: SECURITY_SCHEMES,
         // The plugin's types want openapi-types' schema objects; this one is plain JSON Schema.
         schemas: { Error: ERROR_SCHEMA as never },
       },
@@ -136,24 +202,55 @@ export async function registerOpenApi(app: FastifyInstance, deps: Deps): Promise
       return { schema: { ...base, security }, url };
     },
     transformObject: (documentObject) => {
-      const document = "openapiObject" in documentObject ? documentObject.openapiObject : {};
-      const paths = (document as OpenApiDocument).paths ?? {};
+      const document = (
+        "openapiObject" in documentObject ? documentObject.openapiObject : {}
+      ) as OpenApiDocument;
+      const paths = document.paths ?? {};
       for (const [url, operations] of Object.entries(paths)) {
         const extra = isApiPath(url) ? API_RESPONSES : ADMIN_RESPONSES;
         for (const operation of Object.values(operations)) {
           operation.responses = { ...extra, ...operation.responses };
         }
       }
-      return document;
+      document.paths = merchantApiFirst(paths);
+      document["x-tagGroups"] = [
+        { name: "Merchant API", tags: MERCHANT_TAGS.map((tag) => tag.name) },
+        { name: "Operator API", tags: OPERATOR_TAGS.map((tag) => tag.name) },
+      ];
+      addExamples(document as Parameters<typeof addExamples>[0]);
+      return document as never;
     },
   });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 
+  await registerDocsPage(app, config.env === "sandbox");
+}
+
+/** Swagger UI at /docs, with the request-signing script in sandbox. */
+async function registerDocsPage(app: FastifyInstance, sandbox: boolean): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
-    uiConfig: { deepLinking: true, docExpansion: "list" },
-    theme: { title: "Satang API" },
+    uiConfig: {
+      deepLinking: true,
+      docExpansion: "list",
+      // Sandbox: every "Try it out" request passes through the page's signing script
+      // (docs-signing.js, served below as a theme script). The function is written into the
+      // page's initializer as its source text, so it names only what the page has.
+      ...(sandbox
+        ? {
+            requestInterceptor: (request: SwaggerUiRequest) => {
+              const sign = (globalThis as { satangSign?: (r: SwaggerUiRequest) => Promise<SwaggerUiRequest> })
+                .satangSign;
+              return sign ? sign(request) : request;
+            },
+          }
+        : {}),
+    },
+    theme: {
+      title: "Satang API",
+      ...(sandbox ? { js: [{ filename: "docs-signing.js", content: DOCS_SIGNING_SCRIPT }] } : {}),
+    },
     // Own origin only: the page and its assets come from this server, and the browser refuses
     // anything else (Swagger UI's online validator is off as well).
     staticCSP:

@@ -19,7 +19,7 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
-import type { Deps } from "../deps.ts";
+import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { RATE_LIMIT_WINDOW_MS } from "../lib/limits.ts";
@@ -42,7 +42,7 @@ type IncrCallback = Parameters<FastifyRateLimitStore["incr"]>[1];
  * The plugin's own memory store reads Date.now(); this one reads the injected wall clock, so the
  * window is the service's notion of real time and tests can move it without waiting.
  */
-export function wallClockStore(clock: Clock): FastifyRateLimitStoreCtor {
+function wallClockStore(clock: Clock): FastifyRateLimitStoreCtor {
   class WallClockStore implements FastifyRateLimitStore {
     private readonly windows = new Map<string, { count: number; startMs: number }>();
 
@@ -108,7 +108,13 @@ function integrationKey(request: FastifyRequest): string {
  * Installs the limiter on the /api/v1 scope. Call it after the authentication hook is added:
  * the limiter is a preValidation hook of this scope, and hooks run in the order they were added.
  */
-export async function registerRateLimit(api: FastifyInstance, deps: Deps): Promise<void> {
+interface RateLimitContext {
+  config: Pick<Config, "rateLimitPerMinute" | "redisUrl">;
+  /** Windows follow real time, never a sandbox test clock. */
+  wallClock: Clock;
+}
+
+export async function registerRateLimit(api: FastifyInstance, deps: RateLimitContext): Promise<void> {
   const max = deps.config.rateLimitPerMinute;
   const redis = deps.config.redisUrl ? await connectRedis(api, deps.config.redisUrl) : undefined;
   if (redis) {

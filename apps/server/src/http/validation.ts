@@ -9,7 +9,8 @@
  * tables). A field may carry its own error code (`x-error-code`, e.g. INVALID_AMOUNT): any
  * present-but-invalid value of it gets that code, from the deepest schema that declares one; a
  * missing required field is VALIDATION_ERROR. `x-error-message` gives a friendlier message than
- * Ajv's where a regular expression cannot say the rule well.
+ * Ajv's where a regular expression cannot say the rule well. Text PostgreSQL cannot store (NUL,
+ * unpaired surrogates) is refused here for every field of every route (http/storable-text.ts).
  */
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -17,6 +18,7 @@ import type { FastifySchema, FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
 import { AppError, type ErrorCode } from "../lib/errors.ts";
 import { parseAmount, parseSignedAmount } from "../lib/money.ts";
+import { UNSTORABLE_TEXT_KEYWORD, unstorableTextErrors } from "./storable-text.ts";
 
 export const ERROR_CODE_KEYWORD = "x-error-code";
 export const ERROR_MESSAGE_KEYWORD = "x-error-message";
@@ -166,14 +168,16 @@ function describe(error: ErrorObject, field: string, where: string, custom: stri
 }
 
 /** Picks the one error to report and turns it into an AppError whose field is a dotted path. */
-export function toFieldError(schema: object, errors: ErrorObject[], where: string): AppError {
+function toFieldError(schema: object, errors: ErrorObject[], where: string): AppError {
   const root = schema as SchemaNode;
   const ranked = errors.map((error) => ({ error, rank: rankOf(root, error) }));
   ranked.sort((a, b) => compareRanks(a.rank, b.rank));
   const first = ranked[0]!.error;
   const path = pathOf(root, first);
   const field = path.join(".");
-  const structural = first.keyword === "required" || first.keyword === "additionalProperties";
+  // A missing or unknown field, or text the database cannot store, is VALIDATION_ERROR
+  // whatever code the field declares for its own rule.
+  const structural = ["required", "additionalProperties", UNSTORABLE_TEXT_KEYWORD].includes(first.keyword);
   const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
   let code: ErrorCode = "VALIDATION_ERROR";
   let message: string | undefined;
@@ -186,6 +190,11 @@ export function toFieldError(schema: object, errors: ErrorObject[], where: strin
   return new AppError(code, describe(first, field, where, message), { field: field || where });
 }
 
+/**
+ * Compiled validators by schema object. A schema compiles to the same function in every app,
+ * so the cache is the process's: tests build many apps and would otherwise compile every
+ * route's schemas again for each.
+ */
 const bodyCache = new WeakMap<object, ValidateFunction>();
 const textCache = new WeakMap<object, ValidateFunction>();
 
@@ -201,7 +210,8 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   const fn = validate;
   const where = httpPart === "body" ? "body" : httpPart === "querystring" ? "query" : "path";
   return (data: unknown) => {
-    if (fn(data)) return { value: data };
-    return { error: toFieldError(schema as object, fn.errors ?? [], where) };
+    const unstorable = unstorableTextErrors(data);
+    if (fn(data) && unstorable.length === 0) return { value: data };
+    return { error: toFieldError(schema as object, [...unstorable, ...(fn.errors ?? [])], where) };
   };
 };

@@ -2,12 +2,15 @@
  * Integrations: one API key + secret of a merchant. The secret is generated here, shown once
  * to the operator, and stored only encrypted.
  */
-import type { Deps } from "../deps.ts";
+
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { SecretBox } from "../lib/crypto.ts";
 import { notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { API_KEY_RANDOM_BYTES, API_SECRET_RANDOM_BYTES } from "../lib/limits.ts";
 import { getMerchant } from "../merchants/service.ts";
-import type { Db } from "../merchants/store.ts";
 import {
   countIntegrationsOfMerchant,
   findIntegration,
@@ -16,13 +19,24 @@ import {
   revokeIntegrationRow,
 } from "./store.ts";
 
+/**
+ * What the integration services use: the database or a transaction, the clock, the box that
+ * seals secrets, and the environment that prefixes API keys.
+ */
+export interface IntegrationContext {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  config: Pick<Config, "env">;
+}
+
 export interface IntegrationInput {
   name?: string | null;
   redirectUrl?: string | null;
   requireSignatureV2?: boolean;
 }
 
-export interface CreatedIntegration {
+interface CreatedIntegration {
   id: string;
   merchantId: string;
   name: string | null;
@@ -36,25 +50,24 @@ export interface CreatedIntegration {
 }
 
 export async function createIntegration(
-  deps: Deps,
+  ctx: IntegrationContext,
   merchantId: string,
   input: IntegrationInput = {},
-  db: Db = deps.db,
 ): Promise<CreatedIntegration> {
-  await getMerchant(deps, merchantId, db);
-  const environment = deps.config.env;
+  await getMerchant(ctx, merchantId);
+  const environment = ctx.config.env;
   const apiKey = `${environment === "live" ? "sk_live_" : "sk_test_"}${randomToken(API_KEY_RANDOM_BYTES)}`;
   const apiSecret = `sec_${randomToken(API_SECRET_RANDOM_BYTES)}`;
-  const row = await insertIntegration(db, {
+  const row = await insertIntegration(ctx.db, {
     id: newId(),
     merchant_id: merchantId,
     name: input.name ?? null,
     api_key: apiKey,
-    secret_encrypted: deps.secrets.seal(apiSecret),
+    secret_encrypted: ctx.secrets.seal(apiSecret),
     environment,
     redirect_url: input.redirectUrl ?? null,
     require_signature_v2: input.requireSignatureV2 ?? false,
-    created_at: deps.clock.now(),
+    created_at: ctx.clock.now(),
   });
   return {
     id: row.id,
@@ -71,15 +84,16 @@ export async function createIntegration(
 }
 
 /**
- * Revokes an integration: its key stops authenticating with the next request, since
- * authentication reads the integration from the database every time. Revoking twice is
+ * Revokes an integration: its key stops authenticating with the next request on this process
+ * and within a second on every other (the key memory of http/auth-cache.ts is cleared by the
+ * change, here at once and elsewhere through NOTIFY). Revoking twice is
  * harmless and returns the integration as it was revoked the first time.
  */
-export async function revokeIntegration(deps: Deps, id: string) {
+export async function revokeIntegration(ctx: Pick<IntegrationContext, "db" | "clock">, id: string) {
   if (!isUuid(id)) throw notFound("Integration");
-  const revoked = await revokeIntegrationRow(deps.db, id, deps.clock.now());
+  const revoked = await revokeIntegrationRow(ctx.db, id, ctx.clock.now());
   if (revoked) return revoked;
-  const existing = await findIntegration(deps.db, id);
+  const existing = await findIntegration(ctx.db, id);
   if (!existing) throw notFound("Integration");
   return existing;
 }
@@ -110,15 +124,15 @@ export function integrationView(row: {
 
 /** The integrations of a merchant, oldest first, revoked ones included; never their secrets. */
 export async function listIntegrations(
-  deps: Deps,
+  ctx: { db: Db },
   merchantId: string,
   pageNumber: number,
   limit: number,
 ): Promise<{ records: ReturnType<typeof integrationView>[]; total: number }> {
-  await getMerchant(deps, merchantId);
+  await getMerchant(ctx, merchantId);
   const [rows, total] = await Promise.all([
-    listIntegrationsOfMerchant(deps.db, merchantId, { offset: (pageNumber - 1) * limit, limit }),
-    countIntegrationsOfMerchant(deps.db, merchantId),
+    listIntegrationsOfMerchant(ctx.db, merchantId, { offset: (pageNumber - 1) * limit, limit }),
+    countIntegrationsOfMerchant(ctx.db, merchantId),
   ]);
   return { records: rows.map(integrationView), total };
 }

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
 import type { Integration, Merchant } from "../db/types.ts";
-import type { Db } from "../merchants/store.ts";
+import type { ApiKeys, SignatureUse } from "../http/auth.ts";
 
 export async function insertIntegration(
   db: Db,
@@ -52,16 +53,13 @@ export async function countIntegrationsOfMerchant(db: Db, merchantId: string): P
   return Number(row.n);
 }
 
-export interface IntegrationWithMerchant {
+interface IntegrationWithMerchant {
   integration: Integration;
   merchant: Merchant | undefined;
 }
 
-/** One round trip for authentication: the active integration of a key and its merchant. */
-export async function findActiveByApiKey(
-  db: Db,
-  apiKey: string,
-): Promise<IntegrationWithMerchant | undefined> {
+/** One round trip for authentication: the integration of a key (revoked or not) and its merchant. */
+async function findByApiKey(db: Db, apiKey: string): Promise<IntegrationWithMerchant | undefined> {
   // One round trip per authenticated request: the integration and its merchant together. The
   // merchant's columns come back under an `m_` prefix and are unpacked below.
   const row = await db
@@ -70,7 +68,6 @@ export async function findActiveByApiKey(
     .selectAll("i")
     .select(MERCHANT_COLUMNS.map((column) => sql.ref(`m.${column}`).as(`m_${column}`)))
     .where("i.api_key", "=", apiKey)
-    .where("i.revoked_at", "is", null)
     .executeTakeFirst();
   if (!row) return undefined;
   const record = row as unknown as Record<string, unknown>;
@@ -112,10 +109,7 @@ const merchantColumnsComplete: [MissingMerchantColumn] extends [never] ? true : 
 void merchantColumnsComplete;
 
 /** Records one use of a signed write; false when the same signature was used before. */
-export async function recordSignatureUse(
-  db: Db,
-  use: { apiKey: string; timestampMs: bigint; signature: string; expiresAt: Date },
-): Promise<boolean> {
+async function recordSignatureUse(db: Db, use: SignatureUse): Promise<boolean> {
   const result = await db
     .insertInto("signature_uses")
     .values({
@@ -129,6 +123,15 @@ export async function recordSignatureUse(
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-export async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
+async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
   await db.deleteFrom("signature_uses").where("expires_at", "<", now).execute();
+}
+
+/** The API keys of this database, as HMAC authentication (http/auth.ts) looks them up. */
+export function apiKeysOf(db: Db): ApiKeys {
+  return {
+    findByApiKey: (apiKey) => findByApiKey(db, apiKey),
+    recordUse: (use, trx) => recordSignatureUse(trx ?? db, use),
+    deleteExpiredUses: (now) => deleteExpiredSignatureUses(db, now),
+  };
 }

@@ -2,8 +2,14 @@
  * Every background job the service runs. `satang serve` runs them in-process; `satang worker`
  * runs only them; `satang serve --no-workers` runs none.
  */
-import { webhookDeliveryJob } from "../events/delivery.ts";
-import { LIFECYCLE_JOBS } from "../lifecycle/jobs.ts";
+import type { DeliveryDispatcher } from "../events/delivery.ts";
+import type { LifecycleContext } from "../lifecycle/context.ts";
+import { LIFECYCLE_JOBS } from "./lifecycle.ts";
 import type { Job } from "./runner.ts";
+import { scbReconcileJob } from "./scb.ts";
+import { webhookDeliveryJob } from "./webhooks.ts";
 
-export const JOBS: Job[] = [webhookDeliveryJob, ...LIFECYCLE_JOBS];
+/** What the jobs run with: the process's dependencies satisfy it. */
+type JobsContext = LifecycleContext & { dispatcher: DeliveryDispatcher };
+
+export const JOBS: readonly Job<JobsContext>[] = [webhookDeliveryJob, ...LIFECYCLE_JOBS, scbReconcileJob];

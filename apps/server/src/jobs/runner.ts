@@ -4,22 +4,28 @@
  * processes it, and says how many items it handled. The runner calls each job on its interval
  * and again at once while it keeps finding work.
  */
-import type { Deps } from "../deps.ts";
-
-export interface Job {
+/** A background job over the context `C` it runs with (the process's dependencies satisfy it). */
+export interface Job<C = never> {
   name: string;
   /** Pause between runs when the previous run found nothing to do. */
   intervalMs: number;
   /** Claims and processes one batch of due work; returns how many items it handled. */
-  runOnce(deps: Deps): Promise<number>;
+  runOnce(ctx: C): Promise<number>;
   /**
    * For a job whose runs start work that outlives them (webhook sends): waits until that work
    * is finished, so a stop does not close the store under it.
    */
-  drain?(deps: Deps): Promise<void>;
+  drain?(ctx: C): Promise<void>;
+  /**
+   * For a job that learns of new work without polling (finished webhook sends free slots):
+   * waits up to `ms` after every run, returning sooner when there is work. Without it the
+   * runner runs again at once after a run that handled something, and sleeps `intervalMs`
+   * after one that found nothing.
+   */
+  idle?(ctx: C, ms: number): Promise<void>;
 }
 
-export interface JobLogger {
+interface JobLogger {
   error(details: object, message: string): void;
 }
 
@@ -27,25 +33,28 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
-export function startWorkers(deps: Deps, jobs: readonly Job[], log: JobLogger): RunningWorkers {
+export function startWorkers<C>(ctx: C, jobs: readonly Job<C>[], log: JobLogger): RunningWorkers {
   let stopping = false;
   const loops = jobs.map(async (job) => {
     while (!stopping) {
       let handled = 0;
       try {
-        handled = await job.runOnce(deps);
+        handled = await job.runOnce(ctx);
       } catch (err) {
         log.error({ err, job: job.name }, "background job failed");
       }
       if (stopping) break;
-      if (handled === 0) await sleep(job.intervalMs, () => stopping);
+      // A job with `idle` knows when it has work again (its claim took all it could); the
+      // others run again at once while they find work.
+      if (job.idle) await job.idle(ctx, job.intervalMs);
+      else if (handled === 0) await sleep(job.intervalMs, () => stopping);
     }
   });
   return {
     async stop() {
       stopping = true;
       await Promise.all(loops);
-      await Promise.all(jobs.map((job) => job.drain?.(deps)));
+      await Promise.all(jobs.map((job) => job.drain?.(ctx)));
     },
   };
 }

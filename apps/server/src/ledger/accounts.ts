@@ -15,12 +15,12 @@
  * withdrawn (withdraw admission, operator adjustments) first locks that row with
  * `SELECT ... FOR UPDATE`, a database lock that holds across processes.
  */
-import { sql, type Transaction } from "kysely";
-import { type Database, LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
-import type { Db } from "../merchants/store.ts";
+import { sql } from "kysely";
+import type { Db, Trx } from "../db/handles.ts";
+import { LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
 
 /** The kinds that hold the merchant's own money, which may never be negative. */
-export const MERCHANT_FUNDS_KINDS: readonly LedgerAccountKind[] = [
+const MERCHANT_FUNDS_KINDS: readonly LedgerAccountKind[] = [
   "settlement_pending",
   "wallet_available",
   "wallet_held",
@@ -69,7 +69,7 @@ export async function accountIds(db: Db, merchantId: string): Promise<Record<Led
   return Object.fromEntries(rows.map((row) => [row.kind, row.id])) as Record<LedgerAccountKind, string>;
 }
 
-export interface WalletLock {
+interface WalletLock {
   accountId: string;
   /** The available wallet at the moment the lock was taken; nobody else can change it now. */
   availableSatang: bigint;
@@ -80,7 +80,7 @@ export interface WalletLock {
  * `wallet_available` account. Concurrent admissions of one merchant, in this process or any
  * other, wait here one after another; different merchants do not wait for each other.
  */
-export async function lockWallet(trx: Transaction<Database>, merchantId: string): Promise<WalletLock> {
+export async function lockWallet(trx: Trx, merchantId: string): Promise<WalletLock> {
   const select = () =>
     trx
       .selectFrom("ledger_accounts")
@@ -98,7 +98,7 @@ export async function lockWallet(trx: Transaction<Database>, merchantId: string)
   return { accountId: row.id, availableSatang: row.balance_satang };
 }
 
-export interface MerchantBalances {
+interface MerchantBalances {
   walletAvailableSatang: bigint;
   walletHeldSatang: bigint;
   settlementPendingSatang: bigint;

@@ -4,8 +4,8 @@
  * admission, so a debit and a withdraw racing for the same money are decided one after the
  * other and the wallet never goes below zero.
  */
-import type { Deps } from "../deps.ts";
-import { businessNow } from "../lib/clock.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, notFound } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { formatAmount } from "../lib/money.ts";
@@ -13,13 +13,13 @@ import { findMerchant } from "../merchants/store.ts";
 import { lockWallet } from "./accounts.ts";
 import { type PostedTransaction, postOperatorAdjustment } from "./postings.ts";
 
-export interface AdjustmentInput {
+interface AdjustmentInput {
   amountSatang: bigint;
   reason: string;
 }
 
 /** The ledger entry an adjustment produced, as the operator API shows it. */
-export interface AdjustmentRecord {
+interface AdjustmentRecord {
   id: string;
   merchantId: string;
   amount: string;
@@ -28,7 +28,7 @@ export interface AdjustmentRecord {
   createdAt: string;
 }
 
-export function adjustmentView(posted: PostedTransaction, reason: string): AdjustmentRecord {
+function adjustmentView(posted: PostedTransaction, reason: string): AdjustmentRecord {
   const wallet = posted.entries.find((entry) => entry.account === "wallet_available");
   if (!wallet) throw new Error("an operator adjustment without a wallet line");
   return {
@@ -42,13 +42,13 @@ export function adjustmentView(posted: PostedTransaction, reason: string): Adjus
 }
 
 export async function adjustWallet(
-  deps: Deps,
+  ctx: { db: Db; clock: Clock },
   merchantId: string,
   input: AdjustmentInput,
 ): Promise<AdjustmentRecord> {
   if (!isUuid(merchantId)) throw notFound("Merchant");
   if (input.amountSatang === 0n) throw new Error("a wallet adjustment needs a non-zero amount");
-  const posted = await deps.db.transaction().execute(async (trx) => {
+  const posted = await withTransaction(ctx.db, async (trx) => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
     const merchant = await findMerchant(trx, merchantId);
@@ -66,7 +66,7 @@ export async function adjustWallet(
       merchantId,
       amountSatang: input.amountSatang,
       reason: input.reason,
-      at: businessNow(deps.clock, merchant.clock_offset_ms),
+      at: businessNow(ctx.clock, merchant.clock_offset_ms),
     });
   });
   return adjustmentView(posted, input.reason);

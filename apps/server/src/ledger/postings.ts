@@ -22,12 +22,12 @@
  * Balance is asserted here and again by the database (a deferred constraint trigger refuses
  * to commit a transaction whose entries do not sum to zero).
  */
-import type { Transaction } from "kysely";
-import type { Database, LedgerAccountKind, LedgerSubjectType, LedgerTransactionKind } from "../db/types.ts";
+import type { Trx } from "../db/handles.ts";
+import type { LedgerAccountKind, LedgerSubjectType, LedgerTransactionKind } from "../db/types.ts";
 import { newId } from "../lib/ids.ts";
 import { accountIds, lockRank } from "./accounts.ts";
 
-export interface PostingLine {
+interface PostingLine {
   account: LedgerAccountKind;
   amountSatang: bigint;
 }
@@ -44,7 +44,7 @@ export interface Posting {
   id?: string;
 }
 
-export interface PostedEntry {
+interface PostedEntry {
   account: LedgerAccountKind;
   amountSatang: bigint;
   balanceAfterSatang: bigint;
@@ -78,7 +78,7 @@ function assertBalanced(posting: Posting): void {
  * the merchant's own money below zero fails on the account's CHECK constraint: callers check
  * the balance first (under the wallet lock), so that failure means a bug, not a user error.
  */
-export async function post(trx: Transaction<Database>, posting: Posting): Promise<PostedTransaction> {
+export async function post(trx: Trx, posting: Posting): Promise<PostedTransaction> {
   assertBalanced(posting);
   const id = posting.id ?? newId();
   const ids = await accountIds(trx, posting.merchantId);
@@ -117,7 +117,7 @@ export async function post(trx: Transaction<Database>, posting: Posting): Promis
   return { id, merchantId: posting.merchantId, kind: posting.kind, createdAt: posting.at, entries };
 }
 
-export interface MovementInput {
+interface MovementInput {
   merchantId: string;
   amountSatang: bigint;
   at: Date;
@@ -130,7 +130,7 @@ function positive(amountSatang: bigint, what: string): bigint {
 
 /** A payment succeeded: its amount awaits settlement. */
 export function postPaymentSucceeded(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { paymentId: string },
 ): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postPaymentSucceeded");
@@ -147,10 +147,7 @@ export function postPaymentSucceeded(
 }
 
 /** A succeeded payment is settled: its amount moves from settlement pending to the wallet. */
-export function settle(
-  trx: Transaction<Database>,
-  input: MovementInput & { paymentId: string },
-): Promise<PostedTransaction> {
+export function settle(trx: Trx, input: MovementInput & { paymentId: string }): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "settle");
   return post(trx, {
     merchantId: input.merchantId,
@@ -166,7 +163,7 @@ export function settle(
 
 /** A withdraw was admitted: its amount leaves the available wallet and is held. */
 export function postWithdrawHold(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { withdrawId: string },
 ): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postWithdrawHold");
@@ -184,7 +181,7 @@ export function postWithdrawHold(
 
 /** A withdraw ended without paying (failed, canceled, rejected, expired): the hold returns. */
 export function postWithdrawRelease(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { withdrawId: string },
 ): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postWithdrawRelease");
@@ -202,7 +199,7 @@ export function postWithdrawRelease(
 
 /** A withdraw was paid: the hold is consumed and the money has left through the payout rail. */
 export function postWithdrawPaid(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { withdrawId: string },
 ): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postWithdrawPaid");
@@ -224,7 +221,7 @@ export function postWithdrawPaid(
  * wallet lock first; the account's CHECK refuses to take it below zero.
  */
 export function postWithdrawLateSuccess(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { withdrawId: string },
 ): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postWithdrawLateSuccess");
@@ -242,7 +239,7 @@ export function postWithdrawLateSuccess(
 
 /** An operator credits (positive) or debits (negative) the available wallet. */
 export function postOperatorAdjustment(
-  trx: Transaction<Database>,
+  trx: Trx,
   input: MovementInput & { adjustmentId: string; reason: string },
 ): Promise<PostedTransaction> {
   const x = input.amountSatang;

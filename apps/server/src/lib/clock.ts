@@ -37,6 +37,11 @@ export function businessNow(clock: Clock, offsetMs: bigint | number): Date {
   return new Date(clock.now().getTime() + Number(offsetMs));
 }
 
+/** The business time of a merchant whose clock runs `offsetMs` ahead of `now`. */
+export function atOffset(now: Date, offsetMs: bigint): Date {
+  return new Date(now.getTime() + Number(offsetMs));
+}
+
 export function addMinutes(at: Date, minutes: number): Date {
   return new Date(at.getTime() + minutes * 60_000);
 }

@@ -5,10 +5,12 @@ export const AMOUNT_DIGITS_MAX = 13;
 export const REFERENCE_ID_LENGTH_MAX = 255;
 export const REFERENCE_ID_PATTERN = "^[A-Za-z0-9_.-]{1,255}$";
 export const DESCRIPTION_LENGTH_MAX = 255;
+/** The reason an operator gives for a wallet adjustment, in characters. */
+export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
 export const MERCHANT_REFERENCE_LENGTH_MAX = 255;
 export const CUSTOMER_NAME_LENGTH_MAX = 255;
-export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
-export const IDEMPOTENCY_KEY_PATTERN = "^[\\x20-\\x7E]{1,255}$";
+const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+export const IDEMPOTENCY_KEY_PATTERN = `^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_LENGTH_MAX}}$`;
 export const METADATA_KEYS_MAX = 50;
 export const METADATA_KEY_LENGTH_MAX = 40;
 export const METADATA_VALUE_LENGTH_MAX = 500;
@@ -23,6 +25,9 @@ export const PAGE_SIZE_DEFAULT = 10;
 export const PAGE_SIZE_MAX = 100;
 /** Keeps (page - 1) * limit an exact integer, so a far-away page is an empty page, not an error. */
 export const PAGE_NUMBER_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PAGE_SIZE_MAX);
+/** The instants a list's dateFrom and dateTo may name: both stores keep any of them exactly. */
+export const LIST_DATE_MIN = "1970-01-01T00:00:00.000Z";
+export const LIST_DATE_MAX = "9999-12-31T23:59:59.999Z";
 export const BODY_SIZE_MAX_BYTES = 64 * 1024;
 export const TIMESTAMP_TOLERANCE_MS = 300_000;
 export const RATE_LIMIT_SANDBOX_PER_MINUTE = 100;
@@ -37,6 +42,9 @@ export const API_SECRET_RANDOM_BYTES = 32;
 export const API_KEY_RANDOM_BYTES = 18;
 export const ADMIN_TOKEN_RANDOM_BYTES = 32;
 export const SIGNATURE_REPLAY_RETENTION_MS = 2 * TIMESTAMP_TOLERANCE_MS;
+/** Authentication's in-process cache (http/auth-cache.ts): API keys kept, and for how long at most. */
+export const AUTH_CACHE_ENTRIES_MAX = 10_000;
+export const AUTH_CACHE_TTL_MS = 30_000;
 export const MERCHANT_NAME_LENGTH_MAX = 200;
 export const SETTLEMENT_DELAY_HOURS_MAX = 24 * 30;
 export const INTEGRATION_NAME_LENGTH_MAX = 200;
@@ -60,17 +68,34 @@ export const WEBHOOK_ATTEMPTS_MAX = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 /** Each retry waits its delay minus a random share of up to this fraction (never longer). */
 export const WEBHOOK_RETRY_JITTER_FRACTION = 0.1;
 export const WEBHOOK_TIMEOUT_MS = 15_000;
-/** How long a claimed delivery stays reserved beyond its timeout before another worker may take it. */
-export const WEBHOOK_LEASE_MARGIN_MS = 60_000;
-export const WEBHOOK_IN_FLIGHT_MAX = 32;
-export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX = 4;
+/**
+ * A claimed delivery stays reserved this long; its worker renews the lease every
+ * WEBHOOK_LEASE_RENEW_MS while the send is in flight. A worker that dies stops renewing, and
+ * another worker takes its deliveries once the lease has run out.
+ */
+export const WEBHOOK_LEASE_MS = 3_000;
+export const WEBHOOK_LEASE_RENEW_MS = 1_000;
+/** Most deliveries one process sends at once. */
+export const WEBHOOK_IN_FLIGHT_MAX = 64;
+/** Per-endpoint concurrency (events/concurrency.ts): where it starts, its floor and ceiling. */
+export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_INITIAL = 4;
+export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MIN = 1;
+export const WEBHOOK_IN_FLIGHT_PER_ENDPOINT_MAX = 32;
+/** An answer slower than this neither grows nor shrinks an endpoint's concurrency. */
+export const WEBHOOK_FAST_ANSWER_MS = 1_000;
 export const WEBHOOK_RESPONSE_BODY_MAX_BYTES = 64 * 1024;
+/** How much of a receiver's answer the attempt log keeps. */
+export const WEBHOOK_RESPONSE_EXCERPT_MAX_BYTES = 1024;
+/** Keep-alive connections: idle ones close after this; at most this many origins are kept. */
+export const WEBHOOK_IDLE_CONNECTION_MS = 4_000;
+export const WEBHOOK_CONNECTION_POOLS_MAX = 256;
 export const WEBHOOK_ERROR_LENGTH_MAX = 500;
 export const WEBHOOK_SECRET_RANDOM_BYTES = 32;
 export const WEBHOOK_SECRET_ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export const WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX = 16;
 export const WEBHOOK_DESCRIPTION_LENGTH_MAX = 255;
-export const WEBHOOK_POLL_INTERVAL_MS = 1_000;
+/** Pause between claims when nothing was due (a finished send or a new event wakes it sooner). */
+export const WEBHOOK_POLL_INTERVAL_MS = 500;
 
 // Lifecycles (lifecycle/, providers/, sandbox/; docs/lifecycle.md).
 /** An expired payment the provider confirms within this time after `expiresAt` still succeeds. */
@@ -114,3 +139,14 @@ export const DASHBOARD_LOGIN_FAILURES_MAX = 5;
 export const DASHBOARD_LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
 /** Events shown on a payment's or withdraw's timeline. */
 export const DASHBOARD_TIMELINE_EVENTS_MAX = 100;
+/** The longest date range one CSV export covers (dateTo - dateFrom), in days of 24 hours. */
+export const EXPORT_RANGE_DAYS_MAX = 366;
+/** Rows one CSV export reads per query while it streams. */
+export const EXPORT_BATCH_ROWS = 500;
+
+// The manual payout desk (docs/payout-desk.md).
+/** Most withdraws one payout batch takes; also the default when the operator names no count. */
+export const PAYOUT_BATCH_ITEMS_MAX = 500;
+export const PAYOUT_BATCH_CREATED_BY_LENGTH_MAX = 100;
+export const PAYOUT_BANK_REFERENCE_LENGTH_MAX = 100;
+export const PAYOUT_FAILURE_REASON_LENGTH_MAX = 255;

@@ -59,3 +59,17 @@ export function satangToNumber(satang: bigint): number {
   }
   return Number(satang);
 }
+
+const THB_PATTERN = /^([0-9]{1,11})(?:\.([0-9]{1,2}))?$/;
+
+/**
+ * Parses an amount of Thai baht as a bank prints it ("100", "100.5", "100.50") into satang:
+ * "100.50" -> 10050n. Null for anything else, zero included, so an amount a bank answers with
+ * is either exact or refused, never rounded.
+ */
+export function parseThb(text: string): bigint | null {
+  const match = THB_PATTERN.exec(text);
+  if (!match) return null;
+  const satang = BigInt(match[1]!) * 100n + BigInt((match[2] ?? "0").padEnd(2, "0"));
+  return satang > 0n ? satang : null;
+}

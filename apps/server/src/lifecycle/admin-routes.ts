@@ -5,34 +5,31 @@
  * - GET  /anomalies                    provider reports refused although money may have moved
  *
  * The clock route is registered only in sandbox, so live answers it 404 like an unknown route.
- * The operator check (admin/auth.ts) runs before the body is looked at.
+ * The operator check (admin/auth.ts, added to the operator scope in app.ts) runs before the
+ * body is looked at.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import { adminAuthentication } from "../admin/auth.ts";
-import type { Deps } from "../deps.ts";
-import { rejectUnparsedBody } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { listAnomalies } from "./anomalies.ts";
+import { advanceMerchantClock } from "./clock.ts";
+import type { LifecycleContext } from "./context.ts";
 import {
   AdminClockEnvelope,
   AnomalyListEnvelope,
   AnomalyQuery,
   ClockAdvanceBody,
-  IdParams,
-} from "../sandbox/schemas.ts";
-import { listAnomalies } from "./anomalies.ts";
-import { advanceMerchantClock } from "./clock.ts";
+  MerchantIdParams,
+} from "./schemas.ts";
 
 const tags = ["admin"];
 
-export function lifecycleAdminRoutes(deps: Deps): FastifyPluginAsync {
+export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook("preValidation", adminAuthentication(deps));
-    app.addHook("preValidation", rejectUnparsedBody);
 
-    if (deps.config.env === "sandbox") {
+    if (ctx.config.env === "sandbox") {
       app.post(
         "/merchants/:id/clock/advance",
         {
@@ -42,13 +39,13 @@ export function lifecycleAdminRoutes(deps: Deps): FastifyPluginAsync {
             description:
               "Moves only that merchant's business time, never back; work that becomes due is done " +
               "before the answer.",
-            params: IdParams,
+            params: MerchantIdParams,
             body: ClockAdvanceBody,
             response: { 200: AdminClockEnvelope },
           },
         },
         async (request) => {
-          const clock = await advanceMerchantClock(deps, request.params.id, request.body.seconds);
+          const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds);
           return ok({ merchantId: request.params.id.toLowerCase(), now: clock.now });
         },
       );
@@ -71,7 +68,7 @@ export function lifecycleAdminRoutes(deps: Deps): FastifyPluginAsync {
       async (request) => {
         const pageNumber = request.query.page ?? 1;
         const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
-        const { records, total } = await listAnomalies(deps, {
+        const { records, total } = await listAnomalies(ctx, {
           merchantId: request.query.merchantId,
           page: pageNumber,
           limit,

@@ -6,25 +6,16 @@
  * same transaction as the callback record, for the operator to resolve
  * (GET /admin/v1/anomalies).
  */
+
+import type { Db } from "../db/handles.ts";
 import type { ProviderAnomalyRow } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import { businessNow } from "../lib/clock.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { formatAmount } from "../lib/money.ts";
-import type { Db } from "../merchants/store.ts";
+import type { Refusal } from "../lib/provider-reports.ts";
 import { insertAnomaly, listAnomalyRows, readClockOffset } from "./store.ts";
 
-/** Why a report was refused; `anomaly` says whether the operator must look at it. */
-export interface Refusal {
-  reason: string;
-  message: string;
-  anomaly: boolean;
-  merchantId: string | null;
-  subjectStatus: string | null;
-  amountSatang: bigint | null;
-}
-
-export interface AnomalyInput {
+interface AnomalyInput {
   provider: string;
   subjectType: "payment" | "withdraw";
   subjectId: string;
@@ -34,7 +25,7 @@ export interface AnomalyInput {
   refusal: Refusal;
 }
 
-export async function recordAnomaly(trx: Db, deps: Deps, input: AnomalyInput): Promise<void> {
+export async function recordAnomaly(trx: Db, ctx: { clock: Clock }, input: AnomalyInput): Promise<void> {
   const { refusal } = input;
   const offset = refusal.merchantId ? await readClockOffset(trx, refusal.merchantId) : undefined;
   const row: ProviderAnomalyRow = {
@@ -49,12 +40,12 @@ export async function recordAnomaly(trx: Db, deps: Deps, input: AnomalyInput): P
     message: refusal.message,
     amount_satang: refusal.amountSatang,
     callback_id: input.callbackId,
-    created_at: businessNow(deps.clock, offset ?? 0n),
+    created_at: businessNow(ctx.clock, offset ?? 0n),
   };
   await insertAnomaly(trx, row);
 }
 
-export interface AnomalyRecord {
+interface AnomalyRecord {
   id: string;
   merchantId: string | null;
   provider: string;
@@ -69,7 +60,7 @@ export interface AnomalyRecord {
   createdAt: string;
 }
 
-export function anomalyView(row: ProviderAnomalyRow): AnomalyRecord {
+function anomalyView(row: ProviderAnomalyRow): AnomalyRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -87,10 +78,10 @@ export function anomalyView(row: ProviderAnomalyRow): AnomalyRecord {
 }
 
 export async function listAnomalies(
-  deps: Deps,
+  ctx: { db: Db },
   query: { merchantId: string | undefined; page: number; limit: number },
 ): Promise<{ records: AnomalyRecord[]; total: number }> {
-  const { rows, total } = await listAnomalyRows(deps.db, {
+  const { rows, total } = await listAnomalyRows(ctx.db, {
     merchantId: query.merchantId,
     offset: (query.page - 1) * query.limit,
     limit: query.limit,

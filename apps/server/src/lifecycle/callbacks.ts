@@ -1,6 +1,6 @@
 /**
  * Provider callbacks: the one way a provider's report changes a payment or a withdraw. The
- * HTTP callback endpoint (providers/routes.ts) and the sandbox simulate routes both come here
+ * HTTP callback endpoint (callback-routes.ts) and the sandbox simulate routes both come here
  * with a signed callback, so what a merchant simulates takes exactly the path a bank's report
  * takes.
  *
@@ -8,17 +8,28 @@
  * same transaction as the transition it causes. The same callback a second time finds its id
  * taken and changes nothing; it gets the first delivery's result back. Two deliveries racing
  * meet on the unique key: the second waits for the first to commit and then sees the id.
+ *
+ * What a report does to the record is the resource's rule (payments/reports.ts,
+ * withdraws/reports.ts); this file records the callback, the refusal and any anomaly.
  */
+import { type Trx, withTransaction } from "../db/handles.ts";
 import type { PaymentRow, WithdrawRow } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
 import { isUuid } from "../lib/ids.ts";
+import type { Refusal } from "../lib/provider-reports.ts";
+import { applyPaymentReport } from "../payments/reports.ts";
 import type { IncomingCallback, Provider, ProviderReport } from "../providers/provider.ts";
-import { type Refusal, recordAnomaly } from "./anomalies.ts";
-import { applyPaymentReport } from "./payment-transitions.ts";
-import { applyPayoutReport, type PayoutReportResult } from "./payout-transitions.ts";
-import { findCallback, insertCallbackIfAbsent, setCallbackResult, type Trx } from "./store.ts";
+import { applyPayoutReport, type PayoutReportResult, unknownPayout } from "../withdraws/reports.ts";
+import { recordAnomaly } from "./anomalies.ts";
+import type { LifecycleContext } from "./context.ts";
+import {
+  findCallback,
+  findPayout,
+  insertCallbackIfAbsent,
+  setCallbackResult,
+  updatePayout,
+} from "./store.ts";
 
-export interface CallbackOutcome {
+interface CallbackOutcome {
   callbackId: string;
   /** True when this callback id was processed before; nothing changed this time. */
   duplicate: boolean;
@@ -32,25 +43,25 @@ export interface CallbackOutcome {
 
 /** Verifies, parses and applies one callback exactly as it arrived. */
 export async function receiveProviderCallback(
-  deps: Deps,
+  ctx: LifecycleContext,
   provider: Provider,
   incoming: IncomingCallback,
 ): Promise<CallbackOutcome> {
   const report = await provider.parseCallback(incoming);
-  return applyProviderReport(deps, provider.name, report);
+  return applyProviderReport(ctx, provider.name, report);
 }
 
 /** What a refusal leaves behind, in the callback's transaction. */
 async function refused(
   trx: Trx,
-  deps: Deps,
+  ctx: LifecycleContext,
   providerName: string,
   report: ProviderReport,
   refusal: Refusal,
 ): Promise<void> {
   await setCallbackResult(trx, providerName, report.callbackId, "refused", refusal.reason);
   if (!refusal.anomaly) return;
-  await recordAnomaly(trx, deps, {
+  await recordAnomaly(trx, ctx, {
     provider: providerName,
     subjectType: report.subject === "payment" ? "payment" : "withdraw",
     subjectId: report.subject === "payment" ? report.paymentId : report.payoutKey,
@@ -60,33 +71,60 @@ async function refused(
   });
 }
 
-function applyPayout(trx: Trx, deps: Deps, report: Extract<ProviderReport, { subject: "payout" }>) {
-  // The payout key is the withdraw id. Anything else cannot name one of our payouts; asking
-  // the database with it would only fail on the uuid type.
-  if (!isUuid(report.payoutKey)) {
-    const unknown: PayoutReportResult = {
-      kind: "refused",
-      withdraw: undefined,
-      refusal: {
-        reason: "unknown_payout",
-        message: "No withdraw has this payout key",
-        anomaly: true,
-        merchantId: null,
-        subjectStatus: null,
-        amountSatang: null,
-      },
-    };
-    return Promise.resolve(unknown);
-  }
-  return applyPayoutReport(trx, deps, report.payoutKey.toLowerCase(), report.outcome);
+/** Closes the payout attempt record, if the withdraw has one, once its outcome is booked. */
+async function completePayout(trx: Trx, withdrawId: string, at: Date): Promise<void> {
+  if (await findPayout(trx, withdrawId)) await updatePayout(trx, withdrawId, { state: "completed", at });
 }
 
-export async function applyProviderReport(
-  deps: Deps,
+/**
+ * Books a provider's answer about a payout: the withdraw's transition (withdraws/reports.ts)
+ * and, once its outcome is booked, the payout attempt record closed. The payout worker and the
+ * reconciler book the provider's direct answers through this too.
+ */
+export async function bookPayoutReport(
+  trx: Trx,
+  ctx: LifecycleContext,
+  withdrawId: string,
+  outcome: "paid" | "failed",
+): Promise<PayoutReportResult> {
+  const result = await applyPayoutReport(trx, ctx, withdrawId, outcome);
+  // The booked move stamped the withdraw with the merchant's business time of the report.
+  if (result.kind === "applied") await completePayout(trx, withdrawId, result.withdraw.updated_at);
+  return result;
+}
+
+function applyPayout(
+  trx: Trx,
+  ctx: LifecycleContext,
+  report: Extract<ProviderReport, { subject: "payout" }>,
+) {
+  // The payout key is the withdraw id. Anything else cannot name one of our payouts; asking
+  // the database with it would only fail on the uuid type.
+  if (!isUuid(report.payoutKey)) return Promise.resolve(unknownPayout());
+  return bookPayoutReport(trx, ctx, report.payoutKey.toLowerCase(), report.outcome);
+}
+
+/** The report applied to its payment or withdraw: what it did, and the record as it is now. */
+type Applied =
+  | { kind: "applied"; payment?: PaymentRow; withdraw?: WithdrawRow }
+  | {
+      kind: "refused";
+      refusal: Refusal;
+      payment?: PaymentRow | undefined;
+      withdraw?: WithdrawRow | undefined;
+    };
+
+async function applyReport(trx: Trx, ctx: LifecycleContext, report: ProviderReport): Promise<Applied> {
+  if (report.subject === "payment") return applyPaymentReport(trx, ctx, report.paymentId, report.outcome);
+  return applyPayout(trx, ctx, report);
+}
+
+async function applyProviderReport(
+  ctx: LifecycleContext,
   providerName: string,
   report: ProviderReport,
 ): Promise<CallbackOutcome> {
-  return deps.db.transaction().execute(async (trx): Promise<CallbackOutcome> => {
+  return withTransaction(ctx.db, async (trx): Promise<CallbackOutcome> => {
     const base = { callbackId: report.callbackId, payment: undefined, withdraw: undefined };
     const fresh = await insertCallbackIfAbsent(trx, {
       provider: providerName,
@@ -96,7 +134,7 @@ export async function applyProviderReport(
       outcome: report.outcome,
       result: "applied",
       reason: null,
-      received_at: deps.clock.now(),
+      received_at: ctx.clock.now(),
     });
     if (!fresh) {
       const seen = await findCallback(trx, providerName, report.callbackId);
@@ -108,47 +146,19 @@ export async function applyProviderReport(
         message: null,
       };
     }
-    if (report.subject === "payment") {
-      const result = await applyPaymentReport(trx, deps, report.paymentId, report.outcome);
-      if (result.kind === "applied") {
-        return {
-          ...base,
-          duplicate: false,
-          result: "applied",
-          reason: null,
-          message: null,
-          payment: result.payment,
-        };
-      }
-      await refused(trx, deps, providerName, report, result.refusal);
-      return {
-        ...base,
-        duplicate: false,
-        result: "refused",
-        reason: result.refusal.reason,
-        message: result.refusal.message,
-        payment: result.payment,
-      };
+    const applied = await applyReport(trx, ctx, report);
+    const records = { payment: applied.payment, withdraw: applied.withdraw };
+    if (applied.kind === "applied") {
+      return { ...base, ...records, duplicate: false, result: "applied", reason: null, message: null };
     }
-    const result = await applyPayout(trx, deps, report);
-    if (result.kind === "applied") {
-      return {
-        ...base,
-        duplicate: false,
-        result: "applied",
-        reason: null,
-        message: null,
-        withdraw: result.withdraw,
-      };
-    }
-    await refused(trx, deps, providerName, report, result.refusal);
+    await refused(trx, ctx, providerName, report, applied.refusal);
     return {
       ...base,
+      ...records,
       duplicate: false,
       result: "refused",
-      reason: result.refusal.reason,
-      message: result.refusal.message,
-      withdraw: result.withdraw,
+      reason: applied.refusal.reason,
+      message: applied.refusal.message,
     };
   });
 }

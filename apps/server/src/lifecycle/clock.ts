@@ -11,46 +11,47 @@
  * that advances past `expiresAt` and then reads the payment sees it expired, without waiting
  * for a worker.
  */
-import type { Deps } from "../deps.ts";
+
 import { businessNow } from "../lib/clock.ts";
 import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { CLOCK_ADVANCE_SECONDS_MAX, CLOCK_OFFSET_MAX_MS } from "../lib/limits.ts";
+import type { LifecycleContext } from "./context.ts";
 import { expireDuePayments } from "./payments.ts";
 import { expireDueVerifications } from "./payouts.ts";
 import { settleDuePayments } from "./settlement.ts";
 import { advanceClockOffset, readClockOffset } from "./store.ts";
 
-export interface ClockView {
+interface ClockView {
   now: string;
 }
 
-function sandboxOnly(deps: Deps): void {
-  if (deps.config.env !== "sandbox") {
+function sandboxOnly(ctx: LifecycleContext): void {
+  if (ctx.config.env !== "sandbox") {
     throw new AppError("RESOURCE_NOT_FOUND", "The test clock exists only in sandbox");
   }
 }
 
-export async function readMerchantClock(deps: Deps, merchantId: string): Promise<ClockView> {
-  sandboxOnly(deps);
-  const offset = isUuid(merchantId) ? await readClockOffset(deps.db, merchantId) : undefined;
+export async function readMerchantClock(ctx: LifecycleContext, merchantId: string): Promise<ClockView> {
+  sandboxOnly(ctx);
+  const offset = isUuid(merchantId) ? await readClockOffset(ctx.db, merchantId) : undefined;
   if (offset === undefined) throw notFound("Merchant");
-  return { now: businessNow(deps.clock, offset).toISOString() };
+  return { now: businessNow(ctx.clock, offset).toISOString() };
 }
 
 /** Does everything of one merchant that is due at its current business time. */
-export async function runDueWorkForMerchant(deps: Deps, merchantId: string): Promise<void> {
-  while ((await expireDuePayments(deps, merchantId)) > 0) {}
-  while ((await expireDueVerifications(deps, merchantId)) > 0) {}
-  while ((await settleDuePayments(deps, merchantId)).length > 0) {}
+async function runDueWorkForMerchant(ctx: LifecycleContext, merchantId: string): Promise<void> {
+  while ((await expireDuePayments(ctx, merchantId)) > 0) {}
+  while ((await expireDueVerifications(ctx, merchantId)) > 0) {}
+  while ((await settleDuePayments(ctx, merchantId)).length > 0) {}
 }
 
 export async function advanceMerchantClock(
-  deps: Deps,
+  ctx: LifecycleContext,
   merchantId: string,
   seconds: number,
 ): Promise<ClockView> {
-  sandboxOnly(deps);
+  sandboxOnly(ctx);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > CLOCK_ADVANCE_SECONDS_MAX) {
     throw fieldError(
       "VALIDATION_ERROR",
@@ -60,19 +61,19 @@ export async function advanceMerchantClock(
   }
   if (!isUuid(merchantId)) throw notFound("Merchant");
   const offset = await advanceClockOffset(
-    deps.db,
+    ctx.db,
     merchantId,
     BigInt(seconds) * 1000n,
     BigInt(CLOCK_OFFSET_MAX_MS),
   );
   if (offset === undefined) {
-    if ((await readClockOffset(deps.db, merchantId)) === undefined) throw notFound("Merchant");
+    if ((await readClockOffset(ctx.db, merchantId)) === undefined) throw notFound("Merchant");
     throw fieldError(
       "VALIDATION_ERROR",
       "seconds",
       `The test clock may run at most ${CLOCK_OFFSET_MAX_MS / 86_400_000} days ahead of the service clock`,
     );
   }
-  await runDueWorkForMerchant(deps, merchantId);
-  return { now: businessNow(deps.clock, offset).toISOString() };
+  await runDueWorkForMerchant(ctx, merchantId);
+  return { now: businessNow(ctx.clock, offset).toISOString() };
 }

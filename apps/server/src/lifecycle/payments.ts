@@ -1,18 +1,19 @@
 /**
  * Payments after create: the expiry job and sandbox simulation. The transitions themselves are
- * in payment-transitions.ts; provider reports reach them through callbacks.ts.
+ * in payments/transitions.ts; provider reports reach them through callbacks.ts.
  */
-import type { Deps } from "../deps.ts";
+import { withTransaction } from "../db/handles.ts";
+import { atOffset } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { JOB_BATCH_SIZE } from "../lib/limits.ts";
 import type { PaymentRecord } from "../payments/schemas.ts";
 import { findPayment } from "../payments/store.ts";
+import { moveLockedPayment } from "../payments/transitions.ts";
 import { paymentView } from "../payments/view.ts";
-import { sandboxProvider } from "../providers/registry.ts";
 import { receiveProviderCallback } from "./callbacks.ts";
-import { expirePayment } from "./payment-transitions.ts";
-import { atOffset, claimDuePayments } from "./store.ts";
+import { type LifecycleContext, simulatorOf } from "./context.ts";
+import { claimDuePayments } from "./store.ts";
 
 export type SimulatedPaymentOutcome = "succeeded" | "failed";
 
@@ -31,19 +32,19 @@ const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not fo
  * The hosted payment page's sandbox button calls this too.
  */
 export async function simulatePayment(
-  deps: Deps,
+  ctx: LifecycleContext,
   merchantId: string,
   paymentId: string,
   outcome: SimulatedPaymentOutcome,
 ): Promise<PaymentRecord> {
   if (!isUuid(paymentId)) throw paymentNotFound();
   const id = paymentId.toLowerCase();
-  if (!(await findPayment(deps.db, merchantId, id))) throw paymentNotFound();
-  const bank = sandboxProvider(deps);
+  if (!(await findPayment(ctx.db, merchantId, id))) throw paymentNotFound();
+  const bank = simulatorOf(ctx);
   const callback = await bank.signCallback(outcome === "succeeded" ? "payment.succeeded" : "payment.failed", {
     paymentId: id,
   });
-  const result = await receiveProviderCallback(deps, bank, callback);
+  const result = await receiveProviderCallback(ctx, bank, callback);
   if (result.result === "refused") {
     throw new AppError("STATE_CONFLICT", result.message ?? "The payment cannot make this transition", {
       status: result.payment?.status ?? null,
@@ -51,7 +52,7 @@ export async function simulatePayment(
     });
   }
   if (!result.payment) throw new Error("an applied payment report without its payment");
-  return paymentView(result.payment, deps.config);
+  return paymentView(result.payment, ctx.config);
 }
 
 /**
@@ -59,11 +60,13 @@ export async function simulatePayment(
  * their merchant's business time become expired, each with its payment.expired event, in one
  * transaction. With `merchantId`, only that merchant's (a sandbox clock advance acting now).
  */
-export async function expireDuePayments(deps: Deps, merchantId?: string): Promise<number> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+export async function expireDuePayments(ctx: LifecycleContext, merchantId?: string): Promise<number> {
+  return withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const claimed = await claimDuePayments(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
-    for (const { row, offsetMs } of claimed) await expirePayment(trx, deps, row, atOffset(now, offsetMs));
+    for (const { row, offsetMs } of claimed) {
+      await moveLockedPayment(trx, ctx, "expire", row, atOffset(now, offsetMs));
+    }
     return claimed.length;
   });
 }

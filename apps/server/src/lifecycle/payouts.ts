@@ -21,9 +21,10 @@
  * it has never seen the key is the payout sent again, with the same key: the provider keeps one
  * payout per key, so that is the same payout, never a second one.
  */
+import { type Trx, withTransaction } from "../db/handles.ts";
+import type { WithOffset } from "../db/rows.ts";
 import type { WithdrawRow } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import { businessNow } from "../lib/clock.ts";
+import { atOffset, businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import {
@@ -35,38 +36,42 @@ import {
   PROVIDER_ERROR_LENGTH_MAX,
 } from "../lib/limits.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
-import { providerFor, sandboxProvider } from "../providers/registry.ts";
+import type { PayoutReportResult } from "../withdraws/reports.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
+import { ENDED_UNPAID_STATUSES } from "../withdraws/statuses.ts";
 import { findWithdraw, findWithdrawById } from "../withdraws/store.ts";
+import { moveLockedWithdraw } from "../withdraws/transitions.ts";
 import { withdrawView } from "../withdraws/view.ts";
 import { recordAnomaly } from "./anomalies.ts";
-import { receiveProviderCallback } from "./callbacks.ts";
+import { bookPayoutReport, receiveProviderCallback } from "./callbacks.ts";
+import { type LifecycleContext, simulatorOf } from "./context.ts";
 import {
-  applyPayoutReport,
-  emitWithdrawEvent,
-  expireVerification,
-  type PayoutReportResult,
-} from "./payout-transitions.ts";
-import {
-  atOffset,
   claimDuePayouts,
   claimDueVerifications,
   claimPendingWithdraws,
   insertPayout,
   lockPayout,
-  type Trx,
   updatePayout,
-  updateWithdraw,
-  type WithOffset,
 } from "./store.ts";
 
 /** How long after its `checks`-th check an open payout is asked about again: doubling, capped. */
-export function checkDelayMs(checks: number): number {
+function checkDelayMs(checks: number): number {
   const doublings = Math.min(Math.max(checks - 1, 0), 30);
   return Math.min(PAYOUT_CHECK_DELAY_MIN_MS * 2 ** doublings, PAYOUT_CHECK_DELAY_MAX_MS);
 }
 
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
+
+/** When an accepted payout is asked about next: when the provider asked, else the backoff. */
+function recheckAt(at: Date, answer: { recheckAfterMs?: number }, backoff: Date): Date {
+  return answer.recheckAfterMs === undefined ? backoff : later(at, answer.recheckAfterMs);
+}
+
+/** The provider's reason for a failed payout, kept on the attempt record for the operator. */
+function failureReason(answer: { status: string; reason?: string }): { lastError?: string } {
+  if (answer.status !== "failed" || answer.reason === undefined) return {};
+  return { lastError: answer.reason.slice(0, PROVIDER_ERROR_LENGTH_MAX) };
+}
 
 function describe(error: unknown): string {
   const text = error instanceof Error ? error.message || error.name : String(error);
@@ -104,7 +109,7 @@ async function startPayouts(
   const started: WithdrawRow[] = [];
   for (const { row, offsetMs } of claimed) {
     const at = atOffset(now, offsetMs);
-    const processing = await updateWithdraw(trx, row.id, { status: "processing", updated_at: at });
+    const processing = await moveLockedWithdraw(trx, "dispatch", row, at);
     await insertPayout(trx, {
       withdrawId: row.id,
       merchantId: row.merchant_id,
@@ -112,7 +117,6 @@ async function startPayouts(
       nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
       at,
     });
-    await emitWithdrawEvent(trx, processing, "withdraw.processing", at);
     started.push(processing);
   }
   return started;
@@ -121,14 +125,14 @@ async function startPayouts(
 /** A refused booking of a provider's answer: kept for the operator, and the attempt closed. */
 async function refusedAnswer(
   trx: Trx,
-  deps: Deps,
+  ctx: LifecycleContext,
   provider: Provider,
   withdrawId: string,
   outcome: "paid" | "failed",
   result: Extract<PayoutReportResult, { kind: "refused" }>,
   at: Date,
 ): Promise<void> {
-  await recordAnomaly(trx, deps, {
+  await recordAnomaly(trx, ctx, {
     provider: provider.name,
     subjectType: "withdraw",
     subjectId: withdrawId,
@@ -142,14 +146,14 @@ async function refusedAnswer(
 /** Step 3: books the provider's answer to a send, unless a callback or the reconciler came first. */
 async function recordSendResult(
   trx: Trx,
-  deps: Deps,
+  ctx: LifecycleContext,
   provider: Provider,
   withdrawId: string,
   result: SendPayoutResult,
 ): Promise<void> {
   const locked = await lockPayout(trx, withdrawId);
   if (locked?.row.state !== "sending") return;
-  const at = businessNow(deps.clock, locked.offsetMs);
+  const at = businessNow(ctx.clock, locked.offsetMs);
   const nextCheckAt = later(at, checkDelayMs(locked.row.checks));
   if (result.status === "indeterminate") {
     await updatePayout(trx, withdrawId, { state: "unknown", lastError: result.error, nextCheckAt, at });
@@ -159,21 +163,25 @@ async function recordSendResult(
     await updatePayout(trx, withdrawId, {
       state: "accepted",
       providerReference: result.providerReference,
-      lastError: null,
-      nextCheckAt,
+      lastError: result.note ?? null,
+      nextCheckAt: recheckAt(at, result, nextCheckAt),
       at,
     });
     return;
   }
-  await updatePayout(trx, withdrawId, { providerReference: result.providerReference, at });
-  const booked = await applyPayoutReport(trx, deps, withdrawId, result.status);
+  await updatePayout(trx, withdrawId, {
+    providerReference: result.providerReference,
+    ...failureReason(result),
+    at,
+  });
+  const booked = await bookPayoutReport(trx, ctx, withdrawId, result.status);
   if (booked.kind === "refused")
-    await refusedAnswer(trx, deps, provider, withdrawId, result.status, booked, at);
+    await refusedAnswer(trx, ctx, provider, withdrawId, result.status, booked, at);
 }
 
 /** Step 2 and 3 for one started payout. `responseLost` simulates a send whose answer never came. */
 async function sendAndRecord(
-  deps: Deps,
+  ctx: LifecycleContext,
   provider: Provider,
   row: WithdrawRow,
   options: { responseLost?: boolean } = {},
@@ -187,24 +195,28 @@ async function sendAndRecord(
   } catch (error) {
     result = { status: "indeterminate", error: describe(error) };
   }
-  await deps.db.transaction().execute((trx) => recordSendResult(trx, deps, provider, row.id, result));
+  await withTransaction(ctx.db, (trx) => recordSendResult(trx, ctx, provider, row.id, result));
 }
 
 /**
  * One batch of the payout dispatcher: claims pending withdraws and hands them to the provider.
  * Runs only where pending withdraws are picked up automatically (live, or a sandbox with
- * SANDBOX_PAYOUT_PICKUP=automatic); in the default sandbox they wait for a simulate route.
+ * SANDBOX_PAYOUT_PICKUP=automatic) and the provider pays them; in the default sandbox they wait
+ * for a simulate route, and with SATANG_PAYOUTS=manual for the operator's payout desk.
  */
-export async function dispatchPendingWithdraws(deps: Deps): Promise<number> {
-  if (deps.config.payoutPickup !== "automatic") return 0;
-  const provider = providerFor(deps);
+export async function dispatchPendingWithdraws(ctx: LifecycleContext): Promise<number> {
+  if (ctx.config.payoutPickup !== "automatic") return 0;
+  // SATANG_PAYOUTS=manual: the operator's payout desk takes pending withdraws into batches
+  // (payout-desk/); the worker leaves them alone, so no withdraw is paid twice.
+  if (ctx.config.payouts === "manual") return 0;
+  const provider = ctx.provider;
   if (!provider) return 0;
-  const started = await deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+  const started = await withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const claimed = await claimPendingWithdraws(trx, { limit: JOB_BATCH_SIZE });
     return startPayouts(trx, provider, claimed, now);
   });
-  await Promise.all(started.map((row) => sendAndRecord(deps, provider, row)));
+  await Promise.all(started.map((row) => sendAndRecord(ctx, provider, row)));
   return started.length;
 }
 
@@ -213,35 +225,40 @@ export async function dispatchPendingWithdraws(deps: Deps): Promise<number> {
  * first, this waits for that worker's transaction and then finds nothing pending to start.
  */
 async function dispatchWithdraw(
-  deps: Deps,
+  ctx: LifecycleContext,
   withdrawId: string,
   options: { responseLost?: boolean } = {},
 ): Promise<void> {
-  const provider = providerFor(deps);
+  const provider = ctx.provider;
   if (!provider) throw new Error("no payout provider is configured");
-  const started = await deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+  const started = await withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const claimed = await claimPendingWithdraws(trx, { limit: 1, withdrawId });
     return startPayouts(trx, provider, claimed, now);
   });
-  for (const row of started) await sendAndRecord(deps, provider, row, options);
+  for (const row of started) await sendAndRecord(ctx, provider, row, options);
 }
 
 type Lookup = PayoutLookup | { status: "error"; error: string };
 
 /** Asks the provider about one claimed payout and books the answer; resends only an unknown key. */
-async function reconcileOne(deps: Deps, provider: Provider, withdrawId: string, key: string): Promise<void> {
+async function reconcileOne(
+  ctx: LifecycleContext,
+  provider: Provider,
+  withdrawId: string,
+  key: string,
+): Promise<void> {
   let lookup: Lookup;
   try {
     lookup = await withTimeout(provider.getPayout(key), PROVIDER_CALL_TIMEOUT_MS);
   } catch (error) {
     lookup = { status: "error", error: describe(error) };
   }
-  const resend = await deps.db.transaction().execute(async (trx): Promise<WithdrawRow | undefined> => {
+  const resend = await withTransaction(ctx.db, async (trx): Promise<WithdrawRow | undefined> => {
     const locked = await lockPayout(trx, withdrawId);
     if (!locked || locked.row.state === "completed") return undefined;
     const payout = locked.row;
-    const at = businessNow(deps.clock, locked.offsetMs);
+    const at = businessNow(ctx.clock, locked.offsetMs);
     const nextCheckAt = later(at, checkDelayMs(payout.checks));
     switch (lookup.status) {
       case "not_found":
@@ -258,8 +275,8 @@ async function reconcileOne(deps: Deps, provider: Provider, withdrawId: string, 
         await updatePayout(trx, withdrawId, {
           state: "accepted",
           providerReference: lookup.providerReference,
-          lastError: null,
-          nextCheckAt,
+          lastError: lookup.note ?? null,
+          nextCheckAt: recheckAt(at, lookup, nextCheckAt),
           at,
         });
         return undefined;
@@ -272,16 +289,20 @@ async function reconcileOne(deps: Deps, provider: Provider, withdrawId: string, 
         });
         return undefined;
       default: {
-        await updatePayout(trx, withdrawId, { providerReference: lookup.providerReference, at });
-        const booked = await applyPayoutReport(trx, deps, withdrawId, lookup.status);
+        await updatePayout(trx, withdrawId, {
+          providerReference: lookup.providerReference,
+          ...failureReason(lookup),
+          at,
+        });
+        const booked = await bookPayoutReport(trx, ctx, withdrawId, lookup.status);
         if (booked.kind === "refused") {
-          await refusedAnswer(trx, deps, provider, withdrawId, lookup.status, booked, at);
+          await refusedAnswer(trx, ctx, provider, withdrawId, lookup.status, booked, at);
         }
         return undefined;
       }
     }
   });
-  if (resend) await sendAndRecord(deps, provider, resend);
+  if (resend) await sendAndRecord(ctx, provider, resend);
 }
 
 /**
@@ -289,11 +310,11 @@ async function reconcileOne(deps: Deps, provider: Provider, withdrawId: string, 
  * same transaction, so after the claim commits no other worker takes it while this one is
  * asking the provider.
  */
-export async function reconcilePayouts(deps: Deps): Promise<number> {
-  const provider = providerFor(deps);
+export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
+  const provider = ctx.provider;
   if (!provider) return 0;
-  const claimed = await deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+  const claimed = await withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const due = await claimDuePayouts(trx, { now, limit: JOB_BATCH_SIZE });
     for (const { row, offsetMs } of due) {
       const at = atOffset(now, offsetMs);
@@ -305,7 +326,7 @@ export async function reconcilePayouts(deps: Deps): Promise<number> {
     }
     return due.map(({ row }) => row);
   });
-  await Promise.all(claimed.map((row) => reconcileOne(deps, provider, row.withdraw_id, row.idempotency_key)));
+  await Promise.all(claimed.map((row) => reconcileOne(ctx, provider, row.withdraw_id, row.idempotency_key)));
   return claimed.length;
 }
 
@@ -313,13 +334,15 @@ export async function reconcilePayouts(deps: Deps): Promise<number> {
  * One batch of verification expiry: withdraws that waited 24 h for the operator's approval
  * become expired and their holds return to the wallet. With `merchantId`, only that merchant's.
  */
-export async function expireDueVerifications(deps: Deps, merchantId?: string): Promise<number> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+export async function expireDueVerifications(ctx: LifecycleContext, merchantId?: string): Promise<number> {
+  return withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const claimed = await claimDueVerifications(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
     // Merchant order, so two workers take the merchants' ledger locks in the same order.
     claimed.sort((a, b) => a.row.merchant_id.localeCompare(b.row.merchant_id));
-    for (const { row, offsetMs } of claimed) await expireVerification(trx, row, atOffset(now, offsetMs));
+    for (const { row, offsetMs } of claimed) {
+      await moveLockedWithdraw(trx, "expireVerification", row, atOffset(now, offsetMs));
+    }
     return claimed.length;
   });
 }
@@ -336,11 +359,11 @@ function conflict(row: WithdrawRow, message: string): AppError {
 }
 
 /** Marks an open payout's last answer as lost: the reconciler will ask the provider about it. */
-async function markIndeterminate(deps: Deps, withdrawId: string): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+async function markIndeterminate(ctx: LifecycleContext, withdrawId: string): Promise<void> {
+  await withTransaction(ctx.db, async (trx) => {
     const locked = await lockPayout(trx, withdrawId);
     if (!locked || locked.row.state === "completed") return;
-    const at = businessNow(deps.clock, locked.offsetMs);
+    const at = businessNow(ctx.clock, locked.offsetMs);
     await updatePayout(trx, withdrawId, {
       state: "unknown",
       lastError: "the provider's answer was indeterminate (sandbox simulation)",
@@ -350,8 +373,8 @@ async function markIndeterminate(deps: Deps, withdrawId: string): Promise<void> 
   });
 }
 
-async function current(deps: Deps, merchantId: string, id: string): Promise<WithdrawRow> {
-  const row = await findWithdraw(deps.db, merchantId, id);
+async function current(ctx: LifecycleContext, merchantId: string, id: string): Promise<WithdrawRow> {
+  const row = await findWithdraw(ctx.db, merchantId, id);
   if (!row) throw withdrawNotFound();
   return row;
 }
@@ -369,23 +392,23 @@ async function current(deps: Deps, merchantId: string, id: string): Promise<With
  * Any other transition answers 409 STATE_CONFLICT; another merchant's withdraw 404.
  */
 export async function simulateWithdraw(
-  deps: Deps,
+  ctx: LifecycleContext,
   merchantId: string,
   withdrawId: string,
   outcome: SimulatedWithdrawOutcome,
 ): Promise<WithdrawRecord> {
   if (!isUuid(withdrawId)) throw withdrawNotFound();
   const id = withdrawId.toLowerCase();
-  const bank = sandboxProvider(deps);
-  let row = await current(deps, merchantId, id);
+  const bank = simulatorOf(ctx);
+  let row = await current(ctx, merchantId, id);
   if (row.status === "awaiting_verification") {
     throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
   }
   if (outcome === "processing" || outcome === "indeterminate") {
     if (row.status === "pending") {
-      await dispatchWithdraw(deps, id, { responseLost: outcome === "indeterminate" });
+      await dispatchWithdraw(ctx, id, { responseLost: outcome === "indeterminate" });
     } else if (row.status === "processing" && outcome === "indeterminate") {
-      await markIndeterminate(deps, id);
+      await markIndeterminate(ctx, id);
     } else {
       throw conflict(
         row,
@@ -394,21 +417,20 @@ export async function simulateWithdraw(
           : `Withdraw is ${row.status}: only a pending or processing withdraw can have an indeterminate result`,
       );
     }
-    return withdrawView(await current(deps, merchantId, id));
+    return withdrawView(await current(ctx, merchantId, id));
   }
   // Reports that would change nothing and mean nothing for the money are refused before the
   // bank is involved; the ones that may mean money moved go through the bank and the callback
   // path, which records them for the operator.
-  const repeats =
-    outcome === "paid" ? row.status === "paid" : ["failed", "expired", "canceled"].includes(row.status);
+  const repeats = outcome === "paid" ? row.status === "paid" : ENDED_UNPAID_STATUSES.includes(row.status);
   if (repeats) throw conflict(row, `Withdraw is already ${row.status}`);
   if (row.status === "pending") {
-    await dispatchWithdraw(deps, id);
-    row = await current(deps, merchantId, id);
+    await dispatchWithdraw(ctx, id);
+    row = await current(ctx, merchantId, id);
   }
   await bank.decidePayout(id, outcome, row.amount_satang);
   const result = await receiveProviderCallback(
-    deps,
+    ctx,
     bank,
     await bank.signCallback(`payout.${outcome}`, { payoutKey: id }),
   );

@@ -8,13 +8,16 @@
  * workers settling at once take the merchants' ledger locks in the same order and never wait
  * on each other in a cycle.
  */
-import type { Deps } from "../deps.ts";
+
+import { withTransaction } from "../db/handles.ts";
 import { settle } from "../ledger/postings.ts";
+import { atOffset } from "../lib/clock.ts";
 import { JOB_BATCH_SIZE } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
-import { atOffset, claimDueSettlements, markSettled } from "./store.ts";
+import type { LifecycleContext } from "./context.ts";
+import { claimDueSettlements, markSettled } from "./store.ts";
 
-export interface SettledPayment {
+interface SettledPayment {
   paymentId: string;
   merchantId: string;
   amountSatang: bigint;
@@ -22,9 +25,12 @@ export interface SettledPayment {
 }
 
 /** One batch: claims due payments and settles them. With `merchantId`, only that merchant's. */
-export async function settleDuePayments(deps: Deps, merchantId?: string): Promise<SettledPayment[]> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
+export async function settleDuePayments(
+  ctx: LifecycleContext,
+  merchantId?: string,
+): Promise<SettledPayment[]> {
+  return withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
     const claimed = await claimDueSettlements(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
     claimed.sort((a, b) =>
       a.row.merchant_id === b.row.merchant_id
@@ -65,10 +71,13 @@ export interface SettlementRun {
  * batch after batch until nothing due is left, and says what it settled. A payment a worker is
  * settling at the same moment is waited for and then left out, since it is settled already.
  */
-export async function runSettlementsForMerchant(deps: Deps, merchantId: string): Promise<SettlementRun> {
+export async function runSettlementsForMerchant(
+  ctx: LifecycleContext,
+  merchantId: string,
+): Promise<SettlementRun> {
   const all: SettledPayment[] = [];
   for (;;) {
-    const batch = await settleDuePayments(deps, merchantId);
+    const batch = await settleDuePayments(ctx, merchantId);
     if (batch.length === 0) break;
     all.push(...batch);
   }

@@ -1,6 +1,8 @@
 /**
- * SQL of the lifecycles: locking one payment or withdraw for a transition, claiming due work
- * for the jobs, the payout attempt records, processed provider callbacks and anomalies.
+ * SQL of the lifecycles: claiming due work for the jobs, settlement, the payout attempt records,
+ * processed provider callbacks, anomalies and the merchants' sandbox clocks. (Locking one
+ * payment or withdraw for a transition is the resource's own: payments/store.ts,
+ * withdraws/store.ts.)
  *
  * Due work is compared against each merchant's business time in SQL: `$now` (the service clock,
  * passed in, never `now()`) plus that merchant's sandbox clock offset, so one query serves
@@ -12,9 +14,11 @@
  * and drops it if another transaction already moved it, so the route neither skips work that
  * is about to be done nor does it twice.
  */
-import { sql, type Transaction } from "kysely";
+import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
+import { selectPage } from "../db/pages.ts";
+import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type {
-  Database,
   PaymentRow,
   PayoutRow,
   PayoutState,
@@ -22,28 +26,7 @@ import type {
   ProviderCallbacksTable,
   WithdrawRow,
 } from "../db/types.ts";
-import type { Db } from "../merchants/store.ts";
-
-/** The lifecycle's transitions run inside a transaction: they lock rows and post to the ledger. */
-export type Trx = Transaction<Database>;
-
-/** The business time of a merchant whose clock runs `offsetMs` ahead of `now`. */
-export function atOffset(now: Date, offsetMs: bigint): Date {
-  return new Date(now.getTime() + Number(offsetMs));
-}
-
-/** A row and the clock offset of its merchant, read in the same statement. */
-export interface WithOffset<T> {
-  row: T;
-  offsetMs: bigint;
-}
-
-/** Statuses in which a payment waits for the customer, and so can expire. */
-export const AWAITING_CUSTOMER_STATUSES = [
-  "requires_payment_method",
-  "requires_confirmation",
-  "requires_action",
-] as const;
+import { AWAITING_CUSTOMER_STATUSES } from "../payments/statuses.ts";
 
 const businessNowSql = (now: Date) =>
   sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
@@ -55,36 +38,7 @@ interface ClaimOptions {
   merchantId?: string | undefined;
 }
 
-function split<T extends { clock_offset_ms: bigint }>(rows: T[]): WithOffset<Omit<T, "clock_offset_ms">>[] {
-  return rows.map(({ clock_offset_ms, ...row }) => ({ row, offsetMs: clock_offset_ms }));
-}
-
 // Payments.
-
-export async function lockPayment(db: Db, paymentId: string): Promise<WithOffset<PaymentRow> | undefined> {
-  const rows = await db
-    .selectFrom("payments")
-    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
-    .selectAll("payments")
-    .select("merchants.clock_offset_ms")
-    .where("payments.id", "=", paymentId)
-    .forUpdate("payments")
-    .execute();
-  return split(rows)[0];
-}
-
-export async function updatePayment(
-  db: Db,
-  id: string,
-  changes: Partial<Pick<PaymentRow, "status" | "confirmed_at" | "captured_at" | "updated_at">>,
-): Promise<PaymentRow> {
-  return db
-    .updateTable("payments")
-    .set(changes)
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
 
 /** Payments waiting for the customer whose `expiresAt` has come (expires_at <= business now). */
 export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
@@ -97,7 +51,7 @@ export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<W
     .where(sql<boolean>`payments.expires_at <= ${businessNowSql(options.now)}`);
   if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
   const locked = query.orderBy("payments.expires_at").limit(options.limit).forUpdate("payments");
-  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
 }
 
 /**
@@ -117,7 +71,7 @@ export async function claimDueSettlements(db: Db, options: ClaimOptions): Promis
     );
   if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
   const locked = query.orderBy("payments.captured_at").limit(options.limit).forUpdate("payments");
-  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
 }
 
 export async function markSettled(db: Db, id: string, at: Date): Promise<void> {
@@ -125,31 +79,6 @@ export async function markSettled(db: Db, id: string, at: Date): Promise<void> {
 }
 
 // Withdraws.
-
-export async function lockWithdraw(db: Db, withdrawId: string): Promise<WithOffset<WithdrawRow> | undefined> {
-  const rows = await db
-    .selectFrom("withdraws")
-    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
-    .selectAll("withdraws")
-    .select("merchants.clock_offset_ms")
-    .where("withdraws.id", "=", withdrawId)
-    .forUpdate("withdraws")
-    .execute();
-  return split(rows)[0];
-}
-
-export async function updateWithdraw(
-  db: Db,
-  id: string,
-  changes: Partial<Pick<WithdrawRow, "status" | "paid_at" | "failed_at" | "updated_at">>,
-): Promise<WithdrawRow> {
-  return db
-    .updateTable("withdraws")
-    .set(changes)
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
 
 /** Pending withdraws, oldest first, for the payout dispatcher; or the one named, waiting for it. */
 export async function claimPendingWithdraws(
@@ -164,7 +93,7 @@ export async function claimPendingWithdraws(
     .where("withdraws.status", "=", "pending");
   if (options.withdrawId !== undefined) query = query.where("withdraws.id", "=", options.withdrawId);
   const locked = query.orderBy("withdraws.created_at").limit(options.limit).forUpdate("withdraws");
-  return split(await (options.withdrawId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (options.withdrawId === undefined ? locked.skipLocked() : locked).execute());
 }
 
 /** Withdraws awaiting verification whose 24 hours have run out in business time. */
@@ -184,7 +113,7 @@ export async function claimDueVerifications(
     .orderBy("withdraws.verification_expires_at")
     .limit(options.limit)
     .forUpdate("withdraws");
-  return split(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
 }
 
 // Payout attempt records.
@@ -226,7 +155,7 @@ export async function lockPayout(db: Db, withdrawId: string): Promise<WithOffset
     .where("payouts.withdraw_id", "=", withdrawId)
     .forUpdate("payouts")
     .execute();
-  return split(rows)[0];
+  return withOffsets(rows)[0];
 }
 
 export async function findPayout(db: Db, withdrawId: string): Promise<PayoutRow | undefined> {
@@ -278,12 +207,12 @@ export async function claimDuePayouts(
     .forUpdate("payouts")
     .skipLocked()
     .execute();
-  return split(rows);
+  return withOffsets(rows);
 }
 
 // Provider callbacks and anomalies.
 
-export type CallbackRecord = Omit<ProviderCallbacksTable, "received_at"> & { received_at: Date };
+type CallbackRecord = Omit<ProviderCallbacksTable, "received_at"> & { received_at: Date };
 
 /** Records a callback as seen; false when this provider already sent this callback id. */
 export async function insertCallbackIfAbsent(db: Db, row: CallbackRecord): Promise<boolean> {
@@ -334,17 +263,7 @@ export async function listAnomalyRows(
 ): Promise<{ rows: ProviderAnomalyRow[]; total: number }> {
   let query = db.selectFrom("provider_anomalies");
   if (filter.merchantId !== undefined) query = query.where("merchant_id", "=", filter.merchantId);
-  const counted = await query.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  if (filter.offset >= total) return { rows: [], total };
-  const rows = await query
-    .selectAll()
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
-  return { rows, total };
+  return selectPage(query, filter, { column: "created_at", direction: "desc" });
 }
 
 // The merchant's sandbox clock.

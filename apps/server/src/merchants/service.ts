@@ -1,10 +1,12 @@
 /**
  * Merchants: the businesses using the service, with their wallet settings and limits.
  */
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { isBankCode } from "../lib/bank-codes.ts";
+import type { Clock } from "../lib/clock.ts";
 import { fieldError, notFound } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import {
@@ -13,9 +15,20 @@ import {
   SETTLEMENT_DELAY_HOURS_MAX,
 } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
-import { type Db, findMerchant, insertMerchant, updateMerchantRow } from "./store.ts";
+import { findMerchant, insertMerchant, updateMerchantRow } from "./store.ts";
 
-export interface CollectionAccount {
+/**
+ * What the merchant services use: the database or a transaction (bootstrap creates the demo
+ * merchant inside its own), the clock, and the environment, whose default settlement delay
+ * differs.
+ */
+export interface MerchantContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, "env">;
+}
+
+interface CollectionAccount {
   bankCode: string;
   accountNumber: string;
   accountName: string;
@@ -39,7 +52,7 @@ export interface MerchantInput {
  * (13 digits) or an e-wallet id (15 digits). `-` and spaces are accepted and removed, as for
  * bank account numbers. Returns the digits, or null when the input is none of these.
  */
-export function normalizePromptpayId(input: unknown): string | null {
+function normalizePromptpayId(input: unknown): string | null {
   if (typeof input !== "string") return null;
   const digits = input.replace(/[-\s]/g, "");
   if (!/^[0-9]+$/.test(digits)) return null;
@@ -68,7 +81,7 @@ function checkPositive(value: bigint | null | undefined, field: string): void {
  * a malformed collection account would only fail later, at a customer's payment.
  * Returns the input with names trimmed and account numbers and PromptPay ids reduced to digits.
  */
-export function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: T): T {
+function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: T): T {
   const out: T = { ...input };
   if (input.name !== undefined) out.name = checkName(input.name, "name", MERCHANT_NAME_LENGTH_MAX);
   checkPositive(input.dailyWithdrawLimitSatang, "dailyWithdrawLimit");
@@ -127,16 +140,16 @@ export function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: 
   return out;
 }
 
-export async function createMerchant(deps: Deps, raw: MerchantInput, db: Db = deps.db): Promise<Merchant> {
+export async function createMerchant(ctx: MerchantContext, raw: MerchantInput): Promise<Merchant> {
   const input = normalizeMerchantInput(raw);
-  const now = deps.clock.now();
-  return insertMerchant(db, {
+  const now = ctx.clock.now();
+  return insertMerchant(ctx.db, {
     id: newId(),
     name: input.name,
     status: input.status ?? "active",
     daily_withdraw_limit_satang: input.dailyWithdrawLimitSatang ?? null,
     monthly_withdraw_limit_satang: input.monthlyWithdrawLimitSatang ?? null,
-    settlement_delay_hours: input.settlementDelayHours ?? (deps.config.env === "live" ? 24 : 0),
+    settlement_delay_hours: input.settlementDelayHours ?? (ctx.config.env === "live" ? 24 : 0),
     collection_bank_code: input.collectionAccount?.bankCode ?? null,
     collection_account_number: input.collectionAccount?.accountNumber ?? null,
     collection_account_name: input.collectionAccount?.accountName ?? null,
@@ -149,22 +162,21 @@ export async function createMerchant(deps: Deps, raw: MerchantInput, db: Db = de
   });
 }
 
-export async function getMerchant(deps: Deps, id: string, db: Db = deps.db): Promise<Merchant> {
+export async function getMerchant(ctx: { db: Db }, id: string): Promise<Merchant> {
   // A malformed id cannot name a merchant; PostgreSQL would refuse it as a uuid with an error.
-  const merchant = isUuid(id) ? await findMerchant(db, id) : undefined;
+  const merchant = isUuid(id) ? await findMerchant(ctx.db, id) : undefined;
   if (!merchant) throw notFound("Merchant");
   return merchant;
 }
 
 export async function updateMerchant(
-  deps: Deps,
+  ctx: Pick<MerchantContext, "db" | "clock">,
   id: string,
   raw: Partial<MerchantInput>,
-  db: Db = deps.db,
 ): Promise<Merchant> {
   const input = normalizeMerchantInput(raw);
   if (!isUuid(id)) throw notFound("Merchant");
-  const changes: Parameters<typeof updateMerchantRow>[2] = { updated_at: deps.clock.now() };
+  const changes: Parameters<typeof updateMerchantRow>[2] = { updated_at: ctx.clock.now() };
   if (input.name !== undefined) changes.name = input.name;
   if (input.status !== undefined) changes.status = input.status;
   if (input.dailyWithdrawLimitSatang !== undefined)
@@ -182,7 +194,7 @@ export async function updateMerchant(
   if (input.walletStatus !== undefined) changes.wallet_status = input.walletStatus;
   if (input.withdrawVerificationThresholdSatang !== undefined)
     changes.withdraw_verification_threshold_satang = input.withdrawVerificationThresholdSatang;
-  const merchant = await updateMerchantRow(db, id, changes);
+  const merchant = await updateMerchantRow(ctx.db, id, changes);
   if (!merchant) throw notFound("Merchant");
   return merchant;
 }

@@ -1,7 +1,5 @@
-import type { Kysely, Transaction } from "kysely";
-import type { Database, Merchant, MerchantUpdate, NewMerchant } from "../db/types.ts";
-
-export type Db = Kysely<Database> | Transaction<Database>;
+import type { Db } from "../db/handles.ts";
+import type { Merchant, MerchantUpdate, NewMerchant } from "../db/types.ts";
 
 export async function insertMerchant(db: Db, row: NewMerchant): Promise<Merchant> {
   return db.insertInto("merchants").values(row).returningAll().executeTakeFirstOrThrow();

@@ -20,7 +20,7 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 const LABELS = ["method", "route", "status_code"] as const;
 

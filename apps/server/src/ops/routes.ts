@@ -1,28 +1,42 @@
 /**
- * Operations endpoints (CONTRACT 14), without authentication: GET /healthz (the process is up
- * and answering, no database), GET /readyz (the database answers `select 1`), GET /metrics
- * (Prometheus text). They are left out of the OpenAPI document, which describes the API.
+ * Operations endpoints (CONTRACT 14): GET /healthz (the process is up and answering, no
+ * database) and GET /readyz (the database answers `select 1`) without authentication; GET
+ * /metrics (Prometheus text) only with `Authorization: Bearer <METRICS_TOKEN>`, or the operator
+ * token when METRICS_TOKEN is unset, and not at all on the API port when METRICS_PORT is set
+ * (server.ts serves it there, from `app.renderMetrics`). They are left out of the OpenAPI
+ * document, which describes the API.
  */
-import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import { sql } from "kysely";
-import type { Deps } from "../deps.ts";
+import { adminAuthentication } from "../admin/auth.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
 import { errorBody, ok } from "../http/envelope.ts";
+import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { HttpMetrics } from "./metrics.ts";
 
 /** A database that has not answered by then is as good as down for a load balancer. */
-const READINESS_TIMEOUT_MS = 2_000;
+const READINESS_TIMEOUT_MS = 1_000;
 
 const hidden = { schema: { hide: true } };
 
-async function databaseAnswers(deps: Deps): Promise<boolean> {
+interface OpsContext {
+  db: Db;
+  config: Pick<Config, "adminToken" | "metrics">;
+  /** The store's own probe, which does not wait behind the pool; `select 1` on `db` otherwise. */
+  databaseReachable?: ((timeoutMs: number) => Promise<boolean>) | undefined;
+}
+
+async function databaseAnswers(ctx: OpsContext): Promise<boolean> {
+  if (ctx.databaseReachable) return ctx.databaseReachable(READINESS_TIMEOUT_MS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
     timer.unref();
   });
   const probe = sql`select 1 as ok`
-    .execute(deps.db)
+    .execute(ctx.db)
     .then(() => true)
     .catch(() => false);
   try {
@@ -32,7 +46,27 @@ async function databaseAnswers(deps: Deps): Promise<boolean> {
   }
 }
 
-export function opsRoutes(deps: Deps): FastifyPluginAsync {
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The Prometheus text of this process's metrics, and its content type. */
+    renderMetrics(): Promise<{ contentType: string; text: string }>;
+  }
+}
+
+/** The check in front of /metrics on the API port: METRICS_TOKEN, else the operator's check. */
+function metricsAuthentication(ctx: OpsContext) {
+  const token = ctx.config.metrics.token;
+  if (token === undefined) return adminAuthentication(ctx);
+  const expected = sha256Hex(token);
+  return async (request: FastifyRequest): Promise<void> => {
+    const presented = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(String(request.headers.authorization ?? ""))?.[1];
+    if (!presented || !safeEqual(sha256Hex(presented), expected)) {
+      throw new AppError("INVALID_CREDENTIALS", "Invalid or missing metrics token");
+    }
+  };
+}
+
+export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
     const metrics = new HttpMetrics();
     // Registered on the root (see skip-override below) before the other route plugins, so
@@ -42,14 +76,20 @@ export function opsRoutes(deps: Deps): FastifyPluginAsync {
     app.get("/healthz", hidden, async () => ok({ status: "ok" }));
 
     app.get("/readyz", hidden, async (request, reply) => {
-      if (await databaseAnswers(deps)) return ok({ status: "ready" });
+      if (await databaseAnswers(ctx)) return ok({ status: "ready" });
       request.log.warn("readiness probe: database does not answer");
       return reply
         .code(503)
-        .send(errorBody(new AppError("SERVICE_UNAVAILABLE", "Database is not reachable")));
+        .header("Retry-After", "2")
+        .send(errorBody(new AppError("SERVICE_UNAVAILABLE", "Database is not reachable", { retryAfter: 2 })));
     });
 
-    app.get("/metrics", hidden, async (_request, reply) => {
+    app.decorate("renderMetrics", async () => ({
+      contentType: metrics.contentType,
+      text: await metrics.render(),
+    }));
+    if (ctx.config.metrics.port !== undefined) return;
+    app.get("/metrics", { ...hidden, preHandler: metricsAuthentication(ctx) }, async (_request, reply) => {
       reply.type(metrics.contentType);
       return metrics.render();
     });

@@ -8,7 +8,7 @@ import { anyId } from "promptparse/generate";
 import QRCode from "qrcode";
 import { formatThb } from "../lib/money.ts";
 
-export type PromptPayProxyType = "MSISDN" | "NATID" | "EWALLETID";
+type PromptPayProxyType = "MSISDN" | "NATID" | "EWALLETID";
 
 export interface PromptPayProxy {
   type: PromptPayProxyType;

@@ -130,13 +130,13 @@ const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
   Type.Union([schema, Type.Null()]);
 const timestamp = Type.String({ format: "date-time" });
 
-export const QrCodeSchema = Type.Object({
+const QrCodeSchema = Type.Object({
   type: Type.Literal("promptpay"),
   payload: Type.String({ description: "EMVCo PromptPay payload (dynamic QR, tag 29)" }),
   imageUrl: Type.String({ description: "PNG of the payload" }),
 });
 
-export const NextActionSchema = Type.Union([
+const NextActionSchema = Type.Union([
   Type.Object({
     type: Type.Literal("use_payment_app"),
     paymentAppUrl: Type.Optional(Type.String()),

@@ -1,22 +1,15 @@
 /**
- * SQL of the payments module. Every lookup of the public API is scoped by merchant; the one
- * unscoped read (`findPaymentForHostedPage`) serves the hosted page, whose only key is the
- * payment id the customer was sent.
+ * SQL of the payments module. Every lookup of the public API is scoped by merchant (the hosted
+ * page's lookup by payment id alone is in hosted/store.ts).
  */
 import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
+import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
+import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
-import type { Db } from "../merchants/store.ts";
 import type { PaymentSortField } from "./schemas.ts";
-
-/** Statuses a payment can still be paid (or canceled) from. */
-export const OPEN_PAYMENT_STATUSES: readonly PaymentStatus[] = [
-  "requires_payment_method",
-  "requires_confirmation",
-  "requires_action",
-  "processing",
-  "requires_capture",
-];
+import { OPEN_PAYMENT_STATUSES } from "./statuses.ts";
 
 /**
  * Class id of the payments module's advisory locks. The two-key form of pg_advisory_xact_lock
@@ -116,47 +109,80 @@ export async function findReusablePromptPay(
     .executeTakeFirst();
 }
 
-/**
- * Cancels in one conditional statement, so a payment that another request or a worker moved
- * to a final status in the meantime is left alone. Undefined when nothing was changed.
- */
-export async function cancelOpenPayment(
-  db: Db,
-  merchantId: string,
-  id: string,
-  at: Date,
-): Promise<PaymentRow | undefined> {
-  return db
-    .updateTable("payments")
-    .set({ status: "canceled", canceled_at: at, updated_at: at })
-    .where("merchant_id", "=", merchantId)
-    .where("id", "=", id)
-    .where("status", "in", OPEN_PAYMENT_STATUSES)
-    .returningAll()
-    .executeTakeFirst();
+/** Locks a payment for the rest of the transaction, read with its merchant's clock offset. */
+export async function lockPayment(db: Db, paymentId: string): Promise<WithOffset<PaymentRow> | undefined> {
+  const rows = await db
+    .selectFrom("payments")
+    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
+    .selectAll("payments")
+    .select("merchants.clock_offset_ms")
+    .where("payments.id", "=", paymentId)
+    .forUpdate("payments")
+    .execute();
+  return withOffsets(rows)[0];
 }
 
-export interface PaymentFilters {
+/** The columns a status change stamps besides `status` and `updated_at`. */
+export type PaymentStamps = Partial<Pick<PaymentRow, "canceled_at" | "captured_at" | "confirmed_at">> & {
+  /** Sets confirmed_at to this time unless the payment was confirmed before. */
+  confirmedAtIfUnset?: Date;
+};
+
+/**
+ * Moves a payment from one of `from` to `to` in one conditional statement, so a payment that
+ * another request or a worker moved in the meantime is left alone. Undefined when nothing
+ * changed. `merchantId` scopes a merchant's own request. Only payments/transitions.ts calls it.
+ */
+export async function updatePaymentStatus(
+  db: Db,
+  change: {
+    id: string;
+    merchantId: string | undefined;
+    from: readonly PaymentStatus[];
+    to: PaymentStatus;
+    at: Date;
+    stamps: PaymentStamps;
+  },
+): Promise<PaymentRow | undefined> {
+  const { confirmedAtIfUnset, ...stamps } = change.stamps;
+  let update = db
+    .updateTable("payments")
+    .set({
+      status: change.to,
+      updated_at: change.at,
+      ...stamps,
+      ...(confirmedAtIfUnset === undefined
+        ? {}
+        : { confirmed_at: sql<Date>`coalesce(confirmed_at, ${confirmedAtIfUnset})` }),
+    })
+    .where("id", "=", change.id)
+    .where("status", "in", change.from);
+  if (change.merchantId !== undefined) update = update.where("merchant_id", "=", change.merchantId);
+  return update.returningAll().executeTakeFirst();
+}
+
+interface PaymentFilters {
   status: PaymentStatus | undefined;
   paymentMethod: PaymentMethod | undefined;
 }
 
-const SORT_COLUMNS = {
-  amount: "amount_satang",
-  status: "status",
-  createdAt: "created_at",
-  confirmedAt: "confirmed_at",
-  capturedAt: "captured_at",
-  referenceId: "reference_id",
-} as const satisfies Record<PaymentSortField, string>;
-
-/** Text columns sort by byte order, so both stores give the same order whatever their locale. */
-const BYTE_ORDERED: ReadonlySet<PaymentSortField> = new Set(["status", "referenceId"]);
+/** The sort fields of the payments list: their columns, text ones compared by bytes. */
+const PAYMENT_SORT: SortColumns<PaymentSortField> = {
+  columns: {
+    amount: "amount_satang",
+    status: "status",
+    createdAt: "created_at",
+    confirmedAt: "confirmed_at",
+    capturedAt: "captured_at",
+    referenceId: "reference_id",
+  },
+  byteOrdered: ["status", "referenceId"],
+  emptyLast: true,
+};
 
 /**
- * One page of a merchant's payments and the total matching the filters. The sort column is
- * followed by `id` in the same direction, so rows with equal sort values keep one order across
- * pages; empty timestamps sort last in both directions.
+ * One page of a merchant's payments and the total matching the filters (db/pages.ts: `id`
+ * breaks ties, empty timestamps sort last in both directions).
  */
 export async function listPaymentRows(
   db: Db,
@@ -167,42 +193,5 @@ export async function listPaymentRows(
   let query = db.selectFrom("payments").where("merchant_id", "=", merchantId);
   if (filters.status !== undefined) query = query.where("status", "=", filters.status);
   if (filters.paymentMethod !== undefined) query = query.where("payment_method", "=", filters.paymentMethod);
-  if (params.dateFrom !== undefined) query = query.where("created_at", ">=", params.dateFrom);
-  if (params.dateTo !== undefined) query = query.where("created_at", "<", params.dateTo);
-
-  const counted = await query.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  if (params.offset >= total) return { rows: [], total };
-
-  const column = SORT_COLUMNS[params.sortBy];
-  const byteOrdered = BYTE_ORDERED.has(params.sortBy);
-  const rows = await query
-    .selectAll()
-    .orderBy(column, (ob) => {
-      const directed = params.sortOrder === "asc" ? ob.asc() : ob.desc();
-      return byteOrdered ? directed.nullsLast().collate("C") : directed.nullsLast();
-    })
-    .orderBy("id", params.sortOrder)
-    .limit(params.limit)
-    .offset(params.offset)
-    .execute();
-  return { rows, total };
-}
-
-export interface HostedPayment {
-  payment: PaymentRow;
-  merchantName: string;
-}
-
-export async function findPaymentForHostedPage(db: Db, id: string): Promise<HostedPayment | undefined> {
-  const row = await db
-    .selectFrom("payments")
-    .innerJoin("merchants", "merchants.id", "payments.merchant_id")
-    .selectAll("payments")
-    .select("merchants.name as merchant_name")
-    .where("payments.id", "=", id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const { merchant_name: merchantName, ...payment } = row;
-  return { payment, merchantName };
+  return selectPage(createdWithin(query, params), params, orderingOf(PAYMENT_SORT, params));
 }

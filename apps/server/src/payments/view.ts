@@ -11,36 +11,32 @@
  * `responseMode` trims only the promptpay variants: `payment_link` drops `qrCode`, `qr_code`
  * keeps only `type` and `qrCode`. Bank transfer instructions have no QR and no link to trim.
  */
-import type { PaymentRow, PaymentStatus } from "../db/types.ts";
+import type { PaymentRow } from "../db/types.ts";
 import { findBank } from "../lib/bank-codes.ts";
 import { formatAmount, formatThb } from "../lib/money.ts";
 import type { NextAction, PaymentRecord, ResponseMode } from "./schemas.ts";
-
-export const FINAL_PAYMENT_STATUSES: readonly PaymentStatus[] = [
-  "succeeded",
-  "canceled",
-  "expired",
-  "payment_failed",
-];
-
-export function isFinal(status: PaymentStatus): boolean {
-  return FINAL_PAYMENT_STATUSES.includes(status);
-}
+import { isFinal } from "./statuses.ts";
 
 export interface ViewContext {
   publicBaseUrl: string;
 }
 
-export function paymentAppUrl(ctx: ViewContext, id: string): string {
-  return `${ctx.publicBaseUrl}/pay/${id}`;
+/**
+ * The hosted page's address: `{PUBLIC_BASE_URL}/pay/{id}`, with the client secret in the URL
+ * fragment (`#cs=...`). A browser never sends a fragment to the server, so the secret stays out
+ * of access logs and proxies; the page's script reads it from `location.hash` and sends it in
+ * the `X-Client-Secret` header. The id alone opens the page but cannot watch or move the payment.
+ */
+export function paymentAppUrl(ctx: ViewContext, id: string, clientSecret: string): string {
+  return `${ctx.publicBaseUrl}/pay/${id}#cs=${encodeURIComponent(clientSecret)}`;
 }
 
-export function qrImageUrl(ctx: ViewContext, id: string): string {
+function qrImageUrl(ctx: ViewContext, id: string): string {
   return `${ctx.publicBaseUrl}/pay/${id}/qr.png`;
 }
 
 /** The integration's redirect URL with `paymentId` set in its query (replacing one already there). */
-export function redirectUrlFor(base: string, id: string): string {
+function redirectUrlFor(base: string, id: string): string {
   const url = new URL(base);
   url.searchParams.set("paymentId", id);
   return url.toString();
@@ -57,7 +53,7 @@ function promptPayAction(row: PaymentRow, ctx: ViewContext, mode: ResponseMode):
     return { type: "redirect", redirectUrl, qrCode };
   }
   if (mode === "qr_code") return qrCode ? { type: "use_payment_app", qrCode } : null;
-  const appUrl = paymentAppUrl(ctx, row.id);
+  const appUrl = paymentAppUrl(ctx, row.id, row.client_secret);
   if (mode === "payment_link" || !qrCode) return { type: "use_payment_app", paymentAppUrl: appUrl };
   return { type: "use_payment_app", paymentAppUrl: appUrl, qrCode };
 }
@@ -83,7 +79,7 @@ function bankTransferAction(row: PaymentRow): NextAction | null {
   };
 }
 
-export function nextActionOf(row: PaymentRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
+function nextActionOf(row: PaymentRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
   if (isFinal(row.status)) return null;
   if (row.payment_method === "promptpay") return promptPayAction(row, ctx, mode);
   if (row.payment_method === "bank_transfer") return bankTransferAction(row);

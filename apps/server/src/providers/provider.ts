@@ -14,6 +14,7 @@
  *   byte of it, and turns the provider's own vocabulary into a `ProviderReport`.
  */
 import type { PaymentMethod } from "../db/types.ts";
+import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
 
 export interface PaymentInstructionInput {
   paymentId: string;
@@ -23,6 +24,8 @@ export interface PaymentInstructionInput {
   promptpayId: string | null;
   /** The account the customer transfers to (bank_transfer). */
   collectionAccount: { bankCode: string; accountNumber: string; accountName: string } | null;
+  /** The payment's collection reference, for a provider that collects under one (SCB's ref1). */
+  reference?: string;
 }
 
 /** What the customer is told to do to pay. */
@@ -44,23 +47,29 @@ export interface PayoutInput {
   accountName: string;
 }
 
+/**
+ * A payout the provider holds and has not decided. `recheckAfterMs`: when the provider wants to
+ * be asked again (instead of the lifecycle's own backoff); `note`: why it is undecided.
+ */
+interface PayoutTaken {
+  status: "accepted";
+  providerReference: string;
+  recheckAfterMs?: number;
+  note?: string;
+}
+
+/** A decided payout; a failed one may say why (kept on the payout attempt record). */
+type PayoutDecided =
+  | { status: "paid"; providerReference: string }
+  | { status: "failed"; providerReference: string; reason?: string };
+
 /** The provider's answer to a send: taken (outcome later), already final, or unknown. */
-export type SendPayoutResult =
-  | { status: "accepted"; providerReference: string }
-  | { status: "paid" | "failed"; providerReference: string }
-  | { status: "indeterminate"; error: string };
+export type SendPayoutResult = PayoutTaken | PayoutDecided | { status: "indeterminate"; error: string };
 
 /** What the provider knows about a payout key when asked. */
-export type PayoutLookup =
-  | { status: "not_found" }
-  | { status: "accepted" | "paid" | "failed"; providerReference: string };
+export type PayoutLookup = { status: "not_found" } | PayoutTaken | PayoutDecided;
 
 export type CancelPayoutResult = { status: "canceled" } | { status: "not_cancelable"; reason: string };
-
-export const PAYMENT_REPORT_OUTCOMES = ["processing", "succeeded", "failed"] as const;
-export type PaymentReportOutcome = (typeof PAYMENT_REPORT_OUTCOMES)[number];
-export const PAYOUT_REPORT_OUTCOMES = ["paid", "failed"] as const;
-export type PayoutReportOutcome = (typeof PAYOUT_REPORT_OUTCOMES)[number];
 
 /** A verified provider callback in the service's terms. */
 export type ProviderReport =

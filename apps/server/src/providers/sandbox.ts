@@ -16,30 +16,28 @@
  * server_settings, so every process of a deployment verifies with the same secret.
  */
 import { createHmac } from "node:crypto";
-import type { Kysely } from "kysely";
-import type { Database } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import { safeEqual } from "../lib/crypto.ts";
+import type { Db } from "../db/handles.ts";
+import type { Clock } from "../lib/clock.ts";
+import { type SecretBox, safeEqual } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { PROVIDER_CALLBACK_ID_LENGTH_MAX, PROVIDER_CALLBACK_TOLERANCE_MS } from "../lib/limits.ts";
+import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
 import { promptPayPayload, promptPayProxyOf } from "../payments/qr.ts";
 import type {
   CancelPayoutResult,
   IncomingCallback,
   PaymentInstruction,
   PaymentInstructionInput,
-  PaymentReportOutcome,
   PayoutInput,
   PayoutLookup,
-  PayoutReportOutcome,
   Provider,
   ProviderReport,
   SendPayoutResult,
 } from "./provider.ts";
 
-export const SANDBOX_PROVIDER_NAME = "sandbox";
-export const SANDBOX_SIGNATURE_HEADER = "sandbox-signature";
+const SANDBOX_PROVIDER_NAME = "sandbox";
+const SANDBOX_SIGNATURE_HEADER = "sandbox-signature";
 const SECRET_SETTING = "sandbox_provider_callback_secret";
 const SECRET_RANDOM_BYTES = 32;
 
@@ -51,9 +49,9 @@ const CALLBACK_TYPES = {
   "payout.paid": { subject: "payout", outcome: "paid" },
   "payout.failed": { subject: "payout", outcome: "failed" },
 } as const;
-export type SandboxCallbackType = keyof typeof CALLBACK_TYPES;
+type SandboxCallbackType = keyof typeof CALLBACK_TYPES;
 
-export interface SandboxCallbackBody {
+interface SandboxCallbackBody {
   id: string;
   type: SandboxCallbackType;
   data: { paymentId: string } | { payoutKey: string };
@@ -70,22 +68,8 @@ const malformed = (field: string, message: string) => new AppError("VALIDATION_E
 /**
  * The secret of this deployment, created by whichever process needs it first. The insert is
  * `ON CONFLICT DO NOTHING` followed by a read, so two processes racing end up with one secret.
- * Each process keeps it once read: it never changes.
  */
-const secretCache = new WeakMap<object, Promise<string>>();
-
-function callbackSecret(deps: Pick<Deps, "db" | "secrets" | "clock">): Promise<string> {
-  let cached = secretCache.get(deps.db);
-  if (!cached) {
-    cached = loadOrCreateSecret(deps.db, deps.secrets, deps.clock.now());
-    secretCache.set(deps.db, cached);
-    // A failure (the database was briefly away) must not be remembered for good.
-    cached.catch(() => secretCache.delete(deps.db));
-  }
-  return cached;
-}
-
-async function loadOrCreateSecret(db: Kysely<Database>, secrets: Deps["secrets"], at: Date): Promise<string> {
+async function loadOrCreateSecret(db: Db, secrets: SecretBox, at: Date): Promise<string> {
   await db
     .insertInto("server_settings")
     .values({ key: SECRET_SETTING, value: secrets.seal(randomToken(SECRET_RANDOM_BYTES)), created_at: at })
@@ -154,10 +138,34 @@ function parseBody(rawBody: string): ProviderReport {
   return { callbackId: id, subject: "payout", payoutKey, outcome: meaning.outcome as PayoutReportOutcome };
 }
 
+/** What the simulated bank keeps its book and signs its callbacks with. */
+interface SandboxBankContext {
+  db: Db;
+  /** Business time: the bank's bookings and callback bodies. */
+  clock: Clock;
+  /** Real time: callback signatures, checked against the tolerance like a real provider's. */
+  wallClock: Clock;
+  secrets: SecretBox;
+}
+
 export class SandboxProvider implements Provider {
   readonly name = SANDBOX_PROVIDER_NAME;
+  /** The callback secret once read: it never changes, so each bank object reads it once. */
+  private secret: Promise<string> | undefined;
 
-  constructor(private readonly deps: Pick<Deps, "db" | "clock" | "wallClock" | "secrets">) {}
+  constructor(private readonly deps: SandboxBankContext) {}
+
+  private callbackSecret(): Promise<string> {
+    if (!this.secret) {
+      const loading = loadOrCreateSecret(this.deps.db, this.deps.secrets, this.deps.clock.now());
+      this.secret = loading;
+      // A failure (the database was briefly away) must not be remembered for good.
+      loading.catch(() => {
+        if (this.secret === loading) this.secret = undefined;
+      });
+    }
+    return this.secret;
+  }
 
   /**
    * The instruction is computed, not fetched: the simulated bank takes payments straight to the
@@ -230,7 +238,7 @@ export class SandboxProvider implements Provider {
     const [, timestamp, signature] = match as unknown as [string, string, string];
     const age = Math.abs(this.deps.wallClock.now().getTime() - Number(timestamp));
     if (age > PROVIDER_CALLBACK_TOLERANCE_MS) throw invalidSignature();
-    const expected = sign(await callbackSecret(this.deps), timestamp, callback.rawBody);
+    const expected = sign(await this.callbackSecret(), timestamp, callback.rawBody);
     if (!safeEqual(expected, signature)) throw invalidSignature();
     return parseBody(callback.rawBody);
   }
@@ -250,7 +258,7 @@ export class SandboxProvider implements Provider {
   /** Signs any body text as the bank would, at the wall clock's time (tests send odd bodies). */
   async signBody(rawBody: string): Promise<IncomingCallback> {
     const timestamp = String(this.deps.wallClock.now().getTime());
-    const signature = sign(await callbackSecret(this.deps), timestamp, rawBody);
+    const signature = sign(await this.callbackSecret(), timestamp, rawBody);
     return {
       headers: {
         [SANDBOX_SIGNATURE_HEADER]: `t=${timestamp},v1=${signature}`,

@@ -6,19 +6,20 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Deps } from "../deps.ts";
-import { authOf } from "../http/auth.ts";
+import { merchantOf } from "../http/auth.ts";
+import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
+import type { App } from "../http/typed-app.ts";
 import { advanceMerchantClock, readMerchantClock } from "../lifecycle/clock.ts";
+import type { LifecycleContext } from "../lifecycle/context.ts";
 import { simulatePayment } from "../lifecycle/payments.ts";
 import { simulateWithdraw } from "../lifecycle/payouts.ts";
+import { ClockAdvanceBody } from "../lifecycle/schemas.ts";
 import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
-import { emptyBodyAsObject } from "../withdraws/routes.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
 import {
-  ClockAdvanceBody,
   ClockEnvelope,
   IdParams,
   SettlementRunEnvelope,
@@ -29,97 +30,110 @@ import {
 const tags = ["sandbox"];
 const CONFLICT = "409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason).";
 
-export function sandboxRoutes(deps: Deps): FastifyPluginAsync {
+export function sandboxRoutes(ctx: LifecycleContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.post(
-      "/payments/:id/simulate",
-      {
-        schema: {
-          tags,
-          summary: "Simulate the provider's report on a payment",
-          description:
-            "succeeded: requires_action -> succeeded (confirmedAt, capturedAt set; payment.received; " +
-            "the amount enters settlement pending). On an expired payment within 72 hours of " +
-            "expiresAt this is the late confirmation; later, or on a canceled or failed payment, it is " +
-            `refused and recorded for the operator. failed: -> payment_failed (payment.failed). ${CONFLICT}`,
-          params: IdParams,
-          body: SimulatePaymentBody,
-          response: { 200: PaymentEnvelope },
-        },
-      },
-      async (request) =>
-        ok(await simulatePayment(deps, authOf(request).merchant.id, request.params.id, request.body.outcome)),
-    );
-
-    app.post(
-      "/withdraws/:id/simulate",
-      {
-        schema: {
-          tags,
-          summary: "Simulate the provider's handling of a withdraw",
-          description:
-            "processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed " +
-            "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
-            "failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is " +
-            `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT}`,
-          params: IdParams,
-          body: SimulateWithdrawBody,
-          response: { 200: WithdrawEnvelope },
-        },
-      },
-      async (request) =>
-        ok(
-          await simulateWithdraw(deps, authOf(request).merchant.id, request.params.id, request.body.outcome),
-        ),
-    );
-
-    app.post(
-      "/settlements/run",
-      {
-        preValidation: emptyBodyAsObject,
-        schema: {
-          tags,
-          summary: "Settle every succeeded payment whose settlement delay has passed, now",
-          description:
-            "Moves the amounts from settlement pending to the wallet and answers what it settled. " +
-            "Payments still inside the merchant's settlementDelayHours (business time) stay pending.",
-          body: EmptyBody,
-          response: { 200: SettlementRunEnvelope },
-        },
-      },
-      async (request) => ok(await runSettlementsForMerchant(deps, authOf(request).merchant.id)),
-    );
-
-    app.post(
-      "/clock/advance",
-      {
-        schema: {
-          tags,
-          summary: "Move the merchant's test clock forward",
-          description:
-            "Only this merchant's business time moves; authentication, rate limits and webhook " +
-            "timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, " +
-            "settlement) is done before the answer.",
-          body: ClockAdvanceBody,
-          response: { 200: ClockEnvelope },
-        },
-      },
-      async (request) =>
-        ok(await advanceMerchantClock(deps, authOf(request).merchant.id, request.body.seconds)),
-    );
-
-    app.get(
-      "/clock",
-      {
-        schema: {
-          tags,
-          summary: "Read the merchant's test clock",
-          response: { 200: ClockEnvelope },
-        },
-      },
-      async (request) => ok(await readMerchantClock(deps, authOf(request).merchant.id)),
-    );
+    simulatePaymentRoute(app, ctx);
+    simulateWithdrawRoute(app, ctx);
+    runSettlementsRoute(app, ctx);
+    advanceClockRoute(app, ctx);
+    readClockRoute(app, ctx);
   };
+}
+
+function simulatePaymentRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/payments/:id/simulate",
+    {
+      schema: {
+        tags,
+        summary: "Simulate the provider's report on a payment",
+        description:
+          "succeeded: requires_action -> succeeded (confirmedAt, capturedAt set; payment.received; " +
+          "the amount enters settlement pending). On an expired payment within 72 hours of " +
+          "expiresAt this is the late confirmation; later, or on a canceled or failed payment, it is " +
+          `refused and recorded for the operator. failed: -> payment_failed (payment.failed). ${CONFLICT}`,
+        params: IdParams,
+        body: SimulatePaymentBody,
+        response: { 200: PaymentEnvelope },
+      },
+    },
+    async (request) =>
+      ok(await simulatePayment(ctx, merchantOf(request).id, request.params.id, request.body.outcome)),
+  );
+}
+
+function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/withdraws/:id/simulate",
+    {
+      schema: {
+        tags,
+        summary: "Simulate the provider's handling of a withdraw",
+        description:
+          "processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed " +
+          "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
+          "failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is " +
+          `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT}`,
+        params: IdParams,
+        body: SimulateWithdrawBody,
+        response: { 200: WithdrawEnvelope },
+      },
+    },
+    async (request) =>
+      ok(await simulateWithdraw(ctx, merchantOf(request).id, request.params.id, request.body.outcome)),
+  );
+}
+
+function runSettlementsRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/settlements/run",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: "Settle every succeeded payment whose settlement delay has passed, now",
+        description:
+          "Moves the amounts from settlement pending to the wallet and answers what it settled. " +
+          "Payments still inside the merchant's settlementDelayHours (business time) stay pending.",
+        body: EmptyBody,
+        response: { 200: SettlementRunEnvelope },
+      },
+    },
+    async (request) => ok(await runSettlementsForMerchant(ctx, merchantOf(request).id)),
+  );
+}
+
+function advanceClockRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/clock/advance",
+    {
+      schema: {
+        tags,
+        summary: "Move the merchant's test clock forward",
+        description:
+          "Only this merchant's business time moves; authentication, rate limits and webhook " +
+          "timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, " +
+          "settlement) is done before the answer.",
+        body: ClockAdvanceBody,
+        response: { 200: ClockEnvelope },
+      },
+    },
+    async (request) => ok(await advanceMerchantClock(ctx, merchantOf(request).id, request.body.seconds)),
+  );
+}
+
+function readClockRoute(app: App, ctx: LifecycleContext): void {
+  app.get(
+    "/clock",
+    {
+      schema: {
+        tags,
+        summary: "Read the merchant's test clock",
+        response: { 200: ClockEnvelope },
+      },
+    },
+    async (request) => ok(await readMerchantClock(ctx, merchantOf(request).id)),
+  );
 }

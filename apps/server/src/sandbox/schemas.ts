@@ -1,11 +1,9 @@
 /**
- * Schemas of the sandbox routes (CONTRACT 9) and the operator's clock and anomaly routes,
- * written once: they validate requests, type the handlers and feed the OpenAPI document.
+ * Schemas of the sandbox routes (CONTRACT 9), written once: they validate requests, type the handlers and feed the OpenAPI document.
  */
 import { type Static, Type } from "typebox";
+import { envelopeSchema } from "../http/envelope.ts";
 import { stringEnum } from "../http/list-query.ts";
-import { ERROR_MESSAGE_KEYWORD } from "../http/validation.ts";
-import { CLOCK_ADVANCE_SECONDS_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../lib/limits.ts";
 import { SIMULATED_WITHDRAW_OUTCOMES } from "../lifecycle/payouts.ts";
 
 export const SimulatePaymentBody = Type.Object(
@@ -33,31 +31,14 @@ export const SimulateWithdrawBody = Type.Object(
 );
 export type SimulateWithdrawBody = Static<typeof SimulateWithdrawBody>;
 
-export const ClockAdvanceBody = Type.Object(
-  {
-    seconds: Type.Integer({
-      minimum: 1,
-      maximum: CLOCK_ADVANCE_SECONDS_MAX,
-      description: `Whole seconds to move the merchant's test clock forward, 1 to ${CLOCK_ADVANCE_SECONDS_MAX}`,
-      [ERROR_MESSAGE_KEYWORD]: `must be a whole number of seconds from 1 to ${CLOCK_ADVANCE_SECONDS_MAX}: the clock moves forward only`,
-    }),
-  },
-  { additionalProperties: false },
-);
-export type ClockAdvanceBody = Static<typeof ClockAdvanceBody>;
-
 export const IdParams = Type.Object({ id: Type.String({ description: "UUID" }) });
 export type IdParams = Static<typeof IdParams>;
 
+/** A success envelope whose data object may carry more than the listed fields. */
 const envelope = <T extends Parameters<typeof Type.Object>[0]>(data: T) =>
-  Type.Object({ success: Type.Literal(true), data: Type.Object(data, { additionalProperties: true }) });
+  envelopeSchema(Type.Object(data, { additionalProperties: true }));
 
 export const ClockEnvelope = envelope({
-  now: Type.String({ format: "date-time", description: "The merchant's business time" }),
-});
-
-export const AdminClockEnvelope = envelope({
-  merchantId: Type.String({ format: "uuid" }),
   now: Type.String({ format: "date-time", description: "The merchant's business time" }),
 });
 
@@ -71,52 +52,4 @@ export const SettlementRunEnvelope = envelope({
       settledAt: Type.String({ format: "date-time" }),
     }),
   ),
-});
-
-export const AnomalyQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
-    merchantId: Type.Optional(Type.String({ format: "uuid", description: "Only this merchant's" })),
-  },
-  { additionalProperties: false },
-);
-export type AnomalyQuery = Static<typeof AnomalyQuery>;
-
-const nullableString = Type.Union([Type.String(), Type.Null()]);
-
-export const AnomalySchema = Type.Object(
-  {
-    id: Type.String({ format: "uuid" }),
-    merchantId: nullableString,
-    provider: Type.String(),
-    subjectType: stringEnum(["payment", "withdraw"] as const),
-    subjectId: Type.String(),
-    report: Type.String({ description: "What the provider reported, e.g. payment.succeeded" }),
-    subjectStatus: nullableString,
-    reason: Type.String({ description: "Why it was refused, e.g. late_confirmation_window_passed" }),
-    message: Type.String(),
-    amount: nullableString,
-    callbackId: nullableString,
-    createdAt: Type.String({ format: "date-time" }),
-  },
-  { additionalProperties: true },
-);
-
-export const AnomalyListEnvelope = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    data: Type.Array(AnomalySchema),
-    total: Type.Integer({ minimum: 0 }),
-    page: Type.Integer({ minimum: 1 }),
-    limit: Type.Integer({ minimum: 1 }),
-    totalPages: Type.Integer({ minimum: 0 }),
-  }),
-});
-
-export const CallbackResultEnvelope = envelope({
-  callbackId: Type.String(),
-  duplicate: Type.Boolean({ description: "This callback id was processed before; nothing changed" }),
-  result: stringEnum(["applied", "refused"] as const),
-  reason: nullableString,
 });

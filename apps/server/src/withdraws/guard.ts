@@ -15,19 +15,20 @@
  * The guard runs under the merchant's wallet lock (withdraws/service.ts), so two matching
  * requests cannot both pass it.
  */
+
+import type { Db } from "../db/handles.ts";
 import type { WithdrawStatus } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { nameSimilarity } from "../lib/similarity.ts";
-import type { Db } from "../merchants/store.ts";
+import { ACTIVE_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
 import { findGuardCandidates, type GuardCandidate } from "./store.ts";
-import { ACTIVE_WITHDRAW_STATUSES, isActive } from "./view.ts";
 
 /** How long a payout blocks a matching one after its creation, whatever became of it. */
 export const PAYOUT_GUARD_WINDOW_MS = 15 * 60_000;
 /** Names match when their similarity is strictly above this. */
-export const PAYOUT_GUARD_SIMILARITY_MIN = 0.9;
+const PAYOUT_GUARD_SIMILARITY_MIN = 0.9;
 
-export interface GuardBlock {
+interface GuardBlock {
   existingWithdrawId: string;
   existingWithdrawStatus: WithdrawStatus;
   reason: "active_payout" | "recent_payout";
@@ -35,7 +36,7 @@ export interface GuardBlock {
   retryAfter?: string;
 }
 
-export function namesMatch(a: string, b: string): boolean {
+function namesMatch(a: string, b: string): boolean {
   return nameSimilarity(a, b) > PAYOUT_GUARD_SIMILARITY_MIN;
 }
 
@@ -63,7 +64,7 @@ export function decideGuard(candidates: GuardCandidate[], name: string, now: Dat
   };
 }
 
-export function guardError(block: GuardBlock): AppError {
+function guardError(block: GuardBlock): AppError {
   const message =
     block.reason === "active_payout"
       ? `A matching payout (same amount, similar account holder name) is still ${block.existingWithdrawStatus}`

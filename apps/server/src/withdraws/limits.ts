@@ -16,18 +16,13 @@
  * The check runs under the merchant's wallet lock (withdraws/service.ts), so concurrent
  * requests are decided one after another against the totals their predecessors left.
  */
-import type { Merchant, WithdrawStatus } from "../db/types.ts";
+
+import type { Db } from "../db/handles.ts";
+import type { Merchant } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount } from "../lib/money.ts";
-import type { Db } from "../merchants/store.ts";
+import { LIMIT_COUNTED_STATUSES } from "./statuses.ts";
 import { sumWithdrawsInWindows, type Window } from "./store.ts";
-
-export const LIMIT_COUNTED_STATUSES: readonly WithdrawStatus[] = [
-  "awaiting_verification",
-  "pending",
-  "processing",
-  "paid",
-];
 
 export function utcDay(at: Date): Window {
   const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
@@ -41,7 +36,7 @@ export function utcMonth(at: Date): Window {
   return { from, to };
 }
 
-export interface LimitTotals {
+interface LimitTotals {
   dailySatang: bigint;
   monthlySatang: bigint;
 }

@@ -20,7 +20,6 @@ import {
   metadataField,
   ReferenceParams,
   referenceIdField,
-  signedAmountField,
 } from "../http/fields.ts";
 import {
   dateFromProperty,
@@ -32,9 +31,6 @@ import {
   sortOrderProperty,
   stringEnum,
 } from "../http/list-query.ts";
-
-/** The reason an operator gives for a wallet adjustment, in characters. */
-export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
 
 export const CreateWithdrawBody = Type.Object(
   {
@@ -127,32 +123,6 @@ export const WithdrawListEnvelope = Type.Object({
 });
 
 // Operator API.
-
-export const AdjustmentBody = Type.Object(
-  {
-    amount: signedAmountField(
-      'Signed decimal string of satang: "+1000.00" credits, "-1000.00" debits. Not zero.',
-    ),
-    reason: Type.String({
-      minLength: 1,
-      maxLength: ADJUSTMENT_REASON_LENGTH_MAX,
-      pattern: "\\S",
-      description: `Why the operator adjusts the wallet; 1-${ADJUSTMENT_REASON_LENGTH_MAX} characters.`,
-    }),
-  },
-  { additionalProperties: false },
-);
-export type AdjustmentBody = Static<typeof AdjustmentBody>;
-
-export const AdjustmentSchema = Type.Object({
-  id: Type.String({ format: "uuid", description: "The ledger transaction of the adjustment" }),
-  merchantId: Type.String({ format: "uuid" }),
-  amount: Type.String({ description: "Signed decimal string" }),
-  reason: Type.String(),
-  balanceAfter: Type.String({ description: "Available wallet after the adjustment" }),
-  createdAt: timestamp,
-});
-export const AdjustmentEnvelope = Type.Object({ success: Type.Literal(true), data: AdjustmentSchema });
 
 export const AdminIdParams = Type.Object({ id: Type.String() });
 export type AdminIdParams = Static<typeof AdminIdParams>;

@@ -16,21 +16,18 @@
  * k admit exactly k. The unique indexes on (merchant, reference) and (merchant, idempotency
  * key) back the lock up: were it ever bypassed, a duplicate would still not be stored.
  */
-import type { Transaction } from "kysely";
-import type { Database, Merchant, WithdrawRow, WithdrawStatus } from "../db/types.ts";
-import type { Deps } from "../deps.ts";
-import type { AuthContext } from "../http/auth.ts";
+import { type Db, type Trx, withTransaction } from "../db/handles.ts";
+import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
+import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
 import { listPage, parseListQuery } from "../http/list-query.ts";
 import { lockWallet } from "../ledger/accounts.ts";
-import { postWithdrawHold, postWithdrawRelease } from "../ledger/postings.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
-import { businessNow } from "../lib/clock.ts";
-import { canonicalJsonHash } from "../lib/crypto.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
+import { duplicateReference, replayOf, requestHashOf } from "../lib/idempotency.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { formatAmount, parseAmount } from "../lib/money.ts";
-import { emitWithdrawEvent, expireVerificationIfDue } from "../lifecycle/payout-transitions.ts";
 import { findMerchant } from "../merchants/store.ts";
 import { checkPayoutGuard } from "./guard.ts";
 import { checkWithdrawLimits } from "./limits.ts";
@@ -40,20 +37,25 @@ import {
   findWithdrawById,
   findWithdrawByIdempotencyKey,
   findWithdrawByReference,
-  insertWithdrawIfAbsent,
+  inOpenPayoutBatch,
   listWithdrawRows,
-  transitionWithdraw,
   upsertDestination,
 } from "./store.ts";
+import { admitWithdraw, expireVerificationIfDue, moveWithdraw } from "./transitions.ts";
 import { withdrawView } from "./view.ts";
 
 /** How long a withdraw awaits the operator's approval before it expires (CONTRACT 7). */
-export const WITHDRAW_VERIFICATION_TTL_MS = 24 * 60 * 60_000;
-
-/** Statuses a merchant can cancel from. Processing is not among them: see cancelWithdraw. */
-const MERCHANT_CANCELABLE: readonly WithdrawStatus[] = ["awaiting_verification", "pending"];
+const WITHDRAW_VERIFICATION_TTL_MS = 24 * 60 * 60_000;
 
 const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
+
+/** What the withdraw services use: the database or a transaction, and the business clock. */
+export interface WithdrawContext {
+  db: Db;
+  clock: Clock;
+  /** The deployment's provider: with SCB, a processing withdraw cannot be recalled (409). */
+  config?: { provider?: string | undefined };
+}
 
 /** How a create request was answered: a new record (201) or an idempotent replay (200). */
 export type CreateOutcome = "created" | "replayed";
@@ -61,25 +63,6 @@ export type CreateOutcome = "created" | "replayed";
 export interface CreateResult {
   outcome: CreateOutcome;
   withdraw: WithdrawRecord;
-}
-
-function replayOf(existing: WithdrawRow, requestHash: string): WithdrawRow {
-  if (existing.request_hash !== requestHash) {
-    throw new AppError(
-      "IDEMPOTENCY_KEY_MISMATCH",
-      "idempotencyKey was already used with a different request body",
-      { field: "idempotencyKey" },
-    );
-  }
-  return existing;
-}
-
-function duplicateReference(referenceId: string): AppError {
-  return fieldError(
-    "DUPLICATE_REFERENCE_ID",
-    "referenceId",
-    `A withdraw with referenceId "${referenceId}" already exists`,
-  );
 }
 
 /** Rules on the body that its schema cannot express; the schema has run already. */
@@ -115,35 +98,83 @@ function checkBalance(availableSatang: bigint, amountSatang: bigint): void {
   }
 }
 
-export async function createWithdraw(
-  deps: Deps,
-  auth: AuthContext,
+/** The row of an admitted withdraw: the request as checked, and what admission decided. */
+function withdrawRowOf(
   body: CreateWithdrawBody,
-): Promise<CreateResult> {
-  const merchantId = auth.merchant.id;
-  const { amountSatang, accountNumber, accountName } = checkBody(body);
-  const requestHash = canonicalJsonHash(body);
-  const idempotencyKey = body.idempotencyKey ?? newId();
+  admitted: {
+    merchantId: string;
+    integrationId: string;
+    amountSatang: bigint;
+    accountNumber: string;
+    accountName: string;
+    destinationId: string;
+    idempotencyKey: string;
+    requestHash: string;
+    verificationExpiresAt: Date | null;
+    now: Date;
+  },
+): Omit<NewWithdraw, "status"> {
+  return {
+    id: newId(),
+    merchant_id: admitted.merchantId,
+    integration_id: admitted.integrationId,
+    amount_satang: admitted.amountSatang,
+    currency: "THB",
+    reference_id: body.referenceId,
+    destination_type: body.destinationType,
+    destination_id: admitted.destinationId,
+    bank_account_name: admitted.accountName,
+    bank_account_number: admitted.accountNumber,
+    bank_code: body.customerBankCode,
+    description: body.description ?? null,
+    metadata: body.metadata === undefined ? null : JSON.stringify(body.metadata),
+    idempotency_key: admitted.idempotencyKey,
+    request_hash: admitted.requestHash,
+    verification_expires_at: admitted.verificationExpiresAt,
+    paid_at: null,
+    failed_at: null,
+    canceled_at: null,
+    created_at: admitted.now,
+    updated_at: admitted.now,
+  };
+}
 
-  return deps.db.transaction().execute(async (trx): Promise<CreateResult> => {
+/**
+ * Creates a withdraw and its hold. `replay`, the signed request's replay record (http/auth.ts),
+ * is written first in the same transaction, before the wallet lock, so the lock is not held
+ * for it and the record commits with the withdraw.
+ */
+export async function createWithdraw(
+  ctx: WithdrawContext,
+  merchant: Pick<Merchant, "id">,
+  integration: Pick<Integration, "id">,
+  body: CreateWithdrawBody,
+  replay?: PendingReplay,
+): Promise<CreateResult> {
+  const merchantId = merchant.id;
+  const { amountSatang, accountNumber, accountName } = checkBody(body);
+  const requestHash = requestHashOf(body);
+  const idempotencyKey = body.idempotencyKey ?? newId();
+  return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
+    await replay?.recordIn(trx);
     const wallet = await lockWallet(trx, merchantId);
     // Read after the lock, so the wallet status, limits and threshold are the current ones.
-    const merchant = await findMerchant(trx, merchantId);
-    if (!merchant) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
-    const now = businessNow(deps.clock, merchant.clock_offset_ms);
+    const current = await findMerchant(trx, merchantId);
+    if (!current) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
+    const now = businessNow(ctx.clock, current.clock_offset_ms);
 
     if (body.idempotencyKey !== undefined) {
       const existing = await findWithdrawByIdempotencyKey(trx, merchantId, body.idempotencyKey);
       if (existing) return { outcome: "replayed", withdraw: withdrawView(replayOf(existing, requestHash)) };
     }
     if (await findWithdrawByReference(trx, merchantId, body.referenceId)) {
-      throw duplicateReference(body.referenceId);
+      throw duplicateReference("withdraw", body.referenceId);
     }
-    checkWalletStatus(merchant);
+    checkWalletStatus(current);
     await checkPayoutGuard(trx, { merchantId, amountSatang, accountName, now });
-    await checkWithdrawLimits(trx, merchant, amountSatang, now);
+    await checkWithdrawLimits(trx, current, amountSatang, now);
     checkBalance(wallet.availableSatang, amountSatang);
 
     const destinationId = await upsertDestination(
@@ -153,65 +184,68 @@ export async function createWithdraw(
       now,
       newId(),
     );
-    const threshold = merchant.withdraw_verification_threshold_satang;
+    const threshold = current.withdraw_verification_threshold_satang;
     const needsVerification = threshold !== null && amountSatang >= threshold;
-    const inserted = await insertWithdrawIfAbsent(trx, {
-      id: newId(),
-      merchant_id: merchantId,
-      integration_id: auth.integration.id,
-      amount_satang: amountSatang,
-      currency: "THB",
-      status: needsVerification ? "awaiting_verification" : "pending",
-      reference_id: body.referenceId,
-      destination_type: body.destinationType,
-      destination_id: destinationId,
-      bank_account_name: accountName,
-      bank_account_number: accountNumber,
-      bank_code: body.customerBankCode,
-      description: body.description ?? null,
-      metadata: body.metadata === undefined ? null : JSON.stringify(body.metadata),
-      idempotency_key: idempotencyKey,
-      request_hash: requestHash,
-      verification_expires_at: needsVerification
-        ? new Date(now.getTime() + WITHDRAW_VERIFICATION_TTL_MS)
-        : null,
-      paid_at: null,
-      failed_at: null,
-      canceled_at: null,
-      created_at: now,
-      updated_at: now,
-    });
+    const inserted = await admitWithdraw(
+      trx,
+      needsVerification ? "admitForReview" : "admit",
+      withdrawRowOf(body, {
+        merchantId,
+        integrationId: integration.id,
+        amountSatang,
+        accountNumber,
+        accountName,
+        destinationId,
+        idempotencyKey,
+        requestHash,
+        verificationExpiresAt: needsVerification
+          ? new Date(now.getTime() + WITHDRAW_VERIFICATION_TTL_MS)
+          : null,
+        now,
+      }),
+    );
     if (!inserted) {
       // Unreachable while admission holds the wallet lock; kept so that a path that ever
       // skipped the lock would still answer like the lookups above instead of failing.
       const sameKey = await findWithdrawByIdempotencyKey(trx, merchantId, idempotencyKey);
       if (sameKey) return { outcome: "replayed", withdraw: withdrawView(replayOf(sameKey, requestHash)) };
-      throw duplicateReference(body.referenceId);
+      throw duplicateReference("withdraw", body.referenceId);
     }
-    await postWithdrawHold(trx, { merchantId, withdrawId: inserted.id, amountSatang, at: now });
     return { outcome: "created", withdraw: withdrawView(inserted) };
   });
 }
 
-export async function getWithdraw(deps: Deps, auth: AuthContext, id: string): Promise<WithdrawRecord> {
+export async function getWithdraw(
+  ctx: Pick<WithdrawContext, "db">,
+  merchant: Pick<Merchant, "id">,
+  id: string,
+): Promise<WithdrawRecord> {
   // A malformed id cannot name a withdraw: the same 404 as a missing one.
   if (!isUuid(id)) throw withdrawNotFound();
-  const row = await findWithdraw(deps.db, auth.merchant.id, id);
+  const row = await findWithdraw(ctx.db, merchant.id, id);
   if (!row) throw withdrawNotFound();
   return withdrawView(row);
 }
 
 export async function getWithdrawByReference(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: Pick<WithdrawContext, "db">,
+  merchant: Pick<Merchant, "id">,
   referenceId: string,
 ): Promise<WithdrawRecord> {
-  const row = await findWithdrawByReference(deps.db, auth.merchant.id, referenceId);
+  const row = await findWithdrawByReference(ctx.db, merchant.id, referenceId);
   if (!row) throw withdrawNotFound();
   return withdrawView(row);
 }
 
-function notCancelable(row: WithdrawRow): AppError {
+function notCancelable(row: WithdrawRow, ctx: WithdrawContext): AppError {
+  // SCB's credit transfer has no recall: the transfer is with the bank (CONTRACT 15).
+  if (row.status === "processing" && ctx.config?.provider === "scb") {
+    return new AppError(
+      "STATE_CONFLICT",
+      "Withdraw cannot be canceled while processing: the transfer is with SCB, which cannot recall it",
+      { status: row.status, reason: "payout_in_flight" },
+    );
+  }
   const message =
     row.status === "processing"
       ? "Withdraw cannot be canceled while processing: the payout is already with the provider, which does not support canceling it"
@@ -219,68 +253,52 @@ function notCancelable(row: WithdrawRow): AppError {
   return fieldError("VALIDATION_ERROR", "status", message);
 }
 
-/**
- * Ends an open withdraw as canceled and releases its hold in the same transaction. The status
- * change is one conditional UPDATE, so of two racing cancels (or a cancel racing the payout
- * worker) exactly one changes the row, and only that one releases the hold.
- */
-async function cancelAndRelease(
-  trx: Transaction<Database>,
-  query: { id: string; merchantId: string | undefined; from: readonly WithdrawStatus[]; at: Date },
-): Promise<WithdrawRow | undefined> {
-  const { at } = query;
-  const canceled = await transitionWithdraw(trx, {
-    id: query.id,
-    merchantId: query.merchantId,
-    from: query.from,
-    to: "canceled",
-    at,
-  });
-  if (!canceled) return undefined;
-  await postWithdrawRelease(trx, {
-    merchantId: canceled.merchant_id,
-    withdrawId: canceled.id,
-    amountSatang: canceled.amount_satang,
-    at,
-  });
-  await emitWithdrawEvent(trx, canceled, "withdraw.canceled", at);
-  return canceled;
+/** In the operator's open payout batch: the money may be leaving by hand right now. */
+function inPayoutBatch(row: WithdrawRow): AppError {
+  return new AppError(
+    "STATE_CONFLICT",
+    "Withdraw cannot be canceled: it is in the operator's open payout batch and may be being paid now",
+    { status: row.status, reason: "in_payout_batch" },
+  );
 }
 
 /**
- * Cancel by the merchant: pending and awaiting_verification withdraws become canceled. A
- * processing withdraw is refused (400): the sandbox provider cannot recall a payout in flight,
- * and canceling it here would release money the provider may still pay out.
+ * Cancel by the merchant: pending and awaiting_verification withdraws become canceled and
+ * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (400): the
+ * sandbox provider cannot recall a payout in flight, and canceling it here would release money
+ * the provider may still pay out. The move is one conditional UPDATE, so of two racing cancels
+ * (or a cancel racing the payout worker) exactly one changes the row and releases the hold.
+ * A withdraw in an open batch of the manual payout desk is refused with 409 STATE_CONFLICT.
  */
-export async function cancelWithdraw(deps: Deps, auth: AuthContext, id: string): Promise<WithdrawRecord> {
+export async function cancelWithdraw(
+  ctx: WithdrawContext,
+  merchant: Pick<Merchant, "id" | "clock_offset_ms">,
+  id: string,
+): Promise<WithdrawRecord> {
   if (!isUuid(id)) throw withdrawNotFound();
-  const merchant = auth.merchant;
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const row = await withTransaction(ctx.db, async (trx) => {
     // A withdraw past its approval deadline is expired even before the job runs.
-    await expireVerificationIfDue(trx, deps, id, merchant.id);
-    const canceled = await cancelAndRelease(trx, {
-      id,
-      merchantId: merchant.id,
-      from: MERCHANT_CANCELABLE,
-      at: businessNow(deps.clock, merchant.clock_offset_ms),
-    });
+    await expireVerificationIfDue(trx, ctx, id, merchant.id);
+    const at = businessNow(ctx.clock, merchant.clock_offset_ms);
+    const canceled = await moveWithdraw(trx, "cancel", { id, merchantId: merchant.id }, at);
     if (canceled) return canceled;
     const current = await findWithdraw(trx, merchant.id, id);
     if (!current) throw withdrawNotFound();
-    throw notCancelable(current);
+    if (current.status === "processing" && (await inOpenPayoutBatch(trx, id))) throw inPayoutBatch(current);
+    throw notCancelable(current, ctx);
   });
   return withdrawView(row);
 }
 
 export async function listWithdraws(
-  deps: Deps,
-  auth: AuthContext,
+  ctx: Pick<WithdrawContext, "db">,
+  merchant: Pick<Merchant, "id">,
   query: ListWithdrawsQuery,
 ): Promise<Page<WithdrawRecord>> {
   const params = parseListQuery<WithdrawSortField>(query, "createdAt");
   const { rows, total } = await listWithdrawRows(
-    deps.db,
-    auth.merchant.id,
+    ctx.db,
+    merchant.id,
     { status: query.status, destinationType: query.destinationType },
     params,
   );
@@ -298,19 +316,19 @@ function notAwaitingVerification(row: WithdrawRow): AppError {
 }
 
 async function operatorDecision(
-  deps: Deps,
+  ctx: WithdrawContext,
   id: string,
-  decide: (trx: Transaction<Database>, at: Date) => Promise<WithdrawRow | undefined>,
+  decide: (trx: Trx, at: Date) => Promise<WithdrawRow | undefined>,
 ): Promise<WithdrawRecord> {
   if (!isUuid(id)) throw withdrawNotFound();
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const row = await withTransaction(ctx.db, async (trx) => {
     const current = await findWithdrawById(trx, id);
     if (!current) throw withdrawNotFound();
     const merchant = await findMerchant(trx, current.merchant_id);
     if (!merchant) throw withdrawNotFound();
     // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would.
-    await expireVerificationIfDue(trx, deps, id);
-    const changed = await decide(trx, businessNow(deps.clock, merchant.clock_offset_ms));
+    await expireVerificationIfDue(trx, ctx, id);
+    const changed = await decide(trx, businessNow(ctx.clock, merchant.clock_offset_ms));
     if (changed) return changed;
     // The conditional update found another status: re-read it for the message, since it may
     // have moved since the first read.
@@ -320,21 +338,11 @@ async function operatorDecision(
 }
 
 /** awaiting_verification -> pending; the hold placed at create stays. */
-export function approveWithdraw(deps: Deps, id: string): Promise<WithdrawRecord> {
-  return operatorDecision(deps, id, (trx, at) =>
-    transitionWithdraw(trx, {
-      id,
-      merchantId: undefined,
-      from: ["awaiting_verification"],
-      to: "pending",
-      at,
-    }),
-  );
+export function approveWithdraw(ctx: WithdrawContext, id: string): Promise<WithdrawRecord> {
+  return operatorDecision(ctx, id, (trx, at) => moveWithdraw(trx, "approve", { id }, at));
 }
 
 /** awaiting_verification -> canceled, with the hold released. */
-export function rejectWithdraw(deps: Deps, id: string): Promise<WithdrawRecord> {
-  return operatorDecision(deps, id, (trx, at) =>
-    cancelAndRelease(trx, { id, merchantId: undefined, from: ["awaiting_verification"], at }),
-  );
+export function rejectWithdraw(ctx: WithdrawContext, id: string): Promise<WithdrawRecord> {
+  return operatorDecision(ctx, id, (trx, at) => moveWithdraw(trx, "reject", { id }, at));
 }

@@ -3,9 +3,11 @@
  * operator's approve and reject look a withdraw up by id alone.
  */
 import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
+import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
+import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
-import type { Db } from "../merchants/store.ts";
 import type { WithdrawSortField } from "./schemas.ts";
 
 export async function findWithdraw(db: Db, merchantId: string, id: string): Promise<WithdrawRow | undefined> {
@@ -47,7 +49,7 @@ export async function findWithdrawByIdempotencyKey(
     .executeTakeFirst();
 }
 
-export interface DestinationKey {
+interface DestinationKey {
   merchantId: string;
   destinationType: DestinationType;
   bankCode: string;
@@ -163,54 +165,69 @@ export async function sumWithdrawsInWindows(
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
 }
 
+/** Locks a withdraw for the rest of the transaction, read with its merchant's clock offset. */
+export async function lockWithdraw(db: Db, withdrawId: string): Promise<WithOffset<WithdrawRow> | undefined> {
+  const rows = await db
+    .selectFrom("withdraws")
+    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .selectAll("withdraws")
+    .select("merchants.clock_offset_ms")
+    .where("withdraws.id", "=", withdrawId)
+    .forUpdate("withdraws")
+    .execute();
+  return withOffsets(rows)[0];
+}
+
+/** The columns a status change stamps besides `status` and `updated_at`. */
+export type WithdrawStamps = Partial<Pick<WithdrawRow, "canceled_at" | "paid_at" | "failed_at">>;
+
 /**
  * Moves a withdraw from one of `from` to `to` in one conditional statement, so a withdraw that
  * another request or a worker moved in the meantime is left alone. Undefined when nothing
- * changed. `merchantId` scopes the merchant's own requests; the operator passes undefined.
+ * changed. `merchantId` scopes the merchant's own requests; the operator and the lifecycle pass
+ * undefined. Only withdraws/transitions.ts calls it.
  */
-export async function transitionWithdraw(
+export async function updateWithdrawStatus(
   db: Db,
-  query: {
+  change: {
     id: string;
     merchantId: string | undefined;
     from: readonly WithdrawStatus[];
     to: WithdrawStatus;
     at: Date;
+    stamps: WithdrawStamps;
   },
 ): Promise<WithdrawRow | undefined> {
   let update = db
     .updateTable("withdraws")
-    .set({
-      status: query.to,
-      updated_at: query.at,
-      ...(query.to === "canceled" ? { canceled_at: query.at } : {}),
-    })
-    .where("id", "=", query.id)
-    .where("status", "in", query.from);
-  if (query.merchantId !== undefined) update = update.where("merchant_id", "=", query.merchantId);
+    .set({ status: change.to, updated_at: change.at, ...change.stamps })
+    .where("id", "=", change.id)
+    .where("status", "in", change.from);
+  if (change.merchantId !== undefined) update = update.where("merchant_id", "=", change.merchantId);
   return update.returningAll().executeTakeFirst();
 }
 
-export interface WithdrawFilters {
+interface WithdrawFilters {
   status: WithdrawStatus | undefined;
   destinationType: DestinationType | undefined;
 }
 
-const SORT_COLUMNS = {
-  amount: "amount_satang",
-  status: "status",
-  createdAt: "created_at",
-  paidAt: "paid_at",
-  referenceId: "reference_id",
-} as const satisfies Record<WithdrawSortField, string>;
-
-/** Text columns sort by byte order, so both stores give the same order whatever their locale. */
-const BYTE_ORDERED: ReadonlySet<WithdrawSortField> = new Set(["status", "referenceId"]);
+/** The sort fields of the withdraws list: their columns, text ones compared by bytes. */
+const WITHDRAW_SORT: SortColumns<WithdrawSortField> = {
+  columns: {
+    amount: "amount_satang",
+    status: "status",
+    createdAt: "created_at",
+    paidAt: "paid_at",
+    referenceId: "reference_id",
+  },
+  byteOrdered: ["status", "referenceId"],
+  emptyLast: true,
+};
 
 /**
- * One page of a merchant's withdraws and the total matching the filters. The sort column is
- * followed by `id` in the same direction, so rows with equal sort values keep one order across
- * pages; empty timestamps (paidAt) sort last in both directions.
+ * One page of a merchant's withdraws and the total matching the filters (db/pages.ts: `id`
+ * breaks ties, empty timestamps (paidAt) sort last in both directions).
  */
 export async function listWithdrawRows(
   db: Db,
@@ -222,24 +239,19 @@ export async function listWithdrawRows(
   if (filters.status !== undefined) query = query.where("status", "=", filters.status);
   if (filters.destinationType !== undefined)
     query = query.where("destination_type", "=", filters.destinationType);
-  if (params.dateFrom !== undefined) query = query.where("created_at", ">=", params.dateFrom);
-  if (params.dateTo !== undefined) query = query.where("created_at", "<", params.dateTo);
+  return selectPage(createdWithin(query, params), params, orderingOf(WITHDRAW_SORT, params));
+}
 
-  const counted = await query.select((eb) => eb.fn.countAll<bigint>().as("n")).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  if (params.offset >= total) return { rows: [], total };
-
-  const column = SORT_COLUMNS[params.sortBy];
-  const byteOrdered = BYTE_ORDERED.has(params.sortBy);
-  const rows = await query
-    .selectAll()
-    .orderBy(column, (ob) => {
-      const directed = params.sortOrder === "asc" ? ob.asc() : ob.desc();
-      return byteOrdered ? directed.nullsLast().collate("C") : directed.nullsLast();
-    })
-    .orderBy("id", params.sortOrder)
-    .limit(params.limit)
-    .offset(params.offset)
-    .execute();
-  return { rows, total };
+/**
+ * Whether the withdraw is in an open batch of the operator's manual payout desk
+ * (docs/payout-desk.md): the operator may be paying it by hand right now.
+ */
+export async function inOpenPayoutBatch(db: Db, withdrawId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("payout_batch_items")
+    .select("batch_id")
+    .where("withdraw_id", "=", withdrawId)
+    .where("batch_status", "=", "open")
+    .executeTakeFirst();
+  return row !== undefined;
 }

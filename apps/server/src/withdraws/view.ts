@@ -7,21 +7,10 @@
  * interface.md names for the limit and guard rules: hiding them behind `pending` or `failed`
  * would tell the merchant something untrue about where its money is.
  */
-import type { WithdrawRow, WithdrawStatus } from "../db/types.ts";
+import type { WithdrawRow } from "../db/types.ts";
 import { maskAccountNumber } from "../lib/account-number.ts";
 import { formatAmount } from "../lib/money.ts";
 import type { WithdrawRecord } from "./schemas.ts";
-
-/** Open withdraws: their amount is held, and a matching payout is blocked whatever their age. */
-export const ACTIVE_WITHDRAW_STATUSES: readonly WithdrawStatus[] = [
-  "awaiting_verification",
-  "pending",
-  "processing",
-];
-
-export function isActive(status: WithdrawStatus): boolean {
-  return ACTIVE_WITHDRAW_STATUSES.includes(status);
-}
 
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 

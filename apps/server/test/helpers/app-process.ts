@@ -11,8 +11,8 @@ import type { AddressInfo } from "node:net";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openStore } from "../../src/db/connect.ts";
-import type { Deps } from "../../src/deps.ts";
-import { ManualClock, systemClock } from "../../src/lib/clock.ts";
+import { buildDeps } from "../../src/deps.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
 import { SecretBox } from "../../src/lib/crypto.ts";
 import { ADMIN_TOKEN, TEST_SECRET_KEY } from "./cluster-config.ts";
 
@@ -20,15 +20,26 @@ const databaseUrl = process.env.SATANG_CHILD_DATABASE_URL;
 if (!databaseUrl) throw new Error("SATANG_CHILD_DATABASE_URL is required");
 const clockMs = Number(process.env.SATANG_CHILD_CLOCK_MS ?? Date.now());
 
-const store = await openStore({ databaseUrl, poolSize: 10 });
-const deps: Deps = {
-  config: loadConfig({ ADMIN_TOKEN, PUBLIC_BASE_URL: "http://pay.test", RATE_LIMIT_PER_MINUTE: "10000000" }),
+// Tests of rules across processes queue many requests on one lock on purpose: waits are bounded
+// far above a request's usual 2 s (test/faults covers that bound).
+const store = await openStore({
+  databaseUrl,
+  poolSize: 10,
+  bounds: { lockTimeoutMs: 300_000, poolAcquireTimeoutMs: 300_000 },
+});
+const deps = buildDeps({
+  // Every request of a test comes from 127.0.0.1: the per-address connection cap is lifted.
+  config: loadConfig({
+    ADMIN_TOKEN,
+    PUBLIC_BASE_URL: "http://pay.test",
+    RATE_LIMIT_PER_MINUTE: "10000000",
+    HTTP_CONNECTIONS_PER_ADDRESS_MAX: "100000",
+  }),
   db: store.db,
   storeKind: store.kind,
   clock: new ManualClock(clockMs),
-  wallClock: systemClock,
   secrets: new SecretBox(TEST_SECRET_KEY),
-};
+});
 const app = await buildApp(deps);
 await app.listen({ port: 0, host: "127.0.0.1" });
 

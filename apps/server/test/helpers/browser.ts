@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
@@ -24,6 +24,14 @@ export const CHROMIUM_FLAGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
+
+/** A phone of today (390x844 CSS pixels, as an iPhone 14), the size the pages are tried at. */
+export const MOBILE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 
 /** Where screenshots go, for a person to look at after the run. */
 export const RESULTS_DIR = fileURLToPath(new URL("../../test-results/", import.meta.url));

@@ -2,13 +2,14 @@
  * A service for one test file: a real database (PGlite or PostgreSQL), a manual business
  * clock, a merchant with an integration, and helpers that send signed requests.
  */
-import { type Satang, type SatangConfig, signRequest } from "@satang/sdk";
+import { nextTimestamp, type Satang, type SatangConfig, signRequest } from "@satang/sdk";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import type { Deps } from "../../src/deps.ts";
+import type { DatabaseBounds } from "../../src/db/bounds.ts";
+import { buildDeps, type Deps, type DepsInput } from "../../src/deps.ts";
 import { createIntegration, type IntegrationInput } from "../../src/integrations/service.ts";
-import { ManualClock, systemClock } from "../../src/lib/clock.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
 import { SecretBox } from "../../src/lib/crypto.ts";
 import { createMerchant, type MerchantInput } from "../../src/merchants/service.ts";
 import { sdkClient } from "./sdk.ts";
@@ -36,6 +37,8 @@ export interface RequestOptions {
   /** Send this exact text as the body instead of JSON.stringify(body). */
   rawBody?: string;
   signatureVersion?: "v1" | "v2";
+  /** Another app built over other deps (a store behind a proxy); the service's own otherwise. */
+  app?: FastifyInstance;
 }
 
 export interface TestService {
@@ -52,6 +55,12 @@ export interface TestService {
   ): Promise<TestResponse<T>>;
   admin<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<TestResponse<T>>;
   newMerchant(input?: Partial<MerchantInput>, integration?: IntegrationInput): Promise<Credentials>;
+  /**
+   * Another process's dependencies (its own dispatcher and simulated bank) over the same
+   * database and clocks, unless `overrides` says otherwise; webhook overrides add to the
+   * service's own.
+   */
+  depsWith(overrides: Partial<Omit<DepsInput, "config" | "storeKind" | "secrets">>): Deps;
   /** The SDK signed with `credentials`, calling the app in-process (no retries). */
   sdk: Satang;
   /** The SDK for another merchant's credentials. */
@@ -77,11 +86,13 @@ export async function startService(
     env?: Record<string, string>;
     config?: Partial<Config>;
     poolSize?: number;
-    /** Replaces parts of Deps, e.g. `webhooks` (a test resolver or timeout). */
-    deps?: Partial<Pick<Deps, "webhooks" | "wallClock">>;
+    /** Bounded database waits of the test's store (db/bounds.ts); the defaults otherwise. */
+    bounds?: Partial<DatabaseBounds>;
+    /** Replaces parts of the dependencies, e.g. `webhooks` (a test resolver or timeout). */
+    deps?: Partial<Pick<DepsInput, "webhooks" | "wallClock" | "provider" | "scbRecorder">>;
   } = {},
 ): Promise<TestService> {
-  const store = await openTestStore({ poolSize: options.poolSize });
+  const store = await openTestStore({ poolSize: options.poolSize, bounds: options.bounds });
   const config: Config = {
     ...loadConfig({
       ADMIN_TOKEN,
@@ -92,15 +103,18 @@ export async function startService(
     ...options.config,
   };
   const clock = new ManualClock(Date.now());
-  const deps: Deps = {
+  const input: DepsInput = {
     config,
     db: store.db,
     storeKind: store.kind,
     clock,
-    wallClock: systemClock,
     secrets: new SecretBox(Buffer.alloc(32, 7)),
+    databaseReachable: (timeoutMs) => store.reachable(timeoutMs),
     ...options.deps,
   };
+  const deps = buildDeps(input);
+  const depsWith: TestService["depsWith"] = (overrides) =>
+    buildDeps({ ...input, ...overrides, webhooks: { ...input.webhooks, ...overrides.webhooks } });
   const app = await buildApp(deps);
   await app.ready();
 
@@ -127,11 +141,14 @@ export async function startService(
         method,
         path,
         version: opts.signatureVersion ?? "v1",
+        // Signed at the service's real time, which a test may move (a bank's clock shared with it).
+        timestamp: nextTimestamp() + (deps.wallClock.now().getTime() - Date.now()),
       }),
       ...(payload !== "" ? { "content-type": "application/json" } : {}),
       ...opts.headers,
     };
-    const raw = await app.inject({ method: method as "GET", url: path, payload, headers });
+    const target = opts.app ?? app;
+    const raw = await target.inject({ method: method as "GET", url: path, payload, headers });
     return toResponse(raw);
   };
 
@@ -157,6 +174,7 @@ export async function startService(
     request,
     admin,
     newMerchant,
+    depsWith,
     sdk: sdkClient(app, credentials),
     sdkFor: (creds, sdkOptions) => sdkClient(app, creds, sdkOptions),
     close: async () => {

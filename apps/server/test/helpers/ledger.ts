@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
+import type { Db } from "../../src/db/handles.ts";
 import type { Deps } from "../../src/deps.ts";
 import { adjustWallet } from "../../src/ledger/adjustments.ts";
-import type { Db } from "../../src/merchants/store.ts";
 
 /** Credits the merchant's available wallet through an operator adjustment. */
 export async function fundWallet(deps: Deps, merchantId: string, amountSatang: bigint): Promise<void> {

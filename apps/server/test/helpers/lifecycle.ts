@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { Db } from "../../src/merchants/store.ts";
+import type { Db } from "../../src/db/handles.ts";
 import type { Credentials, TestResponse, TestService } from "./harness.ts";
 import { withdrawBody } from "./withdraws.ts";
 

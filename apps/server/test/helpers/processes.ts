@@ -12,7 +12,7 @@ import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const DEADLINE_MS = 90_000;
+export const DEADLINE_MS = 240_000;
 
 const directories: string[] = [];
 
@@ -51,9 +51,13 @@ export function spawnWorker(env: Record<string, string>): Worker {
   return { child, output: () => output, exited };
 }
 
-/** Polls until `done` is true, failing with `what` after DEADLINE_MS. */
-export async function waitFor(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
+/** Polls until `done` is true, failing with `what` after `deadlineMs` (DEADLINE_MS by default). */
+export async function waitFor(
+  what: string,
+  done: () => Promise<boolean> | boolean,
+  deadlineMs = DEADLINE_MS,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -9,6 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import type { DatabaseBounds } from "../../src/db/bounds.ts";
 import { openStore, type Store } from "../../src/db/connect.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { PGlitePool } from "../../src/db/pglite-pool.ts";
@@ -44,7 +45,10 @@ export interface TestStore extends Store {
   databaseUrl: string | undefined;
 }
 
-export async function openTestStore(options: { poolSize?: number } = {}): Promise<TestStore> {
+export async function openTestStore(
+  options: { poolSize?: number; bounds?: Partial<DatabaseBounds> } = {},
+): Promise<TestStore> {
+  const bounds = options.bounds ?? {};
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const name = `satang_t_${process.pid}_${randomBytes(4).toString("hex")}`;
@@ -54,7 +58,7 @@ export async function openTestStore(options: { poolSize?: number } = {}): Promis
       await adminQuery(`CREATE DATABASE ${name}`);
     }
     const databaseUrl = withDatabase(url, name);
-    const store = await openStore({ databaseUrl, poolSize: options.poolSize ?? 20 });
+    const store = await openStore({ databaseUrl, poolSize: options.poolSize ?? 20, bounds });
     if (!process.env.SATANG_TEST_TEMPLATE_READY) await migrateToLatest(store.db);
     return {
       ...store,
@@ -68,10 +72,10 @@ export async function openTestStore(options: { poolSize?: number } = {}): Promis
   const snapshot = process.env.SATANG_TEST_SNAPSHOT;
   if (snapshot) {
     const blob = new Blob([await readFile(snapshot)]);
-    const store = await openStore({ memory: true, loadDataDir: blob });
+    const store = await openStore({ memory: true, loadDataDir: blob, bounds });
     return { ...store, databaseUrl: undefined };
   }
-  const store = await openStore({ memory: true });
+  const store = await openStore({ memory: true, bounds });
   await migrateToLatest(store.db);
   return { ...store, databaseUrl: undefined };
 }

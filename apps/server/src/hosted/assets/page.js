@@ -1,9 +1,15 @@
+// @ts-check
 /**
  * The hosted payment page's only script (served from /pay/assets/page.js, so that the page's
  * Content-Security-Policy can forbid every inline script). It carries no text of its own: the
  * server renders every state's panel and message in the customer's language, and this script
  * switches between them, ticks the countdown, polls the status route with the payment's client
  * secret, and (in sandbox) sends the "simulate customer payment" request.
+ *
+ * The client secret is never in the HTML: it comes in the fragment of `paymentAppUrl`
+ * (`/pay/{id}#cs=...`), which the browser keeps to itself, and goes to the server only in the
+ * `X-Client-Secret` header. Without it the page still shows what the server rendered, but
+ * cannot follow the payment or simulate it.
  */
 
 /** How often the status is asked for while the customer may be paying. */
@@ -19,185 +25,309 @@ const SKEW_TOLERANCE_MS = 1000;
 /** States after which nothing can change any more, so polling stops. */
 const SETTLED = ["succeeded", "canceled", "failed"];
 
-/** The same format as formatRemaining() on the server, which renders the first value. */
+/**
+ * The answer of GET /pay/{id}/status (docs/hosted-page.md), as far as the page reads it.
+ * @typedef {object} HostedStatus
+ * @property {string} state what the page shows: open, processing, succeeded, expired, canceled, failed
+ * @property {string | null} expiresAt
+ * @property {string} now the merchant's business time
+ */
+
+/**
+ * The page's elements and what the script knows of the payment. Everything the server wrote
+ * into the page (URLs, the first state) is in `data`; the client secret is in `clientSecret`.
+ * @typedef {object} PageState
+ * @property {HTMLElement} root
+ * @property {DOMStringMap} data
+ * @property {string} clientSecret from the URL fragment; "" when the link came without it
+ * @property {HTMLElement} statusBox
+ * @property {HTMLElement} statusText
+ * @property {HTMLElement | null} countdown absent once the payment is final
+ * @property {HTMLElement} connection the "trying to reconnect" line
+ * @property {string} state
+ * @property {number} expiresAt milliseconds of business time; NaN without an expiry
+ * @property {number} skew business time minus performance.now()
+ * @property {ReturnType<typeof setTimeout> | undefined} pollTimer
+ * @property {ReturnType<typeof setTimeout> | undefined} tickTimer
+ * @property {number} pollDelay
+ * @property {boolean} polling
+ * @property {boolean} stopped
+ */
+
+/**
+ * The same format as formatRemaining() on the server, which renders the first value.
+ * @param {number} ms
+ */
 function formatRemaining(ms) {
   const total = Math.max(0, Math.ceil(ms / 1000));
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
+  /** @param {number} n */
   const two = (n) => String(n).padStart(2, "0");
   return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${two(minutes)}:${two(seconds)}`;
 }
 
+/** @param {string} word */
 const capitalized = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
-function start(root) {
-  const data = root.dataset;
-  const statusBox = document.getElementById("status");
-  const statusText = document.getElementById("status-text");
-  const countdown = document.getElementById("countdown");
-  const connection = document.getElementById("connection");
+/**
+ * An element the server always renders.
+ * @param {string} id
+ */
+function required(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element;
+}
 
-  let state = data.state;
-  let expiresAt = data.expiresAt ? Date.parse(data.expiresAt) : Number.NaN;
-  // The server's business time is local monotonic time plus this skew. A merchant's sandbox
-  // test clock can be days away from the customer's clock, and a phone's clock can simply be
-  // wrong, so the countdown is anchored to the server's `now`, never to Date.now().
-  let skew = Date.parse(data.now) - performance.now();
-  let pollTimer;
-  let tickTimer;
-  let pollDelay = POLL_INTERVAL_MS;
-  let polling = false;
-  let stopped = false;
+/** @param {string | undefined} iso */
+const timeOf = (iso) => (iso ? Date.parse(iso) : Number.NaN);
 
-  const remaining = () => expiresAt - (performance.now() + skew);
+/**
+ * Milliseconds left until expiry in the server's business time.
+ * @param {PageState} page
+ */
+function remaining(page) {
+  return page.expiresAt - (performance.now() + page.skew);
+}
 
-  function show(next) {
-    if (next === state) return;
-    state = next;
-    data.state = next;
-    statusBox.className = `status status-${next}`;
-    statusText.textContent = statusBox.dataset[`msg${capitalized(next)}`] ?? "";
-    for (const element of root.querySelectorAll("[data-when]")) {
-      element.hidden = element.dataset.when !== next;
-    }
-    // Once the customer must no longer pay, the QR goes away for good, not just out of sight.
-    if (next !== "open") {
-      for (const image of root.querySelectorAll(".qr img")) image.remove();
-    }
+/**
+ * Shows a state: the status line, the panel of that state, and no QR once it must not be paid.
+ * @param {PageState} page
+ * @param {string} next
+ */
+function show(page, next) {
+  if (next === page.state) return;
+  page.state = next;
+  page.data.state = next;
+  page.statusBox.className = `status status-${next}`;
+  page.statusText.textContent = page.statusBox.dataset[`msg${capitalized(next)}`] ?? "";
+  for (const element of page.root.querySelectorAll("[data-when]")) {
+    if (element instanceof HTMLElement) element.hidden = element.dataset.when !== next;
   }
-
-  function stop() {
-    stopped = true;
-    clearTimeout(pollTimer);
-    clearTimeout(tickTimer);
+  // Once the customer must no longer pay, the QR goes away for good, not just out of sight.
+  if (next !== "open") {
+    for (const image of page.root.querySelectorAll(".qr img")) image.remove();
   }
+}
 
-  function schedulePoll(ms) {
-    if (stopped) return;
-    clearTimeout(pollTimer);
-    pollTimer = setTimeout(poll, ms);
+/** @param {PageState} page */
+function stop(page) {
+  page.stopped = true;
+  clearTimeout(page.pollTimer);
+  clearTimeout(page.tickTimer);
+}
+
+/**
+ * @param {PageState} page
+ * @param {number} ms
+ */
+function schedulePoll(page, ms) {
+  if (page.stopped) return;
+  clearTimeout(page.pollTimer);
+  page.pollTimer = setTimeout(() => poll(page), ms);
+}
+
+/**
+ * Shows the time left, and turns the page to expired when it runs out.
+ * @param {PageState} page
+ */
+function tick(page) {
+  clearTimeout(page.tickTimer);
+  const { countdown } = page;
+  if (!countdown || Number.isNaN(page.expiresAt) || page.state !== "open") return;
+  const left = remaining(page);
+  countdown.textContent = formatRemaining(left);
+  countdown.parentElement?.classList.toggle("urgent", left <= URGENT_MS);
+  if (left <= 0) {
+    // Time is up here even if the expiry worker has not marked the payment yet.
+    show(page, "expired");
+    schedulePoll(page, 0);
+    return;
   }
+  // Wake when the shown second changes rather than on a fixed beat, so it never skips one.
+  page.tickTimer = setTimeout(() => tick(page), left % 1000 || 1000);
+}
 
-  function tick() {
-    clearTimeout(tickTimer);
-    if (!countdown || Number.isNaN(expiresAt) || state !== "open") return;
-    const left = remaining();
-    countdown.textContent = formatRemaining(left);
-    countdown.parentElement.classList.toggle("urgent", left <= URGENT_MS);
-    if (left <= 0) {
-      // Time is up here even if the expiry worker has not marked the payment yet.
-      show("expired");
-      schedulePoll(0);
+/**
+ * Takes in an answer of the status route.
+ * @param {PageState} page
+ * @param {HostedStatus} status
+ */
+function apply(page, status) {
+  page.expiresAt = timeOf(status.expiresAt ?? undefined);
+  // Re-anchor only when the countdown is off by more than a second, so that the time a
+  // response spends on the network does not make the shown seconds jump back and forth.
+  const serverSkew = Date.parse(status.now) - performance.now();
+  if (Math.abs(serverSkew - page.skew) > SKEW_TOLERANCE_MS) page.skew = serverSkew;
+  let next = status.state;
+  if (next === "open" && !Number.isNaN(page.expiresAt) && remaining(page) <= 0) next = "expired";
+  // A page never goes back to inviting payment: once it has said "expired" (its own
+  // countdown ran out) it waits for the server to say what happened instead.
+  if (next === "open" && page.state !== "open") return;
+  show(page, next);
+  if (SETTLED.includes(next)) stop(page);
+  else if (next === "expired") page.pollDelay = POLL_INTERVAL_MAX_MS;
+  tick(page);
+}
+
+/**
+ * Asks the status route once, then schedules the next time; backs off after failures.
+ * @param {PageState} page
+ */
+async function poll(page) {
+  if (page.stopped || page.polling) return;
+  // A hidden tab does not poll; the visibilitychange listener resumes it.
+  if (document.hidden) return;
+  page.polling = true;
+  try {
+    const response = await fetch(page.data.statusUrl ?? "", {
+      headers: { Accept: "application/json", "X-Client-Secret": page.clientSecret },
+      cache: "no-store",
+      credentials: "omit",
+    });
+    // An unknown payment or a refused secret will not change by asking again.
+    if (response.status === 401 || response.status === 404) {
+      stop(page);
       return;
     }
-    // Wake when the shown second changes rather than on a fixed beat, so it never skips one.
-    tickTimer = setTimeout(tick, left % 1000 || 1000);
+    if (!response.ok) throw new Error(`status route answered ${response.status}`);
+    const body = await response.json();
+    page.connection.hidden = true;
+    page.pollDelay = POLL_INTERVAL_MS;
+    apply(page, body.data);
+  } catch {
+    page.connection.hidden = false;
+    page.pollDelay = Math.min(page.pollDelay * 2, POLL_INTERVAL_MAX_MS);
+  } finally {
+    page.polling = false;
+    schedulePoll(page, page.pollDelay);
   }
+}
 
-  function apply(status) {
-    expiresAt = status.expiresAt ? Date.parse(status.expiresAt) : Number.NaN;
-    // Re-anchor only when the countdown is off by more than a second, so that the time a
-    // response spends on the network does not make the shown seconds jump back and forth.
-    const serverSkew = Date.parse(status.now) - performance.now();
-    if (Math.abs(serverSkew - skew) > SKEW_TOLERANCE_MS) skew = serverSkew;
-    let next = status.state;
-    if (next === "open" && !Number.isNaN(expiresAt) && remaining() <= 0) next = "expired";
-    // A page never goes back to inviting payment: once it has said "expired" (its own
-    // countdown ran out) it waits for the server to say what happened instead.
-    if (next === "open" && state !== "open") return;
-    show(next);
-    if (SETTLED.includes(next)) stop();
-    else if (next === "expired") pollDelay = POLL_INTERVAL_MAX_MS;
-    tick();
-  }
-
-  async function poll() {
-    if (stopped || polling) return;
-    // A hidden tab does not poll; the visibilitychange listener resumes it.
-    if (document.hidden) return;
-    polling = true;
+/**
+ * The sandbox button: the customer "pays", and the page learns the outcome the way it learns
+ * a real payment's, from the status route.
+ * @param {PageState} page
+ */
+function wireSimulateButton(page) {
+  const simulate = document.getElementById("simulate");
+  const failure = document.getElementById("simulate-error");
+  const url = page.data.simulateUrl;
+  if (!(simulate instanceof HTMLButtonElement) || !failure || !url) return;
+  const idleLabel = simulate.textContent;
+  simulate.addEventListener("click", async () => {
+    simulate.disabled = true;
+    simulate.setAttribute("aria-busy", "true");
+    simulate.textContent = simulate.dataset.busyLabel ?? idleLabel;
+    failure.hidden = true;
     try {
-      const response = await fetch(data.statusUrl, {
-        headers: { Accept: "application/json", "X-Client-Secret": data.clientSecret },
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { Accept: "application/json", "X-Client-Secret": page.clientSecret },
         cache: "no-store",
         credentials: "omit",
       });
-      // An unknown payment or a refused secret will not change by asking again.
-      if (response.status === 401 || response.status === 404) {
-        stop();
-        return;
-      }
-      if (!response.ok) throw new Error(`status route answered ${response.status}`);
-      const body = await response.json();
-      connection.hidden = true;
-      pollDelay = POLL_INTERVAL_MS;
-      apply(body.data);
+      if (!response.ok) throw new Error(`simulate route answered ${response.status}`);
     } catch {
-      connection.hidden = false;
-      pollDelay = Math.min(pollDelay * 2, POLL_INTERVAL_MAX_MS);
+      failure.hidden = false;
+      simulate.disabled = false;
+      simulate.textContent = idleLabel;
     } finally {
-      polling = false;
-      schedulePoll(pollDelay);
+      simulate.removeAttribute("aria-busy");
+      schedulePoll(page, 0);
     }
-  }
+  });
+}
 
-  const simulate = document.getElementById("simulate");
-  if (simulate && data.simulateUrl) {
-    const idleLabel = simulate.textContent;
-    const failure = document.getElementById("simulate-error");
-    simulate.addEventListener("click", async () => {
-      simulate.disabled = true;
-      simulate.setAttribute("aria-busy", "true");
-      simulate.textContent = simulate.dataset.busyLabel;
-      failure.hidden = true;
+/**
+ * The Copy buttons of the transfer details, shown only where a clipboard can be written to;
+ * without one the values stay selectable by hand.
+ * @param {HTMLElement} root
+ */
+function wireCopyButtons(root) {
+  if (!navigator.clipboard || !window.isSecureContext) return;
+  for (const button of root.querySelectorAll("button.copy")) {
+    if (!(button instanceof HTMLButtonElement)) continue;
+    const idleLabel = button.textContent;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
       try {
-        const response = await fetch(data.simulateUrl, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ clientSecret: data.clientSecret }),
-          cache: "no-store",
-          credentials: "omit",
-        });
-        if (!response.ok) throw new Error(`simulate route answered ${response.status}`);
+        await navigator.clipboard.writeText(button.dataset.copy ?? "");
+        button.textContent = button.dataset.copiedLabel ?? idleLabel;
+        setTimeout(() => {
+          button.textContent = idleLabel;
+        }, COPIED_LABEL_MS);
       } catch {
-        failure.hidden = false;
-        simulate.disabled = false;
-        simulate.textContent = idleLabel;
-      } finally {
-        simulate.removeAttribute("aria-busy");
-        // The page learns the outcome the way it learns a real payment's: from the status route.
-        schedulePoll(0);
+        // A refused clipboard leaves the value where it is, selectable by hand.
       }
     });
   }
+}
 
-  if (navigator.clipboard && window.isSecureContext) {
-    for (const button of root.querySelectorAll("button.copy")) {
-      const idleLabel = button.textContent;
-      button.hidden = false;
-      button.addEventListener("click", async () => {
-        try {
-          await navigator.clipboard.writeText(button.dataset.copy);
-          button.textContent = button.dataset.copiedLabel;
-          setTimeout(() => {
-            button.textContent = idleLabel;
-          }, COPIED_LABEL_MS);
-        } catch {
-          // A refused clipboard leaves the value where it is, selectable by hand.
-        }
-      });
-    }
+/**
+ * The client secret from the URL fragment (`#cs=<secret>`, other fragment parameters ignored).
+ * @param {string} hash location.hash
+ */
+function secretFromHash(hash) {
+  return new URLSearchParams(hash.replace(/^#/, "")).get("cs") ?? "";
+}
+
+/**
+ * The language links reload the page with `?lang=..`: they keep the fragment, so the page in
+ * the other language still has the secret.
+ * @param {string} hash
+ */
+function keepHashOnLanguageLinks(hash) {
+  if (!hash) return;
+  for (const link of document.querySelectorAll(".lang a")) {
+    if (link instanceof HTMLAnchorElement) link.hash = hash;
   }
+}
 
+/**
+ * What the page starts from: the state the server rendered, anchored to the server's clock.
+ * @param {HTMLElement} root
+ * @returns {PageState}
+ */
+function pageState(root) {
+  const data = root.dataset;
+  return {
+    root,
+    data,
+    clientSecret: secretFromHash(location.hash),
+    statusBox: required("status"),
+    statusText: required("status-text"),
+    countdown: document.getElementById("countdown"),
+    connection: required("connection"),
+    state: data.state ?? "open",
+    expiresAt: timeOf(data.expiresAt),
+    // The server's business time is local monotonic time plus this skew. A merchant's sandbox
+    // test clock can be days away from the customer's clock, and a phone's clock can simply be
+    // wrong, so the countdown is anchored to the server's `now`, never to Date.now().
+    skew: timeOf(data.now) - performance.now(),
+    pollTimer: undefined,
+    tickTimer: undefined,
+    pollDelay: POLL_INTERVAL_MS,
+    polling: false,
+    stopped: false,
+  };
+}
+
+/** @param {HTMLElement} root */
+function start(root) {
+  const page = pageState(root);
+  keepHashOnLanguageLinks(location.hash);
+  wireSimulateButton(page);
+  wireCopyButtons(root);
   document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) schedulePoll(0);
+    if (!document.hidden) schedulePoll(page, 0);
   });
-
-  if (SETTLED.includes(state)) return;
-  if (state === "expired") pollDelay = POLL_INTERVAL_MAX_MS;
-  tick();
-  schedulePoll(pollDelay);
+  if (SETTLED.includes(page.state)) return;
+  if (page.state === "expired") page.pollDelay = POLL_INTERVAL_MAX_MS;
+  tick(page);
+  schedulePoll(page, page.pollDelay);
 }
 
 const root = document.getElementById("payment");

@@ -1,0 +1,46 @@
+/**
+ * The operator's wallet adjustment (CONTRACT 2), mounted under /admin/v1 with the other
+ * operator routes (the operator check runs in their scope, app.ts):
+ *
+ * - POST /merchants/:id/wallet/adjustments  { amount (signed), reason } -> 201 ledger entry
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync } from "fastify";
+import type { Db } from "../db/handles.ts";
+import { ok } from "../http/envelope.ts";
+import { adjustWallet } from "../ledger/adjustments.ts";
+import { AdjustmentBody, AdjustmentEnvelope } from "../ledger/schemas.ts";
+import type { Clock } from "../lib/clock.ts";
+import { parseSignedAmount } from "../lib/money.ts";
+import { IdParams } from "./schemas.ts";
+
+export function walletAdjustmentRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      "/merchants/:id/wallet/adjustments",
+      {
+        schema: {
+          tags: ["admin"],
+          summary: "Adjust a merchant's available wallet",
+          description:
+            "Credits (positive amount) or debits (negative amount) the available wallet under the " +
+            "wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE.",
+          params: IdParams,
+          body: AdjustmentBody,
+          response: { 201: AdjustmentEnvelope },
+        },
+      },
+      async (request, reply) => {
+        const amountSatang = parseSignedAmount(request.body.amount);
+        if (amountSatang === null)
+          throw new Error(`schema let an invalid amount through: ${request.body.amount}`);
+        const entry = await adjustWallet(ctx, request.params.id, {
+          amountSatang,
+          reason: request.body.reason.trim(),
+        });
+        return reply.code(201).send(ok(entry));
+      },
+    );
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * `satang export <payments|withdraws|ledger> --from <date> --to <date> [--out file]`: downloads
+ * a CSV export (GET /api/v1/reports/<kind>.csv, CONTRACT 11) with the merchant's API key, signed
+ * with signature v2 (method, path and query bound), and streams it to the file or to stdout.
+ * The server checks the range (at most 366 days) and answers a refusal in the JSON envelope,
+ * which is printed as every other refusal (exit 1).
+ */
+import { createWriteStream } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { signRequest } from "@satang/sdk";
+import { Argument, type Command } from "commander";
+import { ApiError, UnreachableError } from "../client.ts";
+import { type CliIo, type CommandContext, EXIT_OK } from "../io.ts";
+import { reportError } from "../report.ts";
+import { type DevFlags, devClient, devFlags } from "./dev-options.ts";
+
+const KINDS = ["payments", "withdraws", "ledger"] as const;
+type ExportKind = (typeof KINDS)[number];
+
+interface ExportFlags extends DevFlags {
+  from: string;
+  to: string;
+  out?: string;
+  status?: string;
+}
+
+const HELP_AFTER = `
+Dates are ISO 8601 (2026-01-01, or 2026-01-01T00:00:00+07:00); rows created at or after
+--from and before --to, at most 366 days apart. Amounts are in THB, times in UTC and Bangkok.
+
+Examples:
+  satang export payments --from 2026-01-01 --to 2026-02-01 --out payments-january.csv
+  satang export withdraws --from 2026-01-01 --to 2026-01-02 --status paid
+  satang export ledger --from 2026-01-01 --to 2027-01-01 > ledger-2026.csv`;
+
+async function refusal(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  try {
+    const { error } = JSON.parse(text) as {
+      error: { code: string; message: string; metadata?: Record<string, unknown> };
+    };
+    return new ApiError(response.status, error.code, error.message, error.metadata);
+  } catch {
+    return new ApiError(
+      response.status,
+      "HTTP_ERROR",
+      `HTTP ${response.status}: ${text.slice(0, 200)}`,
+      undefined,
+    );
+  }
+}
+
+/** Streams one export to `out` (a file) or to the CLI's stdout. */
+async function runExport(kind: ExportKind, flags: ExportFlags, io: CliIo): Promise<void> {
+  const { baseUrl } = devClient(flags, io.env);
+  const query = new URLSearchParams({ dateFrom: flags.from, dateTo: flags.to });
+  if (flags.status) query.set("status", flags.status);
+  const path = `/api/v1/reports/${kind}.csv?${query.toString()}`;
+  const headers = signRequest({
+    apiKey: (flags.apiKey ?? io.env.SATANG_API_KEY) as string,
+    apiSecret: (flags.apiSecret ?? io.env.SATANG_API_SECRET) as string,
+    body: "",
+    method: "GET",
+    path,
+    version: "v2",
+  });
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${path}`, { headers: { ...headers } });
+  } catch (error) {
+    throw new UnreachableError(baseUrl, (error as Error & { cause?: Error }).cause?.message ?? String(error));
+  }
+  if (!response.ok || !response.body) throw await refusal(response);
+  const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
+  const sink = flags.out
+    ? createWriteStream(flags.out)
+    : new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          io.stdout(chunk.toString("utf8"));
+          done();
+        },
+      });
+  await pipeline(body, sink);
+  if (flags.out) io.stderr(`Wrote ${kind} ${flags.from} to ${flags.to} to ${flags.out}\n`);
+}
+
+/** Adds `export` to the program. */
+export function registerExportCommand(program: Command, { io, finish }: CommandContext): void {
+  devFlags(
+    program
+      .command("export")
+      .description("download payments, withdraws or ledger movements as CSV for a date range")
+      .addArgument(new Argument("<kind>", "what to export").choices(KINDS))
+      .requiredOption("--from <date>", "first day or instant (inclusive), ISO 8601")
+      .requiredOption("--to <date>", "end day or instant (exclusive), ISO 8601")
+      .option("--status <status>", "only rows in this status (payments and withdraws)")
+      .option("--out <file>", "write the CSV to this file instead of stdout"),
+  )
+    .addHelpText("after", HELP_AFTER)
+    .action(async (kind: ExportKind, flags: ExportFlags) => {
+      try {
+        await runExport(kind, flags, io);
+        finish({ exitCode: EXIT_OK });
+      } catch (error) {
+        finish({ exitCode: reportError(error, io, Boolean(flags.json)) });
+      }
+    });
+}

@@ -1,0 +1,218 @@
+/**
+ * `satang payouts batch create|list|show|csv|record`: the manual payout desk
+ * (docs/payout-desk.md) for deployments with SATANG_PAYOUTS=manual. Take pending withdraws into
+ * a batch, download its CSV, pay from the bank's own channel, then record each outcome.
+ */
+import { writeFileSync } from "node:fs";
+import { type Command, InvalidArgumentError } from "commander";
+import {
+  ApiError,
+  adminClient,
+  REQUEST_TIMEOUT_MS,
+  resolveBaseUrl,
+  resolveToken,
+  UnreachableError,
+  UsageError,
+} from "../client.ts";
+import type { CliIo, CommandContext } from "../io.ts";
+import { clientFlags, type OutputOptions, printResult, wholeNumber } from "../options.ts";
+
+interface BatchItem {
+  position: number;
+  withdrawId: string;
+  amount: string;
+  bankCode: string;
+  bankAccountNumber: string;
+  bankAccountName: string;
+  withdrawStatus: string;
+  outcome: string | null;
+  bankReference: string | null;
+  failureReason: string | null;
+}
+
+interface Batch {
+  id: string;
+  status: string;
+  createdBy: string;
+  itemCount: number;
+  totalAmount: string;
+  paidCount: number;
+  failedCount: number;
+  openCount: number;
+  createdAt: string;
+  items?: BatchItem[];
+}
+
+function summary(batch: Batch): string {
+  return (
+    `Batch ${batch.id} (${batch.status}): ${batch.itemCount} withdraws, ${batch.totalAmount} satang; ` +
+    `${batch.paidCount} paid, ${batch.failedCount} failed, ${batch.openCount} open`
+  );
+}
+
+function itemLine(item: BatchItem): string {
+  const result =
+    item.outcome === "paid"
+      ? `paid (${item.bankReference})`
+      : item.outcome === "failed"
+        ? `failed (${item.failureReason})`
+        : "open";
+  return `  ${item.position}. ${item.withdrawId}  ${item.amount}  ${item.bankCode} ${item.bankAccountNumber} ${item.bankAccountName}  ${result}`;
+}
+
+function details(batch: Batch): string {
+  return [summary(batch), ...(batch.items ?? []).map(itemLine)].join("\n");
+}
+
+interface CreateFlags extends OutputOptions {
+  merchant?: string;
+  max?: number;
+  by?: string;
+}
+
+function registerCreate(batch: Command, io: CliIo): void {
+  clientFlags(
+    batch.command("create").description("take pending withdraws into a new batch (they become processing)"),
+  )
+    .option("--merchant <id>", "only this merchant's pending withdraws")
+    .option("--max <count>", "at most this many withdraws, oldest first", wholeNumber)
+    .option("--by <name>", "who creates the batch, for the record")
+    .action(async (flags: CreateFlags) => {
+      const body: Record<string, unknown> = {};
+      if (flags.merchant !== undefined) body.merchantId = flags.merchant;
+      if (flags.max !== undefined) body.maxCount = flags.max;
+      if (flags.by !== undefined) body.createdBy = flags.by;
+      const data = await adminClient(flags, io.env).call<Batch>("POST", "/payout-batches", body);
+      printResult(io, flags, data, () => details(data));
+    });
+}
+
+interface ListFlags extends OutputOptions {
+  status?: string;
+  page?: number;
+  limit?: number;
+}
+
+function statusOption(value: string): string {
+  if (value !== "open" && value !== "closed") throw new InvalidArgumentError('expected "open" or "closed"');
+  return value;
+}
+
+function registerList(batch: Command, io: CliIo): void {
+  clientFlags(batch.command("list").description("list batches, newest first"))
+    .option("--status <status>", "open or closed", statusOption)
+    .option("--page <n>", "page number", wholeNumber)
+    .option("--limit <n>", "batches per page", wholeNumber)
+    .action(async (flags: ListFlags) => {
+      const query = new URLSearchParams();
+      if (flags.status) query.set("status", flags.status);
+      if (flags.page !== undefined) query.set("page", String(flags.page));
+      if (flags.limit !== undefined) query.set("limit", String(flags.limit));
+      const suffix = query.size > 0 ? `?${query}` : "";
+      const data = await adminClient(flags, io.env).call<{ data: Batch[]; total: number }>(
+        "GET",
+        `/payout-batches${suffix}`,
+      );
+      printResult(io, flags, data, () =>
+        data.data.length === 0
+          ? "No payout batches"
+          : [`${data.total} batches`, ...data.data.map(summary)].join("\n"),
+      );
+    });
+}
+
+function registerShow(batch: Command, io: CliIo): void {
+  clientFlags(batch.command("show").description("a batch with its withdraws and their outcomes"))
+    .argument("<batchId>", "batch id")
+    .action(async (id: string, flags: OutputOptions) => {
+      const data = await adminClient(flags, io.env).call<Batch>(
+        "GET",
+        `/payout-batches/${encodeURIComponent(id)}`,
+      );
+      printResult(io, flags, data, () => details(data));
+    });
+}
+
+/** Downloads the batch's CSV: text, not the JSON envelope the other calls answer. */
+async function downloadCsv(flags: OutputOptions, env: NodeJS.ProcessEnv, id: string): Promise<string> {
+  const baseUrl = resolveBaseUrl(flags, env);
+  const token = resolveToken(flags, env);
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/admin/v1/payout-batches/${encodeURIComponent(id)}/csv`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new UnreachableError(baseUrl, error instanceof Error ? error.message : String(error));
+  }
+  // Decoded by hand: Response.text() would drop the byte order mark spreadsheets need.
+  const text = Buffer.from(await response.arrayBuffer()).toString("utf8");
+  if (response.ok) return text;
+  let error: Record<string, unknown> | undefined;
+  try {
+    error = JSON.parse(text).error;
+  } catch {
+    error = undefined;
+  }
+  throw new ApiError(
+    response.status,
+    String(error?.code ?? "UNEXPECTED_RESPONSE"),
+    String(error?.message ?? `${baseUrl} answered HTTP ${response.status}`),
+    error?.metadata as Record<string, unknown> | undefined,
+  );
+}
+
+function registerCsv(batch: Command, io: CliIo): void {
+  clientFlags(batch.command("csv").description("download a batch as CSV (account numbers in full)"))
+    .argument("<batchId>", "batch id")
+    .option("--out <file>", "write to this file instead of standard output")
+    .action(async (id: string, flags: OutputOptions & { out?: string }) => {
+      const csv = await downloadCsv(flags, io.env, id);
+      if (flags.out === undefined) {
+        io.stdout(csv);
+        return;
+      }
+      writeFileSync(flags.out, csv, { mode: 0o600 });
+      io.stdout(`Wrote ${flags.out}\n`);
+    });
+}
+
+interface RecordFlags extends OutputOptions {
+  paid?: string;
+  failed?: string;
+}
+
+function registerRecord(batch: Command, io: CliIo): void {
+  clientFlags(batch.command("record").description("record what the bank did with one withdraw of a batch"))
+    .argument("<batchId>", "batch id")
+    .argument("<withdrawId>", "withdraw id")
+    .option("--paid <bankReference>", "it was paid; the bank's reference of the transfer")
+    .option("--failed <reason>", "it failed; why")
+    .action(async (batchId: string, withdrawId: string, flags: RecordFlags) => {
+      if ((flags.paid === undefined) === (flags.failed === undefined)) {
+        throw new UsageError("record needs exactly one of --paid <bankReference> or --failed <reason>");
+      }
+      const body =
+        flags.paid !== undefined
+          ? { outcome: "paid", bankReference: flags.paid }
+          : { outcome: "failed", reason: flags.failed };
+      const data = await adminClient(flags, io.env).call<Batch>(
+        "POST",
+        `/payout-batches/${encodeURIComponent(batchId)}/items/${encodeURIComponent(withdrawId)}/outcome`,
+        body,
+      );
+      printResult(io, flags, data, () => details(data));
+    });
+}
+
+/** Adds `payouts batch ...` to the program. */
+export function registerPayoutCommands(program: Command, { io }: CommandContext): void {
+  const payouts = program.command("payouts").description("the manual payout desk (SATANG_PAYOUTS=manual)");
+  const batch = payouts.command("batch").description("batches of pending withdraws paid by hand");
+  registerCreate(batch, io);
+  registerList(batch, io);
+  registerShow(batch, io);
+  registerCsv(batch, io);
+  registerRecord(batch, io);
+}

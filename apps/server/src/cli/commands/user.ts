@@ -1,0 +1,39 @@
+/**
+ * `satang user create`: a dashboard user for a merchant (POST /admin/v1/merchants/{id}/users).
+ */
+import type { Command } from "commander";
+import { adminClient } from "../client.ts";
+import type { CommandContext } from "../io.ts";
+import { clientFlags, type OutputOptions, printResult } from "../options.ts";
+
+interface UserCreateFlags extends OutputOptions {
+  merchant: string;
+  email: string;
+  password: string;
+}
+
+/** Adds `user create` to the program. */
+export function registerUserCommands(program: Command, { io }: CommandContext): void {
+  const user = program.command("user").description("dashboard users of a merchant");
+  const create = user
+    .command("create")
+    .description("create a dashboard user: they log in at /dashboard with this email and password")
+    .requiredOption("--merchant <id>", "merchant id")
+    .requiredOption("--email <email>", "login email, unique across the service (any case)")
+    .requiredOption("--password <password>", "at least 12 characters; stored only as an argon2id hash");
+  clientFlags(create).action(async (flags: UserCreateFlags) => {
+    const data = await adminClient(flags, io.env).call<Record<string, unknown>>(
+      "POST",
+      `/merchants/${encodeURIComponent(flags.merchant)}/users`,
+      { email: flags.email, password: flags.password },
+    );
+    printResult(
+      io,
+      flags,
+      data,
+      () =>
+        `Created dashboard user ${String(data.email)} (${String(data.id)}) for merchant ${String(data.merchantId)}.\n` +
+        "They can log in at /dashboard now.",
+    );
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * `satang wallet adjust`: an operator's credit or debit of a merchant's wallet, with a reason
+ * kept in the ledger.
+ */
+import type { Command } from "commander";
+import { adminClient } from "../client.ts";
+import type { CommandContext } from "../io.ts";
+import { clientFlags, type OutputOptions, printResult } from "../options.ts";
+
+interface AdjustFlags extends OutputOptions {
+  merchant: string;
+  amount: string;
+  reason: string;
+}
+
+/** Adds `wallet adjust` to the program. */
+export function registerWalletCommands(program: Command, { io }: CommandContext): void {
+  const wallet = program.command("wallet").description("operator adjustments of a merchant's wallet");
+  clientFlags(
+    wallet.command("adjust").description("credit (+) or debit (-) a merchant's wallet, with a reason"),
+  )
+    .requiredOption("--merchant <id>", "merchant id")
+    .requiredOption("--amount <amount>", 'signed amount in satang, e.g. "100000.00" or "-2500.00"')
+    .requiredOption("--reason <text>", "why; kept in the ledger")
+    .action(async (flags: AdjustFlags) => {
+      const data = await adminClient(flags, io.env).call<Record<string, unknown>>(
+        "POST",
+        `/merchants/${encodeURIComponent(flags.merchant)}/wallet/adjustments`,
+        { amount: flags.amount, reason: flags.reason },
+      );
+      printResult(
+        io,
+        flags,
+        data,
+        () =>
+          `Adjusted wallet of ${String(data.merchantId)} by ${String(data.amount)} satang: available ${String(data.balanceAfter)}`,
+      );
+    });
+}

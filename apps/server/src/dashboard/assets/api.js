@@ -1,0 +1,209 @@
+// @ts-check
+// The server, as the dashboard calls it: one typed function per route, so the views never
+// spell a URL. Dashboard routes carry the session token; a 401 from any of them ends the
+// session (the login form comes back with a message) and the call rejects with SessionEnded.
+
+/**
+ * @import { ApiKey, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
+ *   Page, Payment, PaymentDetail, Redelivery, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
+ *   Withdraw,
+ *   WithdrawDetail } from "./types.js"
+ */
+import { t } from "./lang.js";
+import { currentSession, endSession } from "./session.js";
+
+/** The path of the service's public address, so the page works behind a path prefix. */
+const BASE = document.documentElement.dataset.base || "";
+const DASHBOARD_API = `${BASE}/dashboard/api`;
+
+/** A call refused by the server, or one that never reached it (code "NETWORK", status 0). */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string | undefined} message
+   * @param {Record<string, unknown> | undefined} metadata
+   */
+  constructor(status, code, message, metadata) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+    this.metadata = metadata || {};
+  }
+}
+
+/** The session ended during the call: the login form is already on screen. */
+export class SessionEnded extends Error {}
+
+/**
+ * One request; resolves with the envelope's data, rejects with ApiError.
+ * @param {string} url
+ * @param {string} method
+ * @param {unknown} [body]
+ * @param {string} [token]
+ * @returns {Promise<unknown>}
+ */
+async function request(url, method, body, token) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  /** @type {Response} */
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError(0, "NETWORK", t("networkError"), undefined);
+  }
+  const json = await response.json().catch(() => null);
+  if (json?.success === true) return json.data;
+  const error = json?.error || {};
+  throw new ApiError(response.status, error.code || `HTTP_${response.status}`, error.message, error.metadata);
+}
+
+/**
+ * A dashboard API call with the session; a refused session returns the user to the login.
+ * @param {string} method
+ * @param {string} path under /dashboard/api
+ * @param {unknown} [body]
+ * @returns {Promise<unknown>}
+ */
+async function dashboard(method, path, body) {
+  const session = currentSession();
+  if (!session) throw new SessionEnded();
+  try {
+    return await request(`${DASHBOARD_API}${path}`, method, body, session.token);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      endSession("sessionExpired");
+      throw new SessionEnded();
+    }
+    throw error;
+  }
+}
+
+/** @param {string} id */
+const part = (id) => encodeURIComponent(id);
+
+/**
+ * @param {string} email
+ * @param {string} password
+ */
+export const login = (email, password) =>
+  /** @type {Promise<LoginAnswer>} */ (request(`${BASE}/api/v1/auth/login`, "POST", { email, password }));
+
+/** @param {string} token */
+export const logout = (token) => request(`${BASE}/api/v1/auth/logout`, "POST", undefined, token);
+
+/** The server's lists; public, so it is fetched without the session. */
+export const getConstants = () =>
+  /** @type {Promise<Constants>} */ (request(`${DASHBOARD_API}/constants`, "GET"));
+
+export const getMe = () => /** @type {Promise<Me>} */ (dashboard("GET", "/me"));
+export const getBalance = () => /** @type {Promise<Balance>} */ (dashboard("GET", "/balance"));
+
+/** @param {URLSearchParams} query */
+export const listPayments = (query) =>
+  /** @type {Promise<Page<Payment>>} */ (dashboard("GET", `/payments?${query}`));
+/** @param {string} id */
+export const getPayment = (id) =>
+  /** @type {Promise<PaymentDetail>} */ (dashboard("GET", `/payments/${part(id)}`));
+
+/** @param {URLSearchParams} query */
+export const listWithdraws = (query) =>
+  /** @type {Promise<Page<Withdraw>>} */ (dashboard("GET", `/withdraws?${query}`));
+/** @param {string} id */
+export const getWithdraw = (id) =>
+  /** @type {Promise<WithdrawDetail>} */ (dashboard("GET", `/withdraws/${part(id)}`));
+
+/** @param {URLSearchParams} query */
+export const listEvents = (query) =>
+  /** @type {Promise<Page<WebhookEvent>>} */ (dashboard("GET", `/events?${query}`));
+/** @param {string} id */
+export const getEvent = (id) =>
+  /** @type {Promise<EventWithDeliveries>} */ (dashboard("GET", `/events/${part(id)}`));
+/** @param {string} id */
+export const redeliverEvent = (id) =>
+  /** @type {Promise<Redelivery>} */ (dashboard("POST", `/events/${part(id)}/redeliver`));
+
+export const listWebhookEndpoints = () =>
+  /** @type {Promise<Page<WebhookEndpoint>>} */ (dashboard("GET", "/webhook-endpoints?limit=100"));
+/** @param {{ url: string, events: string[], description?: string }} body */
+export const createWebhookEndpoint = (body) =>
+  /** @type {Promise<WebhookEndpointWithSecret>} */ (dashboard("POST", "/webhook-endpoints", body));
+/** @param {string} id */
+export const rotateWebhookSecret = (id) =>
+  /** @type {Promise<WebhookEndpointWithSecret>} */ (
+    dashboard("POST", `/webhook-endpoints/${part(id)}/rotate-secret`, {})
+  );
+/** @param {string} id */
+export const deleteWebhookEndpoint = (id) => dashboard("DELETE", `/webhook-endpoints/${part(id)}`);
+/** @param {string} id */
+export const sendWebhookTest = (id) =>
+  /** @type {Promise<WebhookTestResult>} */ (dashboard("POST", `/webhook-endpoints/${part(id)}/test`, {}));
+
+export const getVolume = () => /** @type {Promise<{ days: DayVolume[] }>} */ (dashboard("GET", "/volume"));
+/** @param {string} q */
+export const searchRecords = (q) =>
+  /** @type {Promise<{ hits: SearchHit[] }>} */ (dashboard("GET", `/search?${new URLSearchParams({ q })}`));
+
+export const listApiKeys = () =>
+  /** @type {Promise<Page<ApiKey>>} */ (dashboard("GET", "/api-keys?limit=100"));
+/** @param {string} name empty for a key without a name */
+export const createApiKey = (name) =>
+  /** @type {Promise<CreatedApiKey>} */ (dashboard("POST", "/api-keys", name ? { name } : {}));
+/** @param {string} id */
+export const revokeApiKey = (id) => dashboard("DELETE", `/api-keys/${part(id)}`);
+
+/** @typedef {"payments" | "withdraws" | "ledger"} ExportKind */
+
+/**
+ * A CSV export of the session's merchant (GET /dashboard/api/reports/<kind>.csv), as a file to
+ * save. A refusal arrives in the JSON envelope, before any CSV, and rejects with ApiError.
+ * @param {ExportKind} kind
+ * @param {URLSearchParams} query dateFrom, dateTo and filters
+ * @returns {Promise<{ blob: Blob, filename: string }>}
+ */
+export async function downloadExport(kind, query) {
+  const session = currentSession();
+  if (!session) throw new SessionEnded();
+  /** @type {Response} */
+  let response;
+  try {
+    response = await fetch(`${DASHBOARD_API}/reports/${kind}.csv?${query}`, {
+      headers: { authorization: `Bearer ${session.token}` },
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError(0, "NETWORK", t("networkError"), undefined);
+  }
+  if (response.ok) {
+    const disposition = response.headers.get("content-disposition") || "";
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] || `${kind}.csv`;
+    return { blob: await response.blob(), filename };
+  }
+  const error = (await response.json().catch(() => null))?.error || {};
+  if (response.status === 401) {
+    endSession("sessionExpired");
+    throw new SessionEnded();
+  }
+  throw new ApiError(response.status, error.code || `HTTP_${response.status}`, error.message, error.metadata);
+}
+
+/**
+ * What to tell the user about a failed call.
+ * @param {unknown} error
+ * @returns {string}
+ */
+export function describeError(error) {
+  if (error instanceof ApiError && error.code === "NETWORK") return t("networkError");
+  if (error instanceof ApiError && error.code === "VALIDATION_ERROR" && error.metadata.field) {
+    return t("invalidFilter", { field: String(error.metadata.field) });
+  }
+  return t("requestFailed", { code: error instanceof ApiError ? error.code : "ERROR" });
+}

@@ -1,0 +1,127 @@
+// @ts-check
+// CSV exports (#/exports): payments, withdraws or ledger movements for a range of Bangkok
+// days, downloaded from the same exports as GET /api/v1/reports/<kind>.csv (at most 366 days).
+
+/** @import { Child } from "../dom.js" */
+/** @import { ExportKind } from "../api.js" */
+import { ApiError, downloadExport, SessionEnded } from "../api.js";
+import { alertBox, heading } from "../components.js";
+import { h, replace } from "../dom.js";
+import { nextDay } from "../format.js";
+import { t } from "../lang.js";
+
+/** @type {Array<[ExportKind, import("../i18n.js").MessageKey]>} */
+const KINDS = [
+  ["payments", "exportPayments"],
+  ["withdraws", "exportWithdraws"],
+  ["ledger", "exportLedger"],
+];
+
+/** Today in Bangkok, YYYY-MM-DD. */
+function bangkokToday() {
+  return new Date(Date.now() + 7 * 3600_000).toISOString().slice(0, 10);
+}
+
+/** The first day of the current month in Bangkok. */
+function monthStart() {
+  return `${bangkokToday().slice(0, 8)}01`;
+}
+
+/**
+ * Saves a downloaded file under its name, through a temporary link.
+ * @param {Blob} blob
+ * @param {string} filename
+ */
+function save(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const anchor = h("a", { href: url, download: filename, hidden: true });
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * @param {HTMLFormElement} form
+ * @param {HTMLElement} status
+ * @param {HTMLButtonElement} button
+ */
+async function submit(form, status, button) {
+  const data = new FormData(form);
+  const kind = /** @type {ExportKind} */ (String(data.get("kind")));
+  const from = String(data.get("from") || "");
+  const to = String(data.get("to") || "");
+  if (!from || !to) {
+    replace(status, alertBox(t("exportRangeInvalid")));
+    return;
+  }
+  const query = new URLSearchParams({
+    dateFrom: `${from}T00:00:00+07:00`,
+    dateTo: `${nextDay(to)}T00:00:00+07:00`,
+  });
+  button.disabled = true;
+  replace(status, h("p", { role: "status" }, t("exportPreparing")));
+  try {
+    const file = await downloadExport(kind, query);
+    save(file.blob, file.filename);
+    replace(status, h("p", { role: "status", class: "muted" }, t("exportDone", { file: file.filename })));
+  } catch (error) {
+    if (error instanceof SessionEnded) return;
+    const text =
+      error instanceof ApiError && error.status === 400
+        ? t("exportRangeInvalid")
+        : t("requestFailed", { code: error instanceof ApiError ? error.code : "ERROR" });
+    replace(status, alertBox(text));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** @returns {Promise<Child[]>} */
+export async function exportsView() {
+  const status = h("div", { "aria-live": "polite" });
+  const button = /** @type {HTMLButtonElement} */ (
+    h("button", { type: "submit", class: "button primary", id: "export-download" }, t("exportDownload"))
+  );
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      {
+        class: "card filters",
+        "aria-label": t("exportsTitle"),
+        onsubmit: (event) => {
+          event.preventDefault();
+          void submit(form, status, button);
+        },
+      },
+      h(
+        "div",
+        { class: "filter-grid" },
+        h(
+          "div",
+          { class: "field" },
+          h("label", { for: "x-kind" }, t("exportKind")),
+          h(
+            "select",
+            { id: "x-kind", name: "kind" },
+            KINDS.map(([value, key]) => h("option", { value }, t(key))),
+          ),
+        ),
+        h(
+          "div",
+          { class: "field" },
+          h("label", { for: "x-from" }, t("exportFrom")),
+          h("input", { id: "x-from", name: "from", type: "date", value: monthStart(), required: true }),
+        ),
+        h(
+          "div",
+          { class: "field" },
+          h("label", { for: "x-to" }, t("exportTo")),
+          h("input", { id: "x-to", name: "to", type: "date", value: bangkokToday(), required: true }),
+        ),
+      ),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  return [heading(t("exportsTitle")), h("p", { class: "muted" }, t("exportsIntro")), form, status];
+}

@@ -1,0 +1,26 @@
+/**
+ * The CSV exports from the dashboard: GET /dashboard/api/reports/{payments,withdraws,ledger}.csv
+ * with the session's bearer token, the same query schemas and services as the public
+ * /api/v1/reports routes (reports/), so columns, bounds and refusals are exactly the API's.
+ * Registered inside dashboardApiRoutes, whose session hook guards them.
+ */
+import type { App } from "../http/typed-app.ts";
+import { sendCsv } from "../reports/routes.ts";
+import { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "../reports/schemas.ts";
+import { exportLedger, exportPayments, exportWithdraws, type ReportContext } from "../reports/service.ts";
+import { sessionOf } from "./sessions.ts";
+
+export function exportRoutes(app: App, ctx: ReportContext): void {
+  app.get("/reports/payments.csv", { schema: { querystring: PaymentsExportQuery } }, async (request, reply) =>
+    sendCsv(reply, await exportPayments(ctx, sessionOf(request).merchant, request.query)),
+  );
+  app.get(
+    "/reports/withdraws.csv",
+    { schema: { querystring: WithdrawsExportQuery } },
+    async (request, reply) =>
+      sendCsv(reply, await exportWithdraws(ctx, sessionOf(request).merchant, request.query)),
+  );
+  app.get("/reports/ledger.csv", { schema: { querystring: LedgerExportQuery } }, async (request, reply) =>
+    sendCsv(reply, await exportLedger(ctx, sessionOf(request).merchant, request.query)),
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * Bounded waits (CONTRACT 14): no request waits without limit for a row lock, a statement or a
+ * pool connection, so one merchant's held lock cannot stall another merchant's requests.
+ *
+ * On PostgreSQL every transaction opens with `SET LOCAL lock_timeout, statement_timeout,
+ * idle_in_transaction_session_timeout`, sent in the same round trip as `BEGIN`. SET LOCAL ends
+ * with the transaction, so the bounds hold behind a transaction-pooling PgBouncer too (a
+ * session SET or a startup option would land on whichever server connection PgBouncer picked).
+ * The wait for a pool connection is the pool's own bound (pg's connectionTimeoutMillis; the
+ * embedded pool's acquire timeout).
+ */
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  PostgresDriver,
+  type TransactionSettings,
+} from "kysely";
+
+export interface DatabaseBounds {
+  /** DB_LOCK_TIMEOUT_MS: longest wait for a row or table lock. */
+  lockTimeoutMs: number;
+  /** DB_POOL_ACQUIRE_TIMEOUT_MS: longest wait for a pool connection. */
+  poolAcquireTimeoutMs: number;
+  /** DB_STATEMENT_TIMEOUT_MS: longest run of one statement inside a transaction. */
+  statementTimeoutMs: number;
+  /** DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: a transaction left idle this long is ended by the server. */
+  idleInTransactionTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = {
+  lockTimeoutMs: 2_000,
+  poolAcquireTimeoutMs: 2_000,
+  statementTimeoutMs: 30_000,
+  idleInTransactionTimeoutMs: 60_000,
+};
+
+/** The statement that opens every transaction: BEGIN and the transaction's bounds. */
+export function beginStatement(bounds: DatabaseBounds, settings: TransactionSettings = {}): string {
+  let begin = "begin";
+  if (settings.isolationLevel || settings.accessMode) {
+    begin = "start transaction";
+    if (settings.isolationLevel) begin += ` isolation level ${settings.isolationLevel}`;
+    if (settings.accessMode) begin += ` ${settings.accessMode}`;
+  }
+  const ms = (value: number) => `'${Math.trunc(value)}ms'`;
+  return [
+    begin,
+    `set local lock_timeout = ${ms(bounds.lockTimeoutMs)}`,
+    `set local statement_timeout = ${ms(bounds.statementTimeoutMs)}`,
+    `set local idle_in_transaction_session_timeout = ${ms(bounds.idleInTransactionTimeoutMs)}`,
+  ].join("; ");
+}
+
+class BoundedPostgresDriver extends PostgresDriver {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly bounds: DatabaseBounds,
+  ) {
+    super(config);
+  }
+
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    // No parameters: pg sends it as one simple query, so the bounds cost no extra round trip.
+    await connection.executeQuery(CompiledQuery.raw(beginStatement(this.bounds, settings)));
+  }
+}
+
+/** Kysely's PostgresDialect whose every transaction starts with the bounds set (PostgreSQL). */
+export class BoundedPostgresDialect extends PostgresDialect {
+  constructor(
+    private readonly config: PostgresDialectConfig,
+    private readonly bounds: DatabaseBounds,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new BoundedPostgresDriver(this.config, this.bounds);
+  }
+}

@@ -1,0 +1,74 @@
+/** Table types of the SCB connector's tables (migration 0030, docs/providers/scb.md). */
+import type { ColumnType, Generated } from "kysely";
+
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export type ScbConfirmationStatus = "received" | "verified" | "not_found" | "mismatch" | "unavailable";
+
+interface ScbConfirmationsTable {
+  /** SCB's transaction id: one row however often SCB sends the confirmation. */
+  transaction_id: string;
+  ref1: string;
+  claimed_amount_satang: bigint | null;
+  claimed_biller_id: string | null;
+  /** The time the confirmation claims (SCB's transactionDateandTime). */
+  paid_at: Date;
+  payment_id: string | null;
+  status: ScbConfirmationStatus;
+  /** What the lifecycle did with a verified one: applied, duplicate or the refusal reason. */
+  result: string | null;
+  detail: string | null;
+  deliveries: number;
+  checks: Generated<number>;
+  /** Real time of the next re-check of an undecided confirmation. */
+  next_check_at: Date | null;
+  received_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+interface ScbPaymentChecksTable {
+  payment_id: string;
+  checks: number;
+  last_error: string | null;
+  /** Business time of the reconciler's next question about this payment. */
+  next_check_at: Date;
+  updated_at: Timestamp;
+}
+
+interface ScbTransfersTable {
+  withdraw_id: string;
+  partner_transaction_id: string;
+  amount_satang: bigint;
+  tokenizer_id: string;
+  initiated_at: Date;
+  /** Set once, before the one credit confirm leaves; null while it may still be sent. */
+  confirm_sent_at: Date | null;
+  scb_status: string | null;
+  last_error: string | null;
+  /** Real time before which an uncertain transfer is not asked about (SCB_INQUIRY_DELAY_S). */
+  next_inquiry_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+interface ScbExchangesTable {
+  id: Generated<string>;
+  operation: string;
+  request_uid: string;
+  method: string;
+  path: string;
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  request_body: ColumnType<unknown, string | null, string | null>;
+  response_status: number | null;
+  response_body: ColumnType<unknown, string | null, string | null>;
+  error: string | null;
+}
+
+export interface ScbTables {
+  scb_confirmations: ScbConfirmationsTable;
+  scb_payment_checks: ScbPaymentChecksTable;
+  scb_transfers: ScbTransfersTable;
+  scb_exchanges: ScbExchangesTable;
+}

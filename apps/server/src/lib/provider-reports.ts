@@ -1,0 +1,27 @@
+/**
+ * What a payment or payout provider can report, in the service's own terms, and why a report
+ * can be refused. providers/ translate a bank's vocabulary into these outcomes; payments/ and
+ * withdraws/ decide what a report does to a record (their reports.ts); lifecycle/ records the
+ * refusals the operator must look at.
+ */
+
+const PAYMENT_REPORT_OUTCOMES = ["processing", "succeeded", "failed"] as const;
+export type PaymentReportOutcome = (typeof PAYMENT_REPORT_OUTCOMES)[number];
+
+const PAYOUT_REPORT_OUTCOMES = ["paid", "failed"] as const;
+export type PayoutReportOutcome = (typeof PAYOUT_REPORT_OUTCOMES)[number];
+
+/** Why a report was refused; `anomaly` says whether the operator must look at it. */
+export interface Refusal {
+  reason: string;
+  message: string;
+  anomaly: boolean;
+  merchantId: string | null;
+  subjectStatus: string | null;
+  amountSatang: bigint | null;
+}
+
+/** A report about a record the service does not have: always one for the operator. */
+export function unknownSubject(reason: string, message: string): Refusal {
+  return { reason, message, anomaly: true, merchantId: null, subjectStatus: null, amountSatang: null };
+}

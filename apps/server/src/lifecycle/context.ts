@@ -1,0 +1,34 @@
+/**
+ * What the lifecycle's orchestration uses: the database, the business clock, the settings that
+ * decide who picks payouts up, and the providers the composition root (deps.ts) chose.
+ */
+import type { Config } from "../config.ts";
+import type { Db } from "../db/handles.ts";
+import type { Clock } from "../lib/clock.ts";
+import { AppError } from "../lib/errors.ts";
+import type { Provider } from "../providers/provider.ts";
+import type { SandboxProvider } from "../providers/sandbox.ts";
+import type { ScbConnector } from "../providers/scb/connector.ts";
+
+export interface LifecycleContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, "env" | "payoutPickup" | "payouts" | "publicBaseUrl"> & Partial<Pick<Config, "scb">>;
+  /**
+   * Where payouts go: the simulated bank in sandbox, the configured bank adapter in live, or
+   * undefined when the deployment has none, and then the payout jobs leave pending withdraws
+   * where they are instead of guessing.
+   */
+  provider: Provider | undefined;
+  /** The sandbox's simulated bank, which the simulate routes drive; undefined in live. */
+  simulator: SandboxProvider | undefined;
+  /** SCB (SATANG_PROVIDER=scb): its confirmations and the reconciler's questions. */
+  scb?: ScbConnector | undefined;
+}
+
+/** The simulated bank; sandbox only. */
+export function simulatorOf(ctx: Pick<LifecycleContext, "simulator">): SandboxProvider {
+  // Sandbox routes are not even registered in live; reaching this is a bug, answered as 404.
+  if (!ctx.simulator) throw new AppError("RESOURCE_NOT_FOUND", "Sandbox simulation is not available in live");
+  return ctx.simulator;
+}

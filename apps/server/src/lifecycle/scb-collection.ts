@@ -1,0 +1,354 @@
+/**
+ * Live collection through SCB (docs/providers/scb.md): payment confirmations SCB posts, and the
+ * reconciler that asks SCB about payments whose confirmation never came.
+ *
+ * Nothing is credited on a confirmation's word. A confirmation is recorded (one row per SCB
+ * transaction id, however often SCB sends it), acknowledged, and checked with SCB's bill payment
+ * inquiry (`collection.confirmPayment`). Only a transaction SCB shows for the operator's biller,
+ * the payment's ref1 and the payment's amount succeeds the payment, through the same report path
+ * as every provider (payments/reports.ts: succeed, or the late confirmation of an expired
+ * payment within 72 hours), so the ledger, events and webhooks are those of the sandbox.
+ *
+ * One SCB transaction id credits once: it is the callback id of a `provider_callbacks` row
+ * (provider `scb`), whose primary key refuses a second one in any process. Whatever SCB shows
+ * that cannot be credited (an unknown reference, another amount, a second payment under one
+ * reference, a payment canceled or past the window) and every confirmation SCB does not confirm
+ * is written to `provider_anomalies` for the operator, and credits nothing.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { withTransaction } from "../db/handles.ts";
+import type { PaymentRow } from "../db/types.ts";
+import { AppError } from "../lib/errors.ts";
+import { JOB_BATCH_SIZE, LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";
+import { formatThb } from "../lib/money.ts";
+import { type Refusal, unknownSubject } from "../lib/provider-reports.ts";
+import { applyPaymentReport } from "../payments/reports.ts";
+import {
+  type ConfirmationCheck,
+  type ConfirmationClaim,
+  confirmationAck,
+  parseConfirmation,
+  type VerifiedPayment,
+} from "../providers/scb/collection.ts";
+import type { ScbConnector } from "../providers/scb/connector.ts";
+import { SCB_PROVIDER_NAME } from "../providers/scb/names.ts";
+import type { ConfirmationAck } from "../providers/scb/types.ts";
+import { recordAnomaly } from "./anomalies.ts";
+import type { LifecycleContext } from "./context.ts";
+import {
+  type ConfirmationRow,
+  claimConfirmationRecheck,
+  claimDueCollections,
+  decideConfirmation,
+  dueConfirmationRechecks,
+  findPaymentByCollectionReference,
+  noteCollectionCheck,
+  recordConfirmation,
+} from "./scb-store.ts";
+import { insertCallbackIfAbsent, setCallbackResult } from "./store.ts";
+
+/** How long a confirmation being checked is left to its checker before the reconciler retries. */
+const CONFIRMATION_CHECK_LEASE_MS = 120_000;
+/** Expired payments (the late-confirmation window) are asked about at most this often. */
+const EXPIRED_PAYMENT_CHECK_INTERVAL_MS = 15 * 60_000;
+
+type ScbContext = LifecycleContext & { scb: ScbConnector };
+
+function scbOf(ctx: LifecycleContext): ScbContext {
+  if (!ctx.scb || !ctx.config.scb) throw new AppError("RESOURCE_NOT_FOUND", "SCB is not configured");
+  return ctx as ScbContext;
+}
+
+const reconcileIntervalMs = (ctx: LifecycleContext) => ctx.config.scb?.reconcileIntervalMs ?? 60_000;
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** Whether a path segment is the callback token: constant time, whatever the lengths. */
+export function isCallbackToken(ctx: LifecycleContext, candidate: string): boolean {
+  const token = ctx.config.scb?.callbackToken;
+  if (!token) return false;
+  return timingSafeEqual(digest(token), digest(candidate));
+}
+
+/** What crediting one SCB transaction did: applied, duplicate, or why it was refused. */
+interface CreditResult {
+  result: string;
+  paymentId: string | null;
+}
+
+function amountRefusal(row: PaymentRow, paid: bigint): Refusal {
+  return {
+    reason: "amount_mismatch",
+    message: `SCB shows ${formatThb(paid)} THB paid under the payment's reference; the payment is for ${formatThb(row.amount_satang)} THB. Nothing was credited`,
+    anomaly: true,
+    merchantId: row.merchant_id,
+    subjectStatus: row.status,
+    amountSatang: paid,
+  };
+}
+
+/** A refusal of money SCB shows as paid: always one for the operator (a refund, a late credit). */
+function paidButRefused(refusal: Refusal, paid: bigint): Refusal {
+  if (refusal.reason !== "already_succeeded") return { ...refusal, anomaly: true, amountSatang: paid };
+  return {
+    ...refusal,
+    reason: "second_payment",
+    message:
+      "A second SCB transaction was paid under the reference of a payment that has already succeeded. Nothing was credited",
+    anomaly: true,
+    amountSatang: paid,
+  };
+}
+
+/**
+ * Credits one transaction SCB showed (never a confirmation's claim): the payment with its ref1
+ * succeeds when the amount is the payment's. Once per transaction id.
+ */
+export async function creditScbTransaction(
+  ctx: LifecycleContext,
+  paid: VerifiedPayment,
+): Promise<CreditResult> {
+  const row = await findPaymentByCollectionReference(ctx.db, paid.ref1);
+  const paymentId = row?.id ?? null;
+  return withTransaction(ctx.db, async (trx): Promise<CreditResult> => {
+    const fresh = await insertCallbackIfAbsent(trx, {
+      provider: SCB_PROVIDER_NAME,
+      callback_id: paid.transactionId,
+      subject_type: "payment",
+      subject_id: paymentId ?? paid.ref1,
+      outcome: "succeeded",
+      result: "applied",
+      reason: null,
+      received_at: ctx.clock.now(),
+    });
+    if (!fresh) return { result: "duplicate", paymentId };
+    let refusal: Refusal;
+    if (!row) {
+      refusal = {
+        ...unknownSubject(
+          "unknown_reference",
+          `SCB shows a payment under ref1 ${paid.ref1}, which no payment has`,
+        ),
+        amountSatang: paid.amountSatang,
+      };
+    } else if (row.amount_satang !== paid.amountSatang) {
+      refusal = amountRefusal(row, paid.amountSatang);
+    } else {
+      const applied = await applyPaymentReport(trx, ctx, row.id, "succeeded");
+      if (applied.kind === "applied") return { result: "applied", paymentId };
+      refusal = paidButRefused(applied.refusal, paid.amountSatang);
+    }
+    await setCallbackResult(trx, SCB_PROVIDER_NAME, paid.transactionId, "refused", refusal.reason);
+    await recordAnomaly(trx, ctx, {
+      provider: SCB_PROVIDER_NAME,
+      subjectType: "payment",
+      subjectId: paymentId ?? paid.ref1,
+      report: "payment.succeeded",
+      callbackId: paid.transactionId,
+      refusal,
+    });
+    return { result: refusal.reason, paymentId };
+  });
+}
+
+/** The body a stored claim is checked with again: the fields `confirmPayment` reads. */
+function claimBody(row: ConfirmationRow): string {
+  return JSON.stringify({
+    transactionId: row.transaction_id,
+    billPaymentRef1: row.ref1,
+    transactionDateandTime: row.paid_at.toISOString(),
+    ...(row.claimed_amount_satang === null ? {} : { amount: formatThb(row.claimed_amount_satang) }),
+    ...(row.claimed_biller_id === null ? {} : { payeeProxyId: row.claimed_biller_id }),
+  });
+}
+
+/** A confirmation SCB does not confirm: recorded for the operator with what it claimed. */
+async function unconfirmed(
+  ctx: LifecycleContext,
+  claim: ConfirmationClaim,
+  decision: { status: "not_found" | "mismatch"; reason: string; message: string },
+): Promise<void> {
+  const row = await findPaymentByCollectionReference(ctx.db, claim.ref1);
+  const at = ctx.clock.now();
+  await withTransaction(ctx.db, async (trx) => {
+    await recordAnomaly(trx, ctx, {
+      provider: SCB_PROVIDER_NAME,
+      subjectType: "payment",
+      subjectId: row?.id ?? claim.ref1,
+      report: "payment.succeeded",
+      callbackId: claim.transactionId,
+      refusal: {
+        reason: decision.reason,
+        message: decision.message,
+        anomaly: true,
+        merchantId: row?.merchant_id ?? null,
+        subjectStatus: row?.status ?? null,
+        amountSatang: claim.amountSatang,
+      },
+    });
+    await decideConfirmation(trx, claim.transactionId, {
+      status: decision.status,
+      paymentId: row?.id ?? null,
+      result: decision.reason,
+      detail: decision.message,
+      nextCheckAt: null,
+      at,
+    });
+  });
+}
+
+/** Acts on SCB's answer about one confirmation and records the decision. */
+async function actOnCheck(ctx: ScbContext, check: Exclude<ConfirmationCheck, { status: "malformed" }>) {
+  const at = ctx.clock.now();
+  const { claim } = check;
+  switch (check.status) {
+    case "verified": {
+      const credit = await creditScbTransaction(ctx, check.payment);
+      await decideConfirmation(ctx.db, claim.transactionId, {
+        status: "verified",
+        paymentId: credit.paymentId,
+        result: credit.result,
+        detail: null,
+        nextCheckAt: null,
+        at,
+      });
+      return;
+    }
+    case "not_found":
+      return unconfirmed(ctx, claim, {
+        status: "not_found",
+        reason: "unconfirmed_confirmation",
+        message: `Payment confirmation not confirmed by SCB: ${check.reason}. Nothing was credited`,
+      });
+    case "mismatch":
+      // The genuine transaction is credited by the reconciler, on SCB's own word.
+      return unconfirmed(ctx, claim, {
+        status: "mismatch",
+        reason: "altered_confirmation",
+        message: `Payment confirmation differs from SCB's transaction in ${check.fields.join(", ")}. Nothing was credited on it`,
+      });
+    default:
+      await decideConfirmation(ctx.db, claim.transactionId, {
+        status: "unavailable",
+        paymentId: null,
+        result: null,
+        detail: check.error,
+        nextCheckAt: new Date(at.getTime() + reconcileIntervalMs(ctx)),
+        at,
+      });
+  }
+}
+
+/** Checks a recorded confirmation with SCB's inquiry and acts on the answer. */
+async function checkConfirmation(ctx: ScbContext, row: ConfirmationRow): Promise<void> {
+  const check = await ctx.scb.collection.confirmPayment(claimBody(row));
+  if (check.status === "malformed")
+    throw new Error(`a stored confirmation reads as malformed: ${check.error}`);
+  await actOnCheck(ctx, check);
+}
+
+/**
+ * A payment confirmation as SCB posted it: recorded, checked, acknowledged. A body that is not a
+ * confirmation answers 400 VALIDATION_ERROR (SCB sends it again). Otherwise the answer is SCB's
+ * acknowledgment, also when SCB could not be asked (the reconciler checks it again) and for a
+ * re-send (checked once).
+ */
+export async function receiveScbConfirmation(
+  ctx: LifecycleContext,
+  rawBody: string,
+): Promise<ConfirmationAck> {
+  const scb = scbOf(ctx);
+  const parsed = parseConfirmation(rawBody);
+  if (!parsed.ok) throw new AppError("VALIDATION_ERROR", `Not a payment confirmation: ${parsed.error}`);
+  const { claim } = parsed;
+  const at = ctx.clock.now();
+  const recorded = await recordConfirmation(ctx.db, {
+    transactionId: claim.transactionId,
+    ref1: claim.ref1,
+    claimedAmountSatang: claim.amountSatang,
+    claimedBillerId: claim.billerId,
+    paidAt: claim.paidAt,
+    at,
+    recheckAt: new Date(at.getTime() + CONFIRMATION_CHECK_LEASE_MS),
+  });
+  let row: ConfirmationRow | undefined = recorded.row;
+  // A re-send is checked again only when SCB could not be asked before.
+  if (!recorded.fresh) {
+    row = await claimConfirmationRecheck(
+      ctx.db,
+      claim.transactionId,
+      at,
+      new Date(at.getTime() + CONFIRMATION_CHECK_LEASE_MS),
+    );
+  }
+  if (row) {
+    const check = await scb.scb.collection.confirmPayment(recorded.fresh ? rawBody : claimBody(row));
+    if (check.status !== "malformed") await actOnCheck(scb, check);
+  }
+  return confirmationAck(claim.transactionId);
+}
+
+/** Re-checks undecided confirmations whose time has come. */
+async function recheckConfirmations(ctx: ScbContext): Promise<number> {
+  const now = ctx.clock.now();
+  let handled = 0;
+  for (const transactionId of await dueConfirmationRechecks(ctx.db, now, JOB_BATCH_SIZE)) {
+    const row = await claimConfirmationRecheck(
+      ctx.db,
+      transactionId,
+      now,
+      new Date(now.getTime() + CONFIRMATION_CHECK_LEASE_MS),
+    );
+    if (!row) continue;
+    await checkConfirmation(ctx, row);
+    handled += 1;
+  }
+  return handled;
+}
+
+/**
+ * Asks SCB about live PromptPay payments whose confirmation may have been lost: open ones every
+ * SCB_RECONCILE_INTERVAL_S, expired ones within the late-confirmation window less often. Every
+ * transaction SCB shows under a payment's ref1 since its creation is credited (once).
+ */
+async function reconcileCollections(ctx: ScbContext): Promise<number> {
+  const interval = reconcileIntervalMs(ctx);
+  const claimed = await withTransaction(ctx.db, (trx) => {
+    const now = ctx.clock.now();
+    return claimDueCollections(trx, {
+      now,
+      firstCheckBefore: new Date(now.getTime() - interval),
+      expiredSince: new Date(now.getTime() - LATE_CONFIRMATION_WINDOW_MS),
+      nextCheckAt: new Date(now.getTime() + interval),
+      limit: JOB_BATCH_SIZE,
+    });
+  });
+  for (const payment of claimed) {
+    const search = await ctx.scb.collection.findPayments({
+      ref1: payment.collection_reference,
+      from: payment.created_at,
+    });
+    const at = ctx.clock.now();
+    if (search.status === "unavailable") {
+      await noteCollectionCheck(ctx.db, payment.id, { lastError: search.error, at });
+      continue;
+    }
+    for (const paid of search.payments) await creditScbTransaction(ctx, paid);
+    const expired = payment.status === "expired";
+    await noteCollectionCheck(ctx.db, payment.id, {
+      lastError: null,
+      at,
+      ...(expired
+        ? { nextCheckAt: new Date(at.getTime() + Math.max(interval, EXPIRED_PAYMENT_CHECK_INTERVAL_MS)) }
+        : {}),
+    });
+  }
+  return claimed.length;
+}
+
+/** One run of the SCB reconciler: undecided confirmations, then payments. Nothing without SCB. */
+export async function reconcileScb(ctx: LifecycleContext): Promise<number> {
+  if (!ctx.scb || !ctx.config.scb) return 0;
+  const scb = ctx as ScbContext;
+  return (await recheckConfirmations(scb)) + (await reconcileCollections(scb));
+}

@@ -1,0 +1,237 @@
+/**
+ * SQL of the SCB lifecycle (scb-collection.ts): the confirmations SCB sent, and the schedule of
+ * the reconciler's questions about live PromptPay payments.
+ */
+import { sql } from "kysely";
+import type { Db } from "../db/handles.ts";
+import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
+import type { PaymentRow } from "../db/types.ts";
+import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
+
+export interface ConfirmationRow {
+  transaction_id: string;
+  ref1: string;
+  claimed_amount_satang: bigint | null;
+  claimed_biller_id: string | null;
+  paid_at: Date;
+  payment_id: string | null;
+  status: ScbConfirmationStatus;
+  result: string | null;
+  deliveries: number;
+}
+
+export function findPaymentByCollectionReference(db: Db, reference: string): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom("payments")
+    .selectAll()
+    .where("collection_reference", "=", reference)
+    .executeTakeFirst();
+}
+
+/**
+ * Records a confirmation as it arrived. The first delivery of a transaction id inserts its row
+ * (status `received`, the caller checks it); a later one counts the delivery and returns the
+ * row as it is. `fresh` says which.
+ */
+export async function recordConfirmation(
+  db: Db,
+  input: {
+    transactionId: string;
+    ref1: string;
+    claimedAmountSatang: bigint | null;
+    claimedBillerId: string | null;
+    paidAt: Date;
+    at: Date;
+    recheckAt: Date;
+  },
+): Promise<{ fresh: boolean; row: ConfirmationRow }> {
+  const inserted = await db
+    .insertInto("scb_confirmations")
+    .values({
+      transaction_id: input.transactionId,
+      ref1: input.ref1,
+      claimed_amount_satang: input.claimedAmountSatang,
+      claimed_biller_id: input.claimedBillerId,
+      paid_at: input.paidAt,
+      payment_id: null,
+      status: "received",
+      result: null,
+      detail: null,
+      deliveries: 1,
+      next_check_at: input.recheckAt,
+      received_at: input.at,
+      updated_at: input.at,
+    })
+    .onConflict((oc) => oc.column("transaction_id").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { fresh: true, row: inserted };
+  const row = await db
+    .updateTable("scb_confirmations")
+    .set((eb) => ({ deliveries: eb("deliveries", "+", 1), updated_at: input.at }))
+    .where("transaction_id", "=", input.transactionId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { fresh: false, row };
+}
+
+/** Takes an undecided confirmation for a new check; undefined when another caller has it. */
+export function claimConfirmationRecheck(
+  db: Db,
+  transactionId: string,
+  at: Date,
+  leaseUntil: Date,
+): Promise<ConfirmationRow | undefined> {
+  return db
+    .updateTable("scb_confirmations")
+    .set((eb) => ({
+      status: "received",
+      checks: eb("checks", "+", 1),
+      next_check_at: leaseUntil,
+      updated_at: at,
+    }))
+    .where("transaction_id", "=", transactionId)
+    .where((eb) =>
+      eb.or([
+        eb("status", "=", "unavailable"),
+        eb.and([eb("status", "=", "received"), eb("next_check_at", "<=", at)]),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Undecided confirmations whose re-check is due (SCB was unreachable, or a check died). */
+export async function dueConfirmationRechecks(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("scb_confirmations")
+    .select("transaction_id")
+    .where("status", "in", ["received", "unavailable"])
+    .where("next_check_at", "<=", now)
+    .orderBy("next_check_at")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.transaction_id);
+}
+
+export async function decideConfirmation(
+  db: Db,
+  transactionId: string,
+  decision: {
+    status: ScbConfirmationStatus;
+    paymentId: string | null;
+    result: string | null;
+    detail: string | null;
+    nextCheckAt: Date | null;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .updateTable("scb_confirmations")
+    .set({
+      status: decision.status,
+      payment_id: decision.paymentId,
+      result: decision.result,
+      detail: decision.detail === null ? null : decision.detail.slice(0, 500),
+      next_check_at: decision.nextCheckAt,
+      updated_at: decision.at,
+    })
+    .where("transaction_id", "=", transactionId)
+    .execute();
+}
+
+export interface CollectionToCheck {
+  id: string;
+  collection_reference: string;
+  created_at: Date;
+  status: string;
+  checks: number;
+}
+
+/**
+ * Live PromptPay payments the reconciler asks SCB about now: open ones, and expired ones within
+ * the late-confirmation window, whose next check has come (the first one an interval after
+ * create). Each claimed payment's next check is pushed to `nextCheckAt` in the same
+ * transaction, so no other worker asks about it meanwhile.
+ */
+export async function claimDueCollections(
+  db: Db,
+  options: { now: Date; firstCheckBefore: Date; expiredSince: Date; nextCheckAt: Date; limit: number },
+): Promise<CollectionToCheck[]> {
+  const due = await db
+    .selectFrom("payments")
+    .leftJoin("scb_payment_checks", "scb_payment_checks.payment_id", "payments.id")
+    .select([
+      "payments.id",
+      "payments.collection_reference",
+      "payments.created_at",
+      "payments.status",
+      "scb_payment_checks.checks",
+    ])
+    .where("payments.collection_reference", "is not", null)
+    .where((eb) =>
+      eb.or([
+        eb("payments.status", "in", OPEN_PAYMENT_STATUSES),
+        eb.and([
+          eb("payments.status", "=", "expired"),
+          eb("payments.expires_at", ">=", options.expiredSince),
+        ]),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        eb("scb_payment_checks.next_check_at", "<=", options.now),
+        eb.and([
+          eb("scb_payment_checks.next_check_at", "is", null),
+          eb("payments.created_at", "<=", options.firstCheckBefore),
+        ]),
+      ]),
+    )
+    .orderBy("payments.created_at")
+    .limit(options.limit)
+    .forUpdate("payments")
+    .skipLocked()
+    .execute();
+  for (const row of due) {
+    await db
+      .insertInto("scb_payment_checks")
+      .values({
+        payment_id: row.id,
+        checks: 1,
+        last_error: null,
+        next_check_at: options.nextCheckAt,
+        updated_at: options.now,
+      })
+      .onConflict((oc) =>
+        oc.column("payment_id").doUpdateSet({
+          checks: sql`scb_payment_checks.checks + 1`,
+          next_check_at: options.nextCheckAt,
+          updated_at: options.now,
+        }),
+      )
+      .execute();
+  }
+  return due.map((row) => ({
+    id: row.id,
+    collection_reference: row.collection_reference as string,
+    created_at: row.created_at,
+    status: row.status,
+    checks: row.checks ?? 0,
+  }));
+}
+
+export async function noteCollectionCheck(
+  db: Db,
+  paymentId: string,
+  note: { lastError: string | null; nextCheckAt?: Date; at: Date },
+): Promise<void> {
+  await db
+    .updateTable("scb_payment_checks")
+    .set({
+      last_error: note.lastError === null ? null : note.lastError.slice(0, 500),
+      updated_at: note.at,
+      ...(note.nextCheckAt ? { next_check_at: note.nextCheckAt } : {}),
+    })
+    .where("payment_id", "=", paymentId)
+    .execute();
+}

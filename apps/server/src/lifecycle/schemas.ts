@@ -1,0 +1,72 @@
+/**
+ * Schemas of the lifecycle's routes: the operator's clock and anomaly routes, the clock body the
+ * sandbox route shares, and the answer to a provider callback. Written once: they validate
+ * requests, type the handlers and feed the OpenAPI document.
+ */
+import { type Static, Type } from "typebox";
+import { envelopeSchema } from "../http/envelope.ts";
+import { pageQueryProperties, pageSchema, stringEnum } from "../http/list-query.ts";
+import { ERROR_MESSAGE_KEYWORD } from "../http/validation.ts";
+import { CLOCK_ADVANCE_SECONDS_MAX } from "../lib/limits.ts";
+
+export const ClockAdvanceBody = Type.Object(
+  {
+    seconds: Type.Integer({
+      minimum: 1,
+      maximum: CLOCK_ADVANCE_SECONDS_MAX,
+      description: `Whole seconds to move the merchant's test clock forward, 1 to ${CLOCK_ADVANCE_SECONDS_MAX}`,
+      [ERROR_MESSAGE_KEYWORD]: `must be a whole number of seconds from 1 to ${CLOCK_ADVANCE_SECONDS_MAX}: the clock moves forward only`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ClockAdvanceBody = Static<typeof ClockAdvanceBody>;
+
+export const MerchantIdParams = Type.Object({ id: Type.String({ description: "UUID" }) });
+
+/** A success envelope whose data object may carry more than the listed fields. */
+const openEnvelope = <T extends Parameters<typeof Type.Object>[0]>(data: T) =>
+  envelopeSchema(Type.Object(data, { additionalProperties: true }));
+
+export const AdminClockEnvelope = openEnvelope({
+  merchantId: Type.String({ format: "uuid" }),
+  now: Type.String({ format: "date-time", description: "The merchant's business time" }),
+});
+
+export const AnomalyQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    merchantId: Type.Optional(Type.String({ format: "uuid", description: "Only this merchant's" })),
+  },
+  { additionalProperties: false },
+);
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+const AnomalySchema = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    merchantId: nullableString,
+    provider: Type.String(),
+    subjectType: stringEnum(["payment", "withdraw"] as const),
+    subjectId: Type.String(),
+    report: Type.String({ description: "What the provider reported, e.g. payment.succeeded" }),
+    subjectStatus: nullableString,
+    reason: Type.String({ description: "Why it was refused, e.g. late_confirmation_window_passed" }),
+    message: Type.String(),
+    amount: nullableString,
+    callbackId: nullableString,
+    createdAt: Type.String({ format: "date-time" }),
+  },
+  { additionalProperties: true },
+);
+
+export const AnomalyListEnvelope = envelopeSchema(pageSchema(AnomalySchema));
+
+/** What a provider's callback is answered: applied, refused, or a duplicate of an earlier one. */
+export const CallbackResultEnvelope = openEnvelope({
+  callbackId: Type.String(),
+  duplicate: Type.Boolean({ description: "This callback id was processed before; nothing changed" }),
+  result: stringEnum(["applied", "refused"] as const),
+  reason: nullableString,
+});

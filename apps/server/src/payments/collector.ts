@@ -1,0 +1,14 @@
+/**
+ * A live collector: a bank that takes PromptPay payments into the operator's own account under a
+ * per-payment reference (SCB's bill payment QR: the operator's biller id, ref1 = the reference).
+ * The composition root passes one when the deployment has a live provider; without one, a
+ * PromptPay payment pays the merchant's own PromptPay id (the sandbox).
+ */
+
+/** Length of a payment's collection reference: ref1, at most 20 of A-Z 0-9 (CONTRACT 15). */
+export const COLLECTION_REFERENCE_LENGTH = 12;
+
+export interface PaymentCollector {
+  /** The QR payload a customer scans to pay `amountSatang` under `reference`. */
+  qrPayload(reference: string, amountSatang: bigint): string;
+}

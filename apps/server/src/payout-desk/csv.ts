@@ -1,0 +1,53 @@
+/**
+ * The batch file the operator pays from (docs/payout-desk.md has the layout column by column).
+ * RFC 4180: comma-separated, CRLF line ends, a field quoted when it holds a comma, a double
+ * quote, CR or LF, with quotes doubled inside. Preceded by a UTF-8 byte order mark so that a
+ * spreadsheet shows Thai account names correctly.
+ *
+ * Spreadsheet-injection safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a CR is
+ * prefixed with `'`, so a spreadsheet shows it as text instead of running it as a formula. The
+ * account number is printed in full: this file is the operator's only, and the bank needs it.
+ */
+import { findBank } from "../lib/bank-codes.ts";
+import { formatThb } from "../lib/money.ts";
+import type { BatchItemView } from "./store.ts";
+
+export const BATCH_CSV_COLUMNS = [
+  "bank_code",
+  "bank_name",
+  "account_number",
+  "account_name",
+  "amount_thb",
+  "withdraw_id",
+  "reference",
+] as const;
+
+const BYTE_ORDER_MARK = "\uFEFF";
+
+/** A cell as the file shows it: defused when a spreadsheet would read it as a formula, then quoted. */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function csvLine(cells: readonly string[]): string {
+  return `${cells.map(csvCell).join(",")}\r\n`;
+}
+
+export function batchCsv(items: readonly BatchItemView[]): string {
+  const lines = [csvLine(BATCH_CSV_COLUMNS)];
+  for (const item of items) {
+    lines.push(
+      csvLine([
+        item.bank_code,
+        findBank(item.bank_code)?.name ?? "",
+        item.bank_account_number,
+        item.bank_account_name,
+        formatThb(item.amount_satang),
+        item.withdraw_id,
+        item.reference_id,
+      ]),
+    );
+  }
+  return BYTE_ORDER_MARK + lines.join("");
+}

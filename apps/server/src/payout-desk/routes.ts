@@ -1,0 +1,143 @@
+/**
+ * The manual payout desk's operator routes under /admin/v1 (docs/payout-desk.md), in the
+ * operator scope (admin/auth.ts runs first, app.ts):
+ *
+ * - POST /payout-batches                                   take pending withdraws into a batch
+ * - GET  /payout-batches                                   list batches, newest first
+ * - GET  /payout-batches/:id                               one batch with its items
+ * - GET  /payout-batches/:id/csv                           the file the operator pays from
+ * - POST /payout-batches/:id/items/:withdrawId/outcome     paid (bank reference) or failed (reason)
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync } from "fastify";
+import { emptyBodyAsObject } from "../http/body.ts";
+import { ok } from "../http/envelope.ts";
+import type { App } from "../http/typed-app.ts";
+import {
+  BatchEnvelope,
+  BatchIdParams,
+  BatchItemParams,
+  BatchListEnvelope,
+  BatchListQuery,
+  CreateBatchBody,
+  RecordOutcomeBody,
+} from "./schemas.ts";
+import {
+  batchCsvFile,
+  createBatch,
+  getBatch,
+  listPayoutBatches,
+  type PayoutDeskContext,
+  recordOutcome,
+} from "./service.ts";
+
+const tags = ["admin"];
+
+export function payoutDeskRoutes(ctx: PayoutDeskContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    createRoute(app, ctx);
+    listRoute(app, ctx);
+    showRoute(app, ctx);
+    csvRoute(app, ctx);
+    outcomeRoute(app, ctx);
+  };
+}
+
+function createRoute(app: App, ctx: PayoutDeskContext): void {
+  app.post(
+    "/payout-batches",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: "Take pending withdraws into a payout batch (manual payout desk)",
+        description:
+          "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
+          "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
+          "A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT " +
+          "(reason no_pending_withdraws); desk off: 409 (reason payout_desk_off).",
+        body: CreateBatchBody,
+        response: { 201: BatchEnvelope },
+      },
+    },
+    async (request, reply) => reply.code(201).send(ok(await createBatch(ctx, request.body))),
+  );
+}
+
+function listRoute(app: App, ctx: PayoutDeskContext): void {
+  app.get(
+    "/payout-batches",
+    {
+      schema: {
+        tags,
+        summary: "List payout batches, newest first",
+        querystring: BatchListQuery,
+        response: { 200: BatchListEnvelope },
+      },
+    },
+    async (request) => ok(await listPayoutBatches(ctx, request.query)),
+  );
+}
+
+function showRoute(app: App, ctx: PayoutDeskContext): void {
+  app.get(
+    "/payout-batches/:id",
+    {
+      schema: {
+        tags,
+        summary: "A payout batch with its items",
+        params: BatchIdParams,
+        response: { 200: BatchEnvelope },
+      },
+    },
+    async (request) => ok(await getBatch(ctx, request.params.id)),
+  );
+}
+
+function csvRoute(app: App, ctx: PayoutDeskContext): void {
+  app.get(
+    "/payout-batches/:id/csv",
+    {
+      schema: {
+        tags,
+        summary: "Download a payout batch as CSV (the operator pays from it)",
+        description:
+          "text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, " +
+          "bank_name, account_number (in full), account_name, amount_thb (two decimals), " +
+          "withdraw_id, reference. Cells a spreadsheet would run as a formula are prefixed with '.",
+        params: BatchIdParams,
+        produces: ["text/csv"],
+      },
+    },
+    async (request, reply) => {
+      const file = await batchCsvFile(ctx, request.params.id);
+      return reply
+        .header("Content-Type", "text/csv; charset=utf-8")
+        .header("Content-Disposition", `attachment; filename="${file.fileName}"`)
+        .header("Cache-Control", "no-store")
+        .send(file.body);
+    },
+  );
+}
+
+function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
+  app.post(
+    "/payout-batches/:id/items/:withdrawId/outcome",
+    {
+      schema: {
+        tags,
+        summary: "Record what the bank did with one withdraw of a batch",
+        description:
+          "paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a " +
+          "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
+          "different one 409 STATE_CONFLICT. The last outcome closes the batch.",
+        params: BatchItemParams,
+        body: RecordOutcomeBody,
+        response: { 200: BatchEnvelope },
+      },
+    },
+    async (request) =>
+      ok(await recordOutcome(ctx, request.params.id, request.params.withdrawId, request.body)),
+  );
+}

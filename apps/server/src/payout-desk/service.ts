@@ -1,0 +1,238 @@
+/**
+ * The manual payout desk (docs/payout-desk.md), for deployments whose bank offers no transfer
+ * API (`SATANG_PAYOUTS=manual`): the operator takes pending withdraws into a batch, pays them
+ * from the bank's own channel with the batch's CSV, and records each outcome here.
+ *
+ * Every status change goes through the withdraw's own transitions (withdraws/transitions.ts and
+ * withdraws/reports.ts), so the events, the ledger postings and the webhooks are those of the
+ * provider path: taking a withdraw into a batch is `dispatch` (pending -> processing,
+ * withdraw.processing); paid is the provider's paid report (hold consumed, withdraw.paid);
+ * failed is its failed report (hold released, withdraw.failed).
+ *
+ * Locks, in the withdraw module's order: the withdraw row, then the batch row, then the item.
+ * The batch lock makes one batch's outcomes go one at a time, so whichever is the last sees
+ * every other and closes the batch.
+ */
+import type { Config } from "../config.ts";
+import { type Db, type Trx, withTransaction } from "../db/handles.ts";
+import type { PayoutBatchItemRow, PayoutOutcome, WithdrawRow } from "../db/types.ts";
+import { type Page, page } from "../http/envelope.ts";
+import { atOffset, type Clock } from "../lib/clock.ts";
+import { AppError, fieldError } from "../lib/errors.ts";
+import { isUuid, newId } from "../lib/ids.ts";
+import { PAGE_SIZE_DEFAULT, PAYOUT_BATCH_ITEMS_MAX } from "../lib/limits.ts";
+import { applyPayoutReport } from "../withdraws/reports.ts";
+import { lockWithdraw } from "../withdraws/store.ts";
+import { moveLockedWithdraw } from "../withdraws/transitions.ts";
+import { batchCsv } from "./csv.ts";
+import type {
+  BatchListQuery,
+  BatchRecord,
+  BatchSummaryRecord,
+  CreateBatchBody,
+  RecordOutcomeBody,
+} from "./schemas.ts";
+import {
+  claimPendingForBatch,
+  closeBatchIfDone,
+  findBatch,
+  insertBatch,
+  insertBatchItems,
+  listBatches,
+  listBatchItems,
+  lockBatch,
+  lockBatchItem,
+  setItemOutcome,
+  touchBatch,
+} from "./store.ts";
+import { batchSummaryView, batchView } from "./view.ts";
+
+export interface PayoutDeskContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, "payouts">;
+}
+
+const DEFAULT_CREATED_BY = "operator";
+
+const batchNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payout batch not found");
+
+function deskOff(): AppError {
+  return new AppError(
+    "STATE_CONFLICT",
+    "The payout desk is off: withdraws are paid through the provider. Set SATANG_PAYOUTS=manual to pay them from the desk.",
+    { reason: "payout_desk_off" },
+  );
+}
+
+/** Takes the claimed withdraws to processing, each at its merchant's business time. */
+async function takeWithdraws(
+  trx: Trx,
+  claimed: Awaited<ReturnType<typeof claimPendingForBatch>>,
+  now: Date,
+): Promise<WithdrawRow[]> {
+  const taken: WithdrawRow[] = [];
+  for (const { row, offsetMs } of claimed) {
+    taken.push(await moveLockedWithdraw(trx, "dispatch", row, atOffset(now, offsetMs)));
+  }
+  return taken;
+}
+
+/**
+ * Creates a batch of the oldest pending withdraws (of one merchant when asked), at most
+ * `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when no
+ * withdraw is pending: an empty batch pays nothing and is never created.
+ */
+export async function createBatch(ctx: PayoutDeskContext, input: CreateBatchBody): Promise<BatchRecord> {
+  if (ctx.config.payouts !== "manual") throw deskOff();
+  const id = newId();
+  await withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
+    const claimed = await claimPendingForBatch(trx, {
+      limit: input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX,
+      merchantId: input.merchantId?.toLowerCase(),
+    });
+    if (claimed.length === 0) {
+      const whose = input.merchantId === undefined ? "" : " of this merchant";
+      throw new AppError(
+        "STATE_CONFLICT",
+        `No pending withdraws${whose} to take into a batch: an empty batch is not created`,
+        { reason: "no_pending_withdraws" },
+      );
+    }
+    const taken = await takeWithdraws(trx, claimed, now);
+    await insertBatch(trx, {
+      id,
+      createdBy: input.createdBy?.trim() || DEFAULT_CREATED_BY,
+      itemCount: taken.length,
+      totalSatang: taken.reduce((sum, row) => sum + row.amount_satang, 0n),
+      at: now,
+    });
+    await insertBatchItems(trx, id, taken);
+  });
+  return getBatch(ctx, id);
+}
+
+export async function getBatch(ctx: Pick<PayoutDeskContext, "db">, id: string): Promise<BatchRecord> {
+  if (!isUuid(id)) throw batchNotFound();
+  const batchId = id.toLowerCase();
+  const row = await findBatch(ctx.db, batchId);
+  if (!row) throw batchNotFound();
+  return batchView(row, await listBatchItems(ctx.db, batchId));
+}
+
+export async function listPayoutBatches(
+  ctx: Pick<PayoutDeskContext, "db">,
+  query: BatchListQuery,
+): Promise<Page<BatchSummaryRecord>> {
+  const pageNumber = query.page ?? 1;
+  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+  const { rows, total } = await listBatches(ctx.db, { status: query.status, page: pageNumber, limit });
+  return page(rows.map(batchSummaryView), total, pageNumber, limit);
+}
+
+/** The batch's CSV (csv.ts) and the file name it is downloaded under. */
+export async function batchCsvFile(
+  ctx: Pick<PayoutDeskContext, "db">,
+  id: string,
+): Promise<{ fileName: string; body: string }> {
+  if (!isUuid(id)) throw batchNotFound();
+  const batchId = id.toLowerCase();
+  const row = await findBatch(ctx.db, batchId);
+  if (!row) throw batchNotFound();
+  return { fileName: `payout-batch-${batchId}.csv`, body: batchCsv(await listBatchItems(ctx.db, batchId)) };
+}
+
+interface Outcome {
+  outcome: PayoutOutcome;
+  bankReference: string | null;
+  failureReason: string | null;
+}
+
+/** The body as an outcome: paid needs the bank's reference, failed a reason, never both. */
+function outcomeOf(body: RecordOutcomeBody): Outcome {
+  const bankReference = body.bankReference?.trim() || null;
+  const failureReason = body.reason?.trim() || null;
+  if (body.outcome === "paid") {
+    if (bankReference === null) {
+      throw fieldError("VALIDATION_ERROR", "bankReference", "bankReference is required when outcome is paid");
+    }
+    if (failureReason !== null) {
+      throw fieldError("VALIDATION_ERROR", "reason", "reason is only for outcome failed");
+    }
+    return { outcome: "paid", bankReference, failureReason: null };
+  }
+  if (failureReason === null) {
+    throw fieldError("VALIDATION_ERROR", "reason", "reason is required when outcome is failed");
+  }
+  if (bankReference !== null) {
+    throw fieldError("VALIDATION_ERROR", "bankReference", "bankReference is only for outcome paid");
+  }
+  return { outcome: "failed", bankReference: null, failureReason };
+}
+
+function sameOutcome(item: PayoutBatchItemRow, outcome: Outcome): boolean {
+  return (
+    item.outcome === outcome.outcome &&
+    item.bank_reference === outcome.bankReference &&
+    item.failure_reason === outcome.failureReason
+  );
+}
+
+function conflictingOutcome(item: PayoutBatchItemRow): AppError {
+  const detail = item.outcome === "paid" ? `bank reference ${item.bank_reference}` : item.failure_reason;
+  return new AppError(
+    "STATE_CONFLICT",
+    `This withdraw's outcome is already recorded as ${item.outcome} (${detail}); it cannot be changed`,
+    { reason: "outcome_already_recorded", outcome: item.outcome },
+  );
+}
+
+/** One outcome, in one transaction with the withdraw, the batch and the item locked in that order. */
+async function recordInTransaction(
+  trx: Trx,
+  ctx: PayoutDeskContext,
+  key: { batchId: string; withdrawId: string },
+  outcome: Outcome,
+): Promise<void> {
+  const locked = await lockWithdraw(trx, key.withdrawId);
+  const batch = await lockBatch(trx, key.batchId);
+  if (!batch) throw batchNotFound();
+  const item = locked ? await lockBatchItem(trx, key.batchId, key.withdrawId) : undefined;
+  if (!item) throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
+  if (item.outcome !== null) {
+    if (sameOutcome(item, outcome)) return;
+    throw conflictingOutcome(item);
+  }
+  const result = await applyPayoutReport(trx, ctx, key.withdrawId, outcome.outcome);
+  if (result.kind === "refused") {
+    throw new AppError("STATE_CONFLICT", result.refusal.message, {
+      reason: result.refusal.reason,
+      status: result.withdraw?.status ?? null,
+    });
+  }
+  const now = ctx.clock.now();
+  await setItemOutcome(trx, key, { ...outcome, at: now });
+  await touchBatch(trx, key.batchId, now);
+  await closeBatchIfDone(trx, key.batchId, now);
+}
+
+/**
+ * Records what the bank did with one withdraw of a batch. The same outcome again (same
+ * reference or reason) changes nothing and answers the batch as it is; a different one is
+ * refused with 409. The last outcome of a batch closes it.
+ */
+export async function recordOutcome(
+  ctx: PayoutDeskContext,
+  batchId: string,
+  withdrawId: string,
+  body: RecordOutcomeBody,
+): Promise<BatchRecord> {
+  if (!isUuid(batchId)) throw batchNotFound();
+  if (!isUuid(withdrawId))
+    throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
+  const outcome = outcomeOf(body);
+  const key = { batchId: batchId.toLowerCase(), withdrawId: withdrawId.toLowerCase() };
+  await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome));
+  return getBatch(ctx, key.batchId);
+}

@@ -1,0 +1,49 @@
+/** Batch rows -> the records the operator API answers (schemas.ts). */
+import { maskAccountNumber } from "../lib/account-number.ts";
+import { findBank } from "../lib/bank-codes.ts";
+import { formatAmount } from "../lib/money.ts";
+import type { BatchItemRecord, BatchRecord, BatchSummaryRecord } from "./schemas.ts";
+import type { BatchItemView, BatchSummaryRow } from "./store.ts";
+
+const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
+
+export function batchSummaryView(row: BatchSummaryRow): BatchSummaryRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    createdBy: row.created_by,
+    itemCount: row.item_count,
+    totalAmount: formatAmount(row.total_satang),
+    paidCount: row.paid_count,
+    failedCount: row.failed_count,
+    openCount: row.item_count - row.paid_count - row.failed_count,
+    paidAmount: formatAmount(BigInt(row.paid_satang)),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    closedAt: iso(row.closed_at),
+  };
+}
+
+export function batchItemView(item: BatchItemView): BatchItemRecord {
+  return {
+    position: item.position,
+    withdrawId: item.withdraw_id,
+    merchantId: item.merchant_id,
+    referenceId: item.reference_id,
+    amount: formatAmount(item.amount_satang),
+    destinationType: item.destination_type,
+    bankCode: item.bank_code,
+    bankName: findBank(item.bank_code)?.name ?? null,
+    bankAccountNumber: maskAccountNumber(item.bank_account_number),
+    bankAccountName: item.bank_account_name,
+    withdrawStatus: item.withdraw_status,
+    outcome: item.outcome,
+    bankReference: item.bank_reference,
+    failureReason: item.failure_reason,
+    recordedAt: iso(item.recorded_at),
+  };
+}
+
+export function batchView(row: BatchSummaryRow, items: readonly BatchItemView[]): BatchRecord {
+  return { ...batchSummaryView(row), items: items.map(batchItemView) };
+}

@@ -1,0 +1,63 @@
+/**
+ * Query schemas of the CSV exports (CONTRACT 11): each takes its resource's list filters, with
+ * `dateFrom` and `dateTo` required. Paging and sorting do not apply: an export is every
+ * matching row, oldest first (ties by id).
+ */
+import { type Static, Type } from "typebox";
+import {
+  DESTINATION_TYPES,
+  LEDGER_ACCOUNT_KINDS,
+  LEDGER_TRANSACTION_KINDS,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  WITHDRAW_STATUSES,
+} from "../db/types.ts";
+import { dateFromProperty, dateToProperty, stringEnum } from "../http/list-query.ts";
+import { EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
+
+const range = `Required; at most ${EXPORT_RANGE_DAYS_MAX} days after dateFrom.`;
+const dateFrom = Type.String({
+  ...dateFromProperty,
+  description: "ISO 8601 instant; rows created at or after it. Required.",
+});
+const dateTo = Type.String({
+  ...dateToProperty,
+  description: `ISO 8601 instant; rows created before it. ${range}`,
+});
+
+export const PaymentsExportQuery = Type.Object({
+  status: Type.Optional(stringEnum(PAYMENT_STATUSES)),
+  paymentMethod: Type.Optional(stringEnum(PAYMENT_METHODS)),
+  dateFrom,
+  dateTo,
+});
+export type PaymentsExportQuery = Static<typeof PaymentsExportQuery>;
+
+export const WithdrawsExportQuery = Type.Object({
+  status: Type.Optional(stringEnum(WITHDRAW_STATUSES)),
+  destinationType: Type.Optional(stringEnum(DESTINATION_TYPES)),
+  dateFrom,
+  dateTo,
+});
+export type WithdrawsExportQuery = Static<typeof WithdrawsExportQuery>;
+
+export const LedgerExportQuery = Type.Object({
+  type: Type.Optional(
+    stringEnum(LEDGER_TRANSACTION_KINDS, {
+      description: "Only movements of this kind of ledger transaction.",
+    }),
+  ),
+  account: Type.Optional(
+    stringEnum(LEDGER_ACCOUNT_KINDS, {
+      description: "Only movements on this ledger account of the merchant.",
+    }),
+  ),
+  dateFrom,
+  dateTo,
+});
+export type LedgerExportQuery = Static<typeof LedgerExportQuery>;
+
+/** The 200 answer as the OpenAPI document shows it: CSV text, not the JSON envelope. */
+export const CsvResponse = Type.String({
+  description: "text/csv; charset=utf-8 with a header row (RFC 4180, CRLF line ends)",
+});

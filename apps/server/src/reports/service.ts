@@ -1,0 +1,250 @@
+/**
+ * CSV exports of a merchant's payments, withdraws and ledger movements (CONTRACT 11).
+ *
+ * `exportCsv` checks the query and reads the first batch before it returns, so every refusal
+ * (a bad or missing date, a range over 366 days) and a failing first read answer in the JSON
+ * envelope before the first byte. The rest streams batch by batch (store.ts) through a Node
+ * `Readable`, which waits for the client to take each chunk: memory stays one batch whatever
+ * the number of rows.
+ */
+import { Readable } from "node:stream";
+import type { Db } from "../db/handles.ts";
+import type { Merchant } from "../db/types.ts";
+import { parseListQuery } from "../http/list-query.ts";
+import { maskAccountNumber } from "../lib/account-number.ts";
+import { findBank } from "../lib/bank-codes.ts";
+import { fieldError } from "../lib/errors.ts";
+import { EXPORT_BATCH_ROWS, EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
+import { formatThb } from "../lib/money.ts";
+import { type Cell, csvHeader, csvRow, numberCell, textCell, timeCells, timeColumns } from "./csv.ts";
+import type { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
+import {
+  type ExportWindow,
+  type KeysetPosition,
+  type LedgerExportRow,
+  ledgerExportBatch,
+  type PaymentExportRow,
+  paymentExportBatch,
+  type WithdrawExportRow,
+  withdrawExportBatch,
+} from "./store.ts";
+
+export interface ReportContext {
+  db: Db;
+}
+
+export const EXPORT_KINDS = ["payments", "withdraws", "ledger"] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+export interface CsvExport {
+  /** A file name for Content-Disposition: `<kind>-<from>-<to>.csv` (UTC dates). */
+  filename: string;
+  body: Readable;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The export's [dateFrom, dateTo): both valid instants, in order, at most 366 days apart. */
+export function exportRange(query: { dateFrom: string; dateTo: string }): { dateFrom: Date; dateTo: Date } {
+  const { dateFrom, dateTo } = parseListQuery(query, "createdAt");
+  if (!dateFrom || !dateTo)
+    throw fieldError("VALIDATION_ERROR", dateFrom ? "dateTo" : "dateFrom", "required");
+  if (dateTo.getTime() <= dateFrom.getTime()) {
+    throw fieldError("VALIDATION_ERROR", "dateTo", "dateTo must be after dateFrom");
+  }
+  if (dateTo.getTime() - dateFrom.getTime() > EXPORT_RANGE_DAYS_MAX * DAY_MS) {
+    throw fieldError(
+      "VALIDATION_ERROR",
+      "dateTo",
+      `dateTo must be at most ${EXPORT_RANGE_DAYS_MAX} days after dateFrom`,
+    );
+  }
+  return { dateFrom, dateTo };
+}
+
+/** How one kind of export reads and prints its rows. */
+interface ExportPlan<R extends { id: string; created_at: Date }> {
+  columns: readonly string[];
+  read(window: ExportWindow): Promise<R[]>;
+  cells(row: R): Cell[];
+}
+
+const bankName = (code: string | null) => (code === null ? null : (findBank(code)?.shortName ?? null));
+const masked = (digits: string | null) => (digits === null ? null : maskAccountNumber(digits));
+const thb = (satang: bigint) => numberCell(formatThb(satang));
+
+const PAYMENT_COLUMNS = [
+  "payment_id",
+  "reference_id",
+  "status",
+  "payment_method",
+  "amount_thb",
+  "currency",
+  "customer_name",
+  "customer_account",
+  "customer_bank_code",
+  "customer_bank",
+  "description",
+  ...timeColumns("created_at"),
+  ...timeColumns("paid_at"),
+  ...timeColumns("canceled_at"),
+  ...timeColumns("expires_at"),
+];
+
+function paymentCells(row: PaymentExportRow): Cell[] {
+  return [
+    textCell(row.id),
+    textCell(row.reference_id),
+    textCell(row.status),
+    textCell(row.payment_method),
+    thb(row.amount_satang),
+    textCell(row.currency),
+    textCell(row.customer_bank_account_name),
+    textCell(masked(row.customer_bank_account_number)),
+    textCell(row.customer_bank_code),
+    textCell(bankName(row.customer_bank_code)),
+    textCell(row.description),
+    ...timeCells(row.created_at),
+    ...timeCells(row.captured_at),
+    ...timeCells(row.canceled_at),
+    ...timeCells(row.expires_at),
+  ];
+}
+
+const WITHDRAW_COLUMNS = [
+  "withdraw_id",
+  "reference_id",
+  "status",
+  "destination_type",
+  "amount_thb",
+  "currency",
+  "account_name",
+  "account_number",
+  "bank_code",
+  "bank",
+  "description",
+  ...timeColumns("created_at"),
+  ...timeColumns("paid_at"),
+  ...timeColumns("failed_at"),
+  ...timeColumns("canceled_at"),
+];
+
+function withdrawCells(row: WithdrawExportRow): Cell[] {
+  return [
+    textCell(row.id),
+    textCell(row.reference_id),
+    textCell(row.status),
+    textCell(row.destination_type),
+    thb(row.amount_satang),
+    textCell(row.currency),
+    textCell(row.bank_account_name),
+    textCell(masked(row.bank_account_number)),
+    textCell(row.bank_code),
+    textCell(bankName(row.bank_code)),
+    textCell(row.description),
+    ...timeCells(row.created_at),
+    ...timeCells(row.paid_at),
+    ...timeCells(row.failed_at),
+    ...timeCells(row.canceled_at),
+  ];
+}
+
+const LEDGER_COLUMNS = [
+  "entry_id",
+  "transaction_id",
+  "type",
+  "account",
+  "subject_type",
+  "subject_id",
+  "reference_id",
+  "status",
+  "amount_thb",
+  "balance_after_thb",
+  "masked_account",
+  "reason",
+  ...timeColumns("created_at"),
+];
+
+function ledgerCells(row: LedgerExportRow): Cell[] {
+  return [
+    textCell(row.id),
+    textCell(row.transaction_id),
+    textCell(row.kind),
+    textCell(row.account),
+    textCell(row.subject_type),
+    textCell(row.subject_id),
+    textCell(row.payment_reference ?? row.withdraw_reference),
+    textCell(row.payment_status ?? row.withdraw_status),
+    thb(row.amount_satang),
+    thb(row.balance_after_satang),
+    textCell(masked(row.payment_account ?? row.withdraw_account)),
+    textCell(row.reason),
+    ...timeCells(row.created_at),
+  ];
+}
+
+const lastPosition = (rows: { id: string; created_at: Date }[]): KeysetPosition | undefined => {
+  const last = rows.at(-1);
+  return last ? { createdAt: last.created_at, id: last.id } : undefined;
+};
+
+async function* csvChunks<R extends { id: string; created_at: Date }>(
+  plan: ExportPlan<R>,
+  window: ExportWindow,
+  first: R[],
+): AsyncGenerator<string> {
+  let rows = first;
+  yield csvHeader(plan.columns) + rows.map((row) => csvRow(plan.cells(row))).join("");
+  while (rows.length === window.limit) {
+    rows = await plan.read({ ...window, after: lastPosition(rows) });
+    if (rows.length > 0) yield rows.map((row) => csvRow(plan.cells(row))).join("");
+  }
+}
+
+async function startExport<R extends { id: string; created_at: Date }>(
+  kind: ExportKind,
+  merchant: Merchant,
+  query: { dateFrom: string; dateTo: string },
+  plan: ExportPlan<R>,
+): Promise<CsvExport> {
+  const range = exportRange(query);
+  const window: ExportWindow = {
+    merchantId: merchant.id,
+    ...range,
+    after: undefined,
+    limit: EXPORT_BATCH_ROWS,
+  };
+  const first = await plan.read(window);
+  const day = (at: Date) => at.toISOString().slice(0, 10);
+  return {
+    filename: `${kind}-${day(range.dateFrom)}-${day(range.dateTo)}.csv`,
+    body: Readable.from(csvChunks(plan, window, first), { objectMode: false }),
+  };
+}
+
+export function exportPayments(ctx: ReportContext, merchant: Merchant, query: PaymentsExportQuery) {
+  const filters = { status: query.status, paymentMethod: query.paymentMethod };
+  return startExport("payments", merchant, query, {
+    columns: PAYMENT_COLUMNS,
+    read: (window) => paymentExportBatch(ctx.db, window, filters),
+    cells: paymentCells,
+  });
+}
+
+export function exportWithdraws(ctx: ReportContext, merchant: Merchant, query: WithdrawsExportQuery) {
+  const filters = { status: query.status, destinationType: query.destinationType };
+  return startExport("withdraws", merchant, query, {
+    columns: WITHDRAW_COLUMNS,
+    read: (window) => withdrawExportBatch(ctx.db, window, filters),
+    cells: withdrawCells,
+  });
+}
+
+export function exportLedger(ctx: ReportContext, merchant: Merchant, query: LedgerExportQuery) {
+  const filters = { type: query.type, account: query.account };
+  return startExport("ledger", merchant, query, {
+    columns: LEDGER_COLUMNS,
+    read: (window) => ledgerExportBatch(ctx.db, window, filters),
+    cells: ledgerCells,
+  });
+}

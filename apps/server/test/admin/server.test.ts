@@ -1,0 +1,382 @@
+/**
+ * The process around the app: first start (operator token, demo merchant), restarts, the
+ * embedded store's one-process lock, the SECRET_KEY check, graceful close and log redaction.
+ * These start real servers on real ports with a temporary DATA_DIR.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { promisify } from "node:util";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { curlExample } from "../../src/bootstrap.ts";
+import { loadConfig } from "../../src/config.ts";
+import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
+import { countMerchants } from "../../src/merchants/store.ts";
+import { lockDataDir, loggerOptions, type RunningServer, startServer } from "../../src/server.ts";
+import { openTestStore, usingPostgres } from "../helpers/store.ts";
+
+const execFileAsync = promisify(execFile);
+
+/** Response bodies are JSON read field by field in the assertions. */
+type Json = any;
+
+const directories: string[] = [];
+function temporaryDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "satang-server-"));
+  directories.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function admin(server: RunningServer, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}/admin/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+/** A route that holds its request open until released: to watch shutdown drain it. */
+function slowRoute() {
+  let release!: () => void;
+  let entered!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const started = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const install = (app: FastifyInstance) => {
+    app.get("/_test/slow", async () => {
+      entered();
+      await gate;
+      return { success: true, data: { finished: true } };
+    });
+  };
+  return { install, release, started };
+}
+
+function fileMode(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+describe("first start, restarts and shutdown on the embedded store", () => {
+  const dataDir = temporaryDataDir();
+  let token = "";
+  let demoMerchantId = "";
+  let keptMerchantId = "";
+
+  it("generates the operator token and a demo merchant once, and prints them with a working curl example", async () => {
+    const port = await freePort();
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "silent" });
+    const printed: string[] = [];
+    const slow = slowRoute();
+    const server = await startServer(config, {
+      logger: false,
+      print: (text) => printed.push(text),
+      beforeListen: slow.install,
+    });
+    try {
+      assert.equal(server.url, `http://127.0.0.1:${port}`);
+      const { adminToken, demo } = server.bootstrap;
+      assert.ok(adminToken && adminToken.length >= 40, "a long random token");
+      assert.ok(demo);
+      token = adminToken;
+      demoMerchantId = demo.merchantId;
+
+      const tokenFile = join(dataDir, "admin-token");
+      assert.equal(readFileSync(tokenFile, "utf8").trim(), adminToken);
+      assert.equal(fileMode(tokenFile), 0o600);
+      assert.equal(fileMode(join(dataDir, "secret.key")), 0o600);
+      assert.ok(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), "the database has its own directory");
+
+      const text = printed.join("");
+      assert.ok(text.includes(adminToken));
+      assert.ok(text.includes(demo.apiKey));
+      assert.ok(text.includes(demo.apiSecret));
+      assert.ok(text.includes("openssl dgst -sha256 -hmac"));
+      assert.ok(text.includes(`http://127.0.0.1:${port}/api/v1/payments`));
+
+      const merchant = await admin(server, adminToken, "GET", `/merchants/${demo.merchantId}`);
+      assert.equal(merchant.status, 200);
+      assert.equal(merchant.body.data.name, "Demo Shop");
+      assert.equal(merchant.body.data.promptpayId, "0812345678");
+      assert.deepEqual(merchant.body.data.collectionAccount, {
+        bankCode: "014",
+        accountNumber: "1234567890",
+        accountName: "Demo Shop Co., Ltd.",
+      });
+
+      // The printed example, pasted into a shell as a new user would, creates a payment.
+      const snippet = curlExample(config.publicBaseUrl, demo.apiKey, demo.apiSecret);
+      for (const line of snippet.split("\n")) assert.ok(text.includes(line), `printed: ${line}`);
+      // Asynchronously: the server answering curl runs in this very process.
+      const run = await execFileAsync("bash", ["-c", snippet], { encoding: "utf8", timeout: 120_000 });
+      const created = JSON.parse(run.stdout);
+      assert.notEqual(created.error?.code, "INVALID_CREDENTIALS", "the example signs correctly");
+      assert.equal(created.success, true, run.stdout);
+      assert.equal(created.data.paymentMethod, "promptpay");
+      assert.equal(created.data.amount, "10000.00");
+
+      const kept = await admin(server, adminToken, "POST", "/merchants", { name: "Kept Across Restarts" });
+      assert.equal(kept.status, 201);
+      keptMerchantId = kept.body.data.id;
+
+      // Shutdown drains: a request in flight when close starts still gets its answer, while
+      // nothing new is served.
+      const inFlight = fetch(`${server.url}/_test/slow`).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as Json,
+      }));
+      await slow.started;
+      const closing = server.close();
+      assert.equal(server.close(), closing, "close is idempotent");
+      const late = await fetch(`${server.url}/admin/v1/merchants/${demo.merchantId}`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      }).then(
+        (r) => r.status,
+        () => "refused",
+      );
+      assert.ok(late === 503 || late === "refused", `a request after close began got ${late}`);
+      slow.release();
+      const finished = await inFlight;
+      assert.equal(finished.status, 200);
+      assert.equal(finished.body.data.finished, true);
+      await closing;
+      await assert.rejects(
+        server.deps.db.selectFrom("merchants").selectAll().execute(),
+        "the store is closed",
+      );
+      assert.ok(!existsSync(join(dataDir, "satang.pid")), "the data directory lock is released");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps its data, token and single demo merchant across two restarts", async () => {
+    for (let restart = 1; restart <= 2; restart++) {
+      const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent" });
+      const printed: string[] = [];
+      const server = await startServer(config, { logger: false, print: (text) => printed.push(text) });
+      try {
+        assert.equal(server.bootstrap.adminToken, undefined, `restart ${restart}: no new token`);
+        assert.equal(server.bootstrap.demo, undefined, `restart ${restart}: no second demo merchant`);
+        assert.deepEqual(printed, [], "nothing is printed on a later start");
+        assert.equal(readFileSync(join(dataDir, "admin-token"), "utf8").trim(), token);
+        assert.equal(await countMerchants(server.deps.db), 2);
+        for (const id of [demoMerchantId, keptMerchantId]) {
+          const res = await admin(server, token, "GET", `/merchants/${id}`);
+          assert.equal(res.status, 200, `restart ${restart}: merchant ${id} survives`);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it("refuses a second server on the same DATA_DIR while the first runs", async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent" });
+    const first = await startServer(config, { logger: false, print: () => {} });
+    try {
+      await assert.rejects(startServer(config, { logger: false, print: () => {} }), (error: Error) => {
+        assert.equal(error.name, "ConfigError");
+        assert.match(error.message, /in use by another Satang process/);
+        return true;
+      });
+      const still = await admin(first, token, "GET", `/merchants/${demoMerchantId}`);
+      assert.equal(still.status, 200, "the first server is unharmed");
+    } finally {
+      await first.close();
+    }
+  });
+
+  it("refuses to start with a SECRET_KEY other than the one that sealed the stored secrets", async () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      SECRET_KEY: "cd".repeat(32),
+    });
+    await assert.rejects(startServer(config, { logger: false, print: () => {} }), (error: Error) => {
+      assert.equal(error.name, "ConfigError");
+      assert.match(error.message, /SECRET_KEY does not match/);
+      return true;
+    });
+    const key = readFileSync(join(dataDir, "secret.key"), "utf8").trim();
+    const right = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent", SECRET_KEY: key });
+    const server = await startServer(right, { logger: false, print: () => {} });
+    await server.close();
+  });
+});
+
+describe("first start variants", () => {
+  it("with ADMIN_TOKEN set generates no token and writes no token file, but still creates the demo", async () => {
+    const dataDir = temporaryDataDir();
+    const adminToken = "operator-chosen-token-0123456789";
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken });
+    const printed: string[] = [];
+    const server = await startServer(config, { logger: false, print: (text) => printed.push(text) });
+    try {
+      assert.equal(server.bootstrap.adminToken, undefined);
+      assert.ok(!existsSync(join(dataDir, "admin-token")));
+      assert.ok(server.bootstrap.demo);
+      assert.ok(!printed.join("").includes("Operator (admin API) token"));
+      const res = await admin(server, adminToken, "GET", `/merchants/${server.bootstrap.demo.merchantId}`);
+      assert.equal(res.status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("in live creates no demo merchant and keeps the token out of DATA_DIR", async () => {
+    const dataDir = temporaryDataDir();
+    const config = loadConfig({
+      SATANG_ENV: "live",
+      SECRET_KEY: "ef".repeat(32),
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+    });
+    const printed: string[] = [];
+    const server = await startServer(config, { logger: false, print: (text) => printed.push(text) });
+    try {
+      const { adminToken } = server.bootstrap;
+      assert.ok(adminToken);
+      assert.equal(server.bootstrap.demo, undefined);
+      assert.equal(await countMerchants(server.deps.db), 0);
+      assert.ok(!existsSync(join(dataDir, "admin-token")), "live never writes the token to disk");
+      assert.ok(!existsSync(join(dataDir, "secret.key")), "the key comes from SECRET_KEY");
+      assert.ok(printed.join("").includes(adminToken));
+      assert.equal((await admin(server, adminToken, "POST", "/merchants", { name: "Live" })).status, 201);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the embedded store's DATA_DIR lock", () => {
+  it("lets one holder at a time in, and takes over a lock whose process is gone", () => {
+    const dir = temporaryDataDir();
+    const lockFile = join(dir, "satang.pid");
+    const release = lockDataDir(dir);
+    assert.equal(readFileSync(lockFile, "utf8").trim(), String(process.pid));
+    assert.throws(() => lockDataDir(dir), /in use by another Satang process/);
+    release();
+    assert.ok(!existsSync(lockFile));
+
+    // A crashed process's lock, and one left by an earlier run with this very pid (a restarted
+    // container's process is pid 1 every time), are both stale.
+    for (const stale of ["2147483646", String(process.pid), "garbage"]) {
+      writeFileSync(lockFile, `${stale}\n`);
+      const again = lockDataDir(dir);
+      assert.equal(readFileSync(lockFile, "utf8").trim(), String(process.pid), stale);
+      again();
+    }
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith(".tmp")),
+      [],
+      "no temporary files are left",
+    );
+  });
+});
+
+describe("logs", () => {
+  it("redacts secrets, tokens, signatures and account numbers at any of the first levels", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions({ logLevel: "info" }), { write: (line: string) => lines.push(line) });
+    const secrets = [
+      "Bearer op-token-123",
+      "sha256=abcdef",
+      "sk_test_key",
+      "sec_secret",
+      "hunter2hunter2",
+      "9876543210",
+      "1111222233",
+      "tok_abc",
+    ];
+    logger.info(
+      {
+        req: { headers: { authorization: secrets[0], "x-signature": secrets[1], "x-api-key": secrets[2] } },
+        body: { apiSecret: secrets[3], password: secrets[4], customerBankAccountNumber: secrets[5] },
+        merchant: { collectionAccount: { accountNumber: secrets[6] } },
+        token: secrets[7],
+        amount: "1000.00",
+      },
+      "request",
+    );
+    const text = lines.join("");
+    for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} leaked: ${text}`);
+    assert.ok(text.includes("1000.00"), "ordinary fields stay");
+    assert.ok(text.includes("[redacted]"));
+  });
+});
+
+describe("first start on PostgreSQL with several processes at once", { skip: !usingPostgres() }, () => {
+  it("creates one operator token and one demo merchant however many servers start together", async () => {
+    const store = await openTestStore();
+    const dataDir = temporaryDataDir();
+    const servers: RunningServer[] = [];
+    try {
+      const config = loadConfig({
+        DATABASE_URL: store.databaseUrl!,
+        DATA_DIR: dataDir,
+        PORT: "0",
+        LOG_LEVEL: "silent",
+      });
+      const started = await Promise.allSettled(
+        Array.from({ length: 4 }, () => startServer(config, { logger: false, print: () => {} })),
+      );
+      for (const result of started) {
+        assert.equal(result.status, "fulfilled", String((result as PromiseRejectedResult).reason));
+        servers.push((result as PromiseFulfilledResult<RunningServer>).value);
+      }
+      const tokens = servers.map((s) => s.bootstrap.adminToken).filter((t) => t !== undefined);
+      const demos = servers.map((s) => s.bootstrap.demo).filter((d) => d !== undefined);
+      assert.equal(tokens.length, 1, "one token");
+      assert.equal(demos.length, 1, "one demo merchant");
+      assert.equal(await countMerchants(store.db), 1);
+      const settings = await store.db
+        .selectFrom("server_settings")
+        .select("key")
+        .where("key", "=", "admin_token_sha256")
+        .execute();
+      assert.equal(settings.length, 1);
+      // Every process accepts the one token and opens the secrets the winner sealed, because
+      // they share the key file in DATA_DIR.
+      for (const server of servers) {
+        const res = await admin(server, tokens[0]!, "GET", `/merchants/${demos[0]!.merchantId}`);
+        assert.equal(res.status, 200);
+      }
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+
+      const again = await startServer(config, { logger: false, print: () => {} });
+      servers.push(again);
+      assert.equal(again.bootstrap.adminToken, undefined);
+      assert.equal(again.bootstrap.demo, undefined);
+      assert.equal(await countMerchants(store.db), 1);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+      await store.close();
+    }
+  });
+});

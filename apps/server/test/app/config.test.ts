@@ -1,0 +1,190 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { inspect } from "node:util";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("configuration", () => {
+  it("defaults to a sandbox on 127.0.0.1:3000 with the embedded store", () => {
+    const config = loadConfig({});
+    assert.equal(config.env, "sandbox");
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.publicBaseUrl, "http://127.0.0.1:3000");
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.dataDir, "./data");
+    assert.equal(config.rateLimitPerMinute, 100);
+  });
+
+  it("uses 1000 requests per minute in live and lets RATE_LIMIT_PER_MINUTE override", () => {
+    const key = "a".repeat(64);
+    assert.equal(loadConfig({ SATANG_ENV: "live", SECRET_KEY: key }).rateLimitPerMinute, 1000);
+    assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: "7" }).rateLimitPerMinute, 7);
+  });
+
+  it("refuses to start live without SECRET_KEY", () => {
+    assert.throws(() => loadConfig({ SATANG_ENV: "live" }), /SECRET_KEY is required/);
+  });
+
+  it("names the variable in every refusal", () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ SATANG_ENV: "prod" }, /SATANG_ENV/],
+      [{ PORT: "70000" }, /PORT/],
+      [{ PORT: "abc" }, /PORT/],
+      [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL/],
+      [{ REDIS_URL: "nope" }, /REDIS_URL/],
+      [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE/],
+      [{ SECRET_KEY: "short" }, /SECRET_KEY/],
+      [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN/],
+      [{ PUBLIC_BASE_URL: "ftp://x" }, /PUBLIC_BASE_URL/],
+      [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    ];
+    for (const [env, pattern] of cases) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      );
+    }
+  });
+
+  it("accepts SECRET_KEY as hex or base64 of 32 bytes", () => {
+    assert.equal(loadConfig({ SECRET_KEY: "ab".repeat(32) }).secretKey?.length, 32);
+    assert.equal(loadConfig({ SECRET_KEY: Buffer.alloc(32, 1).toString("base64") }).secretKey?.length, 32);
+  });
+
+  it("strips a trailing slash from PUBLIC_BASE_URL", () => {
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: "https://pay.example.com/" }).publicBaseUrl,
+      "https://pay.example.com",
+    );
+  });
+});
+
+const SCB_ENV = {
+  SATANG_PROVIDER: "scb",
+  SCB_API_BASE_URL: "https://api-sandbox.partners.scb/partners/sandbox/",
+  SCB_API_KEY: "l7key0123456789abcdef",
+  SCB_API_SECRET: "secret-abcdef0123456789",
+  SCB_BILLER_ID: "010556012345678",
+  SCB_CALLBACK_TOKEN: "cbtoken-0123456789abcdefghijklmnopqrstuv",
+  SCB_PAYER_ACCOUNT_NUMBER: "1234567890",
+  SCB_PAYER_TAX_ID: "0105560123456",
+  SCB_CORPORATE_ID: "CORP01",
+};
+const LIVE = { SATANG_ENV: "live", SECRET_KEY: "a".repeat(64) };
+
+describe("provider configuration", () => {
+  it("uses the simulated provider in sandbox and none in live unless one is named", () => {
+    assert.equal(loadConfig({}).provider, "simulated");
+    assert.equal(loadConfig({}).payouts, "provider");
+    assert.equal(loadConfig({}).scb, undefined);
+    assert.equal(loadConfig(LIVE).provider, undefined);
+  });
+
+  it("refuses the simulated provider in live", () => {
+    assert.throws(
+      () => loadConfig({ ...LIVE, SATANG_PROVIDER: "simulated" }),
+      (error: unknown) => error instanceof ConfigError && /SATANG_PROVIDER/.test(error.message),
+    );
+  });
+
+  it("reads every SCB setting with its default", () => {
+    const config = loadConfig({ ...LIVE, ...SCB_ENV });
+    assert.equal(config.provider, "scb");
+    const scb = config.scb!;
+    assert.equal(scb.apiBaseUrl, "https://api-sandbox.partners.scb/partners/sandbox");
+    assert.equal(scb.billerId, "010556012345678");
+    assert.equal(scb.ref2, null);
+    assert.deepEqual(scb.payer, {
+      accountNumber: "1234567890",
+      taxId: "0105560123456",
+      corporateId: "CORP01",
+    });
+    assert.equal(scb.reconcileIntervalMs, 60_000);
+    assert.equal(scb.inquiryDelayMs, 2_700_000);
+    assert.equal(scb.requestTimeoutMs, 15_000);
+    assert.equal(scb.tokenRefreshMarginMs, 120_000);
+  });
+
+  it("accepts timing settings at their bounds and refuses them one past", () => {
+    const at = (name: string, value: string) => loadConfig({ ...SCB_ENV, [name]: value }).scb!;
+    assert.equal(at("SCB_INQUIRY_DELAY_S", "0").inquiryDelayMs, 0);
+    assert.equal(at("SCB_INQUIRY_DELAY_S", "2700").inquiryDelayMs, 2_700_000);
+    assert.equal(at("SCB_RECONCILE_INTERVAL_S", "1").reconcileIntervalMs, 1_000);
+    assert.equal(at("SCB_TIMEOUT_MS", "100").requestTimeoutMs, 100);
+    assert.equal(at("SCB_REF2", "A".repeat(20)).ref2, "A".repeat(20));
+    for (const [name, value] of [
+      ["SCB_INQUIRY_DELAY_S", "2701"],
+      ["SCB_RECONCILE_INTERVAL_S", "0"],
+      ["SCB_TIMEOUT_MS", "99"],
+      ["SCB_TOKEN_REFRESH_MARGIN_S", "901"],
+      ["SCB_REF2", "A".repeat(21)],
+      ["SCB_REF2", "abc"],
+    ]) {
+      assert.throws(
+        () => loadConfig({ ...SCB_ENV, [name!]: value! }),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(name!),
+        `${name}=${value}`,
+      );
+    }
+  });
+
+  it("names the variable of every missing or malformed SCB setting without printing its value", () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ SCB_API_BASE_URL: "" }, "SCB_API_BASE_URL"],
+      [{ SCB_API_BASE_URL: "ftp://scb.example" }, "SCB_API_BASE_URL"],
+      [{ SCB_API_BASE_URL: "https://user:hunter2pass@scb.example" }, "SCB_API_BASE_URL"],
+      [{ SCB_API_KEY: "" }, "SCB_API_KEY"],
+      [{ SCB_API_SECRET: "" }, "SCB_API_SECRET"],
+      [{ SCB_API_SECRET: "has space secret" }, "SCB_API_SECRET"],
+      [{ SCB_BILLER_ID: "12345678901234" }, "SCB_BILLER_ID"],
+      [{ SCB_BILLER_ID: "1234567890123456" }, "SCB_BILLER_ID"],
+      [{ SCB_CALLBACK_TOKEN: "t".repeat(31) }, "SCB_CALLBACK_TOKEN"],
+      [{ SCB_CALLBACK_TOKEN: `${"t".repeat(31)}/` }, "SCB_CALLBACK_TOKEN"],
+      [{ SCB_PAYER_ACCOUNT_NUMBER: "12345" }, "SCB_PAYER_ACCOUNT_NUMBER"],
+      [{ SCB_PAYER_TAX_ID: "123" }, "SCB_PAYER_TAX_ID"],
+      [{ SCB_CORPORATE_ID: "x".repeat(36) }, "SCB_CORPORATE_ID"],
+      [{ SATANG_PROVIDER: "kbank" }, "SATANG_PROVIDER"],
+      [{ SATANG_PAYOUTS: "later" }, "SATANG_PAYOUTS"],
+    ];
+    const secrets = ["hunter2pass", "has space secret"];
+    for (const [override, name] of cases) {
+      assert.throws(
+        () => loadConfig({ ...SCB_ENV, ...override }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.includes(name) &&
+          secrets.every((secret) => !error.message.includes(secret)),
+        name,
+      );
+    }
+  });
+
+  it("accepts a callback token of exactly 32 characters", () => {
+    const token = "t".repeat(32);
+    assert.equal(loadConfig({ ...SCB_ENV, SCB_CALLBACK_TOKEN: token }).scb!.callbackToken, token);
+  });
+
+  it("refuses SCB payouts without the payer settings unless payouts are manual", () => {
+    const { SCB_PAYER_TAX_ID: _omit, ...withoutTaxId } = SCB_ENV;
+    assert.throws(
+      () => loadConfig(withoutTaxId),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.includes("SCB_PAYER_TAX_ID") &&
+        error.message.includes("SATANG_PAYOUTS=manual"),
+    );
+    const manual = loadConfig({ ...withoutTaxId, SATANG_PAYOUTS: "manual" });
+    assert.equal(manual.payouts, "manual");
+    assert.equal(manual.scb!.payer, null);
+  });
+
+  it("never prints the SCB secrets when the configuration is logged", () => {
+    const config = loadConfig({ ...SCB_ENV });
+    for (const text of [JSON.stringify(config), inspect(config, { depth: 5 })]) {
+      for (const secret of [SCB_ENV.SCB_API_KEY, SCB_ENV.SCB_API_SECRET, SCB_ENV.SCB_CALLBACK_TOKEN]) {
+        assert.ok(!text.includes(secret), "a secret appears in the printed configuration");
+      }
+      assert.ok(text.includes("010556012345678"), "the biller id, not a secret, is still shown");
+    }
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * `satang serve` on a fresh data directory, as a process: progress while the store opens and
+ * migrates; a start that cannot bind its port exits non-zero with a clear message and creates no
+ * one-time credentials, so the next successful start still prints the operator token and the
+ * demo secret; every start prints where the API, /docs and /dashboard are.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const START_DEADLINE_MS = 240_000;
+
+const dataDir = mkdtempSync(join(tmpdir(), "satang-first-start-"));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface Serving {
+  child: ChildProcessWithoutNullStreams;
+  output: () => { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+function serve(port: number): Serving {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve", "--no-workers"], {
+    cwd: SERVER_ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+    },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, output: () => ({ stdout, stderr }), exited };
+}
+
+/** Waits until the process says where it listens (or exits); returns its output so far. */
+async function untilListening(serving: Serving): Promise<string> {
+  let exited = false;
+  void serving.exited.then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (!serving.output().stdout.includes("is listening on") && !exited && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const { stdout, stderr } = serving.output();
+  assert.ok(stdout.includes("is listening on"), `${stdout}\n${stderr}`);
+  return stdout;
+}
+
+async function listenAnywhere(): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
+function assertAddresses(stdout: string, port: number): void {
+  assert.match(stdout, new RegExp(`is listening on http://127\\.0\\.0\\.1:${port}`));
+  assert.match(stdout, new RegExp(`API +http://127\\.0\\.0\\.1:${port}/api/v1`));
+  assert.match(stdout, new RegExp(`Docs +http://127\\.0\\.0\\.1:${port}/docs`));
+  assert.match(stdout, new RegExp(`Dashboard +http://127\\.0\\.0\\.1:${port}/dashboard`));
+}
+
+async function stop(serving: Serving): Promise<void> {
+  serving.child.kill("SIGTERM");
+  assert.equal(await serving.exited, 0, serving.output().stdout);
+}
+
+describe("satang serve: first start", () => {
+  it("a start on a taken port consumes no credentials; the next start prints them; later starts print the addresses", async () => {
+    const blocker = await listenAnywhere();
+    const takenPort = (blocker.address() as AddressInfo).port;
+    try {
+      const failed = serve(takenPort);
+      const code = await failed.exited;
+      const { stdout, stderr } = failed.output();
+      assert.notEqual(code, 0, stdout);
+      assert.match(stdout, /opening the embedded database/);
+      assert.match(stdout, /applying migrations/);
+      assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${takenPort} is already in use.*set PORT`));
+      assert.doesNotMatch(stdout, /: first start|API secret|Operator \(admin API\) token/);
+      assert.ok(!existsSync(join(dataDir, "admin-token")), "no token was generated");
+    } finally {
+      blocker.close();
+    }
+
+    const freePortServer = await listenAnywhere();
+    const port = (freePortServer.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => freePortServer.close(() => resolve()));
+
+    const first = serve(port);
+    try {
+      const stdout = await untilListening(first);
+      assert.match(stdout, /\): first start/);
+      assert.match(stdout, /Operator \(admin API\) token/);
+      assert.match(stdout, /API secret {2}\S+/);
+      const token = readFileSync(join(dataDir, "admin-token"), "utf8").trim();
+      assert.ok(stdout.includes(token), "the operator token is printed by the start that created it");
+      assertAddresses(stdout, port);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(health.status, 200);
+      await stop(first);
+    } finally {
+      first.child.kill("SIGKILL");
+    }
+
+    const second = serve(port);
+    try {
+      const stdout = await untilListening(second);
+      assert.match(stdout, /opening the embedded database/);
+      assertAddresses(stdout, port);
+      assert.doesNotMatch(stdout, /: first start|API secret/);
+      await stop(second);
+    } finally {
+      second.child.kill("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The operator commands that move money: `satang wallet adjust` and `satang withdraw
+ * approve|reject`, run as separate processes against a server listening in this test.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+
+const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+const withdrawBody = (referenceId: string, amount: string) => ({
+  amount,
+  referenceId,
+  destinationType: "bank_account",
+  customerBankAccountName: `Payee ${referenceId}`,
+  customerBankAccountNumber: "1234567890",
+  customerBankCode: "004",
+});
+
+describe("satang wallet and withdraw commands", () => {
+  let svc: TestService;
+  let target: string[] = [];
+
+  before(async () => {
+    svc = await startService();
+    await svc.app.listen({ host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${(svc.app.server.address() as AddressInfo).port}`;
+    target = ["--url", url, "--token", ADMIN_TOKEN, "--json"];
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  it("credits a wallet with wallet adjust, and the balance shows it", async () => {
+    const run = await satang([
+      "wallet",
+      "adjust",
+      "--merchant",
+      svc.credentials.merchantId,
+      "--amount",
+      "50000.00",
+      "--reason",
+      "opening float",
+      ...target,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).amount, "50000.00");
+    const balance = await svc.request("GET", "/api/v1/balance");
+    assert.equal(balance.body.data.walletBalance, 50000);
+  });
+
+  it("refuses a debit larger than the wallet with exit code 1 and INSUFFICIENT_BALANCE", async () => {
+    const run = await satang([
+      "wallet",
+      "adjust",
+      "--merchant",
+      svc.credentials.merchantId,
+      "--amount",
+      "-9999999.00",
+      "--reason",
+      "too much",
+      ...target,
+    ]);
+    assert.equal(run.code, 1);
+    assert.equal(JSON.parse(run.stdout).error.code, "INSUFFICIENT_BALANCE");
+  });
+
+  it("approves and rejects withdraws awaiting verification", async () => {
+    await svc.admin("PATCH", `/admin/v1/merchants/${svc.credentials.merchantId}`, {
+      withdrawVerificationThreshold: "1000.00",
+    });
+    const first = await svc.request("POST", "/api/v1/withdraws", withdrawBody("cli-approve", "1000.00"));
+    const second = await svc.request("POST", "/api/v1/withdraws", withdrawBody("cli-reject", "2000.00"));
+    assert.equal(first.body.data.status, "awaiting_verification");
+    assert.equal(second.body.data.status, "awaiting_verification");
+
+    const approved = await satang(["withdraw", "approve", first.body.data.id, ...target]);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.equal(JSON.parse(approved.stdout).status, "pending");
+
+    const rejected = await satang(["withdraw", "reject", second.body.data.id, ...target]);
+    assert.equal(rejected.code, 0, rejected.stderr);
+    assert.equal(JSON.parse(rejected.stdout).status, "canceled");
+
+    const again = await satang(["withdraw", "approve", second.body.data.id, ...target]);
+    assert.equal(again.code, 1);
+    assert.equal(JSON.parse(again.stdout).error.code, "STATE_CONFLICT");
+  });
+});

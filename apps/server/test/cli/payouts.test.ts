@@ -1,0 +1,164 @@
+/**
+ * `satang payouts batch ...` run as a separate process, the way an operator runs it, against a
+ * manual-payout server listening in this test process.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir = "";
+
+function satang(args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("satang payouts batch", () => {
+  let svc: TestService;
+  let target: string[] = [];
+  let shop: Credentials;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "satang-cli-payouts-"));
+    svc = await startService({ env: { SATANG_PAYOUTS: "manual" } });
+    await svc.app.listen({ host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${(svc.app.server.address() as AddressInfo).port}`;
+    target = ["--url", url, "--token", ADMIN_TOKEN];
+    shop = await fundedMerchant(svc, {}, 100_000n);
+  });
+  after(async () => {
+    await svc?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("creates a batch, downloads its CSV, records outcomes and shows the closed batch", async () => {
+    const ids: string[] = [];
+    for (const amount of ["1000.00", "2000.00"]) {
+      svc.clock.advance(1000);
+      const res = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount }), {
+        credentials: shop,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      ids.push(res.body.data.id);
+    }
+
+    const created = await satang([
+      "payouts",
+      "batch",
+      "create",
+      "--merchant",
+      shop.merchantId,
+      "--max",
+      "10",
+      "--by",
+      "cli operator",
+      "--json",
+      ...target,
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const batch = JSON.parse(created.stdout);
+    assert.equal(batch.itemCount, 2);
+    assert.equal(batch.createdBy, "cli operator");
+
+    const out = join(dir, "batch.csv");
+    const csv = await satang(["payouts", "batch", "csv", batch.id, "--out", out, ...target]);
+    assert.equal(csv.code, 0, csv.stderr);
+    const text = readFileSync(out, "utf8");
+    assert.match(
+      text,
+      /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference\r\n/,
+    );
+    assert.match(text, new RegExp(`,1234567890,.*,10\\.00,${ids[0]},`));
+    assert.equal(
+      statSync(out).mode & 0o777,
+      0o600,
+      "the file with full account numbers is the operator's only",
+    );
+
+    const neither = await satang(["payouts", "batch", "record", batch.id, ids[0]!, ...target]);
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /exactly one of --paid/);
+
+    const paid = await satang([
+      "payouts",
+      "batch",
+      "record",
+      batch.id,
+      ids[0]!,
+      "--paid",
+      "KB-778899",
+      ...target,
+    ]);
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.match(paid.stdout, /1 paid, 0 failed, 1 open/);
+    const failed = await satang([
+      "payouts",
+      "batch",
+      "record",
+      batch.id,
+      ids[1]!,
+      "--failed",
+      "Account closed",
+      ...target,
+    ]);
+    assert.equal(failed.code, 0, failed.stderr);
+    assert.match(failed.stdout, /\(closed\)/);
+    assert.match(failed.stdout, /failed \(Account closed\)/);
+
+    const conflict = await satang([
+      "payouts",
+      "batch",
+      "record",
+      batch.id,
+      ids[1]!,
+      "--paid",
+      "X1",
+      ...target,
+    ]);
+    assert.equal(conflict.code, 1);
+    assert.match(conflict.stderr, /STATE_CONFLICT/);
+
+    const [list, show] = await Promise.all([
+      satang(["payouts", "batch", "list", "--status", "closed", ...target]),
+      satang(["payouts", "batch", "show", batch.id, "--json", ...target]),
+    ]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`Batch ${batch.id} \\(closed\\)`));
+    assert.equal(show.code, 0, show.stderr);
+    const shown = JSON.parse(show.stdout);
+    assert.deepEqual(
+      shown.items.map((item: { outcome: string }) => item.outcome),
+      ["paid", "failed"],
+    );
+
+    const empty = await satang(["payouts", "batch", "create", ...target]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /No pending withdraws/);
+  });
+});

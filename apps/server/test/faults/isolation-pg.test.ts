@@ -1,0 +1,188 @@
+/**
+ * On PostgreSQL (CONTRACT 14): a row lock one merchant's wallet is held under from outside
+ * delays no other merchant, and that merchant's own requests answer 503 with Retry-After within
+ * the lock bound; a real deadlock is retried inside the service; a database that goes away
+ * answers 503 (not 500) and the service recovers without a restart when it comes back.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import pg from "pg";
+import { buildApp } from "../../src/app.ts";
+import { openStore, type Store } from "../../src/db/connect.ts";
+import { databaseFault } from "../../src/db/faults.ts";
+import { withTransaction } from "../../src/db/handles.ts";
+import { buildDeps } from "../../src/deps.ts";
+import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
+import { paymentBody } from "../helpers/lifecycle.ts";
+import { usingPostgres } from "../helpers/store.ts";
+import { TcpProxy } from "../helpers/tcp-proxy.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+/** Above PostgreSQL's deadlock_timeout (1 s), so a deadlock is detected before a lock wait ends. */
+const LOCK_TIMEOUT_MS = 1_500;
+
+function assertUnavailable(res: TestResponse, label: string): void {
+  assert.equal(res.status, 503, `${label}: ${JSON.stringify(res.body)}`);
+  assert.equal(res.body?.error?.code, "SERVICE_UNAVAILABLE", label);
+  assert.ok(Number(res.headers["retry-after"]) >= 1, `${label}: Retry-After`);
+  assert.ok(Number(res.body?.error?.metadata?.retryAfter) >= 1, `${label}: metadata.retryAfter`);
+}
+
+describe("database faults on PostgreSQL", { skip: !usingPostgres() }, () => {
+  let svc: TestService;
+  let a: Credentials;
+  let b: Credentials;
+
+  before(async () => {
+    svc = await startService({
+      poolSize: 6,
+      bounds: { lockTimeoutMs: LOCK_TIMEOUT_MS, poolAcquireTimeoutMs: 2_000 },
+    });
+    a = await fundedMerchant(svc);
+    b = await fundedMerchant(svc);
+  });
+
+  after(async () => {
+    await svc?.close();
+  });
+
+  it("a wallet lock held from outside stalls only its own merchant, whose writes answer 503 within the bound", async () => {
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    try {
+      await outside.query("begin");
+      await outside.query(
+        "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
+        [a.merchantId],
+      );
+      const started = Date.now();
+      const blocked = Promise.all(
+        [0, 1, 2].map(() => svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a })),
+      );
+      const others = await Promise.all([
+        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
+        svc.request("GET", "/api/v1/balance", undefined, { credentials: b }),
+        svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: b }),
+        svc.request("GET", "/api/v1/balance", undefined, { credentials: a }),
+        svc.app.inject({ method: "GET", url: "/readyz" }),
+      ]);
+      const [payment, balanceB, withdrawB, balanceA, ready] = others;
+      assert.equal(payment?.status, 201, JSON.stringify(payment?.body));
+      assert.equal(balanceB?.status, 200);
+      assert.equal(withdrawB?.status, 201, JSON.stringify(withdrawB?.body));
+      assert.equal(balanceA?.status, 200, "reading a locked wallet's balance does not wait for the lock");
+      assert.equal(ready?.statusCode, 200);
+      const outcomes = await blocked;
+      const elapsed = Date.now() - started;
+      for (const [i, res] of outcomes.entries()) assertUnavailable(res, `A's withdraw ${i}`);
+      assert.match(String(outcomes[0]?.body?.error?.metadata?.reason), /busy/);
+      // Each blocked transaction gave up at the lock bound; the three waited side by side.
+      assert.ok(elapsed < 10 * LOCK_TIMEOUT_MS, `A's requests took ${elapsed} ms`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
+    const afterwards = await svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a });
+    assert.equal(afterwards.status, 201, "the merchant is served again once the lock is gone");
+    const withdraws = await svc.deps.db
+      .selectFrom("withdraws")
+      .select("id")
+      .where("merchant_id", "=", a.merchantId)
+      .execute();
+    assert.equal(withdraws.length, 1, "no refused withdraw left anything behind");
+  });
+
+  it("retries the victim of a real deadlock inside withTransaction, so both transactions commit", async () => {
+    const rows = await svc.deps.db
+      .selectFrom("ledger_accounts")
+      .select(["id", "merchant_id"])
+      .where("kind", "=", "wallet_available")
+      .where("merchant_id", "in", [a.merchantId, b.merchantId])
+      .execute();
+    const first = rows.find((r) => r.merchant_id === a.merchantId)?.id;
+    const second = rows.find((r) => r.merchant_id === b.merchantId)?.id;
+    assert.ok(first && second);
+    let attempts = 0;
+    let arrived = 0;
+    let bothLocked: () => void = () => {};
+    const barrier = new Promise<void>((resolve) => {
+      bothLocked = resolve;
+    });
+    const lockBoth = (one: string, other: string) =>
+      withTransaction(svc.deps.db, async (trx) => {
+        attempts += 1;
+        const lock = (id: string) =>
+          sql`select id from ledger_accounts where id = ${id} for update`.execute(trx);
+        await lock(one);
+        if (arrived < 2) {
+          arrived += 1;
+          if (arrived === 2) bothLocked();
+          await barrier;
+        }
+        await lock(other);
+        return "committed";
+      });
+    const results = await Promise.all([lockBoth(first, second), lockBoth(second, first)]);
+    assert.deepEqual(results, ["committed", "committed"]);
+    assert.equal(attempts, 3, "one of the two was chosen as deadlock victim and ran again");
+  });
+
+  it("a deadlock that outlives its retries is a conflict the service answers with 503", async () => {
+    await assert.rejects(
+      withTransaction(svc.deps.db, async () => {
+        throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+      }),
+      (error: unknown) => databaseFault(error) === "conflict",
+    );
+  });
+
+  it("answers 503 with Retry-After while the database is unreachable, and recovers without a restart", async () => {
+    const url = svc.store.databaseUrl;
+    assert.ok(url);
+    const target = new URL(url);
+    const proxy = await TcpProxy.open({ host: target.hostname, port: Number(target.port || 5432) });
+    let store: Store | undefined;
+    try {
+      store = await openStore({
+        databaseUrl: TcpProxy.urlThrough(url, proxy.port),
+        poolSize: 4,
+        bounds: { poolAcquireTimeoutMs: 1_000 },
+      });
+      const opened = store;
+      const deps = buildDeps({
+        config: svc.deps.config,
+        db: opened.db,
+        storeKind: opened.kind,
+        clock: svc.clock,
+        secrets: svc.deps.secrets,
+        databaseReachable: (ms) => opened.reachable(ms),
+      });
+      const app = await buildApp(deps);
+      const proxied = (method: string, path: string, body?: unknown) =>
+        svc.request(method, path, body, { credentials: b, app });
+      try {
+        assert.equal((await proxied("POST", "/api/v1/payments", paymentBody())).status, 201);
+        proxy.stop();
+        const down = await Promise.all([
+          proxied("POST", "/api/v1/payments", paymentBody()),
+          proxied("GET", "/api/v1/balance"),
+          proxied("POST", "/api/v1/withdraws", withdrawBody()),
+        ]);
+        for (const [i, res] of down.entries()) assertUnavailable(res, `request ${i} while down`);
+        const notReady = await app.inject({ method: "GET", url: "/readyz" });
+        assert.equal(notReady.statusCode, 503);
+        proxy.start();
+        const up = await proxied("POST", "/api/v1/payments", paymentBody());
+        assert.equal(up.status, 201, JSON.stringify(up.body));
+        assert.equal((await proxied("GET", "/api/v1/balance")).status, 200);
+        assert.equal((await app.inject({ method: "GET", url: "/readyz" })).statusCode, 200);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await store?.close().catch(() => {});
+      await proxy.close();
+    }
+  });
+});

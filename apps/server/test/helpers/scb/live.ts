@@ -1,0 +1,87 @@
+/**
+ * A live-mode service with SATANG_PROVIDER=scb pointed at a local SCB simulator: the service
+ * listens on a local port so the simulator can post payment confirmations to it, and one
+ * manual clock is the bank's time and the service's real time (`advance` moves it together with
+ * the business clock), so token expiry, inquiry delays and reconcile intervals move only when a
+ * test says so.
+ */
+import type { Deps } from "../../../src/deps.ts";
+import { ManualClock } from "../../../src/lib/clock.ts";
+import { MemoryRecorder } from "../../../src/providers/scb/recorder.ts";
+import { type Credentials, startService, type TestService } from "../harness.ts";
+import { SCB_TEST } from "./setup.ts";
+import { ScbSimulator } from "./simulator.ts";
+
+export const CALLBACK_TOKEN = "cb_token_0123456789abcdefghijklmnopqrstuv";
+export const RECONCILE_INTERVAL_S = 2;
+export const INQUIRY_DELAY_S = 5;
+
+export interface LiveScb {
+  svc: TestService;
+  sim: ScbSimulator;
+  /** The bank's clock and the service's real time. */
+  bank: ManualClock;
+  recorder: MemoryRecorder;
+  merchant: Credentials;
+  /** Moves the business clock and the bank's clock forward together. */
+  advance(ms: number): void;
+  /** Another process's dependencies over the same database and clocks (a second worker). */
+  otherProcess(): Deps;
+  close(): Promise<void>;
+}
+
+export async function startLiveScb(
+  options: { timeoutMs?: number; tokenLifetimeS?: number; env?: Record<string, string> } = {},
+): Promise<LiveScb> {
+  const bank = new ManualClock(Date.now());
+  const sim = await ScbSimulator.start({
+    apiKey: SCB_TEST.apiKey,
+    apiSecret: SCB_TEST.apiSecret,
+    billerId: SCB_TEST.billerId,
+    tokenLifetimeS: options.tokenLifetimeS,
+    // A held answer outlasts any client timeout; closing the simulator releases it.
+    holdMs: 120_000,
+    now: () => bank.now(),
+  });
+  const recorder = new MemoryRecorder();
+  const svc = await startService({
+    env: {
+      SATANG_ENV: "live",
+      SECRET_KEY: "ab".repeat(32),
+      SATANG_PROVIDER: "scb",
+      SCB_API_BASE_URL: sim.url,
+      SCB_API_KEY: SCB_TEST.apiKey,
+      SCB_API_SECRET: SCB_TEST.apiSecret,
+      SCB_BILLER_ID: SCB_TEST.billerId,
+      SCB_CALLBACK_TOKEN: CALLBACK_TOKEN,
+      SCB_PAYER_ACCOUNT_NUMBER: SCB_TEST.payer.accountNumber,
+      SCB_PAYER_TAX_ID: SCB_TEST.payer.taxId,
+      SCB_CORPORATE_ID: SCB_TEST.payer.corporateId,
+      SCB_RECONCILE_INTERVAL_S: String(RECONCILE_INTERVAL_S),
+      SCB_INQUIRY_DELAY_S: String(INQUIRY_DELAY_S),
+      // Generous by default, so a loaded machine never turns a slow answer into a timeout.
+      SCB_TIMEOUT_MS: String(options.timeoutMs ?? 20_000),
+      ...options.env,
+    },
+    deps: { wallClock: bank, scbRecorder: recorder },
+  });
+  const address = await svc.app.listen({ host: "127.0.0.1", port: 0 });
+  sim.callbackUrl = `${address}/providers/scb/confirmations/${CALLBACK_TOKEN}`;
+  const merchant = await svc.newMerchant({ settlementDelayHours: 0 });
+  return {
+    svc,
+    sim,
+    bank,
+    recorder,
+    merchant,
+    advance(ms) {
+      svc.clock.advance(ms);
+      bank.advance(ms);
+    },
+    otherProcess: () => svc.depsWith({}),
+    async close() {
+      await sim.close();
+      await svc.close();
+    },
+  };
+}

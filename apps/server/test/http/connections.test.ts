@@ -1,0 +1,128 @@
+/**
+ * Connection limits over real sockets (CONTRACT 14): a client that sends nothing, sends a body
+ * a byte at a time, or keeps an idle keep-alive connection is cut off; one address cannot hold
+ * more connections than the setting allows; and errors of the HTTP parser answer in the
+ * envelope with X-Request-Id. The bounds are set low here (settings), so each case is quick.
+ */
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { connect, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { startService, type TestService } from "../helpers/harness.ts";
+
+/** Fails a case that would otherwise hang: the server must close long before this. */
+const DEADLINE_MS = 30_000;
+
+interface Conversation {
+  socket: Socket;
+  /** Everything received, once the server has closed the connection. */
+  closed: Promise<string>;
+}
+
+function open(port: number): Promise<Conversation> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1" }, () => {
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk.toString("latin1");
+      });
+      const closed = new Promise<string>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`still open after ${DEADLINE_MS} ms`)), DEADLINE_MS);
+        socket.on("close", () => {
+          clearTimeout(timer);
+          done(received);
+        });
+      });
+      socket.on("error", () => {});
+      resolve({ socket, closed });
+    });
+    socket.once("error", reject);
+  });
+}
+
+function parse(raw: string): { status: number; headers: string; body: any } {
+  const [head = "", body = ""] = raw.split("\r\n\r\n");
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  return { status, headers: head.toLowerCase(), body: body ? JSON.parse(body) : undefined };
+}
+
+describe("connection limits", () => {
+  let svc: TestService;
+  let port: number;
+  before(async () => {
+    svc = await startService({
+      env: {
+        HTTP_HEADERS_TIMEOUT_MS: "400",
+        HTTP_BODY_TIMEOUT_MS: "800",
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: "400",
+        HTTP_CONNECTIONS_PER_ADDRESS_MAX: "4",
+      },
+    });
+    await svc.app.listen({ port: 0, host: "127.0.0.1" });
+    port = (svc.app.server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  it("closes a connection that sends nothing", async () => {
+    const { closed } = await open(port);
+    await closed;
+  });
+
+  it("closes a connection whose body arrives a byte at a time", async () => {
+    const { socket, closed } = await open(port);
+    socket.write(
+      "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",
+    );
+    const drip = setInterval(() => socket.writable && socket.write("a"), 100);
+    try {
+      const raw = await closed;
+      if (raw !== "") {
+        const answer = parse(raw);
+        assert.equal(answer.status, 408, raw);
+        assert.equal(answer.body.success, false);
+      }
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
+  it("closes an idle keep-alive connection after a request", async () => {
+    const { socket, closed } = await open(port);
+    socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n");
+    const raw = await closed;
+    assert.match(raw, /^HTTP\/1\.1 200/);
+  });
+
+  for (const [name, request, status] of [
+    ["a raw space in the URL", "GET /api/v1/pay ments HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ["a NUL in a header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n", 400],
+    ["a 16 KB URL", `GET /${"a".repeat(16 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ["a bad request line", "HELLO\r\n\r\n", 400],
+  ] as const) {
+    it(`answers ${name} in the envelope with a request id`, async () => {
+      const { socket, closed } = await open(port);
+      socket.write(request);
+      const answer = parse(await closed);
+      assert.equal(answer.status, status);
+      assert.equal(answer.body.success, false);
+      assert.equal(answer.body.error.code, "VALIDATION_ERROR");
+      assert.match(answer.headers, /x-request-id: [0-9a-f-]{36}/);
+    });
+  }
+
+  it("refuses connections beyond the per-address cap and accepts again once one closes", async () => {
+    const held = await Promise.all([1, 2, 3, 4].map(() => open(port)));
+    // Each holds its connection with a request whose headers are not finished yet.
+    for (const { socket } of held) socket.write("GET /healthz HTTP/1.1\r\n");
+    const extra = await open(port);
+    extra.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert.equal(await extra.closed, "", "the fifth connection is closed without an answer");
+    for (const { socket } of held) socket.destroy();
+    await Promise.all(held.map(({ closed }) => closed));
+    const again = await open(port);
+    again.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert.match(await again.closed, /^HTTP\/1\.1 200/);
+  });
+});

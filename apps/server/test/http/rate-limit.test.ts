@@ -1,0 +1,295 @@
+/**
+ * Rate limit per integration (interface.md "Limits", CONTRACT 1 and 10): the budget, the 429
+ * envelope and headers, independence of integrations, the wall-clock window, the order after
+ * authentication, and the shared Redis store.
+ *
+ * Redis: TEST_REDIS_URL when set (CI sets it), otherwise redis://127.0.0.1:6379. An unreachable
+ * Redis fails these tests loudly; they are never skipped.
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
+import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from "fastify";
+import { Redis } from "ioredis";
+import { buildApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import type { Deps } from "../../src/deps.ts";
+import { RATE_LIMIT_REDIS_NAMESPACE } from "../../src/http/rate-limit.ts";
+import { createIntegration } from "../../src/integrations/service.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import {
+  RATE_LIMIT_LIVE_PER_MINUTE,
+  RATE_LIMIT_SANDBOX_PER_MINUTE,
+  RATE_LIMIT_WINDOW_MS,
+} from "../../src/lib/limits.ts";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+
+const REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
+
+const testRoutes: FastifyPluginAsync = async (api) => {
+  api.get("/test/ping", async () => ({ success: true, data: { pong: true } }));
+  api.post("/test/ping", async () => ({ success: true, data: { pong: true } }));
+};
+
+/** Signs with the given wall clock, so timestamps stay within tolerance as the clock moves. */
+function signedGet(app: FastifyInstance, creds: Credentials, wall: ManualClock, secret = creds.apiSecret) {
+  const headers = signRequest({
+    apiKey: creds.apiKey,
+    apiSecret: secret,
+    body: "",
+    timestamp: wall.now().getTime(),
+  });
+  return app.inject({ method: "GET", url: "/api/v1/test/ping", headers });
+}
+
+function assertRefused(res: LightMyRequestResponse, limit: number, resetAt: Date, retryAfter: number) {
+  assert.equal(res.statusCode, 429, res.body);
+  const body = res.json();
+  assert.equal(body.success, false);
+  assert.equal(body.error.code, "RATE_LIMIT_EXCEEDED");
+  assert.deepEqual(body.error.metadata, {
+    limit,
+    remaining: 0,
+    resetAt: resetAt.toISOString(),
+    retryAfter,
+  });
+  assert.equal(res.headers["retry-after"], String(retryAfter));
+  assert.equal(res.headers["x-ratelimit-limit"], String(limit));
+  assert.equal(res.headers["x-ratelimit-remaining"], "0");
+  assert.equal(res.headers["x-ratelimit-reset"], String(retryAfter));
+  assert.ok(res.headers["x-request-id"]);
+}
+
+describe("rate limit, in memory", () => {
+  const wall = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
+  let svc: TestService;
+  let deps: Deps;
+  let app: FastifyInstance;
+
+  before(async () => {
+    svc = await startService({ env: { RATE_LIMIT_PER_MINUTE: "5" } });
+    deps = svc.depsWith({ wallClock: wall });
+    app = await buildApp(deps, { extraApiRoutes: testRoutes });
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await svc?.close();
+  });
+
+  it("lets exactly 5 requests through and refuses the 6th with 429 RATE_LIMIT_EXCEEDED", async () => {
+    assert.equal(deps.config.rateLimitPerMinute, 5);
+    const creds = await svc.newMerchant({ name: "Busy Shop" });
+    const windowStart = wall.now();
+    for (let i = 1; i <= 5; i++) {
+      const res = await signedGet(app, creds, wall);
+      assert.equal(res.statusCode, 200, `request ${i}: ${res.body}`);
+      assert.equal(res.headers["x-ratelimit-limit"], "5");
+      assert.equal(res.headers["x-ratelimit-remaining"], String(5 - i));
+      assert.equal(res.headers["x-ratelimit-reset"], "60");
+      assert.equal(res.headers["retry-after"], undefined);
+    }
+    wall.advance(20_000);
+    const refused = await signedGet(app, creds, wall);
+    assertRefused(refused, 5, new Date(windowStart.getTime() + RATE_LIMIT_WINDOW_MS), 40);
+    // Refused requests keep being refused until the window ends.
+    assertRefused(await signedGet(app, creds, wall), 5, new Date(windowStart.getTime() + 60_000), 40);
+  });
+
+  it("keeps an independent budget for each integration", async () => {
+    const first = await svc.newMerchant({ name: "First Shop" });
+    const second = await svc.newMerchant({ name: "Second Shop" });
+    const sibling = await createIntegration(deps, first.merchantId, { name: "second key" });
+    const siblingCreds = {
+      ...first,
+      integrationId: sibling.id,
+      apiKey: sibling.apiKey,
+      apiSecret: sibling.apiSecret,
+    };
+    for (let i = 0; i < 5; i++) assert.equal((await signedGet(app, first, wall)).statusCode, 200);
+    assert.equal((await signedGet(app, first, wall)).statusCode, 429);
+    for (const creds of [second, siblingCreds]) {
+      for (let i = 1; i <= 5; i++) {
+        const res = await signedGet(app, creds, wall);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.headers["x-ratelimit-remaining"], String(5 - i));
+      }
+      assert.equal((await signedGet(app, creds, wall)).statusCode, 429);
+    }
+  });
+
+  it("opens a new window after 60 s of wall-clock time; the business clock does not count", async () => {
+    const creds = await svc.newMerchant({ name: "Patient Shop" });
+    const start = wall.now().getTime();
+    for (let i = 0; i < 5; i++) assert.equal((await signedGet(app, creds, wall)).statusCode, 200);
+    const businessBefore = svc.clock.now().getTime();
+    svc.clock.advance(3600_000);
+    try {
+      assert.equal((await signedGet(app, creds, wall)).statusCode, 429);
+    } finally {
+      svc.clock.set(businessBefore);
+    }
+    wall.set(start + RATE_LIMIT_WINDOW_MS - 1);
+    assertRefused(await signedGet(app, creds, wall), 5, new Date(start + RATE_LIMIT_WINDOW_MS), 1);
+    wall.set(start + RATE_LIMIT_WINDOW_MS);
+    const res = await signedGet(app, creds, wall);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers["x-ratelimit-remaining"], "4");
+  });
+
+  it("does not count requests that fail authentication against the integration", async () => {
+    const creds = await svc.newMerchant({ name: "Attacked Shop" });
+    for (let i = 0; i < 12; i++) {
+      const res = await signedGet(app, creds, wall, "sec_wrong");
+      assert.equal(res.statusCode, 401);
+      assert.equal(res.json().error.code, "INVALID_CREDENTIALS");
+      assert.equal(res.headers["x-ratelimit-limit"], undefined);
+    }
+    for (let i = 0; i < 5; i++) assert.equal((await signedGet(app, creds, wall)).statusCode, 200);
+    assert.equal((await signedGet(app, creds, wall)).statusCode, 429);
+  });
+
+  it("counts an authenticated request whatever its body, so bad bodies cannot flood the API", async () => {
+    const creds = await svc.newMerchant({ name: "Sloppy Shop" });
+    const badPost = () => {
+      const body = "{not json";
+      const headers = signRequest({
+        apiKey: creds.apiKey,
+        apiSecret: creds.apiSecret,
+        body,
+        timestamp: wall.now().getTime() + Math.floor(Math.random() * 1000),
+      });
+      return app.inject({
+        method: "POST",
+        url: "/api/v1/test/ping",
+        payload: body,
+        headers: { ...headers, "content-type": "application/json" },
+      });
+    };
+    for (let i = 1; i <= 5; i++) {
+      const res = await badPost();
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.headers["x-ratelimit-remaining"], String(5 - i));
+    }
+    assert.equal((await badPost()).statusCode, 429);
+    assert.equal((await signedGet(app, creds, wall)).statusCode, 429);
+  });
+
+  it("leaves the routes outside /api/v1 unlimited", async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await app.inject({ method: "GET", url: "/healthz" });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers["x-ratelimit-limit"], undefined);
+    }
+  });
+});
+
+describe("rate limit defaults", () => {
+  it("is 100 per minute in sandbox and 1000 in live, unless RATE_LIMIT_PER_MINUTE overrides", () => {
+    assert.equal(RATE_LIMIT_SANDBOX_PER_MINUTE, 100);
+    assert.equal(RATE_LIMIT_LIVE_PER_MINUTE, 1000);
+    const secret = { SECRET_KEY: "ab".repeat(32) };
+    assert.equal(loadConfig({}).rateLimitPerMinute, 100);
+    assert.equal(loadConfig({ SATANG_ENV: "sandbox" }).rateLimitPerMinute, 100);
+    assert.equal(loadConfig({ SATANG_ENV: "live", ...secret }).rateLimitPerMinute, 1000);
+    assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: "7" }).rateLimitPerMinute, 7);
+    assert.equal(
+      loadConfig({ SATANG_ENV: "live", RATE_LIMIT_PER_MINUTE: "7", ...secret }).rateLimitPerMinute,
+      7,
+    );
+    assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: "0" }), /RATE_LIMIT_PER_MINUTE/);
+    assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: "ten" }), /RATE_LIMIT_PER_MINUTE/);
+  });
+
+  it("applies the environment's default to the API", async () => {
+    const svc = await startService();
+    const apps: FastifyInstance[] = [];
+    try {
+      for (const [env, limit] of [
+        ["sandbox", "100"],
+        ["live", "1000"],
+      ] as const) {
+        const config = loadConfig({ SATANG_ENV: env, SECRET_KEY: "cd".repeat(32) });
+        const app = await buildApp({ ...svc.deps, config }, { extraApiRoutes: testRoutes });
+        apps.push(app);
+        const res = await signedGet(app, svc.credentials, new ManualClock(Date.now()));
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.headers["x-ratelimit-limit"], limit);
+        assert.equal(res.headers["x-ratelimit-remaining"], String(Number(limit) - 1));
+      }
+    } finally {
+      for (const app of apps) await app.close();
+      await svc.close();
+    }
+  });
+});
+
+describe("rate limit, shared in Redis", () => {
+  let svc: TestService;
+  let probe: Redis;
+  let deps: Deps;
+  const wall = new ManualClock(Date.now());
+
+  before(async () => {
+    probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await probe.connect();
+      await probe.ping();
+    } catch (err) {
+      probe.disconnect();
+      throw new Error(
+        `Redis is required for these tests and is not reachable at ${REDIS_URL} ` +
+          `(set TEST_REDIS_URL or start Redis): ${(err as Error).message}`,
+      );
+    }
+    svc = await startService({ env: { RATE_LIMIT_PER_MINUTE: "5", REDIS_URL } });
+    deps = svc.depsWith({ wallClock: wall });
+  });
+  after(async () => {
+    await svc?.close();
+    probe?.disconnect();
+  });
+
+  it("shares one budget per integration between app instances", async () => {
+    assert.equal(deps.config.redisUrl, REDIS_URL);
+    const creds = await svc.newMerchant({ name: `Redis Shop ${randomUUID()}` });
+    const key = `${RATE_LIMIT_REDIS_NAMESPACE}${creds.integrationId}`;
+    const first = await buildApp(deps, { extraApiRoutes: testRoutes });
+    const second = await buildApp(deps, { extraApiRoutes: testRoutes });
+    try {
+      await Promise.all([first.ready(), second.ready()]);
+      const order = [first, second, first, second, first];
+      for (const [i, app] of order.entries()) {
+        const res = await signedGet(app, creds, wall);
+        assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
+        assert.equal(res.headers["x-ratelimit-remaining"], String(4 - i));
+      }
+      assert.equal(await probe.get(key), "5");
+      const refused = await signedGet(second, creds, wall);
+      assert.equal(refused.statusCode, 429, refused.body);
+      const metadata = refused.json().error.metadata;
+      assert.deepEqual(Object.keys(metadata).sort(), ["limit", "remaining", "resetAt", "retryAfter"]);
+      assert.equal(metadata.limit, 5);
+      assert.equal(metadata.remaining, 0);
+      assert.ok(metadata.retryAfter >= 1 && metadata.retryAfter <= 60, String(metadata.retryAfter));
+      assert.equal(new Date(metadata.resetAt).toISOString(), metadata.resetAt);
+      assert.equal(refused.headers["retry-after"], String(metadata.retryAfter));
+      assert.equal((await signedGet(first, creds, wall)).statusCode, 429);
+
+      // Another integration keeps its own budget in the same Redis.
+      const other = await svc.newMerchant({ name: "Quiet Redis Shop" });
+      assert.equal((await signedGet(second, other, wall)).statusCode, 200);
+      await probe.del(`${RATE_LIMIT_REDIS_NAMESPACE}${other.integrationId}`);
+    } finally {
+      await probe.del(key);
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("refuses to start when REDIS_URL points at no Redis", async () => {
+    const config = { ...deps.config, redisUrl: "redis://127.0.0.1:1" };
+    await assert.rejects(buildApp({ ...deps, config }), /REDIS_URL/);
+  });
+});

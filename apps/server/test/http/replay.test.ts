@@ -1,0 +1,162 @@
+/**
+ * A signature is accepted for one write only, whoever saw it first:
+ * - a v1 signature captured from a read (GET /balance: empty body, so the same signature
+ *   verifies on any empty-body write) never authorizes a write afterwards;
+ * - a create's replay record commits in the create's own transaction (one commit), and a
+ *   create that fails still spends its signature.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
+import { sql } from "kysely";
+import { startService, type TestService } from "../helpers/harness.ts";
+import { fundWallet } from "../helpers/ledger.ts";
+import { withdrawBody } from "../helpers/withdraws.ts";
+
+describe("replay of signatures across reads and writes", () => {
+  let svc: TestService;
+  let endpointId: string;
+  before(async () => {
+    svc = await startService({
+      deps: { webhooks: { resolve: async () => [{ address: "93.184.216.34", family: 4 }] } },
+    });
+    const created = await svc.request("POST", "/api/v1/webhook-endpoints", {
+      url: "https://hooks.example.com/a",
+      events: ["payment.received"],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    endpointId = created.body.data.id;
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  /** The headers of a v1-signed GET /api/v1/balance, after the GET itself was answered. */
+  const capturedFromBalance = async () => {
+    const headers = signRequest({ ...svc.credentials, body: "" });
+    const read = await svc.app.inject({ method: "GET", url: "/api/v1/balance", headers });
+    assert.equal(read.statusCode, 200, read.body);
+    return headers;
+  };
+
+  for (const [name, method, path] of [
+    ["rotate-secret", "POST", () => `/api/v1/webhook-endpoints/${endpointId}/rotate-secret`],
+    ["delete", "DELETE", () => `/api/v1/webhook-endpoints/${endpointId}`],
+  ] as const) {
+    it(`refuses a GET's v1 signature on ${name} (401), and the endpoint is unchanged`, async () => {
+      const headers = await capturedFromBalance();
+      const replay = await svc.app.inject({ method, url: path(), headers });
+      assert.equal(replay.statusCode, 401, replay.body);
+      assert.equal(replay.json().error.code, "INVALID_CREDENTIALS");
+      const still = await svc.request("GET", `/api/v1/webhook-endpoints/${endpointId}`);
+      assert.equal(still.status, 200);
+    });
+  }
+
+  it("refuses a GET's v1 signature on a withdraw cancel", async () => {
+    await fundWallet(svc.deps, svc.credentials.merchantId, 1_000_000n);
+    const withdraw = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "10.00" }));
+    assert.equal(withdraw.status, 201, JSON.stringify(withdraw.body));
+    const headers = await capturedFromBalance();
+    const replay = await svc.app.inject({
+      method: "POST",
+      url: `/api/v1/withdraws/${withdraw.body.data.id}/cancel`,
+      headers,
+    });
+    assert.equal(replay.statusCode, 401, replay.body);
+    const current = await svc.request("GET", `/api/v1/withdraws/${withdraw.body.data.id}`);
+    assert.equal(current.body.data.status, "pending");
+  });
+
+  it("still lets a read repeat its own signature", async () => {
+    const headers = await capturedFromBalance();
+    const again = await svc.app.inject({ method: "GET", url: "/api/v1/balance", headers });
+    assert.equal(again.statusCode, 200);
+  });
+
+  it("records nothing for a v2 read: its signature names the method and path", async () => {
+    const before = await countUses(svc);
+    const headers = signRequest({
+      ...svc.credentials,
+      body: "",
+      method: "GET",
+      path: "/api/v1/balance",
+      version: "v2",
+    });
+    assert.equal((await svc.app.inject({ method: "GET", url: "/api/v1/balance", headers })).statusCode, 200);
+    assert.equal(await countUses(svc), before);
+  });
+});
+
+async function countUses(svc: TestService): Promise<number> {
+  const result = await sql<{ n: bigint }>`select count(*)::bigint as n from signature_uses`.execute(
+    svc.deps.db,
+  );
+  return Number(result.rows[0]!.n);
+}
+
+describe("replay record of a create, in the create's own transaction", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  const paymentBody = (referenceId: string) =>
+    JSON.stringify({
+      amount: "100.00",
+      referenceId,
+      paymentMethod: "promptpay",
+      customerBankAccountName: "Somchai Jaidee",
+      customerBankAccountNumber: "1234567890",
+      customerBankCode: "004",
+    });
+
+  it("records the signature with the payment, and refuses the same request again", async () => {
+    const body = paymentBody("replay-tx-1");
+    const headers = {
+      ...signRequest({ ...svc.credentials, body, method: "POST", path: "/api/v1/payments", version: "v2" }),
+      "content-type": "application/json",
+    };
+    const request = { method: "POST" as const, url: "/api/v1/payments", payload: body, headers };
+    const before = await countUses(svc);
+    assert.equal((await svc.app.inject(request)).statusCode, 201);
+    assert.equal(await countUses(svc), before + 1);
+    const again = await svc.app.inject(request);
+    assert.equal(again.statusCode, 401, again.body);
+    assert.equal(await countUses(svc), before + 1);
+  });
+
+  it("spends the signature of a create that fails, so it cannot succeed later", async () => {
+    // Refused before its transaction ever ran (400): its signature is recorded all the same.
+    const body = JSON.stringify({ amount: "abc" });
+    const headers = {
+      ...signRequest({ ...svc.credentials, body, method: "POST", path: "/api/v1/payments", version: "v2" }),
+      "content-type": "application/json",
+    };
+    const request = { method: "POST" as const, url: "/api/v1/payments", payload: body, headers };
+    const before = await countUses(svc);
+    const first = await svc.app.inject(request);
+    assert.equal(first.statusCode, 400, first.body);
+    assert.equal(await countUses(svc), before + 1, "the refused create's signature is recorded");
+    assert.equal((await svc.app.inject(request)).statusCode, 401);
+  });
+
+  it("refuses a create that reuses a write's signature: a withdraw too", async () => {
+    await fundWallet(svc.deps, svc.credentials.merchantId, 1_000_000n);
+    const body = JSON.stringify(withdrawBody({ amount: "10.00" }));
+    const headers = {
+      ...signRequest({ ...svc.credentials, body, method: "POST", path: "/api/v1/withdraws", version: "v2" }),
+      "content-type": "application/json",
+    };
+    const request = { method: "POST" as const, url: "/api/v1/withdraws", payload: body, headers };
+    const [a, b] = await Promise.all([svc.app.inject(request), svc.app.inject(request)]);
+    assert.deepEqual([a.statusCode, b.statusCode].sort(), [201, 401], `${a.body} ${b.body}`);
+    const rows = await sql<{ n: bigint }>`select count(*)::bigint as n from withdraws where reference_id = ${
+      JSON.parse(body).referenceId
+    }`.execute(svc.deps.db);
+    assert.equal(Number(rows.rows[0]!.n), 1);
+  });
+});

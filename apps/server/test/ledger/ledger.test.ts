@@ -1,0 +1,514 @@
+/**
+ * The double-entry ledger: the database's own guarantees (balanced transactions, balances that
+ * follow entries, no negative merchant money, append-only rows), the postings module, and the
+ * operator's wallet adjustments.
+ */
+import assert from "node:assert/strict";
+import { after, afterEach, before, describe, it } from "node:test";
+import type { Transaction } from "kysely";
+import type { Database } from "../../src/db/types.ts";
+import { accountIds, ensureMerchantAccounts } from "../../src/ledger/accounts.ts";
+import {
+  post,
+  postPaymentSucceeded,
+  postWithdrawHold,
+  postWithdrawLateSuccess,
+  postWithdrawPaid,
+  postWithdrawRelease,
+  settle,
+} from "../../src/ledger/postings.ts";
+import { newId } from "../../src/lib/ids.ts";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { assertLedgerConsistent, fundWallet, ledgerBalances } from "../helpers/ledger.ts";
+import { withdrawBody } from "../helpers/withdraws.ts";
+
+let svc: TestService;
+before(async () => {
+  svc = await startService();
+});
+afterEach(async () => {
+  await assertLedgerConsistent(svc.deps.db);
+});
+after(async () => {
+  await svc.close();
+});
+
+const inTransaction = <T>(fn: (trx: Transaction<Database>) => Promise<T>) =>
+  svc.deps.db.transaction().execute(fn);
+
+/** Inserts a ledger transaction row with raw SQL builder calls, bypassing ledger/postings.ts. */
+async function rawTransaction(trx: Transaction<Database>, merchantId: string): Promise<string> {
+  const id = newId();
+  await trx
+    .insertInto("ledger_transactions")
+    .values({
+      id,
+      merchant_id: merchantId,
+      kind: "operator_adjustment",
+      subject_type: "adjustment",
+      subject_id: id,
+      reason: "raw test insert",
+      created_at: svc.clock.now(),
+    })
+    .execute();
+  return id;
+}
+
+async function newAccounts(): Promise<{
+  merchant: Credentials;
+  ids: Awaited<ReturnType<typeof accountIds>>;
+}> {
+  const merchant = await svc.newMerchant();
+  const ids = await accountIds(svc.deps.db, merchant.merchantId);
+  return { merchant, ids };
+}
+
+const errorText = (error: unknown) => String((error as Error).message);
+
+describe("ledger: guarantees held by the database", () => {
+  it("refuses to commit an unbalanced transaction inserted directly, and keeps nothing of it", async () => {
+    const { merchant, ids } = await newAccounts();
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values({
+            id: newId(),
+            transaction_id: txId,
+            account_id: ids.wallet_available,
+            amount_satang: 500n,
+          })
+          .execute();
+      }),
+      (error) => /unbalanced/.test(errorText(error)),
+    );
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 0n);
+    const entries = await svc.deps.db
+      .selectFrom("ledger_entries")
+      .select("id")
+      .where("account_id", "=", ids.wallet_available)
+      .execute();
+    assert.equal(entries.length, 0);
+  });
+
+  it("refuses an unbalanced pair of lines whose sum is not zero", async () => {
+    const { merchant, ids } = await newAccounts();
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values([
+            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 500n },
+            { id: newId(), transaction_id: txId, account_id: ids.operator_adjustments, amount_satang: -499n },
+          ])
+          .execute();
+      }),
+      (error) => /unbalanced/.test(errorText(error)),
+    );
+  });
+
+  it("accepts a balanced transaction inserted directly and applies it to the account balances", async () => {
+    const { merchant, ids } = await newAccounts();
+    await inTransaction(async (trx) => {
+      const txId = await rawTransaction(trx, merchant.merchantId);
+      await trx
+        .insertInto("ledger_entries")
+        .values({ id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 700n })
+        .execute();
+      await trx
+        .insertInto("ledger_entries")
+        .values({
+          id: newId(),
+          transaction_id: txId,
+          account_id: ids.operator_adjustments,
+          amount_satang: -700n,
+        })
+        .execute();
+    });
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 700n);
+    assert.equal(balances.operator_adjustments, -700n);
+  });
+
+  it("refuses an entry that would take a merchant's available wallet below zero", async () => {
+    const { merchant, ids } = await newAccounts();
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values([
+            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: -1n },
+            { id: newId(), transaction_id: txId, account_id: ids.operator_adjustments, amount_satang: 1n },
+          ])
+          .execute();
+      }),
+      (error) => /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
+    );
+  });
+
+  it("refuses a zero entry", async () => {
+    const { merchant, ids } = await newAccounts();
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values({ id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 0n })
+          .execute();
+      }),
+    );
+  });
+
+  it("refuses an entry on another merchant's account", async () => {
+    const mine = await newAccounts();
+    const theirs = await newAccounts();
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, mine.merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values([
+            { id: newId(), transaction_id: txId, account_id: mine.ids.wallet_available, amount_satang: 5n },
+            {
+              id: newId(),
+              transaction_id: txId,
+              account_id: theirs.ids.operator_adjustments,
+              amount_satang: -5n,
+            },
+          ])
+          .execute();
+      }),
+      (error) => /outside its transaction's merchant/.test(errorText(error)),
+    );
+  });
+
+  it("refuses to change an account balance except through an entry", async () => {
+    const { ids } = await newAccounts();
+    await assert.rejects(
+      svc.deps.db
+        .updateTable("ledger_accounts")
+        .set({ balance_satang: 1_000_000n })
+        .where("id", "=", ids.wallet_available)
+        .execute(),
+      (error) => /only through ledger entries/.test(errorText(error)),
+    );
+  });
+
+  it("keeps entries and ledger transactions append-only", async () => {
+    const { merchant } = await newAccounts();
+    await fundWallet(svc.deps, merchant.merchantId, 100n);
+    await assert.rejects(
+      svc.deps.db.updateTable("ledger_entries").set({ amount_satang: 1n }).execute(),
+      (error) => /append-only/.test(errorText(error)),
+    );
+    await assert.rejects(svc.deps.db.deleteFrom("ledger_entries").execute(), (error) =>
+      /append-only/.test(errorText(error)),
+    );
+    await assert.rejects(svc.deps.db.deleteFrom("ledger_transactions").execute(), (error) =>
+      /append-only/.test(errorText(error)),
+    );
+  });
+
+  it("refuses to post the same event for the same subject twice", async () => {
+    const { merchant } = await newAccounts();
+    const paymentId = newId();
+    const at = svc.clock.now();
+    await inTransaction((trx) =>
+      postPaymentSucceeded(trx, { merchantId: merchant.merchantId, paymentId, amountSatang: 100n, at }),
+    );
+    await assert.rejects(
+      inTransaction((trx) =>
+        postPaymentSucceeded(trx, { merchantId: merchant.merchantId, paymentId, amountSatang: 100n, at }),
+      ),
+      (error) => /ledger_transactions_once_per_subject/.test(errorText(error)),
+    );
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.settlement_pending, 100n);
+  });
+
+  it("creates a merchant's six accounts once, however often it is asked", async () => {
+    const merchant = await svc.newMerchant();
+    await ensureMerchantAccounts(svc.deps.db, merchant.merchantId);
+    await ensureMerchantAccounts(svc.deps.db, merchant.merchantId);
+    await Promise.all([1, 2, 3].map(() => ensureMerchantAccounts(svc.deps.db, merchant.merchantId)));
+    const rows = await svc.deps.db
+      .selectFrom("ledger_accounts")
+      .select("kind")
+      .where("merchant_id", "=", merchant.merchantId)
+      .execute();
+    assert.deepEqual(rows.map((r) => r.kind).sort(), [
+      "operator_adjustments",
+      "payout_clearing",
+      "provider_clearing",
+      "settlement_pending",
+      "wallet_available",
+      "wallet_held",
+    ]);
+  });
+});
+
+describe("ledger: postings", () => {
+  it("refuses an unbalanced posting in code before it reaches the database", async () => {
+    const { merchant } = await newAccounts();
+    const base = {
+      merchantId: merchant.merchantId,
+      kind: "operator_adjustment" as const,
+      subject: { type: "adjustment" as const, id: newId() },
+      at: svc.clock.now(),
+    };
+    const attempts = [
+      { lines: [{ account: "wallet_available" as const, amountSatang: 5n }] },
+      {
+        lines: [
+          { account: "wallet_available" as const, amountSatang: 5n },
+          { account: "operator_adjustments" as const, amountSatang: -4n },
+        ],
+      },
+      {
+        lines: [
+          { account: "wallet_available" as const, amountSatang: 0n },
+          { account: "operator_adjustments" as const, amountSatang: 0n },
+        ],
+      },
+      {
+        lines: [
+          { account: "wallet_available" as const, amountSatang: 5n },
+          { account: "wallet_available" as const, amountSatang: -5n },
+        ],
+      },
+    ];
+    for (const attempt of attempts) {
+      await assert.rejects(
+        inTransaction((trx) => post(trx, { ...base, ...attempt })),
+        /ledger posting/,
+      );
+    }
+  });
+
+  it("records each entry's balance after it", async () => {
+    const { merchant } = await newAccounts();
+    await fundWallet(svc.deps, merchant.merchantId, 1_000n);
+    const posted = await inTransaction((trx) =>
+      postWithdrawHold(trx, {
+        merchantId: merchant.merchantId,
+        withdrawId: newId(),
+        amountSatang: 300n,
+        at: svc.clock.now(),
+      }),
+    );
+    const byAccount = Object.fromEntries(posted.entries.map((e) => [e.account, e.balanceAfterSatang]));
+    assert.equal(byAccount.wallet_available, 700n);
+    assert.equal(byAccount.wallet_held, 300n);
+  });
+
+  it("moves a succeeded payment into settlement pending, and settlement moves it to the wallet", async () => {
+    const { merchant } = await newAccounts();
+    const paymentId = newId();
+    const at = svc.clock.now();
+    await inTransaction((trx) =>
+      postPaymentSucceeded(trx, { merchantId: merchant.merchantId, paymentId, amountSatang: 2_500n, at }),
+    );
+    let balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.settlement_pending, 2_500n);
+    assert.equal(balances.provider_clearing, -2_500n);
+    assert.equal(balances.wallet_available, 0n);
+
+    await inTransaction((trx) =>
+      settle(trx, { merchantId: merchant.merchantId, paymentId, amountSatang: 2_500n, at }),
+    );
+    balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.settlement_pending, 0n);
+    assert.equal(balances.wallet_available, 2_500n);
+  });
+
+  it("refuses to settle more than is pending settlement", async () => {
+    const { merchant } = await newAccounts();
+    await assert.rejects(
+      inTransaction((trx) =>
+        settle(trx, {
+          merchantId: merchant.merchantId,
+          paymentId: newId(),
+          amountSatang: 1n,
+          at: svc.clock.now(),
+        }),
+      ),
+      (error) => /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
+    );
+  });
+
+  it("holds a withdraw, then consumes the hold when it is paid", async () => {
+    const { merchant } = await newAccounts();
+    await fundWallet(svc.deps, merchant.merchantId, 1_000n);
+    const withdrawId = newId();
+    const input = { merchantId: merchant.merchantId, withdrawId, amountSatang: 400n, at: svc.clock.now() };
+    await inTransaction((trx) => postWithdrawHold(trx, input));
+    await inTransaction((trx) => postWithdrawPaid(trx, input));
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 600n);
+    assert.equal(balances.wallet_held, 0n);
+    assert.equal(balances.payout_clearing, 400n);
+  });
+
+  it("releases a hold back to the wallet, and debits it again on a late success", async () => {
+    const { merchant } = await newAccounts();
+    await fundWallet(svc.deps, merchant.merchantId, 1_000n);
+    const input = {
+      merchantId: merchant.merchantId,
+      withdrawId: newId(),
+      amountSatang: 400n,
+      at: svc.clock.now(),
+    };
+    await inTransaction((trx) => postWithdrawHold(trx, input));
+    await inTransaction((trx) => postWithdrawRelease(trx, input));
+    let balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 1_000n);
+    assert.equal(balances.wallet_held, 0n);
+    await inTransaction((trx) => postWithdrawLateSuccess(trx, input));
+    balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 600n);
+    assert.equal(balances.payout_clearing, 400n);
+  });
+
+  it("rolls the posting back with the state change when the transaction fails", async () => {
+    const { merchant } = await newAccounts();
+    await fundWallet(svc.deps, merchant.merchantId, 1_000n);
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        await postWithdrawHold(trx, {
+          merchantId: merchant.merchantId,
+          withdrawId: newId(),
+          amountSatang: 400n,
+          at: svc.clock.now(),
+        });
+        throw new Error("the state change failed");
+      }),
+      /the state change failed/,
+    );
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 1_000n);
+    assert.equal(balances.wallet_held, 0n);
+  });
+});
+
+describe("ledger: operator wallet adjustments", () => {
+  const adjust = (merchantId: string, body: unknown, token?: string) =>
+    svc.admin("POST", `/admin/v1/merchants/${merchantId}/wallet/adjustments`, body, token);
+
+  it("credits the wallet and answers 201 with the ledger entry", async () => {
+    const merchant = await svc.newMerchant();
+    const res = await adjust(merchant.merchantId, { amount: "150000", reason: "opening float" });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const entry = res.body.data;
+    assert.deepEqual(Object.keys(entry).sort(), [
+      "amount",
+      "balanceAfter",
+      "createdAt",
+      "id",
+      "merchantId",
+      "reason",
+    ]);
+    assert.match(entry.id, /^[0-9a-f-]{36}$/);
+    assert.equal(entry.merchantId, merchant.merchantId);
+    assert.equal(entry.amount, "150000.00");
+    assert.equal(entry.reason, "opening float");
+    assert.equal(entry.balanceAfter, "150000.00");
+    assert.equal(entry.createdAt, svc.clock.now().toISOString());
+    const stored = await svc.deps.db
+      .selectFrom("ledger_transactions")
+      .selectAll()
+      .where("id", "=", entry.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.reason, "opening float");
+    assert.equal(stored.kind, "operator_adjustment");
+  });
+
+  it("debits the wallet with a negative amount, down to exactly zero", async () => {
+    const merchant = await svc.newMerchant();
+    await adjust(merchant.merchantId, { amount: "+1000.00", reason: "credit" });
+    const res = await adjust(merchant.merchantId, { amount: "-1000.00", reason: "correction" });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.data.amount, "-1000.00");
+    assert.equal(res.body.data.balanceAfter, "0.00");
+  });
+
+  it("refuses a debit one satang larger than the available wallet with 400 INSUFFICIENT_BALANCE", async () => {
+    const merchant = await svc.newMerchant();
+    await adjust(merchant.merchantId, { amount: "1000", reason: "credit" });
+    const res = await adjust(merchant.merchantId, { amount: "-1001", reason: "too much" });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "INSUFFICIENT_BALANCE");
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 1_000n);
+  });
+
+  it("cannot debit money held for a withdraw", async () => {
+    const merchant = await svc.newMerchant();
+    await adjust(merchant.merchantId, { amount: "1000", reason: "credit" });
+    const created = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "600" }), {
+      credentials: merchant,
+    });
+    assert.equal(created.status, 201);
+    const res = await adjust(merchant.merchantId, { amount: "-401", reason: "too much" });
+    assert.equal(res.body.error.code, "INSUFFICIENT_BALANCE");
+    assert.equal(
+      (await adjust(merchant.merchantId, { amount: "-400", reason: "all that is free" })).status,
+      201,
+    );
+  });
+
+  const invalid: Array<[string, unknown, string, string]> = [
+    ["a zero amount", { amount: "0", reason: "r" }, "INVALID_AMOUNT", "amount"],
+    ["a negative zero", { amount: "-0.00", reason: "r" }, "INVALID_AMOUNT", "amount"],
+    ["half a satang", { amount: "10.50", reason: "r" }, "INVALID_AMOUNT", "amount"],
+    ["a JSON number", { amount: 100, reason: "r" }, "INVALID_AMOUNT", "amount"],
+    ["no reason", { amount: "100" }, "VALIDATION_ERROR", "reason"],
+    ["an empty reason", { amount: "100", reason: "" }, "VALIDATION_ERROR", "reason"],
+    ["a 501-character reason", { amount: "100", reason: "r".repeat(501) }, "VALIDATION_ERROR", "reason"],
+    ["an unknown field", { amount: "100", reason: "r", currency: "THB" }, "VALIDATION_ERROR", "currency"],
+  ];
+  for (const [name, body, code, field] of invalid) {
+    it(`refuses ${name} with 400 ${code} on ${field}`, async () => {
+      const merchant = await svc.newMerchant();
+      const res = await adjust(merchant.merchantId, body);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, code);
+      assert.equal(res.body.error.metadata.field, field);
+    });
+  }
+
+  it("accepts a reason of exactly 500 characters", async () => {
+    const merchant = await svc.newMerchant();
+    assert.equal((await adjust(merchant.merchantId, { amount: "1", reason: "r".repeat(500) })).status, 201);
+  });
+
+  it("answers 404 for an unknown or malformed merchant id", async () => {
+    for (const id of ["00000000-0000-4000-8000-000000000000", "nope"]) {
+      const res = await adjust(id, { amount: "100", reason: "r" });
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, "RESOURCE_NOT_FOUND");
+    }
+  });
+
+  it("refuses a request without the operator token with 401 INVALID_CREDENTIALS, before validating it", async () => {
+    const merchant = await svc.newMerchant();
+    const res = await adjust(merchant.merchantId, { amount: "nonsense" }, "not-the-token-at-all");
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error.code, "INVALID_CREDENTIALS");
+  });
+
+  it("serializes concurrent debits: of ten debits of 100 against 500, exactly five succeed", async () => {
+    const merchant = await svc.newMerchant();
+    await adjust(merchant.merchantId, { amount: "500", reason: "credit" });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => adjust(merchant.merchantId, { amount: "-100", reason: "debit" })),
+    );
+    assert.equal(results.filter((r) => r.status === 201).length, 5);
+    assert.equal(results.filter((r) => r.body.error?.code === "INSUFFICIENT_BALANCE").length, 5);
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 0n);
+  });
+});

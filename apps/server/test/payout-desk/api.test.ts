@@ -1,0 +1,449 @@
+/**
+ * The manual payout desk end to end through the operator API (SATANG_PAYOUTS=manual): pending
+ * withdraws -> a batch (processing) -> its CSV -> paid / failed outcomes, with the balances,
+ * the ledger, the events and the webhooks of the provider path; the worker leaving pending
+ * withdraws alone; concurrency (batch creations, repeated outcomes) and the boundaries.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import type { Deps } from "../../src/deps.ts";
+import { deliverDueWebhooks } from "../../src/events/delivery.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { dispatchPendingWithdraws } from "../../src/lifecycle/payouts.ts";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { assertLedgerConsistent } from "../helpers/ledger.ts";
+import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+const MANUAL = { SATANG_PAYOUTS: "manual", SANDBOX_PAYOUT_PICKUP: "automatic" };
+
+let svc: TestService;
+let worker: Deps;
+let receiver: Receiver;
+
+before(async () => {
+  svc = await startService({ env: MANUAL });
+  // The tests move the business clock forward a second per withdraw; the delivery worker's
+  // wall clock stands an hour ahead, so every event's delivery is due when it runs.
+  worker = svc.depsWith({ wallClock: new ManualClock(Date.now() + 3_600_000) });
+  receiver = await startReceiver({ clock: worker.wallClock });
+});
+after(async () => {
+  await receiver?.close();
+  await svc?.close();
+});
+
+async function createWithdraw(credentials: Credentials, overrides: Record<string, unknown> = {}) {
+  // One second apart, so "oldest first" has one answer.
+  svc.clock.advance(1000);
+  const res = await svc.request("POST", "/api/v1/withdraws", withdrawBody(overrides), { credentials });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.data as { id: string; referenceId: string; status: string };
+}
+
+async function withdrawStatus(credentials: Credentials, id: string): Promise<string> {
+  const res = await svc.request("GET", `/api/v1/withdraws/${id}`, undefined, { credentials });
+  return res.body.data.status;
+}
+
+async function walletBalance(credentials: Credentials): Promise<number> {
+  const res = await svc.request("GET", "/api/v1/balance", undefined, { credentials });
+  return res.body.data.walletBalance;
+}
+
+async function eventTypes(withdrawId: string): Promise<string[]> {
+  const rows = await svc.deps.db
+    .selectFrom("events")
+    .select("type")
+    .where("object_id", "=", withdrawId)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((row) => row.type);
+}
+
+async function postingKinds(withdrawId: string): Promise<string[]> {
+  const rows = await svc.deps.db
+    .selectFrom("ledger_transactions")
+    .select("kind")
+    .where("subject_id", "=", withdrawId)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((row) => row.kind);
+}
+
+/** Parses RFC 4180 text (quoted fields, doubled quotes, CRLF) into rows of cells. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+      i += 1;
+    } else cell += c;
+  }
+  assert.equal(cell, "", "the file ends with CRLF");
+  return rows;
+}
+
+const outcome = (batchId: string, withdrawId: string, body: Record<string, unknown>) =>
+  svc.admin("POST", `/admin/v1/payout-batches/${batchId}/items/${withdrawId}/outcome`, body);
+
+describe("payout desk, end to end", () => {
+  it("batches pending withdraws, serves the CSV, and books paid and failed like the provider path", async () => {
+    const shop = await fundedMerchant(svc, {}, 100_000n);
+    const other = await fundedMerchant(svc, {}, 100_000n);
+    const endpoint = await svc.request(
+      "POST",
+      "/api/v1/webhook-endpoints",
+      { url: receiver.url, events: ["*"] },
+      { credentials: shop },
+    );
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    receiver.secrets.push(endpoint.body.data.secret);
+
+    const first = await createWithdraw(shop, {
+      amount: "1000.00",
+      customerBankAccountNumber: "123-456-7890",
+    });
+    const second = await createWithdraw(shop, {
+      amount: "2550.00",
+      customerBankAccountName: '=HYPERLINK("http://x"), "Ltd"',
+      customerBankCode: "014",
+      customerBankAccountNumber: "9876543210123",
+    });
+    const dashReference = `-ref.${process.pid}.${Date.now()}`;
+    const third = await createWithdraw(shop, { amount: "700.00", referenceId: dashReference });
+    const elsewhere = await createWithdraw(other, { amount: "500.00" });
+    assert.equal(await walletBalance(shop), 100_000 - 4250);
+
+    // Manual mode: the payout worker, although picking up automatically, leaves them alone.
+    assert.equal(await dispatchPendingWithdraws(svc.deps), 0);
+    assert.equal(await withdrawStatus(shop, first.id), "pending");
+
+    const created = await svc.admin("POST", "/admin/v1/payout-batches", {
+      merchantId: shop.merchantId,
+      createdBy: "Khun Nok",
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const batch = created.body.data;
+    assert.equal(batch.status, "open");
+    assert.equal(batch.createdBy, "Khun Nok");
+    assert.equal(batch.itemCount, 3);
+    assert.equal(batch.totalAmount, "4250.00");
+    assert.equal(batch.openCount, 3);
+    assert.deepEqual(
+      batch.items.map((item: { withdrawId: string }) => item.withdrawId),
+      [first.id, second.id, third.id],
+    );
+    assert.equal(batch.items[0].bankAccountNumber.includes("*"), true, "the JSON masks the account");
+    for (const w of [first, second, third]) assert.equal(await withdrawStatus(shop, w.id), "processing");
+    assert.equal(await withdrawStatus(other, elsewhere.id), "pending", "another merchant's is not taken");
+    assert.deepEqual(await eventTypes(first.id), ["withdraw.processing"]);
+
+    // The merchant cannot cancel a withdraw the operator may be paying right now.
+    const cancel = await svc.request("POST", `/api/v1/withdraws/${first.id}/cancel`, undefined, {
+      credentials: shop,
+    });
+    assert.equal(cancel.status, 409, JSON.stringify(cancel.body));
+    assert.equal(cancel.body.error.code, "STATE_CONFLICT");
+    assert.equal(cancel.body.error.metadata.reason, "in_payout_batch");
+
+    const csv = await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}/csv`);
+    assert.equal(csv.status, 200);
+    assert.equal(csv.headers["content-type"], "text/csv; charset=utf-8");
+    assert.match(String(csv.headers["content-disposition"]), /attachment; filename="payout-batch-.*\.csv"/);
+    const text = csv.raw.body;
+    assert.equal(text.charCodeAt(0), 0xfeff, "a UTF-8 byte order mark for spreadsheets");
+    const rows = parseCsv(text.slice(1));
+    assert.deepEqual(rows[0], [
+      "bank_code",
+      "bank_name",
+      "account_number",
+      "account_name",
+      "amount_thb",
+      "withdraw_id",
+      "reference",
+    ]);
+    assert.deepEqual(rows[1]!.slice(0, 6), [
+      "004",
+      "Kasikornbank",
+      "1234567890",
+      rows[1]![3],
+      "10.00",
+      first.id,
+    ]);
+    assert.deepEqual(rows[2], [
+      "014",
+      "Siam Commercial Bank",
+      "9876543210123",
+      `'=HYPERLINK("http://x"), "Ltd"`,
+      "25.50",
+      second.id,
+      second.referenceId,
+    ]);
+    assert.equal(rows[3]![6], `'${dashReference}`, "a leading - is defused");
+    assert.equal(rows.length, 4);
+    assert.match(text, /"'=HYPERLINK\(""http:\/\/x""\), ""Ltd"""/, "RFC 4180 quoting on the wire");
+
+    const paid = await outcome(batch.id, first.id, { outcome: "paid", bankReference: "SCB-0001" });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(paid.body.data.items[0].outcome, "paid");
+    assert.equal(paid.body.data.items[0].bankReference, "SCB-0001");
+    assert.equal(paid.body.data.items[0].withdrawStatus, "paid");
+    const failed = await outcome(batch.id, second.id, { outcome: "failed", reason: "Account closed" });
+    assert.equal(failed.status, 200, JSON.stringify(failed.body));
+    assert.equal(failed.body.data.status, "open");
+
+    // The same outcome again changes nothing; a different one is refused.
+    const again = await outcome(batch.id, first.id, { outcome: "paid", bankReference: "SCB-0001" });
+    assert.equal(again.status, 200);
+    const flipped = await outcome(batch.id, first.id, { outcome: "failed", reason: "oops" });
+    assert.equal(flipped.status, 409);
+    assert.equal(flipped.body.error.code, "STATE_CONFLICT");
+    assert.equal(flipped.body.error.metadata.reason, "outcome_already_recorded");
+    const otherRef = await outcome(batch.id, first.id, { outcome: "paid", bankReference: "SCB-0002" });
+    assert.equal(otherRef.status, 409);
+
+    const last = await outcome(batch.id, third.id, { outcome: "paid", bankReference: "SCB-0003" });
+    assert.equal(last.status, 200);
+    assert.equal(last.body.data.status, "closed", "the last outcome closes the batch");
+    assert.notEqual(last.body.data.closedAt, null);
+    assert.equal(last.body.data.paidCount, 2);
+    assert.equal(last.body.data.failedCount, 1);
+    assert.equal(last.body.data.paidAmount, "1700.00");
+
+    assert.equal(await withdrawStatus(shop, first.id), "paid");
+    assert.equal(await withdrawStatus(shop, second.id), "failed");
+    assert.equal(await walletBalance(shop), 100_000 - 1700, "the failed one's hold went back");
+    assert.deepEqual(await eventTypes(first.id), ["withdraw.processing", "withdraw.paid"]);
+    assert.deepEqual(await eventTypes(second.id), ["withdraw.processing", "withdraw.failed"]);
+    assert.deepEqual(await postingKinds(first.id), await postingKinds(third.id));
+    assert.equal((await postingKinds(first.id)).length, 2, "the hold, then the payout: nothing twice");
+    await assertLedgerConsistent(svc.deps.db);
+
+    // One endpoint takes a few deliveries at a time: run the worker until nothing is due.
+    while ((await deliverDueWebhooks(worker)) > 0) {}
+    const delivered = receiver.received.map((d) => {
+      assert.equal(d.verifyError, undefined);
+      return `${d.payload!.type} ${String(d.payload!.data.object.id)}`;
+    });
+    assert.deepEqual(
+      delivered.sort(),
+      [
+        `withdraw.failed ${second.id}`,
+        `withdraw.paid ${first.id}`,
+        `withdraw.paid ${third.id}`,
+        `withdraw.processing ${first.id}`,
+        `withdraw.processing ${second.id}`,
+        `withdraw.processing ${third.id}`,
+      ].sort(),
+    );
+
+    const listed = await svc.admin("GET", "/admin/v1/payout-batches?status=closed");
+    assert.equal(listed.status, 200);
+    assert.ok(listed.body.data.data.some((b: { id: string }) => b.id === batch.id));
+    const shown = await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}`);
+    assert.equal(shown.body.data.items.length, 3);
+  });
+});
+
+describe("payout desk, boundaries and refusals", () => {
+  it("refuses an empty batch with a clear error, and takes at most maxCount, oldest first", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const none = await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId });
+    assert.equal(none.status, 409);
+    assert.equal(none.body.error.code, "STATE_CONFLICT");
+    assert.equal(none.body.error.metadata.reason, "no_pending_withdraws");
+    assert.match(none.body.error.message, /No pending withdraws/);
+
+    const a = await createWithdraw(shop, { amount: "100.00" });
+    const b = await createWithdraw(shop, { amount: "200.00" });
+    for (const maxCount of [0, 501, 1.5, "1"]) {
+      const bad = await svc.admin("POST", "/admin/v1/payout-batches", {
+        merchantId: shop.merchantId,
+        maxCount,
+      });
+      assert.equal(bad.status, 400, `maxCount ${String(maxCount)}`);
+      assert.equal(bad.body.error.metadata.field, "maxCount");
+    }
+    const one = await svc.admin("POST", "/admin/v1/payout-batches", {
+      merchantId: shop.merchantId,
+      maxCount: 1,
+    });
+    assert.equal(one.status, 201);
+    assert.deepEqual(
+      one.body.data.items.map((i: { withdrawId: string }) => i.withdrawId),
+      [a.id],
+    );
+    assert.equal(await withdrawStatus(shop, b.id), "pending");
+    // A withdraw still pending can be canceled as always.
+    const cancel = await svc.request("POST", `/api/v1/withdraws/${b.id}/cancel`, undefined, {
+      credentials: shop,
+    });
+    assert.equal(cancel.status, 200);
+  });
+
+  it("checks outcomes: paid needs a reference, failed a reason; unknown batch or item 404; no token 401", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const w = await createWithdraw(shop, { amount: "100.00" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    const noRef = await outcome(batch.id, w.id, { outcome: "paid" });
+    assert.equal(noRef.status, 400);
+    assert.equal(noRef.body.error.metadata.field, "bankReference");
+    const noReason = await outcome(batch.id, w.id, { outcome: "failed" });
+    assert.equal(noReason.body.error.metadata.field, "reason");
+    const both = await outcome(batch.id, w.id, { outcome: "paid", bankReference: "R1", reason: "x" });
+    assert.equal(both.status, 400);
+    const bad = await outcome(batch.id, w.id, { outcome: "maybe" });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.metadata.field, "outcome");
+    const missing = await outcome("00000000-0000-4000-8000-000000000000", w.id, {
+      outcome: "paid",
+      bankReference: "R1",
+    });
+    assert.equal(missing.status, 404);
+    const notIn = await outcome(batch.id, "00000000-0000-4000-8000-000000000000", {
+      outcome: "paid",
+      bankReference: "R1",
+    });
+    assert.equal(notIn.status, 404);
+    assert.equal((await svc.admin("GET", "/admin/v1/payout-batches/not-a-uuid")).status, 404);
+    assert.equal(
+      (await svc.admin("GET", "/admin/v1/payout-batches/not-a-uuid/csv")).body.error.code,
+      "RESOURCE_NOT_FOUND",
+    );
+    const anonymous = await svc.admin("GET", "/admin/v1/payout-batches", undefined, "wrong-token-0123456789");
+    assert.equal(anonymous.status, 401);
+    assert.equal(await withdrawStatus(shop, w.id), "processing", "nothing refused moved the withdraw");
+  });
+
+  it("the database keeps a withdraw out of two open batches and refuses to close a batch with an item open", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const w = await createWithdraw(shop, { amount: "100.00" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    const second = "11111111-1111-4111-8111-111111111111";
+    const at = new Date();
+    await svc.deps.db
+      .insertInto("payout_batches")
+      .values({
+        id: second,
+        status: "open",
+        created_by: "test",
+        item_count: 1,
+        total_satang: 100n,
+        created_at: at,
+        updated_at: at,
+        closed_at: null,
+      })
+      .execute();
+    await assert.rejects(
+      sql`INSERT INTO payout_batch_items (batch_id, batch_status, position, withdraw_id, merchant_id, amount_satang)
+          VALUES (${second}, 'open', 1, ${w.id}, ${shop.merchantId}, 100)`.execute(svc.deps.db),
+      /payout_batch_items_open_withdraw/,
+    );
+    await assert.rejects(
+      sql`UPDATE payout_batches SET status = 'closed', closed_at = now() WHERE id = ${batch.id}`.execute(
+        svc.deps.db,
+      ),
+      /payout_batch_items_closed_with_outcome/,
+    );
+  });
+
+  it("publishes its routes and schemas in the OpenAPI document, in the admin group", async () => {
+    const res = await svc.app.inject({ method: "GET", url: "/api/v1/openapi.json" });
+    const paths = res.json().paths;
+    for (const [path, method] of [
+      ["/admin/v1/payout-batches", "post"],
+      ["/admin/v1/payout-batches", "get"],
+      ["/admin/v1/payout-batches/{id}", "get"],
+      ["/admin/v1/payout-batches/{id}/csv", "get"],
+      ["/admin/v1/payout-batches/{id}/items/{withdrawId}/outcome", "post"],
+    ] as const) {
+      assert.deepEqual(paths[path]?.[method]?.tags, ["admin"], `${method} ${path}`);
+    }
+    const outcomeBody = paths["/admin/v1/payout-batches/{id}/items/{withdrawId}/outcome"].post.requestBody;
+    assert.ok(JSON.stringify(outcomeBody).includes("bankReference"));
+  });
+
+  it("is off unless SATANG_PAYOUTS=manual", async () => {
+    const off = await startService();
+    try {
+      const res = await off.admin("POST", "/admin/v1/payout-batches", {});
+      assert.equal(res.status, 409);
+      assert.equal(res.body.error.metadata.reason, "payout_desk_off");
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe("payout desk, concurrency", () => {
+  it("two batch creations at once never take the same withdraw", async () => {
+    const shop = await fundedMerchant(svc, {}, 100_000n);
+    const ids = new Set<string>();
+    for (let i = 0; i < 12; i += 1) ids.add((await createWithdraw(shop, { amount: "100.00" })).id);
+    const results = await Promise.all(
+      [6, 6, 6].map((maxCount) =>
+        svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId, maxCount }),
+      ),
+    );
+    const taken: string[] = [];
+    for (const res of results) {
+      if (res.status === 201)
+        taken.push(...res.body.data.items.map((i: { withdrawId: string }) => i.withdrawId));
+      else assert.equal(res.body.error.metadata.reason, "no_pending_withdraws", JSON.stringify(res.body));
+    }
+    assert.equal(taken.length, 12, "every withdraw taken once");
+    assert.deepEqual(new Set(taken), ids);
+    for (const id of ids) assert.deepEqual(await eventTypes(id), ["withdraw.processing"]);
+  });
+
+  it("the same outcome recorded concurrently posts once; conflicting ones, one wins", async () => {
+    const shop = await fundedMerchant(svc, {}, 100_000n);
+    const a = await createWithdraw(shop, { amount: "300.00" });
+    const b = await createWithdraw(shop, { amount: "400.00" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    const same = await Promise.all(
+      Array.from({ length: 5 }, () => outcome(batch.id, a.id, { outcome: "paid", bankReference: "TX-1" })),
+    );
+    assert.deepEqual(
+      same.map((r) => r.status),
+      [200, 200, 200, 200, 200],
+    );
+    assert.deepEqual(await eventTypes(a.id), ["withdraw.processing", "withdraw.paid"]);
+    assert.equal((await postingKinds(a.id)).length, 2);
+
+    const racing = await Promise.all([
+      outcome(batch.id, b.id, { outcome: "paid", bankReference: "TX-2" }),
+      outcome(batch.id, b.id, { outcome: "failed", reason: "Rejected by bank" }),
+    ]);
+    assert.deepEqual(racing.map((r) => r.status).sort(), [200, 409]);
+    const types = await eventTypes(b.id);
+    assert.equal(types.length, 2);
+    assert.equal((await postingKinds(b.id)).length, 2);
+    const closed = await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}`);
+    assert.equal(closed.body.data.status, "closed");
+    await assertLedgerConsistent(svc.deps.db);
+    assert.equal(await walletBalance(shop), 100_000 - 300 - (types[1] === "withdraw.paid" ? 400 : 0));
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The payout desk page in a real browser (headless Debian Chromium through playwright-core),
+ * against the real app on a loopback port with SATANG_PAYOUTS=manual: the operator signs in
+ * with the operator token, creates a batch from a merchant's pending withdraws, downloads the
+ * CSV, records one paid and one failed, and sees the batch closed. Screenshots go to
+ * apps/server/test-results/payout-desk-*.png. Chromium is required, never skipped.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
+import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+const WAIT_MS = 20_000;
+
+let svc: TestService;
+let browser: Browser;
+let origin: string;
+let shop: Credentials;
+
+before(async () => {
+  svc = await startService({ env: { SATANG_PAYOUTS: "manual" } });
+  await svc.app.listen({ host: "127.0.0.1", port: 0 });
+  origin = `http://127.0.0.1:${(svc.app.server.address() as AddressInfo).port}`;
+  shop = await fundedMerchant(svc, {}, 1_000_000n);
+  browser = await launchChromium("the payout desk browser test");
+});
+after(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+async function withdraw(amount: string, name: string): Promise<string> {
+  svc.clock.advance(1000);
+  const res = await svc.request(
+    "POST",
+    "/api/v1/withdraws",
+    withdrawBody({ amount, customerBankAccountName: name }),
+    {
+      credentials: shop,
+    },
+  );
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.data.id;
+}
+
+describe("payout desk page", () => {
+  it("signs in, creates a batch, downloads the CSV and records outcomes until the batch closes", async () => {
+    const first = await withdraw("150000.00", "Somchai Jaidee");
+    const second = await withdraw("2500.00", "บริษัท ตัวอย่าง จำกัด");
+    const context = await browser.newContext({
+      locale: "en-US",
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    try {
+      const response = await page.goto(`${origin}/dashboard/payout-desk`);
+      assert.equal(response?.status(), 200);
+      assert.match(String(response?.headers()["content-security-policy"]), /script-src 'self'/);
+
+      await page.fill("#token", "not-the-operator-token");
+      await page.click("#login button[type=submit]");
+      await page.waitForSelector("text=The operator token was refused.");
+
+      await page.fill("#token", ADMIN_TOKEN);
+      await page.click("#login button[type=submit]");
+      await page.waitForSelector("#empty");
+
+      await page.fill("#merchant", shop.merchantId);
+      await page.fill("#by", "Khun Operator");
+      await page.click("#create button[type=submit]");
+      await page.waitForSelector("#items tbody tr >> nth=1");
+      assert.match((await page.textContent("#batch-title")) ?? "", /\(open\)/);
+      assert.equal(await page.locator("#items tbody tr").count(), 2);
+      await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-batch.png"), fullPage: true });
+
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
+      const csv = readFileSync((await download.path())!, "utf8");
+      assert.match(
+        csv,
+        /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference\r\n/,
+      );
+      assert.match(csv, new RegExp(`,1234567890,Somchai Jaidee,1500\\.00,${first},`));
+      assert.match(csv, /บริษัท ตัวอย่าง จำกัด,25\.00,/);
+
+      const row1 = page.locator(`tr[data-withdraw="${first}"]`);
+      await row1.locator("input[name=reference]").fill("KB20261123-0001");
+      await row1.locator("button[name=paid]").click();
+      await page.waitForSelector("text=paid · KB20261123-0001");
+
+      const row2 = page.locator(`tr[data-withdraw="${second}"]`);
+      await row2.locator("button[name=failed]").click();
+      await page.waitForSelector("text=VALIDATION_ERROR: reason is required when outcome is failed");
+      await row2.locator("input[name=reason]").fill("Account closed");
+      await row2.locator("button[name=failed]").click();
+      await page.waitForSelector("text=failed · Account closed");
+      assert.match((await page.textContent("#batch-title")) ?? "", /\(closed\)/);
+      await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-closed.png"), fullPage: true });
+
+      await page.click("#back");
+      await page.waitForSelector("#batches tbody tr");
+      assert.match((await page.textContent("#batches")) ?? "", /1 paid, 1 failed, 0 open/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+    const statusOf = async (id: string) =>
+      (await svc.request("GET", `/api/v1/withdraws/${id}`, undefined, { credentials: shop })).body.data
+        .status;
+    assert.equal(await statusOf(first), "paid");
+    assert.equal(await statusOf(second), "failed");
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * Counts what the database executes for one request of each hot kind: every statement the
+ * driver sends (BEGIN and COMMIT included) and the commits among them, counted at the driver
+ * (pg's Client.query, PGlite's query), not estimated. The app runs in this process and is
+ * driven with Fastify's inject, after one warm-up request of each kind.
+ *
+ *   node --import tsx bench/count.ts                 # embedded store (PGlite)
+ *   BENCH_DATABASE_URL=postgres://... node --import tsx bench/count.ts
+ *   COUNT_VERBOSE=1 ...                              # also print each statement
+ *
+ * `countRequests()` is what bench/run.ts prints beside its load figures.
+ */
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { signRequest } from "@satang/sdk";
+import pg from "pg";
+import { buildApp } from "../apps/server/src/app.ts";
+import { loadConfig } from "../apps/server/src/config.ts";
+import { openStore } from "../apps/server/src/db/connect.ts";
+import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
+import { buildDeps } from "../apps/server/src/deps.ts";
+import { createIntegration } from "../apps/server/src/integrations/service.ts";
+import { adjustWallet } from "../apps/server/src/ledger/adjustments.ts";
+import { SecretBox } from "../apps/server/src/lib/crypto.ts";
+import { createMerchant } from "../apps/server/src/merchants/service.ts";
+
+interface Recorded {
+  statements: string[];
+}
+
+let recording: Recorded | undefined;
+
+function textOf(first: unknown): string {
+  if (typeof first === "string") return first;
+  if (first && typeof first === "object" && "text" in first) return String((first as { text: unknown }).text);
+  return String(first);
+}
+
+function wrap<T extends object>(proto: T, method: keyof T): void {
+  const original = proto[method] as unknown as (...args: unknown[]) => unknown;
+  (proto as Record<string, unknown>)[method as string] = function (this: unknown, ...args: unknown[]) {
+    recording?.statements.push(textOf(args[0]).replace(/\s+/g, " ").trim());
+    return original.apply(this, args);
+  };
+}
+
+let installed = false;
+function install(): void {
+  if (installed) return;
+  installed = true;
+  wrap(pg.Client.prototype, "query");
+  wrap(PGlite.prototype, "query");
+}
+
+export interface RequestCount {
+  name: string;
+  status: number;
+  statements: number;
+  commits: number;
+  texts: string[];
+}
+
+/** Commits: each COMMIT, and each write sent outside a transaction (it commits on its own). */
+function commitsOf(statements: string[]): number {
+  let inTransaction = false;
+  let commits = 0;
+  for (const text of statements) {
+    if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
+    else if (/^commit\b/i.test(text)) {
+      commits += 1;
+      inTransaction = false;
+    } else if (/^rollback\b/i.test(text)) inTransaction = false;
+    else if (!inTransaction && /^(with\b[\s\S]*\b)?(insert|update|delete)\b/i.test(text)) commits += 1;
+  }
+  return commits;
+}
+
+function countOf(name: string, status: number, statements: string[]): RequestCount {
+  return { name, status, statements: statements.length, commits: commitsOf(statements), texts: statements };
+}
+
+let sequence = 0;
+function unique(prefix: string): string {
+  sequence += 1;
+  return `${prefix}-${process.pid}-${Date.now()}-${sequence}`;
+}
+
+function paymentBody(): string {
+  return JSON.stringify({
+    amount: "100.00",
+    referenceId: unique("count-pay"),
+    paymentMethod: "promptpay",
+    customerBankAccountName: "Somchai Jaidee",
+    customerBankAccountNumber: "1234567890",
+    customerBankCode: "004",
+  });
+}
+
+function withdrawBody(): string {
+  return JSON.stringify({
+    amount: "10.00",
+    currency: "THB",
+    referenceId: unique("count-wd"),
+    destinationType: "bank_account",
+    // Distinct names, so the duplicate-payout guard never holds one back.
+    customerBankAccountName: `Payee ${randomBytes(6).toString("hex")}`,
+    customerBankAccountNumber: "123-456-7890",
+    customerBankCode: "004",
+  });
+}
+
+/** Statements and commits of one create payment, retrieve, list and create withdraw. */
+export async function countRequests(databaseUrl: string | undefined): Promise<RequestCount[]> {
+  install();
+  const store = await openStore(databaseUrl ? { databaseUrl, poolSize: 4 } : { memory: true });
+  try {
+    await migrateToLatest(store.db);
+    const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "10000000", ADMIN_TOKEN: "bench-admin-token-000000" });
+    const deps = buildDeps({
+      config,
+      db: store.db,
+      storeKind: store.kind,
+      secrets: new SecretBox(Buffer.alloc(32, 3)),
+    });
+    const merchant = await createMerchant(deps, {
+      name: "Count Shop",
+      promptpayId: "0812345678",
+      collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Count Shop" },
+      promptpayReuse: false,
+    });
+    await adjustWallet(deps, merchant.id, { amountSatang: 100_000_000n, reason: "bench funding" });
+    const { apiKey, apiSecret } = await createIntegration(deps, merchant.id);
+    const app = await buildApp(deps);
+    await app.ready();
+    const send = async (method: "GET" | "POST", url: string, body = "", version: "v1" | "v2" = "v2") => {
+      const headers: Record<string, string> = signRequest({
+        apiKey,
+        apiSecret,
+        body,
+        method,
+        path: url,
+        version,
+      });
+      if (body) headers["content-type"] = "application/json";
+      return app.inject({ method, url, headers, ...(body ? { payload: body } : {}) });
+    };
+    const measure = async (name: string, run: () => Promise<{ statusCode: number }>) => {
+      await run(); // warm-up: caches filled, statements prepared
+      // Let a warm-up's trailing work (notifications, sweeps) settle before counting.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const current: Recorded = { statements: [] };
+      recording = current;
+      const response = await run();
+      recording = undefined;
+      return countOf(name, response.statusCode, current.statements);
+    };
+    const created = await send("POST", "/api/v1/payments", paymentBody());
+    const paymentId = (created.json() as { data: { id: string } }).data.id;
+    const results = [
+      await measure("create payment", () => send("POST", "/api/v1/payments", paymentBody())),
+      await measure("retrieve payment", () => send("GET", `/api/v1/payments/${paymentId}`)),
+      // A v1 read's signature is recorded, so that no write can use it later (docs/authentication.md).
+      await measure("retrieve payment, v1 signed", () =>
+        send("GET", `/api/v1/payments/${paymentId}`, "", "v1"),
+      ),
+      await measure("list payments (default)", () => send("GET", "/api/v1/payments")),
+      await measure("create withdraw", () => send("POST", "/api/v1/withdraws", withdrawBody())),
+    ];
+    await app.close();
+    return results;
+  } finally {
+    await store.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const results = await countRequests(databaseUrl);
+  console.log(`store: ${databaseUrl ? "PostgreSQL" : "PGlite (embedded)"}`);
+  for (const result of results) {
+    console.log(
+      `${result.name.padEnd(30)} HTTP ${result.status}  statements ${result.statements}  commits ${result.commits}`,
+    );
+    if (process.env.COUNT_VERBOSE) for (const text of result.texts) console.log(`    ${text.slice(0, 160)}`);
+  }
+}

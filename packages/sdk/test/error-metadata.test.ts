@@ -1,0 +1,133 @@
+/**
+ * Error metadata types follow the OpenAPI document once it describes them per code: a document
+ * whose error object is a union with one variant per code goes through the generator, and the
+ * SDK's `MetadataFor` (which types every error class's `metadata`) is checked by the TypeScript
+ * compiler against the generated types.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { renderFiles, TYPES_FILE } from "../scripts/generate.ts";
+
+const ERRORS_MODULE = fileURLToPath(new URL("../src/errors.ts", import.meta.url));
+
+/** An error envelope documented per code: INSUFFICIENT_BALANCE with metadata, RESOURCE_NOT_FOUND without. */
+const PER_CODE_DOCUMENT = {
+  openapi: "3.1.0",
+  info: { title: "per-code errors", version: "1" },
+  paths: {},
+  components: {
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["success", "error"],
+        properties: {
+          success: { const: false },
+          error: {
+            oneOf: [
+              {
+                type: "object",
+                required: ["code", "message", "metadata"],
+                properties: {
+                  code: { const: "INSUFFICIENT_BALANCE" },
+                  message: { type: "string" },
+                  metadata: {
+                    type: "object",
+                    required: ["available", "amount", "currency"],
+                    properties: {
+                      available: { type: "string" },
+                      amount: { type: "string" },
+                      currency: { type: "string" },
+                    },
+                  },
+                },
+              },
+              {
+                type: "object",
+                required: ["code", "message"],
+                properties: { code: { const: "RESOURCE_NOT_FOUND" }, message: { type: "string" } },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Uses the generated types as a program would; each line compiles only if MetadataFor follows the document. */
+const CHECKS = `
+import type { components } from "./generated.ts";
+import type { MetadataFor } from ${JSON.stringify(ERRORS_MODULE)};
+type Documented = components["schemas"]["Error"]["error"];
+type Fallback = { fallback: true };
+
+export const documented: MetadataFor<Documented, "INSUFFICIENT_BALANCE", Fallback> = {
+  available: "100.00",
+  amount: "200.00",
+  currency: "THB",
+};
+// @ts-expect-error The documented metadata replaces the fallback for a documented code.
+export const replaced: MetadataFor<Documented, "INSUFFICIENT_BALANCE", Fallback> = { fallback: true };
+export const withoutMetadata: MetadataFor<Documented, "RESOURCE_NOT_FOUND", Fallback> = undefined;
+export const undocumented: MetadataFor<Documented, "RATE_LIMIT_EXCEEDED", Fallback> = { fallback: true };
+`;
+
+const directories: string[] = [];
+after(() => {
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+});
+
+function diagnostics(files: Record<string, string>): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "satang-sdk-types-"));
+  directories.push(dir);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const program = ts.createProgram([join(dir, "checks.ts")], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: true,
+    types: ["node"],
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+}
+
+describe("error metadata generated from the OpenAPI document", () => {
+  it("types each code's metadata from the document when it describes the code, else keeps the SDK's", async () => {
+    const generated = (await renderFiles(PER_CODE_DOCUMENT))[TYPES_FILE];
+    assert.match(generated, /code: "INSUFFICIENT_BALANCE";/);
+    assert.deepEqual(diagnostics({ "generated.ts": generated, "checks.ts": CHECKS }), []);
+  });
+
+  it("keeps the SDK's metadata for every code while the document describes codes as any string", async () => {
+    const generic = structuredClone(PER_CODE_DOCUMENT) as any;
+    generic.components.schemas.Error.properties.error = {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        metadata: { type: "object", additionalProperties: true },
+      },
+    };
+    const generated = (await renderFiles(generic))[TYPES_FILE];
+    const errors = diagnostics({ "generated.ts": generated, "checks.ts": CHECKS });
+    // Now the fallback is the type of every code: the documented object no longer fits, and the
+    // expected error is gone.
+    assert.ok(
+      errors.some((message) => /Unused '@ts-expect-error' directive/.test(message)),
+      errors.join("\n"),
+    );
+    assert.ok(
+      errors.some((message) => /not assignable/.test(message)),
+      errors.join("\n"),
+    );
+  });
+});
