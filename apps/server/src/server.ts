@@ -367,7 +367,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     started();
     const address = app.server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    print(addressesMessage(config, `http://${host}:${address.port}`));
     const running = app;
     const runWorkers = options.workers ?? true;
     const workers: RunningWorkers | undefined = runWorkers
@@ -392,6 +391,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         }
       },
     });
+    // Said only once SIGTERM is handled, so whoever waits for this line may stop the server.
+    print(addressesMessage(config, `http://${host}:${address.port}`));
     return {
       app: running,
       deps,

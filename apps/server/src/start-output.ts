@@ -44,7 +44,10 @@ export function holdRequestsUntilStarted(app: FastifyInstance): () => void {
 
 /** Printed by every successful start: where the API, /docs and /dashboard are. */
 export function addressesMessage(config: Pick<Config, "env" | "publicBaseUrl">, listening: string): string {
-  const base = config.publicBaseUrl.replace(/\/+$/, "");
+  const configured = config.publicBaseUrl.replace(/\/+$/, "");
+  // PORT=0 asks for any free port: the base URL derived from it names no real port, so the
+  // addresses are given on the one actually bound.
+  const base = /:0$/.test(configured) ? listening : configured;
   const lines = [
     `Satang (${config.env}) is listening on ${listening}`,
     `  API        ${base}/api/v1`,

@@ -77,7 +77,9 @@ function assertAddresses(stdout: string, port: number): void {
 
 async function stop(serving: Serving): Promise<void> {
   serving.child.kill("SIGTERM");
-  assert.equal(await serving.exited, 0, serving.output().stdout);
+  const code = await serving.exited;
+  const { stdout, stderr } = serving.output();
+  assert.equal(code, 0, `${stdout}\n${stderr}`);
 }
 
 describe("satang serve: first start", () => {

@@ -5,7 +5,7 @@
  * answers 503 (not 500) and the service recovers without a restart when it comes back.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.ts";
@@ -15,7 +15,7 @@ import { withTransaction } from "../../src/db/handles.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { paymentBody } from "../helpers/lifecycle.ts";
-import { usingPostgres } from "../helpers/store.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -29,7 +29,7 @@ function assertUnavailable(res: TestResponse, label: string): void {
   assert.ok(Number(res.body?.error?.metadata?.retryAfter) >= 1, `${label}: metadata.retryAfter`);
 }
 
-describe("database faults on PostgreSQL", { skip: !usingPostgres() }, () => {
+describeOnPostgres("database faults on PostgreSQL", () => {
   let svc: TestService;
   let a: Credentials;
   let b: Credentials;

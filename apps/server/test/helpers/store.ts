@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
+import { describe } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -23,6 +24,16 @@ export const TEMPLATE_DATABASE = process.env.SATANG_TEST_TEMPLATE ?? "satang_tes
 
 export function usingPostgres(): boolean {
   return Boolean(process.env.TEST_DATABASE_URL);
+}
+
+/**
+ * A suite that proves something only PostgreSQL can show (several processes on one database).
+ * The PostgreSQL run (TEST_DATABASE_URL) registers it; the embedded-store run leaves it out
+ * rather than reporting it skipped. Whole files of such suites are named `*-pg.test.ts`, and
+ * scripts/test.mjs runs them on PostgreSQL only.
+ */
+export function describeOnPostgres(name: string, fn: () => void): void {
+  if (usingPostgres()) describe(name, fn);
 }
 
 function withDatabase(url: string, name: string): string {

@@ -12,7 +12,7 @@ import { cachedApiKeys } from "../../src/http/auth-cache.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { type Cluster, signedFetch, startCluster } from "../helpers/cluster.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
-import { usingPostgres } from "../helpers/store.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 
 type Found = Awaited<ReturnType<ApiKeys["findByApiKey"]>>;
 
@@ -197,7 +197,7 @@ describe("authentication cache on the running service", () => {
   });
 });
 
-describe("authentication cache across two server processes", { skip: !usingPostgres() }, () => {
+describeOnPostgres("authentication cache across two server processes", () => {
   let svc: TestService;
   let cluster: Cluster;
   before(async () => {

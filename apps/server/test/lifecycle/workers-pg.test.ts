@@ -7,13 +7,13 @@
  * done, then checks what was done and how often.
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { it } from "node:test";
 import { TEST_SECRET_KEY } from "../helpers/cluster-config.ts";
 import { startService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { createPayment, createWithdraw, simulatePaymentRequest } from "../helpers/lifecycle.ts";
 import { spawnWorker, temporaryDir, type Worker, waitFor } from "../helpers/processes.ts";
-import { usingPostgres } from "../helpers/store.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 import { fundedMerchant } from "../helpers/withdraws.ts";
 
 const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ function errorLines(output: string): string[] {
     .filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 }
 
-describe("two worker processes on one PostgreSQL database", { skip: !usingPostgres() }, () => {
+describeOnPostgres("two worker processes on one PostgreSQL database", () => {
   it("process every due item exactly once between them", async () => {
     const svc = await startService();
     const workers: Worker[] = [];

@@ -7,18 +7,18 @@
  * Nothing here asserts on timing (the benchmark measures how soon delivery resumes).
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { it } from "node:test";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { TEST_SECRET_KEY } from "../helpers/cluster-config.ts";
 import { startService } from "../helpers/harness.ts";
 import { spawnWorker, temporaryDir, type Worker, waitFor } from "../helpers/processes.ts";
-import { usingPostgres } from "../helpers/store.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 import { startReceiver } from "../helpers/webhooks.ts";
 
 const EVENTS = 400;
 
-describe("a worker killed in the middle of a webhook backlog", { skip: !usingPostgres() }, () => {
+describeOnPostgres("a worker killed in the middle of a webhook backlog", () => {
   it("leaves nothing undelivered: the other worker sends what the dead one held", async () => {
     const svc = await startService();
     const target = await startReceiver();

@@ -13,7 +13,7 @@ import type { MerchantInput } from "../../src/merchants/service.ts";
 import { type Cluster, type HttpResponse, signedFetch, startCluster } from "../helpers/cluster.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, fundWallet, ledgerBalances } from "../helpers/ledger.ts";
-import { usingPostgres } from "../helpers/store.ts";
+import { describeOnPostgres, usingPostgres } from "../helpers/store.ts";
 import { fundedMerchant, payeeName, withdrawBody } from "../helpers/withdraws.ts";
 
 /** Mid-month, mid-day UTC: every request of a test falls in one day and one month window. */
@@ -232,9 +232,7 @@ describe("withdraw admission under concurrency, in one process", () => {
   }));
 });
 
-describe("withdraw admission under concurrency, across two server processes", {
-  skip: !usingPostgres(),
-}, () => {
+describeOnPostgres("withdraw admission under concurrency, across two server processes", () => {
   let svc: TestService;
   let cluster: Cluster;
   before(async () => {
