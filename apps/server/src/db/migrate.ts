@@ -3,8 +3,7 @@
  * in order inside Kysely's migration transaction (the migrator takes an advisory lock, so
  * several processes starting at once apply each migration once).
  */
-import { type Kysely, sql } from "kysely";
-import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { databaseFault } from "./faults.ts";
 import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";

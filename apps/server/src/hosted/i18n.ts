@@ -55,6 +55,13 @@ export interface Messages {
   connectionLost: string;
   noScript: string;
   paymentId: string;
+  description: string;
+  orderReference: string;
+  receiptHeading: string;
+  paidTo: string;
+  amountPaid: string;
+  paidAt: string;
+  receiptNote: string;
   securedBy: string;
   notFoundTitle: string;
   notFoundDetail: string;
@@ -105,6 +112,13 @@ const en: Messages = {
   connectionLost: "Cannot reach the server. Retrying…",
   noScript: "Status updates need JavaScript. Reload this page to see the latest status.",
   paymentId: "Payment ID",
+  description: "For",
+  orderReference: "Order reference",
+  receiptHeading: "Receipt",
+  paidTo: "Paid to",
+  amountPaid: "Amount paid",
+  paidAt: "Paid on",
+  receiptNote: "Keep a screenshot of this receipt as proof of your payment.",
   securedBy: "Secure payment page by Satang",
   notFoundTitle: "Payment not found",
   notFoundDetail: "Check the link you were given, or ask the merchant for a new one.",
@@ -151,6 +165,13 @@ const th: Messages = {
   connectionLost: "เชื่อมต่อเซิร์ฟเวอร์ไม่ได้ กำลังลองใหม่…",
   noScript: "การอัปเดตสถานะต้องใช้ JavaScript โปรดโหลดหน้านี้ใหม่เพื่อดูสถานะล่าสุด",
   paymentId: "รหัสรายการ",
+  description: "รายการ",
+  orderReference: "เลขที่อ้างอิงคำสั่งซื้อ",
+  receiptHeading: "หลักฐานการชำระเงิน",
+  paidTo: "ชำระให้",
+  amountPaid: "ยอดที่ชำระ",
+  paidAt: "วันเวลาที่ชำระ",
+  receiptNote: "บันทึกภาพหน้าจอนี้ไว้เป็นหลักฐานการชำระเงินของคุณ",
   securedBy: "หน้าชำระเงินที่ปลอดภัยโดย Satang",
   notFoundTitle: "ไม่พบรายการชำระเงิน",
   notFoundDetail: "โปรดตรวจสอบลิงก์ที่ได้รับ หรือขอลิงก์ใหม่จากร้านค้า",

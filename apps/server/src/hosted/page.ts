@@ -35,20 +35,26 @@ export function displayThb(satang: bigint): string {
   return `${baht.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${fraction}`;
 }
 
+/** The locale of each page language's dates: Thai dates use the Buddhist era Thai customers expect. */
+const TIME_LOCALES: Readonly<Record<Lang, string>> = { th: "th-TH", en: "en-GB" };
+
 /**
- * The deadline in Thai time, where the customers are, whatever the server's time zone: Thai
- * dates use the Buddhist era the customer expects.
+ * How the page writes a time (the deadline, the receipt's paid time): Thai time, where the
+ * customers are, whatever the server's or the phone's time zone. The script formats a paid
+ * time it learns by polling with these same options, which the page hands it.
  */
-function formatDeadline(at: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === "th" ? "th-TH" : "en-GB", {
-    timeZone: "Asia/Bangkok",
-    day: "numeric",
-    month: "short",
-    year: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZoneName: "short",
-  }).format(at);
+const BANGKOK_TIME: Readonly<Intl.DateTimeFormatOptions> = {
+  timeZone: "Asia/Bangkok",
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZoneName: "short",
+};
+
+export function formatBangkokTime(at: Date, lang: Lang): string {
+  return new Intl.DateTimeFormat(TIME_LOCALES[lang], BANGKOK_TIME).format(at);
 }
 
 /** The time left as the script prints it: "14:59", or "23:59:59" from an hour up. */
@@ -127,6 +133,18 @@ button{font:inherit;cursor:pointer}
 .primary[disabled]{background:#5b6679;cursor:progress}
 .error{margin:.75rem 0 0;color:#a61b12;font-size:.875rem;text-align:center}
 a:focus-visible,button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.order{margin:1rem 0 0;font-size:.9375rem}
+.order div{display:flex;flex-wrap:wrap;justify-content:center;gap:0 .5rem}
+.order dt{color:#4f566b}
+.order dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.receipt{margin:1.25rem 0 0;text-align:left;border:1px solid #d5dae3;border-radius:.75rem}
+.receipt h3{margin:0;padding:.75rem 1rem;font-size:1rem}
+.receipt dl{margin:0}
+.receipt dl div{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:.125rem .75rem;padding:.625rem 1rem;border-top:1px solid #e6e9ef}
+.receipt dt{color:#4f566b;font-size:.875rem}
+.receipt dd{margin:0 0 0 auto;font-weight:600;text-align:right;overflow-wrap:anywhere}
+.receipt .mono{font-size:.8125rem;letter-spacing:0}
+.receipt .note{margin:0;padding:.75rem 1rem;border-top:1px solid #e6e9ef;color:#4f566b;font-size:.875rem}
 .foot{padding:1rem;text-align:center;color:#4f566b;font-size:.8125rem}
 .foot p{margin:.25rem 0;overflow-wrap:anywhere}
 [hidden]{display:none!important}
@@ -255,7 +273,7 @@ ${transferRow(m, m.reference, transfer.reference, { mono: true, copy: transfer.r
 function countdown(view: HostedPayment, m: Messages, lang: Lang): string {
   if (view.state !== "open" || view.expiresAt === null) return "";
   const remaining = formatRemaining(view.expiresAt.getTime() - view.now.getTime());
-  const deadline = m.payBefore(formatDeadline(view.expiresAt, lang));
+  const deadline = m.payBefore(formatBangkokTime(view.expiresAt, lang));
   return `<p class="countdown" data-when="open">${escapeHtml(m.timeLeft)}
 <time id="countdown" datetime="${escapeHtml(view.expiresAt.toISOString())}" aria-live="off">${remaining}</time>
 <span class="deadline">${escapeHtml(deadline)}</span></p>`;
@@ -271,7 +289,57 @@ function sandboxSection(view: HostedPayment, m: Messages, opts: PageOptions): st
 </section>`;
 }
 
-function resultPanels(view: HostedPayment, m: Messages): string {
+/** A row of a definition list whose value is markup already escaped by the caller. */
+function detailRow(label: string, valueHtml: string, attributes = ""): string {
+  return `<div${attributes}><dt>${escapeHtml(label)}</dt><dd>${valueHtml}</dd></div>`;
+}
+
+const mono = (value: string) => `<span class="mono">${escapeHtml(value)}</span>`;
+
+/**
+ * What the customer is paying for, under the amount in every state: the merchant's description
+ * (merchant input, escaped like everything else) and its reference for the payment.
+ */
+function orderDetails(view: HostedPayment, m: Messages): string {
+  const description = view.description ? detailRow(m.description, escapeHtml(view.description)) : "";
+  return `<dl class="order">${description}${detailRow(m.orderReference, mono(view.referenceId))}</dl>`;
+}
+
+/**
+ * The paid time. A page rendered before the payment succeeded has it empty and hidden; the
+ * script fills it from the status route's `paidAt` with the locale and options given here, so
+ * it reads the same as one the server rendered.
+ */
+function paidAtRow(view: HostedPayment, m: Messages, lang: Lang): string {
+  const { paidAt } = view;
+  const format = escapeHtml(JSON.stringify(BANGKOK_TIME));
+  const datetime = paidAt === null ? "" : ` datetime="${paidAt.toISOString()}"`;
+  const text = paidAt === null ? "" : escapeHtml(formatBangkokTime(paidAt, lang));
+  const time = `<time id="paid-at" data-locale="${TIME_LOCALES[lang]}" data-format="${format}"${datetime}>${text}</time>`;
+  return detailRow(m.paidAt, time, ` id="paid-at-row"${hiddenUnless(paidAt !== null)}`);
+}
+
+/** The receipt in the success panel: everything a customer's screenshot must prove. */
+function receipt(view: HostedPayment, m: Messages, lang: Lang): string {
+  const amount = `฿${displayThb(view.amountSatang)} THB`;
+  const rows = [
+    view.merchantName ? detailRow(m.paidTo, escapeHtml(view.merchantName)) : "",
+    detailRow(m.amountPaid, escapeHtml(amount)),
+    paidAtRow(view, m, lang),
+    detailRow(m.orderReference, mono(view.referenceId)),
+    view.description ? detailRow(m.description, escapeHtml(view.description)) : "",
+    detailRow(m.paymentId, mono(view.id)),
+  ];
+  return `<section class="receipt" aria-labelledby="receipt-heading">
+<h3 id="receipt-heading">${escapeHtml(m.receiptHeading)}</h3>
+<dl>
+${rows.filter((row) => row !== "").join("\n")}
+</dl>
+<p class="note">${escapeHtml(m.receiptNote)}</p>
+</section>`;
+}
+
+function resultPanels(view: HostedPayment, m: Messages, lang: Lang): string {
   const states: Exclude<PageState, "open">[] = ["processing", "succeeded", "expired", "canceled", "failed"];
   return states
     .map(
@@ -280,7 +348,7 @@ function resultPanels(view: HostedPayment, m: Messages): string {
       ) => `<section class="result result-${state}" data-when="${state}"${hiddenUnless(view.state === state)}>
 ${ICONS[state]}
 <h2>${escapeHtml(statusText(m, state))}</h2>
-<p>${escapeHtml(resultDetail(m, state, view.merchantName))}</p>
+<p>${escapeHtml(resultDetail(m, state, view.merchantName))}</p>${state === "succeeded" ? `\n${receipt(view, m, lang)}` : ""}
 </section>`,
     )
     .join("\n");
@@ -318,11 +386,12 @@ export function renderPaymentPage(view: HostedPayment, opts: PageOptions): strin
 <h1 id="merchant">${escapeHtml(view.merchantName)}</h1>
 <p class="label" id="amount-label">${escapeHtml(m.amount)}</p>
 <p class="amount" aria-describedby="amount-label"><span aria-hidden="true">฿</span>${amount} <abbr class="ccy" title="${escapeHtml(m.currencyName)}">THB</abbr></p>
+${orderDetails(view, m)}
 </section>
 ${statusRegion(view, m)}
 ${methodSection(view, m, opts, amount)}
 ${countdown(view, m, opts.lang)}
-${resultPanels(view, m)}
+${resultPanels(view, m, opts.lang)}
 ${sandboxSection(view, m, opts)}
 <p id="connection" class="error" role="alert" hidden>${escapeHtml(m.connectionLost)}</p>
 <noscript><p class="note">${escapeHtml(m.noScript)}</p></noscript>

@@ -75,6 +75,12 @@ export interface HostedPayment {
   merchantId: string;
   merchantName: string;
   amountSatang: bigint;
+  /** The merchant's reference for the payment (`referenceId`), shown to the customer. */
+  referenceId: string;
+  /** The merchant's description of what is paid for: merchant input, escaped wherever shown. */
+  description: string | null;
+  /** When the payment succeeded (its `capturedAt`), for the receipt; null until it has. */
+  paidAt: Date | null;
   status: PaymentStatus;
   state: PageState;
   paymentMethod: PaymentMethod | null;
@@ -86,7 +92,10 @@ export interface HostedPayment {
   bankTransfer: BankTransferDetails | null;
 }
 
-/** The body of the status route: no amounts of other payments, no merchant data, no keys. */
+/**
+ * The body of the status route: this payment's state and what its receipt needs beyond the
+ * page (the paid time); no other payment's data, no merchant data, no keys.
+ */
 interface HostedStatus {
   id: string;
   status: PaymentStatus;
@@ -95,6 +104,8 @@ interface HostedStatus {
   amount: string;
   currency: "THB";
   expiresAt: string | null;
+  /** When the payment succeeded: the receipt's paid time. Null until it has. */
+  paidAt: string | null;
   now: string;
 }
 
@@ -139,6 +150,9 @@ export async function loadHostedPayment(ctx: HostedContext, id: string): Promise
     merchantId: payment.merchant_id,
     merchantName,
     amountSatang: payment.amount_satang,
+    referenceId: payment.reference_id,
+    description: payment.description,
+    paidAt: payment.status === "succeeded" ? payment.captured_at : null,
     status: payment.status,
     state,
     paymentMethod: payment.payment_method,
@@ -166,6 +180,7 @@ function statusOf(payment: HostedPayment): HostedStatus {
     amount: formatAmount(payment.amountSatang),
     currency: "THB",
     expiresAt: payment.expiresAt === null ? null : payment.expiresAt.toISOString(),
+    paidAt: payment.paidAt === null ? null : payment.paidAt.toISOString(),
     now: payment.now.toISOString(),
   };
 }

@@ -14,7 +14,8 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import { MESSAGES } from "../../src/hosted/i18n.ts";
+import { type Lang, MESSAGES } from "../../src/hosted/i18n.ts";
+import { formatBangkokTime } from "../../src/hosted/page.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { launchChromium, MOBILE, RESULTS_DIR } from "../helpers/browser.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
@@ -227,6 +228,9 @@ describe("hosted payment page in Chromium", () => {
       await page.locator("#simulate-error").waitFor({ state: "visible" });
       await screenshot(page, "hosted-page-no-secret.png");
       assert.equal((await api("GET", `/api/v1/payments/${payment.id}`)).status, "requires_action");
+      // Nothing of a receipt either: the page never learned a paid time.
+      assert.equal(await page.locator(".receipt").isVisible(), false);
+      assert.equal(await text(page, "#paid-at"), "");
       // What failed: the status route and the simulate route, both refused with 401.
       assert.ok(errors.length > 0 && errors.every((e) => e.startsWith("401 ")), errors.join("\n"));
     } finally {
@@ -309,6 +313,84 @@ describe("hosted payment page in Chromium", () => {
       assert.ok(await page.locator(".result-expired").isVisible());
       assert.equal(await page.locator(".qr img").count(), 0);
       await screenshot(page, "hosted-page-expired.png");
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  // The receipt a customer screenshots, on a desktop and a phone, in English and in Thai: the
+  // description and the reference while open, then after the sandbox payment the paid time
+  // (learned from the status route), amount, reference, payment id and merchant.
+  const receiptCases: Array<[string, BrowserContextOptions, Lang]> = [
+    ["desktop", DESKTOP, "en"],
+    ["desktop", { ...DESKTOP, locale: "th-TH" }, "th"],
+    ["mobile", { ...MOBILE, locale: "en-US" }, "en"],
+    ["mobile", { ...MOBILE, locale: "th-TH" }, "th"],
+  ];
+  for (const [device, options, lang] of receiptCases) {
+    it(`shows the order while open and a receipt after payment (${device}, ${lang})`, async () => {
+      const m = MESSAGES[lang];
+      const description = lang === "th" ? "เสื้อยืด 2 ตัว ไซซ์ M" : "2 T-shirts, size M";
+      const payment = await createPayment({ amount: "259000", description });
+      const { page, errors, close } = await open(payment.nextAction.paymentAppUrl, options);
+      try {
+        assert.equal(await page.locator("html").getAttribute("lang"), lang);
+        const order = await text(page, ".order");
+        assert.ok(order.includes(description) && order.includes(payment.referenceId), order);
+        assert.equal(await page.locator(".receipt").isVisible(), false, "no receipt before paying");
+
+        await page.getByRole("button", { name: m.simulate }).click();
+        await waitForStatusText(page, m.statusSucceeded);
+        const receipt = page.locator(".receipt");
+        await receipt.waitFor({ state: "visible" });
+        const record = await api("GET", `/api/v1/payments/${payment.id}`);
+        // The paid time came from the status route, written in Bangkok time in the page's
+        // language exactly as the server writes it.
+        const paidAt = await text(page, "#paid-at");
+        assert.equal(paidAt, formatBangkokTime(new Date(record.capturedAt), lang));
+        assert.equal(await page.locator("#paid-at").getAttribute("datetime"), record.capturedAt);
+        const shown = (await receipt.textContent()) ?? "";
+        for (const value of [
+          m.receiptHeading,
+          "Test Shop",
+          "฿2,590.00 THB",
+          paidAt,
+          payment.referenceId,
+          description,
+          payment.id,
+        ]) {
+          assert.ok(shown.includes(value), `${value} in the receipt: ${shown}`);
+        }
+        const overflow: number = await page.evaluate(
+          () => document.documentElement.scrollWidth - window.innerWidth,
+        );
+        assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+        await screenshot(page, `hosted-page-receipt-${device}-${lang}.png`);
+
+        // Reloaded, the server renders the same receipt itself.
+        await page.reload();
+        assert.equal(await text(page, "#paid-at"), paidAt);
+        assert.ok(await page.locator(".receipt").isVisible());
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  it("shows a description with markup as text, never as markup", async () => {
+    const description = `<img src="/pay/assets/icon.svg" id="injected"><b>bold</b> & "quotes"`;
+    const payment = await createPayment({ description });
+    const { page, errors, close } = await open(payment.nextAction.paymentAppUrl, DESKTOP);
+    try {
+      assert.equal(await page.locator("#injected").count(), 0);
+      assert.equal(await page.locator("main b").count(), 0);
+      assert.equal(await text(page, ".order dd"), description);
+      await page.getByRole("button", { name: "Simulate customer payment" }).click();
+      await page.locator(".receipt").waitFor({ state: "visible" });
+      assert.ok((await text(page, ".receipt")).includes(description));
+      assert.equal(await page.locator("#injected").count(), 0);
       assert.deepEqual(errors, []);
     } finally {
       await close();

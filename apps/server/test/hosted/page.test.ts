@@ -178,8 +178,11 @@ describe("PromptPay page", () => {
     }
   });
 
-  it("never embeds the client secret, an API key or merchant data", async () => {
-    const payment = await createPayment();
+  it("never embeds the client secret, an API key or the merchant's private data", async () => {
+    const payment = await createPayment({
+      merchantReference: "INV-PRIVATE-0077",
+      metadata: { internalNote: "vip-customer-xyz" },
+    });
     const res = await page(payment.id);
     assert.ok(!res.body.includes(payment.clientSecret), "the secret is not in the HTML");
     assert.ok(!res.body.includes("_secret_"), "no client secret of any payment is in the HTML");
@@ -187,7 +190,8 @@ describe("PromptPay page", () => {
     assert.ok(!res.body.includes(svc.credentials.apiKey));
     assert.ok(!res.body.includes("Somchai"), "the customer's own name is not shown");
     assert.ok(!res.body.includes("0812345678"), "the merchant's PromptPay id is not shown");
-    assert.ok(!res.body.includes(payment.referenceId), "the merchant's reference is not shown");
+    assert.ok(!res.body.includes("INV-PRIVATE-0077"), "the merchantReference is not shown");
+    assert.ok(!res.body.includes("vip-customer-xyz"), "the metadata is not shown");
   });
 
   it("loads nothing from another origin and allows only its own script and style", async () => {
@@ -344,6 +348,114 @@ describe("final states", () => {
   });
 });
 
+describe("description, reference and receipt", () => {
+  /** A fixed paid time: 05:30 UTC is 12:30 in Bangkok, on 15 January 2026 (2569 in the Buddhist era). */
+  const PAID_AT = new Date("2026-01-15T05:30:00.000Z");
+
+  async function markSucceeded(id: string): Promise<void> {
+    await svc.deps.db
+      .updateTable("payments")
+      .set({ status: "succeeded", confirmed_at: PAID_AT, captured_at: PAID_AT })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  function receiptOf(html: string): string {
+    const start = html.indexOf('<section class="receipt"');
+    assert.ok(start >= 0, "no receipt in the page");
+    return html.slice(start, html.indexOf("</section>", start));
+  }
+
+  it("shows the description and the merchant's reference under the amount, in both languages", async () => {
+    const payment = await createPayment({ description: "2 T-shirts, size M" });
+    const en = (await page(payment.id, {}, "?lang=en")).body;
+    assert.ok(
+      en.includes(
+        `<dl class="order"><div><dt>For</dt><dd>2 T-shirts, size M</dd></div><div><dt>Order reference</dt><dd><span class="mono">${payment.referenceId}</span></dd></div></dl>`,
+      ),
+    );
+    const th = (await page(payment.id, {}, "?lang=th")).body;
+    assert.ok(th.includes(`<dt>${MESSAGES.th.description}</dt><dd>2 T-shirts, size M</dd>`));
+    assert.ok(th.includes(`<dt>${MESSAGES.th.orderReference}</dt>`));
+  });
+
+  it("leaves the description out when the payment has none", async () => {
+    const payment = await createPayment();
+    const en = (await page(payment.id, {}, "?lang=en")).body;
+    assert.ok(
+      en.includes(
+        `<dl class="order"><div><dt>Order reference</dt><dd><span class="mono">${payment.referenceId}</span></dd></div></dl>`,
+      ),
+    );
+    assert.ok(!en.includes("<dt>For</dt>"));
+  });
+
+  it("escapes the description, which is merchant input, in the summary and in the receipt", async () => {
+    const description = `<img src=x onerror=alert(1)> "quoted" & 'single' </dd><script>alert(2)</script>`;
+    const escaped =
+      "&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; &amp; &#39;single&#39; &lt;/dd&gt;&lt;script&gt;alert(2)&lt;/script&gt;";
+    const payment = await createPayment({ description });
+    await markSucceeded(payment.id);
+    for (const lang of ["en", "th"]) {
+      const html = (await page(payment.id, {}, `?lang=${lang}`)).body;
+      assert.ok(!html.includes("<img src=x"), lang);
+      assert.ok(!html.includes("<script>alert"), lang);
+      assert.equal(html.split(escaped).length - 1, 2, `${lang}: escaped in the summary and the receipt`);
+    }
+  });
+
+  it("has the receipt hidden while the payment is open, its paid time empty", async () => {
+    const payment = await createPayment();
+    const html = (await page(payment.id, {}, "?lang=en")).body;
+    assert.match(resultPanel(html, "succeeded"), / hidden>$/);
+    assert.match(openingTag(html, 'id="paid-at-row"'), / hidden>$/);
+    assert.ok(
+      html.includes('data-locale="en-GB" data-format="{&quot;timeZone&quot;:&quot;Asia/Bangkok&quot;'),
+    );
+    assert.match(html, /<time id="paid-at" data-locale="en-GB" data-format="[^"]*"><\/time>/);
+  });
+
+  it("shows a succeeded payment's receipt: paid time in Bangkok, amount, reference, id, merchant", async () => {
+    const payment = await createPayment({ amount: "123450", description: "Invoice 42" });
+    await markSucceeded(payment.id);
+    const en = await page(payment.id, {}, "?lang=en");
+    assert.doesNotMatch(resultPanel(en.body, "succeeded"), /hidden/);
+    const receipt = receiptOf(en.body);
+    assert.ok(receipt.includes('<h3 id="receipt-heading">Receipt</h3>'));
+    assert.ok(receipt.includes("<div><dt>Paid to</dt><dd>Test Shop</dd></div>"));
+    assert.ok(receipt.includes("<div><dt>Amount paid</dt><dd>฿1,234.50 THB</dd></div>"));
+    assert.ok(
+      receipt.includes(`<dt>Order reference</dt><dd><span class="mono">${payment.referenceId}</span>`),
+    );
+    assert.ok(receipt.includes("<div><dt>For</dt><dd>Invoice 42</dd></div>"));
+    assert.ok(receipt.includes(`<dt>Payment ID</dt><dd><span class="mono">${payment.id}</span>`));
+    assert.ok(receipt.includes(MESSAGES.en.receiptNote));
+    assert.doesNotMatch(openingTag(receipt, 'id="paid-at-row"'), /hidden/);
+    const paidAt = /<time id="paid-at"[^>]* datetime="([^"]+)">([^<]*)<\/time>/.exec(receipt);
+    assert.ok(paidAt, "the paid time is rendered");
+    assert.equal(paidAt[1], PAID_AT.toISOString());
+    // 05:30 UTC is 12:30 in Bangkok, whatever the server's time zone.
+    assert.match(paidAt[2]!, /^15 Jan 2026.* 12:30 GMT\+7$/);
+
+    const th = receiptOf((await page(payment.id, {}, "?lang=th")).body);
+    assert.ok(th.includes(`<h3 id="receipt-heading">${MESSAGES.th.receiptHeading}</h3>`));
+    assert.ok(th.includes(`<dt>${MESSAGES.th.amountPaid}</dt><dd>฿1,234.50 THB</dd>`));
+    const thaiTime = /<time id="paid-at"[^>]*>([^<]*)<\/time>/.exec(th)![1]!;
+    // Thai dates are in the Buddhist era: 2026 is 2569.
+    assert.match(thaiTime, /^15 ม\.ค\. 2569.*12:30/);
+  });
+
+  it("shows no receipt for a payment that did not succeed", async () => {
+    for (const status of ["canceled", "expired", "processing"] as const) {
+      const payment = await createPayment();
+      await setStatus(payment.id, status);
+      const html = (await page(payment.id, {}, "?lang=en")).body;
+      assert.match(resultPanel(html, "succeeded"), / hidden>$/, status);
+      assert.match(openingTag(html, 'id="paid-at-row"'), / hidden>$/, status);
+    }
+  });
+});
+
 describe("status route", () => {
   const status = (id: string, query: string, headers: Record<string, string> = {}) =>
     svc.app.inject({ method: "GET", url: `/pay/${id}/status${query}`, headers });
@@ -363,9 +475,31 @@ describe("status route", () => {
         amount: "123450.00",
         currency: "THB",
         expiresAt: payment.expiresAt,
+        paidAt: null,
         now: svc.clock.now().toISOString(),
       },
     });
+  });
+
+  it("carries the paid time once the payment succeeded: the record's capturedAt", async () => {
+    const payment = await createPayment();
+    const simulated = await svc.app.inject({
+      method: "POST",
+      url: `/pay/${payment.id}/simulate`,
+      headers: { "x-client-secret": payment.clientSecret },
+    });
+    assert.equal(simulated.statusCode, 200, simulated.body);
+    const record = (await svc.request("GET", `/api/v1/payments/${payment.id}`)).body.data;
+    assert.equal(record.status, "succeeded");
+    assert.ok(record.capturedAt);
+    assert.equal(simulated.json().data.paidAt, record.capturedAt);
+    const res = await status(payment.id, "", { "x-client-secret": payment.clientSecret });
+    assert.equal(res.json().data.state, "succeeded");
+    assert.equal(res.json().data.paidAt, record.capturedAt);
+    // Without the secret the paid time is not given out either.
+    const refused = await status(payment.id, "");
+    assert.equal(refused.statusCode, 401);
+    assert.ok(!refused.body.includes(record.capturedAt));
   });
 
   it("does not read the secret from the query string: 401 even with the right one", async () => {

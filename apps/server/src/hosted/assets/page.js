@@ -30,6 +30,7 @@ const SETTLED = ["succeeded", "canceled", "failed"];
  * @typedef {object} HostedStatus
  * @property {string} state what the page shows: open, processing, succeeded, expired, canceled, failed
  * @property {string | null} expiresAt
+ * @property {string | null} paidAt when the payment succeeded: the receipt's paid time
  * @property {string} now the merchant's business time
  */
 
@@ -151,6 +152,28 @@ function tick(page) {
 }
 
 /**
+ * Writes the receipt's paid time, in Thai time and the page's language: the server hands the
+ * locale and the format options in the element's data, so the text reads as it would had the
+ * server rendered it. textContent only: nothing from the network becomes markup.
+ * @param {string} iso
+ */
+function showPaidAt(iso) {
+  const time = document.getElementById("paid-at");
+  const row = document.getElementById("paid-at-row");
+  const at = Date.parse(iso);
+  if (!time || !row || Number.isNaN(at)) return;
+  try {
+    const options = JSON.parse(time.dataset.format ?? "{}");
+    time.textContent = new Intl.DateTimeFormat(time.dataset.locale, options).format(at);
+  } catch {
+    // A browser without the time zone or locale still shows the instant, in its own words.
+    time.textContent = new Date(at).toLocaleString();
+  }
+  time.setAttribute("datetime", new Date(at).toISOString());
+  row.hidden = false;
+}
+
+/**
  * Takes in an answer of the status route.
  * @param {PageState} page
  * @param {HostedStatus} status
@@ -166,6 +189,7 @@ function apply(page, status) {
   // A page never goes back to inviting payment: once it has said "expired" (its own
   // countdown ran out) it waits for the server to say what happened instead.
   if (next === "open" && page.state !== "open") return;
+  if (next === "succeeded" && status.paidAt) showPaidAt(status.paidAt);
   show(page, next);
   if (SETTLED.includes(next)) stop(page);
   else if (next === "expired") page.pollDelay = POLL_INTERVAL_MAX_MS;
