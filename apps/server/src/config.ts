@@ -19,6 +19,12 @@ export interface Config {
    * DATABASE_URL when unset (docs/DEPLOYMENT.md).
    */
   databaseDirectUrl: string | undefined;
+  /**
+   * DATABASE_PREPARED_STATEMENTS (`on`/`off`): named prepared statements on PostgreSQL
+   * (db/prepared.ts). Off by default when DATABASE_DIRECT_URL is set (a transaction-pooling
+   * PgBouncer before 1.21 is in front), on otherwise.
+   */
+  databasePreparedStatements: boolean;
   dataDir: string;
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
@@ -229,6 +235,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     databaseUrl,
     databaseDirectUrl,
+    databasePreparedStatements:
+      (oneOf(env, "DATABASE_PREPARED_STATEMENTS", ["on", "off"]) ?? (databaseDirectUrl ? "off" : "on")) ===
+      "on",
     dataDir: env.DATA_DIR || "./data",
     rateLimitPerMinute,
     redisUrl,
