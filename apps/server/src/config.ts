@@ -235,9 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     databaseUrl,
     databaseDirectUrl,
-    databasePreparedStatements:
-      (oneOf(env, "DATABASE_PREPARED_STATEMENTS", ["on", "off"]) ?? (databaseDirectUrl ? "off" : "on")) ===
-      "on",
     dataDir: env.DATA_DIR || "./data",
     rateLimitPerMinute,
     redisUrl,
@@ -275,9 +272,15 @@ function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "htt
 }
 
 /** The database's bounded waits (milliseconds) and the embedded store's durability. */
-function loadDatabaseSettings(env: NodeJS.ProcessEnv): Pick<Config, "databaseBounds" | "embeddedSync"> {
+function loadDatabaseSettings(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, "databaseBounds" | "embeddedSync" | "databasePreparedStatements"> {
   const d = DEFAULT_DATABASE_BOUNDS;
+  // Behind a transaction-pooling PgBouncer (DATABASE_DIRECT_URL set) named statements are off.
+  const prepared =
+    oneOf(env, "DATABASE_PREPARED_STATEMENTS", ["on", "off"]) ?? (env.DATABASE_DIRECT_URL ? "off" : "on");
   return {
+    databasePreparedStatements: prepared === "on",
     databaseBounds: {
       lockTimeoutMs: integer(env, "DB_LOCK_TIMEOUT_MS", d.lockTimeoutMs, 10, 600_000),
       poolAcquireTimeoutMs: integer(env, "DB_POOL_ACQUIRE_TIMEOUT_MS", d.poolAcquireTimeoutMs, 10, 600_000),
