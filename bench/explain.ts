@@ -12,6 +12,7 @@ import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import type { ListParams } from "../apps/server/src/http/list-query.ts";
 import { PAYMENT_SORT_FIELDS } from "../apps/server/src/payments/schemas.ts";
 import { listPaymentRows } from "../apps/server/src/payments/store.ts";
+import { usedCapacity } from "../apps/server/src/withdraws/limits.ts";
 import { WITHDRAW_SORT_FIELDS } from "../apps/server/src/withdraws/schemas.ts";
 import { listWithdrawRows } from "../apps/server/src/withdraws/store.ts";
 import { countRequests, recorded } from "./count.ts";
@@ -59,6 +60,8 @@ try {
   }
   const payee = await largest("withdraws");
   if (payee) {
+    const sums = await recorded(() => usedCapacity(store.db, payee.id, new Date()), true);
+    print(`withdraw limit sums (day and month) of ${payee.n}`, sums.plans);
     for (const sortBy of WITHDRAW_SORT_FIELDS) {
       const none = { status: undefined, destinationType: undefined };
       const { plans } = await recorded(
