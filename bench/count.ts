@@ -26,6 +26,8 @@ import { createMerchant } from "../apps/server/src/merchants/service.ts";
 
 interface Recorded {
   statements: string[];
+  /** With EXPLAIN on: each parameterised statement's plan, asked just before it on its connection. */
+  plans?: Promise<string>[];
 }
 
 let recording: Recorded | undefined;
@@ -36,12 +38,55 @@ function textOf(first: unknown): string {
   return String(first);
 }
 
+function valuesOf(args: unknown[]): unknown[] {
+  const first = args[0];
+  if (first && typeof first === "object" && "values" in first) return (first as { values: unknown[] }).values;
+  return Array.isArray(args[1]) ? args[1] : [];
+}
+
+/**
+ * The plan of a statement, asked on the same connection just before the statement runs (so in
+ * its transaction): reads are run (EXPLAIN ANALYZE), writes only planned.
+ */
+function explainOn(
+  original: (...args: unknown[]) => unknown,
+  self: unknown,
+  args: unknown[],
+): Promise<string> {
+  const text = textOf(args[0]);
+  const analyze = /^\s*select\b/i.test(text) && !/\bfor (update|share|no key update)\b/i.test(text);
+  const explain = `EXPLAIN (${analyze ? "ANALYZE, " : ""}COSTS OFF) ${text}`;
+  const answer = original.call(self, explain, valuesOf(args)) as Promise<{ rows: Record<string, string>[] }>;
+  return answer.then(
+    (result) =>
+      `${text.replace(/\s+/g, " ").trim()}\n${result.rows.map((row) => Object.values(row)[0]).join("\n")}`,
+    (error: Error) => `${text.replace(/\s+/g, " ").trim()}\n(no plan: ${error.message})`,
+  );
+}
+
 function wrap<T extends object>(proto: T, method: keyof T): void {
   const original = proto[method] as unknown as (...args: unknown[]) => unknown;
   (proto as Record<string, unknown>)[method as string] = function (this: unknown, ...args: unknown[]) {
     recording?.statements.push(textOf(args[0]).replace(/\s+/g, " ").trim());
+    if (recording?.plans && valuesOf(args).length > 0) recording.plans.push(explainOn(original, this, args));
     return original.apply(this, args);
   };
+}
+
+/** Runs `work` while recording its statements and, with `explain`, their plans. */
+export async function recorded<T>(
+  work: () => Promise<T>,
+  explain = false,
+): Promise<{ result: T; statements: string[]; plans: string[] }> {
+  install();
+  const current: Recorded = { statements: [], ...(explain ? { plans: [] } : {}) };
+  recording = current;
+  try {
+    const result = await work();
+    return { result, statements: current.statements, plans: await Promise.all(current.plans ?? []) };
+  } finally {
+    recording = undefined;
+  }
 }
 
 let installed = false;
@@ -58,6 +103,8 @@ export interface RequestCount {
   statements: number;
   commits: number;
   texts: string[];
+  /** With `explain`: the plan of each parameterised statement. */
+  plans: string[];
 }
 
 /** Commits: each COMMIT, and each write sent outside a transaction (it commits on its own). */
@@ -75,8 +122,15 @@ function commitsOf(statements: string[]): number {
   return commits;
 }
 
-function countOf(name: string, status: number, statements: string[]): RequestCount {
-  return { name, status, statements: statements.length, commits: commitsOf(statements), texts: statements };
+function countOf(name: string, status: number, statements: string[], plans: string[]): RequestCount {
+  return {
+    name,
+    status,
+    statements: statements.length,
+    commits: commitsOf(statements),
+    texts: statements,
+    plans,
+  };
 }
 
 let sequence = 0;
@@ -110,7 +164,10 @@ function withdrawBody(): string {
 }
 
 /** Statements and commits of one create payment, retrieve, list and create withdraw. */
-export async function countRequests(databaseUrl: string | undefined): Promise<RequestCount[]> {
+export async function countRequests(
+  databaseUrl: string | undefined,
+  explain = false,
+): Promise<RequestCount[]> {
   install();
   const store = await openStore(databaseUrl ? { databaseUrl, poolSize: 4 } : { memory: true });
   try {
@@ -148,11 +205,8 @@ export async function countRequests(databaseUrl: string | undefined): Promise<Re
       await run(); // warm-up: caches filled, statements prepared
       // Let a warm-up's trailing work (notifications, sweeps) settle before counting.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const current: Recorded = { statements: [] };
-      recording = current;
-      const response = await run();
-      recording = undefined;
-      return countOf(name, response.statusCode, current.statements);
+      const { result, statements, plans } = await recorded(run, explain);
+      return countOf(name, result.statusCode, statements, plans);
     };
     const created = await send("POST", "/api/v1/payments", paymentBody());
     const paymentId = (created.json() as { data: { id: string } }).data.id;

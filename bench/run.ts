@@ -1,136 +1,76 @@
 /**
- * Load benchmarks. Each prints absolute numbers and, because this machine is noisy, the ratio
- * against a baseline measured in the same run: a bare Fastify endpoint doing one INSERT on the
- * same store.
+ * `npm run bench`: the performance goals R1-R8 on PostgreSQL, in one run, one table: each
+ * measured value, its goal, pass or fail and what it was divided by; the statements and commits
+ * of each hot request (counted at the driver, bench/count.ts); the server's peak RSS under R1.
+ * The machine is shared and noisy, so every ratio divides by a baseline measured in the same run.
  *
- *   npm run bench                      # embedded store (PGlite)
- *   BENCH_DATABASE_URL=postgres://... npm run bench
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 npm run bench
+ *   npm run bench                          # full run (about 10 minutes)
+ *   npm run bench -- --quick               # short loads, smaller seeds
+ *   npm run bench -- --only=r1,r3          # some goals only (r1..r8, sql)
+ *   BENCH_DATABASE_URL=postgres://...      # the PostgreSQL server (a fresh database per run)
+ *   BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_WALLETS, BENCH_WITHDRAWS_SEED, BENCH_PAYMENTS_SEED
+ *   DATABASE_PREPARED_STATEMENTS=off       # the service without named prepared statements
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
-import { signRequest } from "@satang/sdk";
-import autocannon from "autocannon";
+import { cpus } from "node:os";
+import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
+import { countRequests } from "./count.ts";
+import { type Context, settingsOf } from "./lib/context.ts";
+import { createBenchDatabase, DEFAULT_BENCH_URL } from "./lib/database.ts";
+import { printRows, type Row } from "./lib/report.ts";
+import { startServer, stopServer } from "./lib/servers.ts";
+import { openBench } from "./lib/setup.ts";
+import { runCreate } from "./scenarios/create.ts";
+import { runEmbedded } from "./scenarios/embedded.ts";
+import { runLists } from "./scenarios/lists.ts";
+import { runReads } from "./scenarios/reads.ts";
+import { runWithdraws } from "./scenarios/withdraws.ts";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const here = fileURLToPath(new URL(".", import.meta.url));
+const ALL = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "sql"];
+const settings = settingsOf(process.argv, process.env);
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+const which = new Set(only ? only.toLowerCase().split(",") : ALL);
+const started = Date.now();
+const log = (message: string) => console.error(`[${Math.round((Date.now() - started) / 1000)} s] ${message}`);
 
-interface Started {
-  child: ChildProcess;
-  info: { port: number; apiKey?: string; apiSecret?: string };
+async function statementRows(url: string): Promise<Row[]> {
+  const counts = await countRequests(url);
+  return counts.map((c) => ({
+    id: "SQL",
+    what: `${c.name}: statements per request`,
+    value: c.statements,
+    goal: "",
+    pass: undefined,
+    basis: `${c.statements} statements, ${c.commits} commits (HTTP ${c.status})`,
+  }));
 }
 
-async function startServer(mode: string): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", `${here}server.ts`, mode], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: process.env,
-  });
-  let buffer = "";
-  child.stdout!.setEncoding("utf8");
-  for await (const chunk of child.stdout!) {
-    buffer += chunk;
-    const line = buffer.split("\n").find((l) => l.startsWith("{"));
-    if (line) return { child, info: JSON.parse(line) };
-  }
-  throw new Error(`bench server ${mode} exited before it was ready`);
+async function scenarios(ctx: Context): Promise<void> {
+  if (which.has("r1") || which.has("r2")) await runCreate(ctx);
+  if (which.has("r3")) await runReads(ctx);
+  if (which.has("r4") || which.has("r5") || which.has("r6")) await runWithdraws(ctx, which);
+  if (which.has("r7")) await runLists(ctx);
+  if (which.has("r8")) await runEmbedded(ctx);
 }
 
-async function stop(started: Started): Promise<void> {
-  started.child.kill("SIGTERM");
-  await once(started.child, "exit");
-}
-
-async function load(options: autocannon.Options): Promise<autocannon.Result> {
-  return autocannon({ connections, duration: seconds, ...options });
-}
-
-function summary(name: string, result: autocannon.Result) {
-  const ok = Object.entries(result.statusCodeStats ?? {})
-    .filter(([code]) => code.startsWith("2"))
-    .reduce((n, [, v]) => n + Number((v as { count: number }).count), 0);
-  return {
-    name,
-    requestsPerSecond: Math.round(result.requests.average),
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    ok,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-let counter = 0;
-
+const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL, "run");
+process.env.BENCH_DATABASE_URL = database.url;
+const bench = await openBench(database.url);
+await migrateToLatest(bench.store.db);
 const baseline = await startServer("baseline");
-const baselineResult = await load({
-  url: `http://127.0.0.1:${baseline.info.port}/rows`,
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ amount: "1000.00", referenceId: "x" }),
-});
-await stop(baseline);
-
 const satang = await startServer("satang");
-const { apiKey, apiSecret } = satang.info as { apiKey: string; apiSecret: string };
-const createResult = await load({
-  url: `http://127.0.0.1:${satang.info.port}`,
-  requests: [
-    {
-      method: "POST",
-      path: "/api/v1/payments",
-      setupRequest: (request) => {
-        counter += 1;
-        const body = JSON.stringify({
-          amount: "10000.00",
-          referenceId: `bench-${process.pid}-${counter}`,
-          paymentMethod: "promptpay",
-          customerBankAccountName: "Somchai Jaidee",
-          customerBankAccountNumber: "1234567890",
-          customerBankCode: "004",
-        });
-        return {
-          ...request,
-          body,
-          headers: {
-            "content-type": "application/json",
-            ...signRequest({ apiKey, apiSecret, body, method: "POST", path: "/api/v1/payments" }),
-          },
-        };
-      },
-    },
-  ],
-});
-const listResult = await load({
-  url: `http://127.0.0.1:${satang.info.port}`,
-  requests: [
-    {
-      method: "GET",
-      path: "/api/v1/payments?limit=10",
-      setupRequest: (request) => ({
-        ...request,
-        // v2, as the SDK client signs: a v1 read also records its signature (one insert).
-        headers: {
-          ...signRequest({ apiKey, apiSecret, body: "", method: "GET", path: "/api/v1/payments?limit=10" }),
-        },
-      }),
-    },
-  ],
-});
-await stop(satang);
-
-const rows = [
-  summary("baseline: bare Fastify + one INSERT", baselineResult),
-  summary("create payment", createResult),
-  summary("list payments (10)", listResult),
-];
-const base = rows[0]!.requestsPerSecond || 1;
-console.log(
-  `store: ${process.env.BENCH_DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)"}; ${connections} connections, ${seconds} s each`,
-);
-for (const row of rows) {
-  console.log(
-    `${row.name.padEnd(38)} ${String(row.requestsPerSecond).padStart(6)} req/s  p50 ${row.latencyP50Ms} ms  p99 ${row.latencyP99Ms} ms  ratio ${(row.requestsPerSecond / base).toFixed(2)}  2xx ${row.ok}  non-2xx ${row.non2xx}  errors ${row.errors}`,
-  );
+const ctx: Context = { settings, bench, baseline, satang, rows: [], figures: {}, log };
+try {
+  await scenarios(ctx);
+  if (which.has("sql")) ctx.rows.push(...(await statementRows(database.url)));
+} finally {
+  await stopServer(satang);
+  await stopServer(baseline);
+  await bench.store.close();
+  await database.drop();
 }
+const prepared = process.env.DATABASE_PREPARED_STATEMENTS === "off" ? "off" : "on";
+console.log(
+  `PostgreSQL; ${cpus().length} cores; ${settings.connections} connections, ${settings.seconds} s per load` +
+    `${settings.quick ? " (--quick)" : ""}; named prepared statements ${prepared}; ${Math.round((Date.now() - started) / 1000)} s`,
+);
+printRows(ctx.rows);

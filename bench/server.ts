@@ -1,47 +1,103 @@
 /**
  * A server for the benchmarks, run as a child process so the load generator does not share
- * its event loop. Mode `baseline`: a bare Fastify with one INSERT endpoint on the same store;
- * mode `satang`: the real service with one merchant. Prints one JSON line with the port and
- * the credentials, then serves until killed.
+ * its event loop. Prints one JSON line (port, credentials), then serves until killed.
+ *
+ * - `baseline` (PostgreSQL): a bare Fastify whose endpoints each run one named prepared
+ *   statement: `POST /rows` INSERTs a payment-sized row, `GET /rows/:id` SELECTs one by key.
+ * - `satang`: the real service with one funded merchant (PromptPay reuse off). On the
+ *   database of BENCH_DATABASE_URL, or embedded in memory when it is unset or
+ *   BENCH_STORE=embedded. BENCH_POOL_SIZE sets the pool (default 10). Started with an IPC
+ *   channel, it answers `tx-times` with the BEGIN-to-COMMIT times (ms) since the last ask.
  */
+import { performance } from "node:perf_hooks";
 import Fastify from "fastify";
-import { sql } from "kysely";
+import pg from "pg";
 import { buildApp } from "../apps/server/src/app.ts";
 import { loadConfig } from "../apps/server/src/config.ts";
 import { openStore } from "../apps/server/src/db/connect.ts";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import { buildDeps } from "../apps/server/src/deps.ts";
 import { createIntegration } from "../apps/server/src/integrations/service.ts";
+import { adjustWallet } from "../apps/server/src/ledger/adjustments.ts";
 import { SecretBox } from "../apps/server/src/lib/crypto.ts";
 import { createMerchant } from "../apps/server/src/merchants/service.ts";
+import { BENCH_SECRET_KEY } from "./lib/setup.ts";
 
 const mode = process.argv[2] ?? "satang";
-const databaseUrl = process.env.BENCH_DATABASE_URL;
-const store = await openStore(databaseUrl ? { databaseUrl, poolSize: 10 } : { memory: true });
-await migrateToLatest(store.db);
+const databaseUrl = process.env.BENCH_STORE === "embedded" ? undefined : process.env.BENCH_DATABASE_URL;
+const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
 
-if (mode === "baseline") {
-  await sql`CREATE TABLE IF NOT EXISTS bench_rows (id uuid PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL)`.execute(
-    store.db,
-  );
+function portOf(server: { address(): unknown }): number {
+  const address = server.address();
+  return typeof address === "object" && address ? (address as { port: number }).port : 0;
+}
+
+async function serveBaseline(url: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  await pool.query(`CREATE TABLE IF NOT EXISTS bench_rows (id uuid PRIMARY KEY, merchant_id uuid NOT NULL,
+    amount_satang bigint NOT NULL, reference_id text NOT NULL, body jsonb NOT NULL, created_at timestamptz NOT NULL)`);
+  const insert = {
+    name: "bench_insert",
+    text: `INSERT INTO bench_rows (id, merchant_id, amount_satang, reference_id, body, created_at)
+      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING id, created_at`,
+  };
+  const select = { name: "bench_select", text: "SELECT * FROM bench_rows WHERE id = $1" };
+  const merchantId = "00000000-0000-4000-8000-000000000001";
   const app = Fastify({ logger: false });
   app.post("/rows", async (request, reply) => {
-    const row = await sql<{ id: string }>`INSERT INTO bench_rows (id, body, created_at)
-      VALUES (gen_random_uuid(), ${JSON.stringify(request.body)}::jsonb, ${new Date()}) RETURNING id`.execute(
-      store.db,
-    );
+    const body = request.body as { referenceId?: string };
+    const values = [merchantId, 1_000_000, body.referenceId ?? "x", JSON.stringify(body), new Date()];
+    const row = await pool.query({ ...insert, values });
     return reply.code(201).send({ success: true, data: row.rows[0] });
   });
+  app.get("/rows/:id", async (request, reply) => {
+    const row = await pool.query({ ...select, values: [(request.params as { id: string }).id] });
+    if (row.rows.length === 0) return reply.code(404).send({ success: false });
+    return { success: true, data: row.rows[0] };
+  });
   await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  console.log(JSON.stringify({ port: typeof address === "object" && address ? address.port : 0 }));
-} else {
+  const seeded = await pool.query({ ...insert, values: [merchantId, 1, "seed", "{}", new Date()] });
+  console.log(JSON.stringify({ port: portOf(app.server), rowId: seeded.rows[0].id }));
+}
+
+/** BEGIN-to-COMMIT times of this process's PostgreSQL transactions, for the serial bound (R5). */
+const transactionTimes: number[] = [];
+function timeTransactions(): void {
+  const started = new WeakMap<object, number>();
+  const original = pg.Client.prototype.query as unknown as (...args: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: object, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : "";
+    if (/^(begin|start transaction)\b/i.test(text)) started.set(this, performance.now());
+    else if (/^commit\b/i.test(text) && started.has(this)) {
+      const begun = started.get(this)!;
+      started.delete(this);
+      const result = original.apply(this, args) as Promise<unknown>;
+      return result.then((value) => {
+        transactionTimes.push(performance.now() - begun);
+        return value;
+      });
+    }
+    return original.apply(this, args);
+  };
+  process.on("message", (message) => {
+    if (message === "tx-times") process.send?.({ txTimes: transactionTimes.splice(0) });
+  });
+}
+
+async function serveSatang(): Promise<void> {
+  if (process.send) timeTransactions();
+  const store = await openStore(
+    databaseUrl
+      ? { databaseUrl, poolSize, preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== "off" }
+      : { memory: true },
+  );
+  await migrateToLatest(store.db);
   const config = loadConfig({ RATE_LIMIT_PER_MINUTE: "10000000", ADMIN_TOKEN: "bench-admin-token-000000" });
   const deps = buildDeps({
     config,
     db: store.db,
     storeKind: store.kind,
-    secrets: new SecretBox(Buffer.alloc(32, 3)),
+    secrets: new SecretBox(BENCH_SECRET_KEY),
   });
   const merchant = await createMerchant(deps, {
     name: "Bench Shop",
@@ -49,18 +105,19 @@ if (mode === "baseline") {
     collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Bench Shop" },
     promptpayReuse: false,
   });
+  await adjustWallet(deps, merchant.id, { amountSatang: 10_000_000_000n, reason: "bench funding" });
   const integration = await createIntegration(deps, merchant.id);
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  console.log(
-    JSON.stringify({
-      port: typeof address === "object" && address ? address.port : 0,
-      apiKey: integration.apiKey,
-      apiSecret: integration.apiSecret,
-    }),
-  );
+  const { apiKey, apiSecret } = integration;
+  console.log(JSON.stringify({ port: portOf(app.server), apiKey, apiSecret, merchantId: merchant.id }));
 }
 
-// Exit cleanly on a signal, so a profiler started with --cpu-prof writes its profile.
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (mode === "baseline") {
+    if (!databaseUrl) throw new Error("the baseline server runs on PostgreSQL: set BENCH_DATABASE_URL");
+    await serveBaseline(databaseUrl);
+  } else await serveSatang();
+  // Exit cleanly on a signal, so a profiler started with --cpu-prof writes its profile.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
+}

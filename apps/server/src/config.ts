@@ -19,6 +19,12 @@ export interface Config {
    * DATABASE_URL when unset (docs/DEPLOYMENT.md).
    */
   databaseDirectUrl: string | undefined;
+  /**
+   * DATABASE_PREPARED_STATEMENTS (`on`/`off`): named prepared statements on PostgreSQL
+   * (db/prepared.ts). Off by default when DATABASE_DIRECT_URL is set (a transaction-pooling
+   * PgBouncer before 1.21 is in front), on otherwise.
+   */
+  databasePreparedStatements: boolean;
   dataDir: string;
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
@@ -266,9 +272,15 @@ function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "htt
 }
 
 /** The database's bounded waits (milliseconds) and the embedded store's durability. */
-function loadDatabaseSettings(env: NodeJS.ProcessEnv): Pick<Config, "databaseBounds" | "embeddedSync"> {
+function loadDatabaseSettings(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, "databaseBounds" | "embeddedSync" | "databasePreparedStatements"> {
   const d = DEFAULT_DATABASE_BOUNDS;
+  // Behind a transaction-pooling PgBouncer (DATABASE_DIRECT_URL set) named statements are off.
+  const prepared =
+    oneOf(env, "DATABASE_PREPARED_STATEMENTS", ["on", "off"]) ?? (env.DATABASE_DIRECT_URL ? "off" : "on");
   return {
+    databasePreparedStatements: prepared === "on",
     databaseBounds: {
       lockTimeoutMs: integer(env, "DB_LOCK_TIMEOUT_MS", d.lockTimeoutMs, 10, 600_000),
       poolAcquireTimeoutMs: integer(env, "DB_POOL_ACQUIRE_TIMEOUT_MS", d.poolAcquireTimeoutMs, 10, 600_000),

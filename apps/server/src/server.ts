@@ -177,7 +177,12 @@ export function lockDataDir(dataDir: string): () => void {
 export async function openConfiguredStore(config: Config): Promise<Store> {
   const bounds = config.databaseBounds;
   if (config.databaseUrl) {
-    return openStore({ databaseUrl: config.databaseUrl, listenUrl: config.databaseDirectUrl, bounds });
+    return openStore({
+      databaseUrl: config.databaseUrl,
+      listenUrl: config.databaseDirectUrl,
+      bounds,
+      preparedStatements: config.databasePreparedStatements,
+    });
   }
   // The embedded store's files carry every secret it keeps: DATA_DIR is private to this user.
   secureDataDir(config.dataDir, (message) => process.emitWarning(message, "DataDirPermissions"));

@@ -17,6 +17,7 @@ import {
 import { DataDirSync, type EmbeddedSyncMode } from "./embedded-sync.ts";
 import { PoolAcquireTimeoutError } from "./faults.ts";
 import { PGlitePool } from "./pglite-pool.ts";
+import { nameStatements, StatementNames } from "./prepared.ts";
 import type { Database } from "./types.ts";
 
 const INT8_OID = 20;
@@ -53,6 +54,11 @@ interface StoreOptions {
    * (DATABASE_DIRECT_URL); the database URL otherwise.
    */
   listenUrl?: string | undefined;
+  /**
+   * DATABASE_PREPARED_STATEMENTS: name parameterised statements so PostgreSQL plans them once
+   * per connection (db/prepared.ts). PostgreSQL only; on unless set false.
+   */
+  preparedStatements?: boolean;
 }
 
 /** Resolves false when `probe` has not answered true within `timeoutMs`. */
@@ -136,7 +142,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // A connection that drops while checked out (the database stops, a network cut) fails the
     // query it was running, which the request answers with 503; the client also emits "error",
     // which unheard would crash the process. The pool discards that client when it is released.
-    pool.on("connect", (client) => client.on("error", () => {}));
+    const names = options.preparedStatements === false ? undefined : new StatementNames();
+    pool.on("connect", (client) => {
+      client.on("error", () => {});
+      if (names) nameStatements(client, names);
+    });
     const changes = new ChangeFeed(postgresListener(options.listenUrl ?? databaseUrl));
     const db = new Kysely<Database>({
       dialect: new BoundedPostgresDialect({ pool }, bounds),

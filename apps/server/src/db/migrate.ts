@@ -16,6 +16,7 @@ import { statements as changeNotify } from "./migrations/0010_change_notify.ts";
 import { statements as webhookThroughput } from "./migrations/0020_webhook_throughput.ts";
 import { statements as scb } from "./migrations/0030_scb.ts";
 import { statements as payoutDesk } from "./migrations/0035_payout_desk.ts";
+import { statements as listSortIndexes } from "./migrations/0040_list_sort_indexes.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0020_webhook_throughput": webhookThroughput,
   "0030_scb": scb,
   "0035_payout_desk": payoutDesk,
+  "0040_list_sort_indexes": listSortIndexes,
 };
 
 function toMigration(statements: string[]): Migration {

@@ -7,7 +7,9 @@
  * - Rows are ordered by the sort column, then by `id` in the same direction, so rows with equal
  *   sort values keep one order across pages.
  * - Text columns can sort by byte order (`COLLATE "C"`), so both stores give the same order
- *   whatever their locale; with `emptyLast`, empty values sort last in both directions.
+ *   whatever their locale; columns that can be empty sort empty values last in both
+ *   directions. A column that cannot be empty is ordered without `NULLS LAST`, so an index on
+ *   it serves both directions (PostgreSQL does not treat the two orders as equal by itself).
  */
 import { type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { Database } from "./types.ts";
@@ -29,8 +31,8 @@ export interface SortColumns<S extends string> {
   columns: Readonly<Record<S, string>>;
   /** Fields whose column is text, compared by bytes. */
   byteOrdered: readonly S[];
-  /** Empty values last in both directions. */
-  emptyLast: boolean;
+  /** Fields whose column can be empty: empty values sort last in both directions. */
+  emptyLast: readonly S[];
 }
 
 /** The ordering a list query asks for, by the list's sort columns. */
@@ -42,7 +44,7 @@ export function orderingOf<S extends string>(
     column: sort.columns[params.sortBy],
     direction: params.sortOrder,
     byteOrder: sort.byteOrdered.includes(params.sortBy),
-    emptyLast: sort.emptyLast,
+    emptyLast: sort.emptyLast.includes(params.sortBy),
   };
 }
 

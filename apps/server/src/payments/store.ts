@@ -177,7 +177,7 @@ const PAYMENT_SORT: SortColumns<PaymentSortField> = {
     referenceId: "reference_id",
   },
   byteOrdered: ["status", "referenceId"],
-  emptyLast: true,
+  emptyLast: ["confirmedAt", "capturedAt"],
 };
 
 /**

@@ -222,7 +222,7 @@ const WITHDRAW_SORT: SortColumns<WithdrawSortField> = {
     referenceId: "reference_id",
   },
   byteOrdered: ["status", "referenceId"],
-  emptyLast: true,
+  emptyLast: ["paidAt"],
 };
 
 /**

@@ -1,0 +1,123 @@
+/**
+ * Two load generators. Closed loop (autocannon): `connections` clients, each sending its next
+ * request when the last is answered; gives throughput. Open loop: requests sent at a fixed
+ * rate whether or not earlier ones were answered, each one's latency measured from the time
+ * it was meant to be sent, so a stalled server is charged for every request that waited
+ * behind it (coordinated omission corrected).
+ */
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+import { cannon, type PlainRequest } from "./requests.ts";
+
+export interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  failed: number;
+}
+
+export async function closedLoop(
+  url: string,
+  make: () => PlainRequest,
+  options: { connections: number; seconds: number },
+): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [cannon(make)],
+  });
+  const ok = result["2xx"];
+  return {
+    rps: Math.round(ok / options.seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function send(agent: http.Agent, url: URL, request: PlainRequest): Promise<number> {
+  return new Promise((resolve) => {
+    const outgoing = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on("error", () => resolve(0));
+    outgoing.end(request.body);
+  });
+}
+
+export interface OpenLoopResult extends Measured {
+  /** Requests still unanswered when the drain wait ended: counted at that wait's end. */
+  unanswered: number;
+}
+
+/** Sends `rate` requests per second for `seconds`; latency from each intended send time. */
+export async function openLoop(
+  url: string,
+  make: () => PlainRequest,
+  options: { rate: number; seconds: number; sockets?: number; drainSeconds?: number },
+): Promise<OpenLoopResult> {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets ?? 256 });
+  const total = Math.max(1, Math.round(options.rate * options.seconds));
+  const latencies = new Float64Array(total).fill(Number.NaN);
+  const statuses = new Uint16Array(total);
+  const start = performance.now() + 20;
+  let sent = 0;
+  const pending: Promise<void>[] = [];
+  while (sent < total) {
+    const now = performance.now();
+    while (sent < total && start + (sent * 1000) / options.rate <= now) {
+      const index = sent;
+      const intended = start + (index * 1000) / options.rate;
+      pending.push(
+        send(agent, target, make()).then((status) => {
+          latencies[index] = performance.now() - intended;
+          statuses[index] = status;
+        }),
+      );
+      sent += 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const drainMs = (options.drainSeconds ?? 10) * 1000;
+  await Promise.race([Promise.all(pending), new Promise((resolve) => setTimeout(resolve, drainMs))]);
+  const cutoff = performance.now();
+  let unanswered = 0;
+  for (let i = 0; i < total; i += 1) {
+    if (Number.isNaN(latencies[i]!)) {
+      unanswered += 1;
+      latencies[i] = cutoff - (start + (i * 1000) / options.rate);
+    }
+  }
+  agent.destroy();
+  const ok = statuses.filter((s) => s >= 200 && s < 300).length;
+  const sorted = latencies.slice().sort();
+  return {
+    rps: options.rate,
+    p50: Math.round(percentile(sorted, 50) * 10) / 10,
+    p99: Math.round(percentile(sorted, 99) * 10) / 10,
+    ok,
+    failed: total - ok,
+    unanswered,
+  };
+}

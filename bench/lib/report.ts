@@ -1,0 +1,57 @@
+/** The one table `npm run bench` prints: each goal's measured value, goal, verdict and basis. */
+
+export interface Row {
+  id: string;
+  what: string;
+  value: number;
+  goal: string;
+  pass: boolean | undefined;
+  basis: string;
+}
+
+export function goalRow(
+  id: string,
+  what: string,
+  value: number,
+  goal: { atLeast?: number; atMost?: number },
+  basis: string,
+): Row {
+  const pass =
+    goal.atLeast !== undefined
+      ? value >= goal.atLeast
+      : goal.atMost !== undefined
+        ? value <= goal.atMost
+        : undefined;
+  const text =
+    goal.atLeast !== undefined ? `>= ${goal.atLeast}` : goal.atMost !== undefined ? `<= ${goal.atMost}` : "";
+  return { id, what, value, goal: text, pass, basis };
+}
+
+function cell(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+export function printRows(rows: Row[]): void {
+  const header = ["goal", "what", "value", "goal", "pass", "measured (divided by)"];
+  const lines = rows.map((r) => [
+    r.id,
+    r.what,
+    String(Math.round(r.value * 100) / 100),
+    r.goal,
+    r.pass === undefined ? "" : r.pass ? "PASS" : "FAIL",
+    r.basis,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  for (const line of [header, widths.map((w) => "-".repeat(w)), ...lines]) {
+    console.log(
+      line
+        .map((c, i) => cell(c, widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    );
+  }
+}
+
+export function ms(value: number): string {
+  return `${Math.round(value * 10) / 10} ms`;
+}

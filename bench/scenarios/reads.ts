@@ -1,0 +1,46 @@
+/** R3: retrieve by id / the baseline PK SELECT (>= 0.7); list, default params / the same (>= 0.5). */
+import type { Context } from "../lib/context.ts";
+import { closedLoop } from "../lib/load.ts";
+import { goalRow, ms } from "../lib/report.ts";
+import { baselineSelect, createPayment, getSigned, sendOnce } from "../lib/requests.ts";
+
+export async function runReads(ctx: Context): Promise<void> {
+  const { seconds, connections } = ctx.settings;
+  const credentials = ctx.satang.info;
+  const created = await sendOnce(ctx.satang.url, createPayment(credentials));
+  const paymentId = created.json.data.id;
+  ctx.log("R3: baseline SELECT, retrieve payment, list payments (closed loop)");
+  const base = await closedLoop(ctx.baseline.url, () => baselineSelect(ctx.baseline.info.rowId), {
+    connections,
+    seconds,
+  });
+  const retrieve = await closedLoop(
+    ctx.satang.url,
+    () => getSigned(credentials, `/api/v1/payments/${paymentId}`),
+    {
+      connections,
+      seconds,
+    },
+  );
+  const list = await closedLoop(ctx.satang.url, () => getSigned(credentials, "/api/v1/payments"), {
+    connections,
+    seconds,
+  });
+  ctx.figures.baselineSelectRps = base.rps;
+  ctx.rows.push(
+    goalRow(
+      "R3",
+      "retrieve payment / baseline SELECT (req/s)",
+      retrieve.rps / base.rps,
+      { atLeast: 0.7 },
+      `${retrieve.rps} / ${base.rps} req/s; p99 ${ms(retrieve.p99)} / ${ms(base.p99)}; failed ${retrieve.failed}`,
+    ),
+    goalRow(
+      "R3",
+      "list payments (default) / baseline SELECT",
+      list.rps / base.rps,
+      { atLeast: 0.5 },
+      `${list.rps} / ${base.rps} req/s; p99 ${ms(list.p99)} / ${ms(base.p99)}; failed ${list.failed}`,
+    ),
+  );
+}

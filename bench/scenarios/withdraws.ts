@@ -1,0 +1,98 @@
+/**
+ * R4: create withdraw spread over many wallets / create payment (R1's rate), >= 0.7.
+ * R5: one hot wallet, closed loop / the serial bound (1 / median BEGIN-to-COMMIT time of a
+ *     withdraw run alone), >= 0.8.
+ * R6: create withdraw p50 with 100,000 paid withdraws already in the wallet's month / with 10,
+ *     <= 1.2 (both wallets have limits, so the month's sums are read).
+ */
+import type { Context } from "../lib/context.ts";
+import { closedLoop } from "../lib/load.ts";
+import { goalRow, ms } from "../lib/report.ts";
+import { createPayment, createWithdraw, sendOnce } from "../lib/requests.ts";
+import { transactionTimes } from "../lib/servers.ts";
+import { seedWithdraws, wallets } from "../lib/setup.ts";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function spread(ctx: Context): Promise<void> {
+  const { seconds, connections } = ctx.settings;
+  ctx.log(`R4: making ${ctx.settings.wallets} funded wallets`);
+  const many = await wallets(ctx.bench, ctx.settings.wallets);
+  if (ctx.figures.createRps === undefined) {
+    ctx.figures.createRps = (
+      await closedLoop(ctx.satang.url, () => createPayment(ctx.satang.info), { connections, seconds })
+    ).rps;
+  }
+  let next = 0;
+  ctx.log("R4: create withdraw over every wallet in turn (closed loop)");
+  const result = await closedLoop(ctx.satang.url, () => createWithdraw(many[next++ % many.length]!), {
+    connections,
+    seconds,
+  });
+  ctx.rows.push(
+    goalRow(
+      "R4",
+      `create withdraw over ${many.length} wallets / create payment`,
+      result.rps / ctx.figures.createRps,
+      { atLeast: 0.7 },
+      `${result.rps} / ${ctx.figures.createRps} req/s; p99 ${ms(result.p99)}; failed ${result.failed}`,
+    ),
+  );
+}
+
+async function hot(ctx: Context): Promise<void> {
+  const { seconds, connections } = ctx.settings;
+  const wallet = ctx.satang.info;
+  ctx.log("R5: one wallet, serially (1 connection), then closed loop");
+  await transactionTimes(ctx.satang);
+  const serial = await closedLoop(ctx.satang.url, () => createWithdraw(wallet), {
+    connections: 1,
+    seconds: Math.max(2, seconds / 2),
+  });
+  const txMedian = median(await transactionTimes(ctx.satang));
+  const bound = 1000 / txMedian;
+  const loaded = await closedLoop(ctx.satang.url, () => createWithdraw(wallet), { connections, seconds });
+  ctx.rows.push(
+    goalRow(
+      "R5",
+      "one hot wallet / serial bound (req/s)",
+      loaded.rps / bound,
+      { atLeast: 0.8 },
+      `${loaded.rps} / ${Math.round(bound)} req/s (transaction median ${ms(txMedian)}, serial ${serial.rps} req/s); failed ${loaded.failed}`,
+    ),
+  );
+}
+
+async function deepMonth(ctx: Context): Promise<void> {
+  const seconds = Math.max(2, ctx.settings.seconds / 2);
+  const seed = ctx.settings.withdrawsSeed;
+  const [small, large] = await wallets(ctx.bench, 2, true);
+  ctx.log(`R6: seeding 10 and ${seed} withdraws into two wallets' month`);
+  for (const [wallet, count] of [
+    [small!, 10],
+    [large!, seed],
+  ] as const) {
+    const template = await sendOnce(ctx.satang.url, createWithdraw(wallet));
+    await seedWithdraws(ctx.bench.url, template.json.data.id, count - 1);
+  }
+  const few = await closedLoop(ctx.satang.url, () => createWithdraw(small!), { connections: 1, seconds });
+  const many = await closedLoop(ctx.satang.url, () => createWithdraw(large!), { connections: 1, seconds });
+  ctx.rows.push(
+    goalRow(
+      "R6",
+      `create withdraw p50, ${seed} in month / 10`,
+      many.p50 / few.p50,
+      { atMost: 1.2 },
+      `${ms(many.p50)} / ${ms(few.p50)} (1 connection); failed ${many.failed + few.failed}`,
+    ),
+  );
+}
+
+export async function runWithdraws(ctx: Context, which: Set<string>): Promise<void> {
+  if (which.has("r4")) await spread(ctx);
+  if (which.has("r5")) await hot(ctx);
+  if (which.has("r6")) await deepMonth(ctx);
+}
