@@ -64,7 +64,7 @@ describe("two API nodes and two workers through PgBouncer (transaction pooling)"
     return created;
   }
 
-  it("keeps every money rule under a mixed workload spread over both nodes", async () => {
+  it("keeps every money rule under a mixed workload spread over both nodes", async (t) => {
     const webhookUrl = deployment.receiver.url;
     const busy = await Promise.all(
       [1, 2, 3, 4].map(() =>
@@ -126,6 +126,12 @@ describe("two API nodes and two workers through PgBouncer (transaction pooling)"
     assert.ok(tally.acknowledged.length > 50, `only ${tally.acknowledged.length} writes acknowledged`);
     assert.deepEqual(tally.serverErrors, [], "answers with a 5xx other than 503");
     assert.deepEqual(tally.keyConflicts, []);
+    for (const [i, proc] of deployment.processes.entries())
+      assert.deepEqual(errorLines(proc.output()), [], `process ${i} logged errors`);
+    t.diagnostic(
+      `${tally.requests} requests, ${tally.acknowledged.length} writes acknowledged, ` +
+        `${deployment.receiver.received.length} webhook deliveries; by status ${JSON.stringify(tally.byStatus)}`,
+    );
   });
 
   it("admits exactly the per-integration limit of a burst split over both nodes", async () => {
@@ -180,6 +186,14 @@ describe("two API nodes and two workers through PgBouncer (transaction pooling)"
     assert.equal(status, 401, "the other node still accepted the key one second after the revoke");
   });
 });
+
+/** Log lines at error level or above (pino: 50 error, 60 fatal). */
+function errorLines(output: string): string[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+}
 
 /** Waits until the workers have handed every admitted withdraw to the (sandbox) bank. */
 async function everyWithdrawDispatched(deployment: Deployment): Promise<void> {
