@@ -30,7 +30,9 @@ async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unk
   }
 }
 
-describe("migrations through a transaction-pooling PgBouncer", { skip: !usingPostgres() }, () => {
+describe("migrations through a transaction-pooling PgBouncer", {
+  skip: usingPostgres() ? false : "PostgreSQL only (TEST_DATABASE_URL)",
+}, () => {
   let bouncer: PgBouncer;
   before(async () => {
     bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL as string, 2);

@@ -35,7 +35,7 @@ const RATE_LIMIT = 300;
 const WORKLOAD_REQUESTS = 400;
 
 describe("two API nodes and two workers through PgBouncer (transaction pooling)", {
-  skip: !usingPostgres(),
+  skip: usingPostgres() ? false : "PostgreSQL only (TEST_DATABASE_URL)",
 }, () => {
   let deployment: Deployment;
   const tally = new Tally();
@@ -105,19 +105,7 @@ describe("two API nodes and two workers through PgBouncer (transaction pooling)"
     assert.deepEqual(byBalance, { admitted: 10, refused: { "400 INSUFFICIENT_BALANCE": 15 } });
     assert.deepEqual(byLimit, { admitted: 5, refused: { "400 INVALID_INPUT": 20 } });
 
-    // Sandbox completions, alternating nodes.
-    for (const [i, id] of payments.paymentIds.entries()) {
-      const client = clients[i % clients.length] as Client;
-      const done = await sendAnswered(
-        client,
-        "POST",
-        `/api/v1/sandbox/payments/${id}/simulate`,
-        { outcome: "succeeded" },
-        payer,
-      );
-      assert.equal(done.status, 200, done.text);
-    }
-
+    await completePayments(clients, payer, payments.paymentIds);
     await everyWithdrawDispatched(deployment);
     await completeWithdraws(deployment, clients, merchants);
     await everyEventDelivered(deployment, merchants);
@@ -193,6 +181,16 @@ function errorLines(output: string): string[] {
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+}
+
+/** The customer pays every payment (sandbox), on alternating nodes. */
+async function completePayments(clients: Client[], payer: Merchant, ids: string[]): Promise<void> {
+  for (const [i, id] of ids.entries()) {
+    const client = clients[i % clients.length] as Client;
+    const path = `/api/v1/sandbox/payments/${id}/simulate`;
+    const done = await sendAnswered(client, "POST", path, { outcome: "succeeded" }, payer);
+    assert.equal(done.status, 200, done.text);
+  }
 }
 
 /** Waits until the workers have handed every admitted withdraw to the (sandbox) bank. */
