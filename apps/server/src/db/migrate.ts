@@ -1,10 +1,16 @@
 /**
- * One ordered set of migrations for both stores. Each migration is a list of statements run
- * in order inside Kysely's migration transaction (the migrator takes an advisory lock, so
- * several processes starting at once apply each migration once).
+ * One ordered set of migrations for both stores. Each migration is a list of statements. A run
+ * is one transaction that first takes a transaction-level advisory lock, then lets Kysely's
+ * migrator create its tables, read what is applied and apply the rest: several processes
+ * starting at once apply each migration once, and nothing outlives the transaction, so the
+ * run is as safe through a transaction-pooling PgBouncer as straight to PostgreSQL. (Kysely's
+ * own lock is a session-level advisory lock taken outside its transaction; through such a
+ * pooler it lands on one server connection and its unlock on another, so it neither excludes
+ * nor is released. db/migration-lock.ts replaces it.)
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { databaseFault } from "./faults.ts";
+import { MIGRATION_LOCK_KEY } from "./migration-lock.ts";
 import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
 import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
@@ -60,16 +66,23 @@ interface MigrationReport {
  */
 const MIGRATION_LOCK_WAIT_MS = 300_000;
 
+/** One run: the lock, then the migrator inside the same transaction; a failure rolls it all back. */
+async function migrateOnce(db: Kysely<Database>): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(trx);
+    const { error, results } = await new Migrator({ db: trx, provider }).migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  });
+}
+
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider });
   const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
   for (;;) {
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error) {
-      return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
-    }
-    if (databaseFault(error) !== "busy" || Date.now() > deadline) {
-      throw error instanceof Error ? error : new Error(String(error));
+    try {
+      return { applied: await migrateOnce(db) };
+    } catch (error) {
+      if (databaseFault(error) !== "busy" || Date.now() > deadline) throw error;
     }
   }
 }

@@ -36,7 +36,12 @@ export interface Worker {
 
 /** Runs `satang worker` with only the given environment (plus PATH and HOME). */
 export function spawnWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "worker"], {
+  return spawnSatang(["worker"], env);
+}
+
+/** Runs `satang <args>` with only the given environment (plus PATH and HOME). */
+export function spawnSatang(args: string[], env: Record<string, string>): Worker {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
   });
