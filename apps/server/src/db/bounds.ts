@@ -12,14 +12,12 @@
 import {
   CompiledQuery,
   type DatabaseConnection,
-  type DialectAdapter,
   type Driver,
   PostgresDialect,
   type PostgresDialectConfig,
   PostgresDriver,
   type TransactionSettings,
 } from "kysely";
-import { TransactionLockAdapter } from "./migration-lock.ts";
 
 export interface DatabaseBounds {
   /** DB_LOCK_TIMEOUT_MS: longest wait for a row or table lock. */
@@ -73,10 +71,7 @@ class BoundedPostgresDriver extends PostgresDriver {
   }
 }
 
-/**
- * Kysely's PostgresDialect whose every transaction starts with the bounds set, and whose
- * migration lock holds through a transaction pooler (db/migration-lock.ts). PostgreSQL.
- */
+/** Kysely's PostgresDialect whose every transaction starts with the bounds set. PostgreSQL. */
 export class BoundedPostgresDialect extends PostgresDialect {
   constructor(
     private readonly config: PostgresDialectConfig,
@@ -87,9 +82,5 @@ export class BoundedPostgresDialect extends PostgresDialect {
 
   override createDriver(): Driver {
     return new BoundedPostgresDriver(this.config, this.bounds);
-  }
-
-  override createAdapter(): DialectAdapter {
-    return new TransactionLockAdapter();
   }
 }

@@ -1,16 +1,15 @@
 /**
  * One ordered set of migrations for both stores. Each migration is a list of statements. A run
- * is one transaction that first takes a transaction-level advisory lock, then lets Kysely's
- * migrator create its tables, read what is applied and apply the rest: several processes
- * starting at once apply each migration once, and nothing outlives the transaction, so the
- * run is as safe through a transaction-pooling PgBouncer as straight to PostgreSQL. (Kysely's
- * own lock is a session-level advisory lock taken outside its transaction; through such a
- * pooler it lands on one server connection and its unlock on another, so it neither excludes
- * nor is released. db/migration-lock.ts replaces it.)
+ * is one transaction that first takes a transaction-level advisory lock, then reads what is
+ * applied (Kysely's `kysely_migration` table, which earlier releases wrote through Kysely's
+ * migrator) and applies the rest: several processes starting at once apply each migration
+ * once, and nothing outlives the transaction, so the run is as safe through a
+ * transaction-pooling PgBouncer as straight to PostgreSQL. (Kysely's migrator takes a
+ * session-level advisory lock outside its transaction; through such a pooler it lands on one
+ * server connection and its unlock on another, so it neither excludes nor is released.)
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { databaseFault } from "./faults.ts";
-import { MIGRATION_LOCK_KEY } from "./migration-lock.ts";
 import { statements as core } from "./migrations/0001_core.ts";
 import { statements as paymentTransferAccount } from "./migrations/0002_payment_transfer_account.ts";
 import { statements as ledgerWithdraws } from "./migrations/0003_ledger_withdraws.ts";
@@ -40,20 +39,6 @@ const MIGRATIONS: Record<string, string[]> = {
   "0040_list_sort_indexes": listSortIndexes,
 };
 
-function toMigration(statements: string[]): Migration {
-  return {
-    async up(db: Kysely<unknown>): Promise<void> {
-      for (const statement of statements) await sql.raw(statement).execute(db);
-    },
-  };
-}
-
-const provider: MigrationProvider = {
-  async getMigrations() {
-    return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, list]) => [name, toMigration(list)]));
-  },
-};
-
 interface MigrationReport {
   applied: string[];
 }
@@ -66,13 +51,49 @@ interface MigrationReport {
  */
 const MIGRATION_LOCK_WAIT_MS = 300_000;
 
-/** One run: the lock, then the migrator inside the same transaction; a failure rolls it all back. */
+/**
+ * The advisory lock key of a migration run: Kysely's migrator's, so a process of an earlier
+ * release (which migrated through Kysely's migrator) and this one exclude each other.
+ */
+const MIGRATION_LOCK_KEY = 3853314791062309107n;
+
+/** The table that records applied migrations: Kysely's migrator's, so earlier stores read on. */
+const MIGRATION_TABLE = "kysely_migration";
+
+/** Applied names must be a prefix of MIGRATIONS' order: anything else is a store of another build. */
+function pending(applied: string[]): [string, string[]][] {
+  const names = Object.keys(MIGRATIONS).sort();
+  applied.forEach((name, i) => {
+    if (names[i] !== name) {
+      throw new Error(
+        `migrations out of order: ${name} is applied, ${names[i] ?? "nothing"} expected in its place`,
+      );
+    }
+  });
+  return names.slice(applied.length).map((name) => [name, MIGRATIONS[name] ?? []]);
+}
+
+/** One run: the lock, then the record of what is applied and the rest, in one transaction. */
 async function migrateOnce(db: Kysely<Database>): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(trx);
-    const { error, results } = await new Migrator({ db: trx, provider }).migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error(String(error));
-    return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+    await sql
+      .raw(
+        `create table if not exists ${MIGRATION_TABLE} (name varchar(255) not null primary key, ` +
+          `timestamp varchar(255) not null)`,
+      )
+      .execute(trx);
+    const rows = await sql<{
+      name: string;
+    }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(trx);
+    const todo = pending(rows.rows.map((row) => row.name));
+    for (const [name, statements] of todo) {
+      for (const statement of statements) await sql.raw(statement).execute(trx);
+      await sql`insert into ${sql.table(MIGRATION_TABLE)} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
+        trx,
+      );
+    }
+    return todo.map(([name]) => name);
   });
 }
 

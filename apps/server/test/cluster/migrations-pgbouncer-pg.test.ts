@@ -2,7 +2,7 @@
  * Migrations from many processes at once through a transaction-pooling PgBouncer with fewer
  * server connections than processes: each migration is applied once, every process comes
  * back without error, and no advisory lock is left held on a pooled server connection
- * (db/migration-lock.ts says why Kysely's own session lock failed both ways here).
+ * (db/migrate.ts says why Kysely's own session lock failed both ways here).
  *
  * PostgreSQL only (left out of the embedded run); on PostgreSQL a missing PgBouncer fails the
  * suite. Whether the old lock failed was a matter of timing (about one round in three), so
@@ -45,7 +45,8 @@ describeOnPostgres("migrations through a transaction-pooling PgBouncer", () => {
       await adminQuery(`CREATE DATABASE ${name}`);
       const stores: Store[] = [];
       try {
-        for (let i = 0; i < PROCESSES; i++) stores.push(await openStore({ databaseUrl: bouncer.url(name) }));
+        for (let i = 0; i < PROCESSES; i++)
+          stores.push(await openStore({ databaseUrl: bouncer.url(name), preparedStatements: false }));
         const results = await Promise.allSettled(stores.map((store) => migrateToLatest(store.db)));
         const failures = results.filter((r) => r.status === "rejected").map((r) => String(r.reason));
         assert.deepEqual(failures, [], `round ${round}: a process failed to migrate`);

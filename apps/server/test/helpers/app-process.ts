@@ -34,6 +34,9 @@ const deps = buildDeps({
     PUBLIC_BASE_URL: "http://pay.test",
     RATE_LIMIT_PER_MINUTE: "10000000",
     HTTP_CONNECTIONS_PER_ADDRESS_MAX: "100000",
+    // A client may reuse a keep-alive connection just as the server closes it for idleness; on
+    // a busy machine that race cuts requests off, so tests keep idle connections for a minute.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
   }),
   db: store.db,
   storeKind: store.kind,

@@ -56,10 +56,17 @@ export interface TestStore extends Store {
   databaseUrl: string | undefined;
 }
 
+/**
+ * Tests race many requests on one row or pool on purpose, on a machine that may be busy: lock
+ * and pool waits are bounded far above a request's usual 2 s. The tests of those bounds
+ * (test/faults) pass their own.
+ */
+const TEST_WAIT_BOUNDS: Partial<DatabaseBounds> = { lockTimeoutMs: 120_000, poolAcquireTimeoutMs: 120_000 };
+
 export async function openTestStore(
   options: { poolSize?: number; bounds?: Partial<DatabaseBounds> } = {},
 ): Promise<TestStore> {
-  const bounds = options.bounds ?? {};
+  const bounds = { ...TEST_WAIT_BOUNDS, ...options.bounds };
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const name = `satang_t_${process.pid}_${randomBytes(4).toString("hex")}`;
