@@ -6,7 +6,7 @@
  * check that no answer is a 5xx and every error is the envelope with a documented code whose
  * HTTP status is its own.
  *
- *   npm run fuzz -- [--seed N] [--public N] [--other N] [--route fragment]
+ *   npm run fuzz -- [--seed N] [--public N] [--other N] [--route fragment] [--group public,admin]
  *
  * Defaults: 10,000 runs per public route, 1,000 per admin, dashboard and hosted route.
  * TEST_DATABASE_URL=postgres://... fuzzes the PostgreSQL store; PGlite otherwise.
@@ -25,6 +25,8 @@ export interface FuzzOptions {
   publicRuns: number;
   otherRuns: number;
   route?: string;
+  /** Only the routes of these groups (all when absent). */
+  groups?: RouteGroup[];
   log?: (line: string) => void;
 }
 
@@ -103,6 +105,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     for (const route of svc.app.routeCatalog.filter(fuzzable)) {
       if (options.route && !route.url.includes(options.route)) continue;
       const group = routeGroup(route.url);
+      if (options.groups && !options.groups.includes(group)) continue;
       const numRuns = group === "public" ? options.publicRuns : options.otherRuns;
       const check = async (input: { params: unknown; query: unknown; body: unknown; raw: string | null }) => {
         const params = (
@@ -130,11 +133,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           endOnFailure: true,
         });
       } catch (error) {
-        report.failures.push(
-          `${route.method} ${route.url}: ${(error as Error).message.split("\n").slice(0, 6).join(" | ")}`,
-        );
+        const failure = `${route.method} ${route.url}: ${(error as Error).message.split("\n").slice(0, 6).join(" | ")}`;
+        report.failures.push(failure);
+        options.log?.(`FAIL ${failure}`);
       }
-      options.log?.(`${route.method} ${route.url}: ${numRuns} runs`);
+      options.log?.(`${new Date().toISOString()} ${route.method} ${route.url}: ${numRuns} runs`);
     }
   } finally {
     await svc.close();
@@ -149,14 +152,18 @@ function argument(name: string, fallback: number): number {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const routeIndex = process.argv.indexOf("--route");
+  const groupIndex = process.argv.indexOf("--group");
+  const started = Date.now();
   const report = await runFuzz({
     seed: argument("seed", Number(process.env.FUZZ_SEED ?? 20261123)),
     publicRuns: argument("public", 10_000),
     otherRuns: argument("other", 1_000),
     ...(routeIndex === -1 ? {} : { route: process.argv[routeIndex + 1]! }),
+    ...(groupIndex === -1 ? {} : { groups: process.argv[groupIndex + 1]!.split(",") as RouteGroup[] }),
     log: (line) => console.log(line),
   });
   console.log(JSON.stringify(report.requests));
+  console.log(`${report.failures.length} failures in ${Math.round((Date.now() - started) / 1000)} s`);
   for (const failure of report.failures) console.log(`FAIL ${failure}`);
   process.exit(report.failures.length === 0 ? 0 : 1);
 }
