@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runFuzz } from "../../../../reliability/fuzz.ts";
+import { readinessTimeout, runFuzz } from "../../../../reliability/fuzz.ts";
 import { encodeSegment } from "../../../../reliability/fuzz-target.ts";
 
 describe("fuzz sample", () => {
@@ -21,5 +21,13 @@ describe("fuzz request building", () => {
     assert.equal(encodeSegment("\ud800"), "%ED%A0%80");
     assert.equal(encodeSegment("a\udfffb"), "a%ED%BF%BFb");
     assert.equal(encodeSegment("x y\ud83d\ude00"), "x%20y%F0%9F%98%80");
+  });
+
+  it("counts only /readyz's 503 with Retry-After as a readiness timeout", () => {
+    const body = JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "x" } });
+    assert.equal(readinessTimeout("/readyz", 503, "2", body), true);
+    assert.equal(readinessTimeout("/readyz", 503, undefined, body), false);
+    assert.equal(readinessTimeout("/readyz", 500, "2", body), false);
+    assert.equal(readinessTimeout("/api/v1/balance", 503, "2", body), false);
   });
 });
