@@ -38,9 +38,28 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: Date.now() - started, value };
 }
 
+/** Sends the other merchant's balance reads and withdraws until `until`, timing each. */
+async function otherMerchantLoop(client: Client, other: Merchant, until: number) {
+  const latencies: number[] = [];
+  const statuses: number[] = [];
+  while (Date.now() < until) {
+    for (const [method, path, body] of [
+      ["GET", "/api/v1/balance", undefined],
+      ["POST", "/api/v1/withdraws", withdrawOf()],
+    ] as const) {
+      const { ms, value } = await timed(() => client.send(method, path, body, other));
+      latencies.push(ms);
+      statuses.push(value?.status ?? 0);
+    }
+  }
+  return { latencies, statuses };
+}
+
 /**
  * Holds merchant `locked`'s wallet row for `holdMs` from outside; meanwhile another merchant's
- * balance read and withdraw, and the locked merchant's withdraw, are timed.
+ * balance read and withdraw, and the locked merchant's withdraw, are timed. The same requests
+ * of the other merchant are first timed for `holdMs` with no lock held: the baseline that tells
+ * the lock's effect apart from the machine's load.
  */
 export async function lockHeld(
   databaseUrl: string,
@@ -49,10 +68,11 @@ export async function lockHeld(
   other: Merchant,
   holdMs: number,
 ) {
+  const baseline = await otherMerchantLoop(client, other, Date.now() + holdMs);
   const outside = new pg.Client({ connectionString: databaseUrl });
   await outside.connect();
-  const otherLatencies: number[] = [];
-  const otherStatuses: number[] = [];
+  let otherLatencies: number[] = [];
+  let otherStatuses: number[] = [];
   const lockedStatuses: number[] = [];
   let lockedMaxMs = 0;
   try {
@@ -68,16 +88,7 @@ export async function lockHeld(
         lockedStatuses.push(value?.status ?? 0);
       }
     })();
-    while (Date.now() < until) {
-      for (const [method, path, body] of [
-        ["GET", "/api/v1/balance", undefined],
-        ["POST", "/api/v1/withdraws", withdrawOf()],
-      ] as const) {
-        const { ms, value } = await timed(() => client.send(method, path, body, other));
-        otherLatencies.push(ms);
-        otherStatuses.push(value?.status ?? 0);
-      }
-    }
+    ({ latencies: otherLatencies, statuses: otherStatuses } = await otherMerchantLoop(client, other, until));
     await lockedLoop;
   } finally {
     await outside.query("rollback").catch(() => {});
@@ -85,8 +96,12 @@ export async function lockHeld(
   }
   return {
     holdMs,
+    baselineRequests: baseline.latencies.length,
+    baselineMaxMs: Math.max(0, ...baseline.latencies),
+    baselineMedianMs: median(baseline.latencies),
     otherRequests: otherLatencies.length,
     otherMaxMs: Math.max(0, ...otherLatencies),
+    otherMedianMs: median(otherLatencies),
     otherStatuses: countOf(otherStatuses),
     lockedRequests: lockedStatuses.length,
     lockedMaxMs,
@@ -137,6 +152,11 @@ function withdrawOf() {
     customerBankCode: "004",
     idempotencyKey: key,
   };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 function countOf(statuses: number[]): Record<string, number> {

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const ADMIN_TOKEN = "chaos-admin-token-0123456789abcdef";
-const SECRET_KEY = "7".repeat(64);
+export const SECRET_KEY = "7".repeat(64);
 
 export interface ServerSpec {
   port: number;
@@ -42,7 +42,7 @@ export class ChaosServer {
       DATA_DIR: this.spec.dataDir,
       RATE_LIMIT_PER_MINUTE: "10000000",
       SANDBOX_PAYOUT_PICKUP: "automatic",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
     };
     if (this.spec.databaseUrl) env.DATABASE_URL = this.spec.databaseUrl;
     else delete env.DATABASE_URL;

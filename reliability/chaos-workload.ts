@@ -38,12 +38,26 @@ export class Tally {
   idsByKey = new Map<string, string>();
   /** A key answered with two different ids: an idempotency failure seen from outside. */
   keyConflicts: string[] = [];
+  /** Every secret the run sent or was given (API and webhook secrets, client secrets, account
+   * numbers): none may appear in the server's log. */
+  secrets = new Set<string>();
 
   count(status: number, label: string, body: string): void {
     this.requests += 1;
     this.byStatus[status] = (this.byStatus[status] ?? 0) + 1;
     if (status >= 500 && status !== 503 && this.serverErrors.length < 50)
       this.serverErrors.push(`${status} ${label}: ${body.slice(0, 200)}`);
+  }
+
+  /** Remembers the secrets a request carried and its answer named. */
+  noteSecrets(body: unknown, answer: unknown): void {
+    const sent = (body as { customerBankAccountNumber?: unknown } | undefined)?.customerBankAccountNumber;
+    if (typeof sent === "string") this.secrets.add(sent);
+    const data = (answer as { data?: Record<string, unknown> } | undefined)?.data;
+    for (const field of ["apiSecret", "clientSecret", "secret"]) {
+      const value = data?.[field];
+      if (typeof value === "string" && value.length >= 8) this.secrets.add(value);
+    }
   }
 
   remember(ack: Acknowledged): void {
@@ -102,6 +116,7 @@ export class Client {
       } catch {
         parsed = undefined;
       }
+      this.tally.noteSecrets(body, parsed);
       return { status: res.status, body: parsed, text };
     } catch {
       this.tally.noAnswer += 1;

@@ -13,7 +13,7 @@
  * PostgreSQL: CHAOS_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names
  * the server; the harness creates and drops its own database there.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ import { openStore, type Store } from "../apps/server/src/db/connect.ts";
 import { TcpProxy } from "../apps/server/test/helpers/tcp-proxy.ts";
 import { checkInvariants, type InvariantResult } from "./chaos-check.ts";
 import { databaseStopped, deadlock, lockHeld } from "./chaos-scenarios.ts";
-import { ChaosServer } from "./chaos-server.ts";
+import { ADMIN_TOKEN, ChaosServer, SECRET_KEY } from "./chaos-server.ts";
 import { Client, createMerchants, runWorkload, Tally } from "./chaos-workload.ts";
 
 const { values: flags } = parseArgs({
@@ -79,6 +79,24 @@ async function webhookReceiver(port: number) {
   return { url: `http://127.0.0.1:${port}/hook`, count: () => deliveries, close: () => server.close() };
 }
 
+/**
+ * Secrets of the run found in the server's log (an account number counts only as a whole
+ * number, not as digits inside a longer one such as a timestamp).
+ */
+function secretsInLog(logFile: string, secrets: Iterable<string>): { checked: number; found: string[] } {
+  const log = readFileSync(logFile, "utf8");
+  const found: string[] = [];
+  let checked = 0;
+  for (const secret of [ADMIN_TOKEN, SECRET_KEY, ...secrets]) {
+    checked += 1;
+    const hit = /^\d+$/.test(secret)
+      ? new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(log)
+      : log.includes(secret);
+    if (hit) found.push(`${secret.slice(0, 4)}... (${secret.length} characters)`);
+  }
+  return { checked, found };
+}
+
 interface StoreRun {
   store: "postgres" | "pglite";
   kills: number;
@@ -91,6 +109,7 @@ interface StoreRun {
   webhookDeliveries: number;
   scenarios: Record<string, unknown>;
   invariants: InvariantResult[];
+  logBytes: number;
   durationS: number;
 }
 
@@ -152,6 +171,13 @@ async function runStore(kind: "postgres" | "pglite", port: number): Promise<Stor
       directUrl ? { databaseUrl: directUrl } : { dataDir: join(temp, "data", EMBEDDED_DATABASE_DIR) },
     );
     const invariants = await checkInvariants(store.db, merchants, tally);
+    const leaks = secretsInLog(join(temp, "server.log"), tally.secrets);
+    invariants.push({
+      name: "no secret of the run in the server's log",
+      ok: leaks.found.length === 0,
+      checked: leaks.checked,
+      problems: leaks.found.slice(0, 20),
+    });
     return {
       store: kind,
       kills: server.kills,
@@ -167,6 +193,7 @@ async function runStore(kind: "postgres" | "pglite", port: number): Promise<Stor
       webhookDeliveries: receiver.count(),
       scenarios,
       invariants,
+      logBytes: readFileSync(join(temp, "server.log")).length,
       durationS: Math.round((Date.now() - started) / 1000),
     };
   } finally {

@@ -61,10 +61,30 @@ export async function send(target: Target, request: OutgoingRequest): Promise<Li
   return target.svc.app.inject({ method: request.method as "GET", url: request.url, payload, headers });
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses with URIError) is sent as
+ * the three bytes it would take in UTF-8 (`\ud800` -> `%ED%A0%80`): invalid UTF-8 in the path,
+ * as a hostile client can send it.
+ */
+export function encodeSegment(text: string): string {
+  let out = "";
+  let last = 0;
+  for (const match of text.matchAll(LONE_SURROGATE)) {
+    const unit = match[0].charCodeAt(0);
+    const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+    out += encodeURIComponent(text.slice(last, match.index));
+    out += bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join("");
+    last = match.index + 1;
+  }
+  return out + encodeURIComponent(text.slice(last));
+}
+
 /** `/payments/:payment_id` with `{ payment_id: "x y" }` -> `/payments/x%20y`. */
 export function fillPath(route: CatalogRoute, params: Record<string, unknown>): string {
   return route.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
-    encodeURIComponent(String(params[name] ?? "x")),
+    encodeSegment(String(params[name] ?? "x")),
   );
 }
 
