@@ -148,6 +148,11 @@ async function acknowledgedPresent(db: Db, tally: Tally): Promise<InvariantResul
     const map = table === "payments" ? byKind.payment : byKind.withdraw;
     for (const row of found) map.set(row.id, BigInt(row.amount));
   }
+  // A workload whose creates of one kind all fail checks nothing about that kind: it fails too.
+  for (const kind of ["payment", "withdraw"] as const) {
+    if (!tally.acknowledged.some((ack) => ack.kind === kind))
+      problems.push(`no ${kind} create was acknowledged`);
+  }
   for (const ack of tally.acknowledged) {
     const amount = byKind[ack.kind].get(ack.id);
     if (amount === undefined) problems.push(`acknowledged ${ack.kind} ${ack.id} is missing`);

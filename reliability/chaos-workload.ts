@@ -145,7 +145,13 @@ export async function createMerchants(
     const created = await client.send(
       "POST",
       "/admin/v1/merchants",
-      { name: `Chaos merchant ${i}`, dailyWithdrawLimit: dailyLimit, monthlyWithdrawLimit: monthlyLimit },
+      {
+        name: `Chaos merchant ${i}`,
+        // PromptPay payments need the merchant's PromptPay id: one phone-style id per merchant.
+        promptpayId: `0812${String(i).padStart(6, "0")}`,
+        dailyWithdrawLimit: dailyLimit,
+        monthlyWithdrawLimit: monthlyLimit,
+      },
       "admin",
     );
     const id = String(created?.body?.data?.id ?? "");
