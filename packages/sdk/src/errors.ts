@@ -7,14 +7,13 @@
  * when the two differ. A code this SDK does not know yet still arrives as a `SatangError` with
  * that code, so a newer server never breaks an older SDK.
  *
- * The metadata type of each class comes from the server's OpenAPI document when the document
- * describes that code: when its error schema (`components.schemas.Error`, property `error`) is a
- * union of one object per code, each with `code` fixed to one value and its own `metadata`, the
- * generated types carry that union and `MetadataFor` picks the variant of each class's code.
- * Until the document does, each class keeps the metadata type written here.
+ * The metadata type of each class comes from the server's OpenAPI document: its error schema
+ * (`components.schemas.Error`, property `error`) is a union of one object per code, each with
+ * `code` fixed to one value and its own `metadata` (the server's per-code schemas,
+ * apps/server/src/lib/error-metadata.ts); the generated types carry that union and `MetadataFor`
+ * picks the variant of each class's code. Nothing about metadata is written here by hand.
  */
 import type { components } from "./generated/openapi.ts";
-import type { WithdrawStatus } from "./types.ts";
 
 /** Every error code the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
@@ -60,9 +59,6 @@ export type MetadataFor<E, C extends string, Fallback> = [Extract<E, { code: C }
 /** The error object of the envelope, as the server's OpenAPI document describes it. */
 type DocumentedError = components["schemas"]["Error"]["error"];
 
-/** The metadata of `code` as the document describes it, else the SDK's own description. */
-type Documented<C extends ErrorCode, Fallback> = MetadataFor<DocumentedError, C, Fallback>;
-
 export interface SatangErrorInit<M> {
   code: string;
   message: string;
@@ -91,94 +87,81 @@ export class SatangError<M = ErrorMetadata | undefined> extends Error {
   }
 }
 
+/**
+ * The metadata of `code` as the document describes it. A code the document does not describe
+ * (a document older than this SDK's list) has the untyped metadata of any error.
+ */
+export type ErrorMetadataOf<C extends ErrorCode> = MetadataFor<DocumentedError, C, ErrorMetadata | undefined>;
+
 /** Names the offending request field (the first that failed, in the order of the body table). */
-export interface FieldMetadata {
-  field: string;
-}
+export type FieldMetadata = NonNullable<ErrorMetadataOf<"INVALID_AMOUNT">>;
 
 /** 400: missing or malformed parameters; also a cancel of a final payment or withdraw. */
-export class ValidationError extends SatangError<
-  Documented<"VALIDATION_ERROR", Partial<FieldMetadata> | undefined>
-> {}
+export class ValidationError extends SatangError<ErrorMetadataOf<"VALIDATION_ERROR">> {}
 /** 400: amount is not a decimal string of whole satang greater than zero. */
-export class InvalidAmountError extends SatangError<Documented<"INVALID_AMOUNT", FieldMetadata>> {}
+export class InvalidAmountError extends SatangError<ErrorMetadataOf<"INVALID_AMOUNT">> {}
 /** 400: currency other than THB. */
-export class InvalidCurrencyError extends SatangError<Documented<"INVALID_CURRENCY", FieldMetadata>> {}
+export class InvalidCurrencyError extends SatangError<ErrorMetadataOf<"INVALID_CURRENCY">> {}
 /** 400: referenceId is not 1-255 letters, digits, `_`, `-`, `.`. */
-export class InvalidReferenceIdError extends SatangError<Documented<"INVALID_REFERENCE_ID", FieldMetadata>> {}
+export class InvalidReferenceIdError extends SatangError<ErrorMetadataOf<"INVALID_REFERENCE_ID">> {}
 /** 400: not the 3-digit code of a bank operating in Thailand. */
-export class InvalidBankCodeError extends SatangError<Documented<"INVALID_BANK_CODE", FieldMetadata>> {}
+export class InvalidBankCodeError extends SatangError<ErrorMetadataOf<"INVALID_BANK_CODE">> {}
 
 /** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
-export type WithdrawLimitMetadata =
-  | { amount: string; dailyTotal: string; dailyLimit: string }
-  | { amount: string; monthlyTotal: string; monthlyLimit: string };
+export type WithdrawLimitMetadata = ErrorMetadataOf<"INVALID_INPUT">;
 /** 400: the combined daily or monthly withdrawal limit would be exceeded. */
-export class InvalidInputError extends SatangError<Documented<"INVALID_INPUT", WithdrawLimitMetadata>> {}
+export class InvalidInputError extends SatangError<WithdrawLimitMetadata> {}
 
 /** 400: the available wallet is smaller than the withdraw. */
-export class InsufficientBalanceError extends SatangError<
-  Documented<"INSUFFICIENT_BALANCE", { available: string; amount: string }>
-> {}
-/** 401: missing, stale or wrong signature, unknown or revoked key (one message for all). */
-export class InvalidCredentialsError extends SatangError<Documented<"INVALID_CREDENTIALS", undefined>> {}
+export class InsufficientBalanceError extends SatangError<ErrorMetadataOf<"INSUFFICIENT_BALANCE">> {}
+/**
+ * 401: missing, stale or wrong signature, unknown or revoked key (one message for all). In
+ * sandbox, `metadata.reason` says which, with what helps fix the request; live has no metadata.
+ */
+export class InvalidCredentialsError extends SatangError<ErrorMetadataOf<"INVALID_CREDENTIALS">> {}
 /** 401: the key is valid but its merchant is disabled. */
-export class AuthenticationError extends SatangError<Documented<"AUTHENTICATION_ERROR", undefined>> {}
+export class AuthenticationError extends SatangError<ErrorMetadataOf<"AUTHENTICATION_ERROR">> {}
 /** 403: the wallet is frozen or closed, so no withdraw can start. */
-export class WalletInactiveError extends SatangError<
-  Documented<"WALLET_INACTIVE", { walletStatus: "frozen" | "closed" }>
-> {}
+export class WalletInactiveError extends SatangError<ErrorMetadataOf<"WALLET_INACTIVE">> {}
 /** 404: no such record for this merchant (another merchant's id answers the same). */
-export class ResourceNotFoundError extends SatangError<Documented<"RESOURCE_NOT_FOUND", undefined>> {}
+export class ResourceNotFoundError extends SatangError<ErrorMetadataOf<"RESOURCE_NOT_FOUND">> {}
 /** 409: referenceId was used before by this merchant, for this resource. */
-export class DuplicateReferenceIdError extends SatangError<
-  Documented<"DUPLICATE_REFERENCE_ID", FieldMetadata>
-> {}
+export class DuplicateReferenceIdError extends SatangError<ErrorMetadataOf<"DUPLICATE_REFERENCE_ID">> {}
 
-/** The matching-payout guard blocked a withdraw (same amount, similar account holder name). */
-export interface PayoutGuardConflict {
-  existingWithdrawId: string;
-  existingWithdrawStatus: WithdrawStatus;
-  reason: "active_payout" | "recent_payout";
-  /** For `recent_payout`: when the 15-minute window ends (ISO timestamp). */
-  retryAfter?: string;
-}
+type StateConflictMetadata = ErrorMetadataOf<"STATE_CONFLICT">;
+/**
+ * The matching-payout guard blocked a withdraw (same amount, similar account holder name);
+ * for `recent_payout`, `retryAfter` is when the 15-minute window ends (ISO timestamp).
+ */
+export type PayoutGuardConflict = Extract<
+  StateConflictMetadata,
+  { reason: "active_payout" | "recent_payout" }
+>;
 /** Any other conflict: a sandbox simulation the record's status does not allow, a redeliver with no subscriber. */
-export interface TransitionConflict {
-  reason: string;
-  status?: string | null;
-}
+export type TransitionConflict = Exclude<StateConflictMetadata, PayoutGuardConflict>;
 /** 409: the record's state does not allow the request. */
-export class StateConflictError extends SatangError<
-  Documented<"STATE_CONFLICT", PayoutGuardConflict | TransitionConflict>
-> {
+export class StateConflictError extends SatangError<StateConflictMetadata> {
   /** True when the payout guard refused the withdraw; `metadata` then names the matching payout. */
   isPayoutGuard(): this is StateConflictError & { metadata: PayoutGuardConflict } {
-    return this.metadata.reason === "active_payout" || this.metadata.reason === "recent_payout";
+    const metadata: unknown = this.metadata;
+    if (typeof metadata !== "object" || metadata === null || !("reason" in metadata)) return false;
+    return metadata.reason === "active_payout" || metadata.reason === "recent_payout";
   }
 }
 
 /** 413: the body exceeds 64 KiB. */
-export class PayloadTooLargeError extends SatangError<Documented<"PAYLOAD_TOO_LARGE", undefined>> {}
+export class PayloadTooLargeError extends SatangError<ErrorMetadataOf<"PAYLOAD_TOO_LARGE">> {}
 /** 422: the idempotencyKey was used before with a different body. */
-export class IdempotencyKeyMismatchError extends SatangError<
-  Documented<"IDEMPOTENCY_KEY_MISMATCH", FieldMetadata>
-> {}
+export class IdempotencyKeyMismatchError extends SatangError<ErrorMetadataOf<"IDEMPOTENCY_KEY_MISMATCH">> {}
 
-export interface RateLimitMetadata {
-  limit: number;
-  remaining: number;
-  /** When the window resets (ISO timestamp). */
-  resetAt: string;
-  /** Seconds to wait. */
-  retryAfter: number;
-}
+/** The window's limit, what remains, when it resets (ISO timestamp) and the seconds to wait. */
+export type RateLimitMetadata = ErrorMetadataOf<"RATE_LIMIT_EXCEEDED">;
 /** 429: the integration's requests per minute are spent (the SDK already retried if it could). */
-export class RateLimitError extends SatangError<Documented<"RATE_LIMIT_EXCEEDED", RateLimitMetadata>> {}
+export class RateLimitError extends SatangError<RateLimitMetadata> {}
 /** 500: the server failed; nothing is left half-done (each change is one transaction). */
-export class InternalError extends SatangError<Documented<"INTERNAL_ERROR", undefined>> {}
-/** 503: the server is starting, stopping or cannot reach its database. */
-export class ServiceUnavailableError extends SatangError<Documented<"SERVICE_UNAVAILABLE", undefined>> {}
+export class InternalError extends SatangError<ErrorMetadataOf<"INTERNAL_ERROR">> {}
+/** 503: the server is starting, stopping or cannot reach its database; `metadata.retryAfter` in seconds. */
+export class ServiceUnavailableError extends SatangError<ErrorMetadataOf<"SERVICE_UNAVAILABLE">> {}
 
 /** No response: the connection failed or the request timed out. */
 export class ConnectionError extends SatangError<undefined> {}

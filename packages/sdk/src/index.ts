@@ -22,6 +22,7 @@ export {
   ERROR_STATUS,
   type ErrorCode,
   type ErrorMetadata,
+  type ErrorMetadataOf,
   type FieldMetadata,
   IdempotencyKeyMismatchError,
   InsufficientBalanceError,

@@ -14,6 +14,8 @@ import ts from "typescript";
 import { renderFiles, TYPES_FILE } from "../scripts/generate.ts";
 
 const ERRORS_MODULE = fileURLToPath(new URL("../src/errors.ts", import.meta.url));
+const SDK_MODULE = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+const GENERATED_MODULE = fileURLToPath(new URL("../src/generated/openapi.ts", import.meta.url));
 
 /** An error envelope documented per code: INSUFFICIENT_BALANCE with metadata, RESOURCE_NOT_FOUND without. */
 const PER_CODE_DOCUMENT = {
@@ -98,6 +100,42 @@ function diagnostics(files: Record<string, string>): string[] {
   });
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
 }
+
+/**
+ * The SDK's own error classes against the committed document's types: each line compiles only if
+ * the class's metadata is exactly the metadata of its code's variant in the document.
+ */
+const SDK_CHECKS = `
+import type { components } from ${JSON.stringify(GENERATED_MODULE)};
+import type {
+  InsufficientBalanceError,
+  InvalidCredentialsError,
+  InvalidInputError,
+  RateLimitError,
+  ResourceNotFoundError,
+  StateConflictError,
+  ValidationError,
+} from ${JSON.stringify(SDK_MODULE)};
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Variant<C extends string> = Extract<components["schemas"]["Error"]["error"], { code: C }>;
+
+export const balance: Equal<InsufficientBalanceError["metadata"], Variant<"INSUFFICIENT_BALANCE">["metadata"]> = true;
+export const available: Equal<InsufficientBalanceError["metadata"]["available"], string> = true;
+// @ts-expect-error The available wallet is a decimal string in the document, not a number.
+export const availableNumber: number = null as unknown as InsufficientBalanceError["metadata"]["available"];
+export const limit: Equal<InvalidInputError["metadata"], Variant<"INVALID_INPUT">["metadata"]> = true;
+export const conflict: Equal<StateConflictError["metadata"], Variant<"STATE_CONFLICT">["metadata"]> = true;
+export const rate: Equal<RateLimitError["metadata"]["retryAfter"], number> = true;
+export const field: Equal<ValidationError["metadata"], Variant<"VALIDATION_ERROR">["metadata"] | undefined> = true;
+export const reason: Equal<InvalidCredentialsError["metadata"], Variant<"INVALID_CREDENTIALS">["metadata"] | undefined> = true;
+export const none: Equal<ResourceNotFoundError["metadata"], undefined> = true;
+`;
+
+describe("the SDK's error classes", () => {
+  it("take each code's metadata type from the committed OpenAPI document", () => {
+    assert.deepEqual(diagnostics({ "checks.ts": SDK_CHECKS }), []);
+  });
+});
 
 describe("error metadata generated from the OpenAPI document", () => {
   it("types each code's metadata from the document when it describes the code, else keeps the SDK's", async () => {

@@ -252,6 +252,7 @@ describe("typed errors from a real server", () => {
         409,
       );
       assert.equal(error.isPayoutGuard(), false);
+      assert.ok("reason" in error.metadata);
       assert.equal(typeof error.metadata.reason, "string");
     });
 

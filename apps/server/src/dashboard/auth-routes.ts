@@ -60,7 +60,7 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
           result = await login(ctx, request.body, queue.run);
         } catch (error) {
           // A refused login is told when to come back in the header HTTP clients know too.
-          const retryAfter = isAppError(error) ? error.metadata?.retryAfter : undefined;
+          const retryAfter = retryAfterOf(error);
           if (retryAfter !== undefined) reply.header("Retry-After", String(retryAfter));
           throw error;
         }
@@ -89,4 +89,12 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
       },
     );
   };
+}
+
+/** The seconds a throttled (429) or queued-out (503) login is told to wait. */
+function retryAfterOf(error: unknown): number | undefined {
+  if (!isAppError(error)) return undefined;
+  return error.code === "RATE_LIMIT_EXCEEDED" || error.code === "SERVICE_UNAVAILABLE"
+    ? error.metadata.retryAfter
+    : undefined;
 }

@@ -3,6 +3,7 @@
  * `bigint` columns arrive as JS `bigint` (see connect.ts), timestamps as `Date`.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { WithdrawStatus } from "../lib/withdraw-statuses.ts";
 import type { ScbTables } from "./scb-tables.ts";
 
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -155,16 +156,8 @@ interface LedgerEntriesTable {
   balance_after_satang: Generated<bigint>;
 }
 
-export const WITHDRAW_STATUSES = [
-  "awaiting_verification",
-  "pending",
-  "processing",
-  "paid",
-  "failed",
-  "canceled",
-  "expired",
-] as const;
-export type WithdrawStatus = (typeof WITHDRAW_STATUSES)[number];
+// The list lives in lib/ so that the error metadata (lib/error-metadata.ts) can name it too.
+export { WITHDRAW_STATUSES, type WithdrawStatus } from "../lib/withdraw-statuses.ts";
 
 export const DESTINATION_TYPES = ["bank_account", "wallet"] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];

@@ -26,7 +26,8 @@ import type { Db } from "../db/handles.ts";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type SecretBox, safeEqual } from "../lib/crypto.ts";
-import { AppError, type ErrorMetadata } from "../lib/errors.ts";
+import type { InvalidCredentialsDetails } from "../lib/error-metadata.ts";
+import { AppError } from "../lib/errors.ts";
 import { SIGNATURE_REPLAY_RETENTION_MS, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
 import { errorBody } from "./envelope.ts";
 
@@ -71,13 +72,12 @@ export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
 const GENERIC_MESSAGE = "Invalid API credentials or signature";
 
-/** A refusal, with the reason (and details) that sandbox answers carry. */
+/** A refusal, with the reason (and details) that sandbox answers carry as metadata. */
 class AuthFailure extends Error {
-  constructor(
-    readonly reason: AuthFailureReason,
-    readonly details: ErrorMetadata = {},
-  ) {
-    super(reason);
+  readonly reason: AuthFailureReason;
+  constructor(readonly metadata: InvalidCredentialsDetails) {
+    super(metadata.reason);
+    this.reason = metadata.reason;
   }
 }
 
@@ -104,7 +104,11 @@ function signV2(
  * What the server signed to compare, described without the result (which would let anyone
  * sign without the secret): the layout, and the parts the client can check against its own.
  */
-function signedStringOf(version: "sha256" | "v2", timestamp: string, request: FastifyRequest) {
+function signedStringOf(
+  version: "sha256" | "v2",
+  timestamp: string,
+  request: FastifyRequest,
+): Omit<Extract<InvalidCredentialsDetails, { signatureVersion: string }>, "reason"> {
   const body = request.rawBody ?? "";
   return {
     signatureVersion: version === "v2" ? "v2" : "v1",
@@ -185,15 +189,16 @@ function readHeaders(request: FastifyRequest, wallClock: Clock): SignedHeaders {
       ...(timestamp ? [] : ["X-Timestamp"]),
       ...(signatureHeader ? [] : ["X-Signature"]),
     ];
-    throw new AuthFailure("missing_header", { missingHeaders: missing });
+    throw new AuthFailure({ reason: "missing_header", missingHeaders: missing });
   }
   if (!TIMESTAMP_PATTERN.test(timestamp)) {
-    throw new AuthFailure("timestamp_format", { expected: "Unix time in milliseconds, digits only" });
+    throw new AuthFailure({ reason: "timestamp_format", expected: "Unix time in milliseconds, digits only" });
   }
   const timestampMs = Number(timestamp);
   const nowMs = wallClock.now().getTime();
   if (Math.abs(nowMs - timestampMs) > TIMESTAMP_TOLERANCE_MS) {
-    throw new AuthFailure("timestamp_skew", {
+    throw new AuthFailure({
+      reason: "timestamp_skew",
       serverTime: new Date(nowMs).toISOString(),
       serverTimeMs: nowMs,
       toleranceMs: TIMESTAMP_TOLERANCE_MS,
@@ -201,7 +206,8 @@ function readHeaders(request: FastifyRequest, wallClock: Clock): SignedHeaders {
   }
   const match = SIGNATURE_PATTERN.exec(signatureHeader.trim());
   if (!match) {
-    throw new AuthFailure("signature_format", {
+    throw new AuthFailure({
+      reason: "signature_format",
       expected: "sha256=<64 lower-case hex> (v1) or v2=<64 lower-case hex>",
     });
   }
@@ -216,9 +222,9 @@ async function verify(
   signed: SignedHeaders,
 ): Promise<AuthContext> {
   const found = await deps.apiKeys.findByApiKey(signed.apiKey);
-  if (!found) throw new AuthFailure("unknown_key");
+  if (!found) throw new AuthFailure({ reason: "unknown_key" });
   const { integration, merchant } = found;
-  if (integration.revoked_at !== null) throw new AuthFailure("revoked_key");
+  if (integration.revoked_at !== null) throw new AuthFailure({ reason: "revoked_key" });
   let secret = openedSecrets.get(integration);
   try {
     if (secret === undefined) {
@@ -230,7 +236,7 @@ async function verify(
       { integrationId: integration.id },
       "integration secret cannot be decrypted with SECRET_KEY",
     );
-    throw new AuthFailure("signature_mismatch");
+    throw new AuthFailure({ reason: "signature_mismatch" });
   }
   const { timestamp, version, signature } = signed;
   const expected =
@@ -238,10 +244,13 @@ async function verify(
       ? signV2(secret, timestamp, request.method, request.url, request.rawBody)
       : signV1(secret, timestamp, request.rawBody);
   if (!safeEqual(expected, signature)) {
-    throw new AuthFailure("signature_mismatch", signedStringOf(version, timestamp, request));
+    throw new AuthFailure({ reason: "signature_mismatch", ...signedStringOf(version, timestamp, request) });
   }
   if (version !== "v2" && integration.require_signature_v2) {
-    throw new AuthFailure("signature_format", { expected: "v2=<64 lower-case hex>: this key requires v2" });
+    throw new AuthFailure({
+      reason: "signature_format",
+      expected: "v2=<64 lower-case hex>: this key requires v2",
+    });
   }
   // A missing merchant (deleted row) is refused like a disabled one.
   if (merchant?.status !== "active") {
@@ -250,7 +259,7 @@ async function verify(
   return { integration, merchant };
 }
 
-const REPLAYED = () => new AuthFailure("replayed");
+const REPLAYED = () => new AuthFailure({ reason: "replayed" });
 
 export function hmacAuthentication(deps: HmacAuthenticationContext) {
   // Counted per authenticator (one per app): a sweep every so many writes is all that matters.
@@ -307,7 +316,7 @@ function refusal(err: unknown, request: FastifyRequest, env: Config["env"]): unk
   if (!(err instanceof AuthFailure)) return err;
   request.log.info({ reason: err.reason }, "request refused by authentication");
   return env === "sandbox"
-    ? new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, { reason: err.reason, ...err.details })
+    ? new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, err.metadata)
     : new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE);
 }
 

@@ -4,7 +4,8 @@
  * totalPages } }`, error `{ success: false, error: { code, message, metadata? } }`.
  */
 import { type TSchema, Type } from "typebox";
-import type { AppError } from "../lib/errors.ts";
+import { ERROR_METADATA } from "../lib/error-metadata.ts";
+import { type AppError, ERROR_STATUS, type ErrorCode } from "../lib/errors.ts";
 
 export interface Page<T> {
   data: T[];
@@ -40,3 +41,26 @@ export function errorBody(error: AppError): {
     },
   };
 }
+
+/**
+ * The `error` object of one code: the code, a message, and the metadata its schema describes
+ * (lib/error-metadata.ts), required, optional or absent as the code has it. Nothing else.
+ */
+export function errorObjectSchema(code: ErrorCode): TSchema {
+  const metadata = ERROR_METADATA[code];
+  return Type.Object(
+    { code: Type.Literal(code), message: Type.String(), ...(metadata === null ? {} : { metadata }) },
+    { additionalProperties: false, title: code, description: `HTTP ${ERROR_STATUS[code]}` },
+  );
+}
+
+/** The error objects of every code, one each, in the order of the list (lib/errors.ts). */
+export const ERROR_OBJECT_SCHEMAS: readonly TSchema[] = (Object.keys(ERROR_STATUS) as ErrorCode[]).map(
+  errorObjectSchema,
+);
+
+/** The error envelope: `error` is exactly one of the per-code error objects. */
+export const ErrorEnvelope: TSchema = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Union([...ERROR_OBJECT_SCHEMAS]),
+});

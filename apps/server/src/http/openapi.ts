@@ -16,6 +16,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifySchema } from "fastify";
 import type { Config } from "../config.ts";
 import { BODY_SIZE_MAX_BYTES, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
 import { addExamples } from "./openapi-examples.ts";
 
 /** A request as Swagger UI hands it to a requestInterceptor. */
@@ -96,20 +97,17 @@ const ERROR_EXAMPLE = {
   error: { code: "RESOURCE_NOT_FOUND", message: "Payment not found" },
 };
 
+/**
+ * The error envelope, with `error` one of a variant per code (http/envelope.ts): the code fixed,
+ * and the metadata that code carries (lib/error-metadata.ts), so generated clients type each
+ * code's metadata.
+ */
 const ERROR_SCHEMA = {
   type: "object",
   required: ["success", "error"],
   properties: {
     success: { const: false },
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: {
-        code: { type: "string" },
-        message: { type: "string" },
-        metadata: { type: "object", additionalProperties: true },
-      },
-    },
+    error: { oneOf: ERROR_OBJECT_SCHEMAS },
   },
   examples: [ERROR_EXAMPLE],
 };

@@ -29,13 +29,6 @@ export const RATE_LIMIT_REDIS_NAMESPACE = "satang:ratelimit:";
 /** Past this many keys, a new window first sweeps the finished ones out of memory. */
 const LOCAL_STORE_SWEEP_AT_KEYS = 10_000;
 
-export interface RateLimitMetadata {
-  limit: number;
-  remaining: number;
-  resetAt: string;
-  retryAfter: number;
-}
-
 type IncrCallback = Parameters<FastifyRateLimitStore["incr"]>[1];
 
 /**
@@ -148,16 +141,15 @@ export async function registerRateLimit(api: FastifyInstance, deps: RateLimitCon
     },
     errorResponseBuilder: (_request, context) => {
       const retryAfter = Math.ceil(context.ttl / 1000);
-      const metadata: RateLimitMetadata = {
-        limit: context.max,
-        remaining: 0,
-        resetAt: new Date(deps.wallClock.now().getTime() + context.ttl).toISOString(),
-        retryAfter,
-      };
       return new AppError(
         "RATE_LIMIT_EXCEEDED",
         `Rate limit of ${context.max} requests per minute exceeded; retry in ${retryAfter} s`,
-        { ...metadata },
+        {
+          limit: context.max,
+          remaining: 0,
+          resetAt: new Date(deps.wallClock.now().getTime() + context.ttl).toISOString(),
+          retryAfter,
+        },
       );
     },
   });

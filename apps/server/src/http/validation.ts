@@ -16,7 +16,7 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchema, FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
-import { AppError, type ErrorCode } from "../lib/errors.ts";
+import { AppError, type FieldErrorCode } from "../lib/errors.ts";
 import { parseAmount, parseSignedAmount } from "../lib/money.ts";
 import { UNSTORABLE_TEXT_KEYWORD, unstorableTextErrors } from "./storable-text.ts";
 
@@ -75,7 +75,7 @@ const textAjv = makeAjv(true);
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   anyOf?: SchemaNode[];
-  [ERROR_CODE_KEYWORD]?: ErrorCode;
+  [ERROR_CODE_KEYWORD]?: FieldErrorCode;
   [ERROR_MESSAGE_KEYWORD]?: string;
 }
 
@@ -179,7 +179,7 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string): App
   // whatever code the field declares for its own rule.
   const structural = ["required", "additionalProperties", UNSTORABLE_TEXT_KEYWORD].includes(first.keyword);
   const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
-  let code: ErrorCode = "VALIDATION_ERROR";
+  let code: FieldErrorCode = "VALIDATION_ERROR";
   let message: string | undefined;
   if (!structural) {
     for (const node of nodes) {

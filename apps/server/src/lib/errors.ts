@@ -1,7 +1,10 @@
 /**
  * The one closed list of error codes the service answers with, and the HTTP status of each.
  * Every error leaves the service through `AppError` and the envelope in `http/envelope.ts`.
+ * Each code's metadata is described in `lib/error-metadata.ts`.
  */
+import type { ERROR_METADATA, MetadataArgs, MetadataOf } from "./error-metadata.ts";
+
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_AMOUNT: 400,
@@ -25,29 +28,48 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export type ErrorMetadata = Record<string, unknown>;
+/** Each code's metadata has one schema in lib/error-metadata.ts, and each code has one there. */
+type SameCodes<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const everyCodeHasMetadata: SameCodes<ErrorCode, keyof typeof ERROR_METADATA> = true;
+void everyCodeHasMetadata;
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
+/** The metadata of `code` as its schema describes it; all codes' metadata for `ErrorCode`. */
+export type ErrorMetadata<C extends ErrorCode = ErrorCode> = MetadataOf<C>;
+
+/**
+ * The one error type that reaches callers. `new AppError(code, message, metadata)` takes the
+ * metadata its code's schema describes, no argument for a code that has none, and an optional
+ * one for a code that has it only sometimes (lib/error-metadata.ts).
+ */
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly status: number;
-  readonly metadata: ErrorMetadata | undefined;
+  readonly metadata: ErrorMetadata<C>;
 
-  constructor(code: ErrorCode, message: string, metadata?: ErrorMetadata) {
+  constructor(code: C, message: string, ...[metadata]: MetadataArgs<C>) {
     super(message);
     this.name = "AppError";
     this.code = code;
     this.status = ERROR_STATUS[code];
-    this.metadata = metadata;
+    this.metadata = metadata as ErrorMetadata<C>;
   }
 }
 
-export function isAppError(value: unknown): value is AppError {
+/** An `AppError` of any code, whose `metadata` narrows with its `code`. */
+export type AnyAppError = { [C in ErrorCode]: AppError<C> }[ErrorCode];
+
+export function isAppError(value: unknown): value is AnyAppError {
   return value instanceof AppError;
 }
 
+/** The codes whose metadata is `{ field }`: the field-level validation errors. */
+export type FieldErrorCode = {
+  [C in ErrorCode]: { field: string } extends NonNullable<ErrorMetadata<C>> ? C : never;
+}[ErrorCode];
+
 /** A field-level validation error: always 400 with `metadata.field`. */
-export function fieldError(code: ErrorCode, field: string, message: string): AppError {
-  return new AppError(code, message, { field });
+export function fieldError(code: FieldErrorCode, field: string, message: string): AppError<FieldErrorCode> {
+  return new AppError<FieldErrorCode>(code, message, { field });
 }
 
 export function notFound(what: string): AppError {

@@ -8,7 +8,7 @@
 const PAYMENT_REPORT_OUTCOMES = ["processing", "succeeded", "failed"] as const;
 export type PaymentReportOutcome = (typeof PAYMENT_REPORT_OUTCOMES)[number];
 
-const PAYOUT_REPORT_OUTCOMES = ["paid", "failed"] as const;
+export const PAYOUT_REPORT_OUTCOMES = ["paid", "failed"] as const;
 export type PayoutReportOutcome = (typeof PAYOUT_REPORT_OUTCOMES)[number];
 
 /** Why a report was refused; `anomaly` says whether the operator must look at it. */

@@ -48,7 +48,8 @@ export async function simulatePayment(
   if (result.result === "refused") {
     throw new AppError("STATE_CONFLICT", result.message ?? "The payment cannot make this transition", {
       status: result.payment?.status ?? null,
-      reason: result.reason,
+      // A fresh callback (its id is new) that was refused always says why.
+      reason: result.reason ?? "refused",
     });
   }
   if (!result.payment) throw new Error("an applied payment report without its payment");

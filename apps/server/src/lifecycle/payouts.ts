@@ -437,7 +437,8 @@ export async function simulateWithdraw(
   if (result.result === "refused") {
     throw new AppError("STATE_CONFLICT", result.message ?? "The withdraw cannot make this transition", {
       status: result.withdraw?.status ?? null,
-      reason: result.reason,
+      // A fresh callback (its id is new) that was refused always says why.
+      reason: result.reason ?? "refused",
     });
   }
   if (!result.withdraw) throw new Error("an applied payout report without its withdraw");

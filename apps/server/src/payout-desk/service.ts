@@ -179,12 +179,12 @@ function sameOutcome(item: PayoutBatchItemRow, outcome: Outcome): boolean {
   );
 }
 
-function conflictingOutcome(item: PayoutBatchItemRow): AppError {
+function conflictingOutcome(item: PayoutBatchItemRow, outcome: PayoutOutcome): AppError {
   const detail = item.outcome === "paid" ? `bank reference ${item.bank_reference}` : item.failure_reason;
   return new AppError(
     "STATE_CONFLICT",
     `This withdraw's outcome is already recorded as ${item.outcome} (${detail}); it cannot be changed`,
-    { reason: "outcome_already_recorded", outcome: item.outcome },
+    { reason: "outcome_already_recorded", outcome },
   );
 }
 
@@ -202,7 +202,7 @@ async function recordInTransaction(
   if (!item) throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
   if (item.outcome !== null) {
     if (sameOutcome(item, outcome)) return;
-    throw conflictingOutcome(item);
+    throw conflictingOutcome(item, item.outcome);
   }
   const result = await applyPayoutReport(trx, ctx, key.withdrawId, outcome.outcome);
   if (result.kind === "refused") {

@@ -17,7 +17,7 @@
  */
 
 import type { Db } from "../db/handles.ts";
-import type { WithdrawStatus } from "../db/types.ts";
+import type { PayoutGuardBlock } from "../lib/error-metadata.ts";
 import { AppError } from "../lib/errors.ts";
 import { nameSimilarity } from "../lib/similarity.ts";
 import { ACTIVE_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
@@ -28,13 +28,8 @@ export const PAYOUT_GUARD_WINDOW_MS = 15 * 60_000;
 /** Names match when their similarity is strictly above this. */
 const PAYOUT_GUARD_SIMILARITY_MIN = 0.9;
 
-interface GuardBlock {
-  existingWithdrawId: string;
-  existingWithdrawStatus: WithdrawStatus;
-  reason: "active_payout" | "recent_payout";
-  /** Only for recent_payout: when the latest blocking payout's window ends. */
-  retryAfter?: string;
-}
+/** What blocked the payout: the STATE_CONFLICT metadata (retryAfter only for recent_payout). */
+type GuardBlock = PayoutGuardBlock;
 
 function namesMatch(a: string, b: string): boolean {
   return nameSimilarity(a, b) > PAYOUT_GUARD_SIMILARITY_MIN;

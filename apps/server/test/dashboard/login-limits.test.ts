@@ -97,7 +97,7 @@ describe("bounded password-check queue", () => {
     const admitted = Array.from({ length: HASHES_MAX + QUEUE_MAX }, () => queue.run(check));
     assert.equal(queue.inFlight(), HASHES_MAX);
     assert.equal(queue.waiting(), QUEUE_MAX);
-    await assert.rejects(queue.run(check), (error: AppError) => {
+    await assert.rejects(queue.run(check), (error: AppError<"SERVICE_UNAVAILABLE">) => {
       assert.equal(error.code, "SERVICE_UNAVAILABLE");
       assert.equal(error.metadata?.retryAfter, PASSWORD_QUEUE_RETRY_AFTER_S);
       return true;

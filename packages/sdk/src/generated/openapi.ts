@@ -6693,13 +6693,290 @@ export interface components {
     Error: {
       /** @enum {unknown} */
       success: false;
-      error: {
-        code: string;
-        message: string;
-        metadata?: {
-          [key: string]: unknown;
-        };
-      };
+      error:
+        | {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR";
+            message: string;
+            metadata?: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_AMOUNT";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_CURRENCY";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_REFERENCE_ID";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_BANK_CODE";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_INPUT";
+            message: string;
+            metadata:
+              | {
+                  /** @description The withdraw's amount (decimal string) */
+                  amount: string;
+                  /** @description Withdrawn today (UTC) so far (decimal string) */
+                  dailyTotal: string;
+                  /** @description The merchant's daily limit (decimal string) */
+                  dailyLimit: string;
+                }
+              | {
+                  /** @description The withdraw's amount (decimal string) */
+                  amount: string;
+                  /** @description Withdrawn this month (UTC) so far (decimal string) */
+                  monthlyTotal: string;
+                  /** @description The merchant's monthly limit (decimal string) */
+                  monthlyLimit: string;
+                };
+          }
+        | {
+            /** @enum {string} */
+            code: "INSUFFICIENT_BALANCE";
+            message: string;
+            metadata: {
+              /** @description The available wallet (decimal string) */
+              available: string;
+              /** @description The amount asked for (negative for an operator debit) (decimal string) */
+              amount: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INVALID_CREDENTIALS";
+            message: string;
+            metadata?:
+              | {
+                  /** @enum {string} */
+                  reason: "missing_header";
+                  /** @description The authentication headers missing */
+                  missingHeaders: string[];
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "timestamp_format";
+                  /** @description What was expected */
+                  expected: string;
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "timestamp_skew";
+                  /** Format: date-time */
+                  serverTime: string;
+                  serverTimeMs: number;
+                  toleranceMs: number;
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "signature_format";
+                  /** @description What was expected */
+                  expected: string;
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "signature_mismatch";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "signature_mismatch";
+                  /** @enum {unknown} */
+                  signatureVersion: "v1" | "v2";
+                  /** @description The layout of the signed string */
+                  stringToSign: string;
+                  timestamp: string;
+                  /** @description v2 only */
+                  method?: string;
+                  /** @description v2 only */
+                  pathWithQuery?: string;
+                  bodyBytes: number;
+                  /** @description Hex SHA-256 of the body the server received */
+                  bodySha256: string;
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "replayed";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "unknown_key";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "revoked_key";
+                };
+          }
+        | {
+            /** @enum {string} */
+            code: "AUTHENTICATION_ERROR";
+            message: string;
+          }
+        | {
+            /** @enum {string} */
+            code: "WALLET_INACTIVE";
+            message: string;
+            metadata: {
+              /** @enum {unknown} */
+              walletStatus: "frozen" | "closed";
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "RESOURCE_NOT_FOUND";
+            message: string;
+          }
+        | {
+            /** @enum {string} */
+            code: "DUPLICATE_REFERENCE_ID";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "STATE_CONFLICT";
+            message: string;
+            metadata:
+              | {
+                  /** Format: uuid */
+                  existingWithdrawId: string;
+                  /** @enum {unknown} */
+                  existingWithdrawStatus:
+                    | "awaiting_verification"
+                    | "pending"
+                    | "processing"
+                    | "paid"
+                    | "failed"
+                    | "canceled"
+                    | "expired";
+                  /** @enum {string} */
+                  reason: "active_payout";
+                }
+              | {
+                  /** Format: uuid */
+                  existingWithdrawId: string;
+                  /** @enum {unknown} */
+                  existingWithdrawStatus:
+                    | "awaiting_verification"
+                    | "pending"
+                    | "processing"
+                    | "paid"
+                    | "failed"
+                    | "canceled"
+                    | "expired";
+                  /** @enum {string} */
+                  reason: "recent_payout";
+                  /**
+                   * Format: date-time
+                   * @description When the 15-minute window ends
+                   */
+                  retryAfter: string;
+                }
+              | {
+                  /** @description e.g. invalid_transition, in_payout_batch, no_subscribed_endpoint */
+                  reason: string;
+                  /** @description The record's status */
+                  status?: string | null;
+                }
+              | {
+                  /** @description The withdraw's status (operator decision) */
+                  status: string;
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "outcome_already_recorded";
+                  /** @enum {unknown} */
+                  outcome: "paid" | "failed";
+                }
+              | {
+                  /** @enum {string} */
+                  field: "email";
+                  /** @enum {string} */
+                  reason: "email_taken";
+                };
+          }
+        | {
+            /** @enum {string} */
+            code: "PAYLOAD_TOO_LARGE";
+            message: string;
+          }
+        | {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_MISMATCH";
+            message: string;
+            metadata: {
+              /** @description The offending request field, or body, path or query */
+              field: string;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "RATE_LIMIT_EXCEEDED";
+            message: string;
+            metadata: {
+              /** @description Requests (or attempts) allowed per window */
+              limit: number;
+              remaining: number;
+              /**
+               * Format: date-time
+               * @description When the window resets
+               */
+              resetAt: string;
+              /** @description Seconds to wait */
+              retryAfter: number;
+            };
+          }
+        | {
+            /** @enum {string} */
+            code: "INTERNAL_ERROR";
+            message: string;
+          }
+        | {
+            /** @enum {string} */
+            code: "SERVICE_UNAVAILABLE";
+            message: string;
+            metadata: {
+              /**
+               * @description The condition
+               * @enum {unknown}
+               */
+              reason?: "unavailable" | "busy" | "conflict";
+              /** @description Seconds to wait, as in Retry-After */
+              retryAfter: number;
+            };
+          };
     };
   };
   responses: never;
