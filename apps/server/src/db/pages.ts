@@ -11,7 +11,7 @@
  *   directions. A column that cannot be empty is ordered without `NULLS LAST`, so an index on
  *   it serves both directions (PostgreSQL does not treat the two orders as equal by itself).
  */
-import { type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { type Expression, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { Database } from "./types.ts";
 
 type SortDirection = "asc" | "desc";
@@ -70,13 +70,15 @@ export async function selectPage<TB extends keyof Database>(
   query: SelectQueryBuilder<Database, TB, object>,
   window: { offset: number; limit: number },
   order: Ordering,
+  keptTotal?: Expression<bigint>,
 ): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
-  const counting = query.select((eb) => eb.fn.countAll<bigint>().as("n"));
+  const counted = query.select((eb) => eb.fn.countAll<bigint>().as("n"));
   // One statement: the page, each row carrying the total (an uncorrelated subquery, counted
-  // once). Only an empty page needs a second one, to tell an empty list from a page past its end.
+  // once, or the count the database keeps for these filters: db/list-counts.ts). Only an empty
+  // page needs a second one, to tell an empty list from a page past its end.
   const found = await query
     .selectAll()
-    .select(counting.as(TOTAL_COLUMN))
+    .select(keptTotal === undefined ? counted.as(TOTAL_COLUMN) : sql<bigint>`${keptTotal}`.as(TOTAL_COLUMN))
     .orderBy(sql.ref(order.column), (ob) => {
       const directed = order.direction === "asc" ? ob.asc() : ob.desc();
       const placed = order.emptyLast ? directed.nullsLast() : directed;
@@ -88,8 +90,12 @@ export async function selectPage<TB extends keyof Database>(
     .execute();
   if (found.length === 0) {
     if (window.offset === 0) return { rows: [], total: 0 };
-    const counted = await counting.executeTakeFirstOrThrow();
-    return { rows: [], total: Number(counted.n) };
+    // A kept count is read beside one matching row: none matching means the total is 0.
+    const total =
+      keptTotal === undefined
+        ? (await counted.executeTakeFirstOrThrow()).n
+        : ((await query.select(sql<bigint>`${keptTotal}`.as("n")).limit(1).executeTakeFirst())?.n ?? 0);
+    return { rows: [], total: Number(total) };
   }
   const total = Number((found[0] as Record<string, unknown>)[TOTAL_COLUMN]);
   const rows = found.map((row) => {

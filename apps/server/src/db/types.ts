@@ -410,6 +410,29 @@ interface PayoutBatchItemsTable {
   recorded_at: Date | null;
 }
 
+/** Which list a count belongs to (db/list-counts.ts). */
+export type CountedList = "payments" | "withdraws";
+
+/** How many of a merchant's payments or withdraws have a status and variant, as last folded. */
+interface ListCountsTable {
+  merchant_id: string;
+  resource: CountedList;
+  status: string;
+  /** A payment's method ('' while it has none) or a withdraw's destination type. */
+  variant: string;
+  n: bigint;
+}
+
+/** A change to those counts not yet folded in: appended by the tables' triggers. */
+interface ListCountChangesTable {
+  id: Generated<bigint>;
+  merchant_id: string;
+  resource: CountedList;
+  status: string;
+  variant: string;
+  delta: bigint;
+}
+
 export interface Database extends ScbTables {
   events: EventsTable;
   merchants: MerchantsTable;
@@ -434,6 +457,8 @@ export interface Database extends ScbTables {
   dashboard_login_failures: DashboardLoginFailuresTable;
   payout_batches: PayoutBatchesTable;
   payout_batch_items: PayoutBatchItemsTable;
+  list_counts: ListCountsTable;
+  list_count_changes: ListCountChangesTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;

@@ -5,6 +5,7 @@
 import type { DeliveryDispatcher } from "../events/delivery.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { LIFECYCLE_JOBS } from "./lifecycle.ts";
+import { listCountFoldJob } from "./list-counts.ts";
 import type { Job } from "./runner.ts";
 import { scbReconcileJob } from "./scb.ts";
 import { webhookDeliveryJob } from "./webhooks.ts";
@@ -12,4 +13,9 @@ import { webhookDeliveryJob } from "./webhooks.ts";
 /** What the jobs run with: the process's dependencies satisfy it. */
 type JobsContext = LifecycleContext & { dispatcher: DeliveryDispatcher };
 
-export const JOBS: readonly Job<JobsContext>[] = [webhookDeliveryJob, ...LIFECYCLE_JOBS, scbReconcileJob];
+export const JOBS: readonly Job<JobsContext>[] = [
+  webhookDeliveryJob,
+  ...LIFECYCLE_JOBS,
+  scbReconcileJob,
+  listCountFoldJob,
+];

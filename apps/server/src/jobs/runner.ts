@@ -48,6 +48,9 @@ export function startWorkers<C>(ctx: C, jobs: readonly Job<C>[], log: JobLogger)
       // others run again at once while they find work.
       if (job.idle) await job.idle(ctx, job.intervalMs);
       else if (handled === 0) await sleep(job.intervalMs, () => stopping);
+      // The embedded store can answer without a turn of the event loop: a job working through a
+      // backlog still lets the requests waiting for one run between its batches.
+      else await new Promise((resolve) => setImmediate(resolve));
     }
   });
   return {

@@ -4,6 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
+import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
@@ -193,5 +194,15 @@ export async function listPaymentRows(
   let query = db.selectFrom("payments").where("merchant_id", "=", merchantId);
   if (filters.status !== undefined) query = query.where("status", "=", filters.status);
   if (filters.paymentMethod !== undefined) query = query.where("payment_method", "=", filters.paymentMethod);
-  return selectPage(createdWithin(query, params), params, orderingOf(PAYMENT_SORT, params));
+  // Without a date range the total is the count the database keeps (db/list-counts.ts).
+  const kept =
+    params.dateFrom === undefined && params.dateTo === undefined
+      ? countedTotal({
+          resource: "payments",
+          merchantId,
+          status: filters.status,
+          variant: filters.paymentMethod,
+        })
+      : undefined;
+  return selectPage(createdWithin(query, params), params, orderingOf(PAYMENT_SORT, params), kept);
 }

@@ -4,6 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
+import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
@@ -239,7 +240,17 @@ export async function listWithdrawRows(
   if (filters.status !== undefined) query = query.where("status", "=", filters.status);
   if (filters.destinationType !== undefined)
     query = query.where("destination_type", "=", filters.destinationType);
-  return selectPage(createdWithin(query, params), params, orderingOf(WITHDRAW_SORT, params));
+  // Without a date range the total is the count the database keeps (db/list-counts.ts).
+  const kept =
+    params.dateFrom === undefined && params.dateTo === undefined
+      ? countedTotal({
+          resource: "withdraws",
+          merchantId,
+          status: filters.status,
+          variant: filters.destinationType,
+        })
+      : undefined;
+  return selectPage(createdWithin(query, params), params, orderingOf(WITHDRAW_SORT, params), kept);
 }
 
 /**
