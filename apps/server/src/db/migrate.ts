@@ -22,6 +22,7 @@ import { statements as webhookThroughput } from "./migrations/0020_webhook_throu
 import { statements as scb } from "./migrations/0030_scb.ts";
 import { statements as payoutDesk } from "./migrations/0035_payout_desk.ts";
 import { statements as listSortIndexes } from "./migrations/0040_list_sort_indexes.ts";
+import { statements as scbExchangeLookup } from "./migrations/0060_scb_exchange_lookup.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0030_scb": scb,
   "0035_payout_desk": payoutDesk,
   "0040_list_sort_indexes": listSortIndexes,
+  "0060_scb_exchange_lookup": scbExchangeLookup,
 };
 
 interface MigrationReport {
