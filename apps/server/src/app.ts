@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { adminAuthentication } from "./admin/auth.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
 import { balanceRoutes } from "./balance/routes.ts";
 import { dashboardAdminRoutes } from "./dashboard/admin-routes.ts";
@@ -45,6 +46,23 @@ interface BuildOptions {
   extraApiRoutes?: FastifyPluginAsync;
 }
 
+/** The operator API (CONTRACT 2): every route behind the operator token. */
+function operatorRoutes(deps: Deps): FastifyPluginAsync {
+  return async (operator) => {
+    // The operator check runs before the body is looked at, so an unauthenticated caller
+    // learns nothing from validation errors.
+    operator.addHook("preValidation", adminAuthentication(deps));
+    operator.addHook("preValidation", rejectUnparsedBody);
+    await operator.register(adminRoutes(deps));
+    await operator.register(walletAdjustmentRoutes(deps));
+    await operator.register(withdrawAdminRoutes(deps));
+    await operator.register(lifecycleAdminRoutes(deps));
+    await operator.register(dashboardAdminRoutes(deps));
+    await operator.register(payoutDeskRoutes(deps));
+    await operator.register(scbAdminRoutes(deps));
+  };
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -70,21 +88,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
-  await app.register(
-    async (operator) => {
-      // The operator check runs before the body is looked at, so an unauthenticated caller
-      // learns nothing from validation errors.
-      operator.addHook("preValidation", adminAuthentication(deps));
-      operator.addHook("preValidation", rejectUnparsedBody);
-      await operator.register(adminRoutes(deps));
-      await operator.register(walletAdjustmentRoutes(deps));
-      await operator.register(withdrawAdminRoutes(deps));
-      await operator.register(lifecycleAdminRoutes(deps));
-      await operator.register(dashboardAdminRoutes(deps));
-      await operator.register(payoutDeskRoutes(deps));
-    },
-    { prefix: "/admin/v1" },
-  );
+  await app.register(operatorRoutes(deps), { prefix: "/admin/v1" });
   // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only
   // to the routes registered inside it: a person logging in has a password, not an API key.
   await app.register(loginRoutes(deps), { prefix: "/api/v1/auth" });

@@ -4,7 +4,12 @@
  */
 import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
 import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
-import { RATE_LIMIT_LIVE_PER_MINUTE, RATE_LIMIT_SANDBOX_PER_MINUTE } from "./lib/limits.ts";
+import {
+  RATE_LIMIT_LIVE_PER_MINUTE,
+  RATE_LIMIT_SANDBOX_PER_MINUTE,
+  SCB_EXCHANGE_RETENTION_DAYS_DEFAULT,
+  SCB_EXCHANGE_RETENTION_DAYS_MAX,
+} from "./lib/limits.ts";
 
 export type Environment = "sandbox" | "live";
 
@@ -55,6 +60,12 @@ export interface Config {
   payouts: PayoutMode;
   /** The SCB connector's settings; present exactly when `provider` is `scb`. */
   scb: ScbConfig | undefined;
+  /**
+   * SCB_EXCHANGE_RETENTION_DAYS: recorded SCB exchanges older than this many days are deleted by
+   * a background job. Read whatever the provider, so that a deployment that stopped using SCB
+   * still trims what it recorded.
+   */
+  scbExchangeRetentionDays: number;
   /** Bounded database waits (CONTRACT 14, db/bounds.ts): DB_LOCK_TIMEOUT_MS and the rest. */
   databaseBounds: DatabaseBounds;
   /** EMBEDDED_SYNC: `commit` (each commit on disk before its answer) or `off` (db/embedded-sync.ts). */
@@ -406,7 +417,7 @@ function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbConfig {
 function loadProviderConfig(
   env: NodeJS.ProcessEnv,
   envName: Environment,
-): Pick<Config, "provider" | "payouts" | "scb"> {
+): Pick<Config, "provider" | "payouts" | "scb" | "scbExchangeRetentionDays"> {
   const asked = oneOf(env, "SATANG_PROVIDER", PROVIDER_NAMES);
   if (envName === "live" && asked === "simulated") {
     throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb");
@@ -414,5 +425,12 @@ function loadProviderConfig(
   const provider = asked ?? (envName === "sandbox" ? "simulated" : undefined);
   const payouts = oneOf(env, "SATANG_PAYOUTS", PAYOUT_MODES) ?? "provider";
   const scb = provider === "scb" ? loadScbConfig(env, payouts) : undefined;
-  return { provider, payouts, scb };
+  const scbExchangeRetentionDays = integer(
+    env,
+    "SCB_EXCHANGE_RETENTION_DAYS",
+    SCB_EXCHANGE_RETENTION_DAYS_DEFAULT,
+    1,
+    SCB_EXCHANGE_RETENTION_DAYS_MAX,
+  );
+  return { provider, payouts, scb, scbExchangeRetentionDays };
 }

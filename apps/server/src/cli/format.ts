@@ -101,3 +101,81 @@ export function formatIntegrationList(list: {
     "\n",
   );
 }
+
+/** One exchange with SCB on one line: when, which way, what, and what came back. */
+function exchangeLine(e: Record<string, unknown>): string {
+  const answer =
+    e.responseStatus === null || e.responseStatus === undefined
+      ? `no answer (${text(e.error, "unknown")})`
+      : `${String(e.responseStatus)}${e.error ? ` (${String(e.error)})` : ""}`;
+  const references = (
+    [
+      ["ref1", e.ref1],
+      ["partner", e.partnerTransactionId],
+      ["tokenizer", e.tokenizerId],
+      ["transRef", e.transRef],
+    ] as const
+  )
+    .filter(([, value]) => typeof value === "string" && value !== "")
+    .map(([label, value]) => `${label} ${String(value)}`);
+  return [
+    `#${text(e.id)}`,
+    text(e.startedAt),
+    text(e.direction).padEnd(8),
+    text(e.operation).padEnd(20),
+    `${text(e.method)} ${text(e.path)}`,
+    `-> ${answer}`,
+    `${text(e.durationMs, "?")} ms`,
+    ...references,
+  ].join("  ");
+}
+
+export function formatScbExchangeList(list: {
+  data: Record<string, unknown>[];
+  total: number;
+  page: number;
+  totalPages: number;
+}): string {
+  if (list.data.length === 0)
+    return list.total === 0 ? "No SCB exchanges." : "No SCB exchanges on this page.";
+  return [
+    ...list.data.map(exchangeLine),
+    `(page ${list.page} of ${Math.max(list.totalPages, 1)}, ${list.total} in all)`,
+  ].join("\n");
+}
+
+const pretty = (value: unknown): string =>
+  value === null || value === undefined ? "none" : JSON.stringify(value, null, 2);
+
+/** One exchange in full: its line, the ids it names, then its headers and bodies as recorded. */
+export function formatScbExchange(e: Record<string, unknown>): string {
+  const rows: Row[] = [
+    ["payment", text(e.paymentId)],
+    ["withdraw", text(e.withdrawId)],
+    ["requestUId", text(e.requestUId)],
+    ["attempt", text(e.attempt)],
+  ];
+  return [
+    exchangeLine(e),
+    table("", rows).slice(1),
+    `request headers: ${pretty(e.requestHeaders)}`,
+    `request body: ${pretty(e.requestBody)}`,
+    `response body: ${pretty(e.responseBody)}`,
+  ].join("\n");
+}
+
+export function formatScbPayment(payment: Record<string, unknown>): string {
+  const rows: Row[] = [
+    ["merchant", text(payment.merchantId)],
+    ["SCB ref1", text(payment.scbReference)],
+    ["status", text(payment.status)],
+    ["amount", amount(payment.amount)],
+    ["method", text(payment.paymentMethod)],
+    ["reference id", text(payment.referenceId)],
+    ["confirmed", text(payment.confirmedAt)],
+    ["expires", text(payment.expiresAt)],
+    ["created", text(payment.createdAt)],
+    ["updated", text(payment.updatedAt)],
+  ];
+  return table(`Payment ${text(payment.id)}`, rows);
+}

@@ -13,6 +13,7 @@ import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
+import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
 import { registerUserCommands } from "./commands/user.ts";
@@ -32,6 +33,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerWalletCommands,
   registerWithdrawCommands,
   registerPayoutCommands,
+  registerScbCommands,
   registerUserCommands,
   registerListenCommand,
   registerTriggerCommand,

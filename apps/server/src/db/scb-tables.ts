@@ -1,4 +1,4 @@
-/** Table types of the SCB connector's tables (migration 0030, docs/providers/scb.md). */
+/** Table types of the SCB connector's tables (migrations 0030 and 0060, docs/providers/scb.md). */
 import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -51,8 +51,13 @@ interface ScbTransfersTable {
   updated_at: Timestamp;
 }
 
+export type ScbExchangeDirection = "outbound" | "inbound";
+
 interface ScbExchangesTable {
-  id: Generated<string>;
+  /** bigserial: read as a bigint like every int8 (db/connect.ts). */
+  id: Generated<bigint>;
+  /** Migration 0060: a call to SCB, or a confirmation SCB posted. */
+  direction: ScbExchangeDirection;
   operation: string;
   request_uid: string;
   method: string;
@@ -64,6 +69,13 @@ interface ScbExchangesTable {
   response_status: number | null;
   response_body: ColumnType<unknown, string | null, string | null>;
   error: string | null;
+  request_headers: ColumnType<unknown, string | null, string | null>;
+  ref1: string | null;
+  partner_transaction_id: string | null;
+  tokenizer_id: string | null;
+  trans_ref: string | null;
+  payment_id: string | null;
+  withdraw_id: string | null;
 }
 
 export interface ScbTables {

@@ -4,18 +4,20 @@
  */
 import type { DeliveryDispatcher } from "../events/delivery.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
+import type { ExchangeRetentionContext } from "../providers/scb/exchanges.ts";
 import { LIFECYCLE_JOBS } from "./lifecycle.ts";
 import { listCountFoldJob } from "./list-counts.ts";
 import type { Job } from "./runner.ts";
-import { scbReconcileJob } from "./scb.ts";
+import { scbExchangeRetentionJob, scbReconcileJob } from "./scb.ts";
 import { webhookDeliveryJob } from "./webhooks.ts";
 
 /** What the jobs run with: the process's dependencies satisfy it. */
-type JobsContext = LifecycleContext & { dispatcher: DeliveryDispatcher };
+type JobsContext = LifecycleContext & ExchangeRetentionContext & { dispatcher: DeliveryDispatcher };
 
 export const JOBS: readonly Job<JobsContext>[] = [
   webhookDeliveryJob,
   ...LIFECYCLE_JOBS,
   scbReconcileJob,
   listCountFoldJob,
+  scbExchangeRetentionJob,
 ];

@@ -1,12 +1,20 @@
 /**
- * The SCB reconciler (lifecycle/scb-collection.ts): confirmations SCB could not be asked about,
- * and live PromptPay payments whose confirmation may have been lost. It polls the database
- * every second; each payment is asked about every SCB_RECONCILE_INTERVAL_S (its own schedule).
- * Uncertain transfers are asked about by the payout reconciler, on the schedule SCB's provider
- * gives it. Without SCB it does nothing.
+ * The SCB jobs.
+ *
+ * - `scb-reconcile` (lifecycle/scb-collection.ts): confirmations SCB could not be asked about,
+ *   and live PromptPay payments whose confirmation may have been lost. It polls the database
+ *   every second; each payment is asked about every SCB_RECONCILE_INTERVAL_S (its own schedule).
+ *   Uncertain transfers are asked about by the payout reconciler, on the schedule SCB's provider
+ *   gives it. Without SCB it does nothing.
+ * - `scb-exchange-retention` (providers/scb/exchanges.ts): deletes recorded exchanges older than
+ *   SCB_EXCHANGE_RETENTION_DAYS, a batch per run and again at once while it finds some, then
+ *   looks again an hour later. It runs whatever the provider, so exchanges recorded before SCB
+ *   was switched off are trimmed too.
  */
+import { SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS } from "../lib/limits.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { reconcileScb } from "../lifecycle/scb-collection.ts";
+import { type ExchangeRetentionContext, pruneScbExchanges } from "../providers/scb/exchanges.ts";
 import type { Job } from "./runner.ts";
 
 /** How often the reconciler looks for due work (the database only; SCB has its own schedule). */
@@ -16,4 +24,10 @@ export const scbReconcileJob: Job<LifecycleContext> = {
   name: "scb-reconcile",
   intervalMs: SCB_RECONCILE_JOB_INTERVAL_MS,
   runOnce: (ctx) => reconcileScb(ctx),
+};
+
+export const scbExchangeRetentionJob: Job<ExchangeRetentionContext> = {
+  name: "scb-exchange-retention",
+  intervalMs: SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS,
+  runOnce: (ctx) => pruneScbExchanges(ctx),
 };

@@ -23,6 +23,7 @@ import { JOB_BATCH_SIZE, LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";
 import { formatThb } from "../lib/money.ts";
 import { type Refusal, unknownSubject } from "../lib/provider-reports.ts";
 import { applyPaymentReport } from "../payments/reports.ts";
+import { findPaymentByCollectionReference } from "../payments/store.ts";
 import {
   type ConfirmationCheck,
   type ConfirmationClaim,
@@ -41,7 +42,6 @@ import {
   claimDueCollections,
   decideConfirmation,
   dueConfirmationRechecks,
-  findPaymentByCollectionReference,
   noteCollectionCheck,
   recordConfirmation,
 } from "./scb-store.ts";

@@ -5,7 +5,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
-import type { PaymentRow } from "../db/types.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 export interface ConfirmationRow {
@@ -18,14 +17,6 @@ export interface ConfirmationRow {
   status: ScbConfirmationStatus;
   result: string | null;
   deliveries: number;
-}
-
-export function findPaymentByCollectionReference(db: Db, reference: string): Promise<PaymentRow | undefined> {
-  return db
-    .selectFrom("payments")
-    .selectAll()
-    .where("collection_reference", "=", reference)
-    .executeTakeFirst();
 }
 
 /**

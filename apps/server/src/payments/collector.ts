@@ -7,6 +7,8 @@
 
 /** Length of a payment's collection reference: ref1, at most 20 of A-Z 0-9 (CONTRACT 15). */
 export const COLLECTION_REFERENCE_LENGTH = 12;
+/** What a collection reference can be: the rule of ref1, upper-case A-Z 0-9, 1 to 20 characters. */
+export const COLLECTION_REFERENCE_PATTERN = /^[A-Z0-9]{1,20}$/;
 
 export interface PaymentCollector {
   /** The QR payload a customer scans to pay `amountSatang` under `reference`. */

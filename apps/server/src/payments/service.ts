@@ -29,7 +29,11 @@ import {
   PROMPTPAY_QR_AMOUNT_SATANG_MAX,
 } from "../lib/limits.ts";
 import { formatThb, parseAmount } from "../lib/money.ts";
-import { COLLECTION_REFERENCE_LENGTH, type PaymentCollector } from "./collector.ts";
+import {
+  COLLECTION_REFERENCE_LENGTH,
+  COLLECTION_REFERENCE_PATTERN,
+  type PaymentCollector,
+} from "./collector.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf } from "./qr.ts";
 import type {
   CreatePaymentBody,
@@ -40,6 +44,7 @@ import type {
 } from "./schemas.ts";
 import {
   findPayment,
+  findPaymentByCollectionReference,
   findPaymentByReference,
   findPaymentsByKeyOrReference,
   findReusablePromptPay,
@@ -317,6 +322,25 @@ export async function getPaymentByReference(
   const row = await findPaymentByReference(ctx.db, merchant.id, referenceId);
   if (!row) throw paymentNotFound();
   return paymentView(row, ctx.config, mode);
+}
+
+/** A payment as the operator finds it by its SCB reference: the record, its merchant, its ref1. */
+export type OperatorPaymentRecord = PaymentRecord & { merchantId: string; scbReference: string };
+
+/**
+ * The operator's lookup of a live PromptPay payment by its collection reference (SCB's ref1),
+ * across merchants. References are upper case; one typed in lower case is found too. Text that
+ * cannot be a reference answers 404 like an unknown one.
+ */
+export async function getPaymentByCollectionReference(
+  ctx: Pick<PaymentContext, "db" | "config">,
+  reference: string,
+): Promise<OperatorPaymentRecord> {
+  const ref1 = reference.toUpperCase();
+  if (!COLLECTION_REFERENCE_PATTERN.test(ref1)) throw paymentNotFound();
+  const row = await findPaymentByCollectionReference(ctx.db, ref1);
+  if (!row) throw paymentNotFound();
+  return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, scbReference: ref1 };
 }
 
 export async function cancelPayment(

@@ -65,6 +65,15 @@ export async function findPaymentByReference(
     .executeTakeFirst();
 }
 
+/** The live PromptPay payment with this collection reference (SCB's ref1): unique in the deployment. */
+export function findPaymentByCollectionReference(db: Db, reference: string): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom("payments")
+    .selectAll()
+    .where("collection_reference", "=", reference)
+    .executeTakeFirst();
+}
+
 /**
  * The payments holding either unique key of a create, read in one statement: one snapshot, so
  * a row committed by a concurrent create is seen under both keys or under neither. (Two

@@ -6677,6 +6677,544 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/v1/providers/scb/exchanges": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the exchanges with SCB, newest first
+     * @description Every call to SCB with its answer (or why none came) and every payment confirmation SCB posted, redacted as recorded: no token, no secret, no full account number. dateFrom and dateTo bound the start of an exchange. Kept SCB_EXCHANGE_RETENTION_DAYS (default 90).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page number, from 1. A page beyond the last is empty. */
+          page?: number;
+          /** @description Page size, 1 to 100. */
+          limit?: number;
+          /**
+           * @description ISO 8601 instant; records created at or after it (inclusive).
+           * @example 2026-01-15T00:00:00.000Z
+           */
+          dateFrom?: string;
+          /**
+           * @description ISO 8601 instant; records created before it (exclusive).
+           * @example 2026-01-16T00:00:00.000Z
+           */
+          dateTo?: string;
+          /** @description Only this kind of exchange: one of SCB's endpoints, or payment_confirmation */
+          operation?:
+            | "token"
+            | "bill_payment_inquiry"
+            | "slip_verification"
+            | "credit_initiate"
+            | "credit_confirm"
+            | "transfer_inquiry"
+            | "payment_confirmation";
+          /** @description outbound (calls to SCB) or inbound (confirmations SCB posted) */
+          direction?: "outbound" | "inbound";
+          /** @description Only the exchanges of this payment */
+          paymentId?: string;
+          /** @description Only the exchanges of this withdraw */
+          withdrawId?: string;
+          /** @description Only the exchanges naming this SCB reference: a ref1, a partner transaction id, a tokenizer id or a transRef (exact match) */
+          reference?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "data": [
+             *           {
+             *             "id": "1042",
+             *             "direction": "outbound",
+             *             "operation": "token",
+             *             "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+             *             "method": "GET",
+             *             "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
+             *             "attempt": 1,
+             *             "startedAt": "2026-01-15T12:00:00.000Z",
+             *             "durationMs": 84,
+             *             "requestHeaders": {
+             *               "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+             *               "resourceOwnerId": "************************cdef",
+             *               "accept-language": "EN"
+             *             },
+             *             "requestBody": null,
+             *             "responseStatus": 1,
+             *             "responseBody": {
+             *               "status": {
+             *                 "code": 1000,
+             *                 "description": "Success"
+             *               },
+             *               "data": []
+             *             },
+             *             "error": null,
+             *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+             *             "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+             *             "ref1": "K7Q2M9X4HT3B",
+             *             "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
+             *             "tokenizerId": "TKN20260115000123",
+             *             "transRef": "20260115SIM00000042"
+             *           }
+             *         ],
+             *         "total": 1,
+             *         "page": 1,
+             *         "limit": 20,
+             *         "totalPages": 1
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                data: {
+                  /**
+                   * @description Digits; newer exchanges have larger ids
+                   * @example 1042
+                   */
+                  id: string;
+                  /** @enum {string} */
+                  direction: "outbound" | "inbound";
+                  /** @enum {string} */
+                  operation:
+                    | "token"
+                    | "bill_payment_inquiry"
+                    | "slip_verification"
+                    | "credit_initiate"
+                    | "credit_confirm"
+                    | "transfer_inquiry"
+                    | "payment_confirmation";
+                  /**
+                   * @description The requestUId sent (inbound: SCB's, else its transaction id)
+                   * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
+                   */
+                  requestUId: string;
+                  /** @example GET */
+                  method: string;
+                  /**
+                   * @description Path and query below SCB's base URL; inbound: our route, never the callback token
+                   * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
+                   */
+                  path: string;
+                  /** @description 1, or 2 for the one retry after a refreshed token */
+                  attempt: number;
+                  /** Format: date-time */
+                  startedAt: string;
+                  durationMs: number;
+                  requestHeaders: {
+                    [key: string]: string;
+                  } | null;
+                  /** @description As sent or received, redacted; null when none */
+                  requestBody: unknown;
+                  responseStatus: number | null;
+                  /**
+                   * @description As answered, redacted; null when none
+                   * @example {
+                   *       "status": {
+                   *         "code": 1000,
+                   *         "description": "Success"
+                   *       },
+                   *       "data": []
+                   *     }
+                   */
+                  responseBody: unknown;
+                  error: string | null;
+                  paymentId: string | null;
+                  withdrawId: string | null;
+                  ref1: string | null;
+                  partnerTransactionId: string | null;
+                  tokenizerId: string | null;
+                  transRef: string | null;
+                }[];
+                total: number;
+                page: number;
+                limit: number;
+                totalPages: number;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/providers/scb/exchanges/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One exchange with SCB */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Exchange id (digits) */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "id": "1042",
+             *         "direction": "outbound",
+             *         "operation": "token",
+             *         "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+             *         "method": "GET",
+             *         "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
+             *         "attempt": 1,
+             *         "startedAt": "2026-01-15T12:00:00.000Z",
+             *         "durationMs": 84,
+             *         "requestHeaders": {
+             *           "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+             *           "resourceOwnerId": "************************cdef",
+             *           "accept-language": "EN"
+             *         },
+             *         "requestBody": null,
+             *         "responseStatus": 1,
+             *         "responseBody": {
+             *           "status": {
+             *             "code": 1000,
+             *             "description": "Success"
+             *           },
+             *           "data": []
+             *         },
+             *         "error": null,
+             *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+             *         "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+             *         "ref1": "K7Q2M9X4HT3B",
+             *         "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
+             *         "tokenizerId": "TKN20260115000123",
+             *         "transRef": "20260115SIM00000042"
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /**
+                 * @description Digits; newer exchanges have larger ids
+                 * @example 1042
+                 */
+                id: string;
+                /** @enum {string} */
+                direction: "outbound" | "inbound";
+                /** @enum {string} */
+                operation:
+                  | "token"
+                  | "bill_payment_inquiry"
+                  | "slip_verification"
+                  | "credit_initiate"
+                  | "credit_confirm"
+                  | "transfer_inquiry"
+                  | "payment_confirmation";
+                /**
+                 * @description The requestUId sent (inbound: SCB's, else its transaction id)
+                 * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
+                 */
+                requestUId: string;
+                /** @example GET */
+                method: string;
+                /**
+                 * @description Path and query below SCB's base URL; inbound: our route, never the callback token
+                 * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
+                 */
+                path: string;
+                /** @description 1, or 2 for the one retry after a refreshed token */
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                requestHeaders: {
+                  [key: string]: string;
+                } | null;
+                /** @description As sent or received, redacted; null when none */
+                requestBody: unknown;
+                responseStatus: number | null;
+                /**
+                 * @description As answered, redacted; null when none
+                 * @example {
+                 *       "status": {
+                 *         "code": 1000,
+                 *         "description": "Success"
+                 *       },
+                 *       "data": []
+                 *     }
+                 */
+                responseBody: unknown;
+                error: string | null;
+                paymentId: string | null;
+                withdrawId: string | null;
+                ref1: string | null;
+                partnerTransactionId: string | null;
+                tokenizerId: string | null;
+                transRef: string | null;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/payments/by-scb-reference/{ref1}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find a live PromptPay payment by its SCB ref1, with its merchant id
+     * @description The reference SCB shows for a bill payment (ref1) is the payment's collection reference, unique in the deployment. Upper case; lower case is found too. None: 404.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The payment's SCB ref1 (its collection reference) */
+          ref1: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+             *         "amount": "10000.00",
+             *         "currency": "THB",
+             *         "status": "requires_action",
+             *         "paymentMethod": "promptpay",
+             *         "referenceId": "order-1001",
+             *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "metadata": {
+             *           "orderId": "1001"
+             *         },
+             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+             *         "nextAction": {
+             *           "type": "use_payment_app",
+             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+             *           "qrCode": {
+             *             "type": "promptpay",
+             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+             *           }
+             *         },
+             *         "confirmedAt": null,
+             *         "capturedAt": null,
+             *         "canceledAt": null,
+             *         "expiresAt": "2026-01-15T12:00:00.000Z",
+             *         "createdAt": "2026-01-15T12:00:00.000Z",
+             *         "updatedAt": "2026-01-15T12:00:00.000Z",
+             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+             *         "scbReference": "K7Q2M9X4HT3B"
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /** Format: uuid */
+                id: string;
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /** @enum {string} */
+                status:
+                  | "requires_payment_method"
+                  | "requires_confirmation"
+                  | "requires_action"
+                  | "processing"
+                  | "requires_capture"
+                  | "succeeded"
+                  | "canceled"
+                  | "expired"
+                  | "payment_failed";
+                paymentMethod: ("promptpay" | "bank_transfer") | null;
+                referenceId: string;
+                description: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                clientSecret: string | null;
+                nextAction:
+                  | (
+                      | {
+                          /** @enum {string} */
+                          type: "use_payment_app";
+                          paymentAppUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "redirect";
+                          redirectUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "display_bank_transfer_instructions";
+                          bankTransferInstructions: {
+                            bankName: string;
+                            accountNumber: string;
+                            accountName: string;
+                            /** @description THB with two decimals */
+                            amount: string;
+                            reference: string;
+                          };
+                        }
+                    )
+                  | null;
+                confirmedAt: string | null;
+                capturedAt: string | null;
+                canceledAt: string | null;
+                expiresAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: uuid */
+                merchantId: string;
+                /**
+                 * @description The payment's SCB ref1
+                 * @example K7Q2M9X4HT3B
+                 */
+                scbReference: string;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -8,7 +8,8 @@
  * - A 401 drops the token, fetches a new one and retries the call once. SCB's gateway refuses
  *   an unauthenticated request before any service acts on it, so the retry cannot repeat a
  *   transfer (docs/providers/scb.md, "Readings").
- * - Every call is bounded by a timeout (AbortSignal) and recorded, redacted (recorder.ts).
+ * - Every call is bounded by a timeout (AbortSignal) and recorded, redacted (recorder.ts), with
+ *   the headers that matter (never the authorization) and the SCB references it names.
  *
  * It answers with what SCB said (`ScbAnswer`: the HTTP status, `status.code`, `data`) or throws
  * `ScbCallError` when SCB said nothing usable. What an answer means for a payment or a payout is
@@ -17,7 +18,15 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../../lib/clock.ts";
 import { SCB_RESPONSE_BODY_MAX_BYTES, SCB_SUCCESS_CODE } from "./limits.ts";
-import { redact, redactHeaders, type ScbOperation, type ScbRecorder } from "./recorder.ts";
+import {
+  answerKeys,
+  type ExchangeKeys,
+  presentKeys,
+  redact,
+  redactHeaders,
+  type ScbOperation,
+  type ScbRecorder,
+} from "./recorder.ts";
 import { TokenCache } from "./token.ts";
 import type {
   BillPaymentInquiryQuery,
@@ -89,6 +98,8 @@ interface CallSpec {
   method: "GET" | "POST";
   path: string;
   body?: unknown;
+  /** The SCB references the request names, recorded for the operator's lookups. */
+  keys?: ExchangeKeys;
 }
 
 function describeError(error: unknown): { kind: ScbCallErrorKind; message: string } {
@@ -157,6 +168,7 @@ export class ScbClient {
       operation: "bill_payment_inquiry",
       method: "GET",
       path: `/v1/payment/billpayment/inquiry?${params}`,
+      keys: { ref1: query.reference1 },
     });
   }
 
@@ -166,6 +178,7 @@ export class ScbClient {
       operation: "slip_verification",
       method: "GET",
       path: `/v1/payment/billpayment/transactions/${encodeURIComponent(transRef)}?${params}`,
+      keys: { transRef },
     });
   }
 
@@ -175,6 +188,7 @@ export class ScbClient {
       method: "POST",
       path: "/v1/payment/transfer/fcd/credit/initiate",
       body,
+      keys: { partnerTransactionId: body.partnerTransactionID },
     });
   }
 
@@ -184,6 +198,7 @@ export class ScbClient {
       method: "POST",
       path: "/v1/payment/transfer/fcd/credit/confirm",
       body,
+      keys: { tokenizerId: body.tokenizerId },
     });
   }
 
@@ -193,6 +208,7 @@ export class ScbClient {
       method: "POST",
       path: "/v1/payment/transfer/fcd/inquiry",
       body,
+      keys: { tokenizerId: body.tokenizerId },
     });
   }
 
@@ -301,6 +317,7 @@ export class ScbClient {
   ): Promise<void> {
     try {
       await this.options.recorder.record({
+        direction: "outbound",
         operation: spec.operation,
         requestUId: headers.requestUId!,
         method: spec.method,
@@ -313,6 +330,8 @@ export class ScbClient {
         responseStatus: raw?.status ?? null,
         responseBody: raw ? redact(raw.body) : null,
         error: failure?.message ?? null,
+        // What the request named wins over what the answer repeats.
+        keys: presentKeys({ ...(raw ? answerKeys(spec.operation, raw.body) : {}), ...spec.keys }),
       });
     } catch (error) {
       this.options.onRecorderError?.(error);

@@ -17,6 +17,12 @@ export interface ScbConnector {
   payouts: ScbPayouts | null;
   /** The path SCB posts payment confirmations to (CONTRACT 15). */
   confirmationPath: string;
+  /** Where exchanges are recorded: the client's calls, and the confirmations SCB posts. */
+  recorder: ScbRecorder;
+  /** Real time, which stamps the records. */
+  clock: Clock;
+  /** Told when a record could not be kept; nothing else changes. */
+  onRecorderError: ((error: unknown) => void) | undefined;
 }
 
 export { SCB_PROVIDER_NAME } from "./names.ts";
@@ -46,5 +52,8 @@ export function createScbConnector(
       ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
       : null,
     confirmationPath: `/providers/scb/confirmations/${config.callbackToken}`,
+    recorder: deps.recorder,
+    clock: deps.clock,
+    onRecorderError: deps.onRecorderError,
   };
 }

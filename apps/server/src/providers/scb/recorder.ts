@@ -5,19 +5,45 @@
  * record can be shown on an operator screen or written to a log as it is.
  */
 import { maskAccountNumber } from "../../lib/account-number.ts";
+import { redactText } from "../../lib/redaction.ts";
+import { SCB_TRANSACTION_ID_LENGTH_MAX } from "./limits.ts";
 
-export type ScbOperation =
-  | "token"
-  | "bill_payment_inquiry"
-  | "slip_verification"
-  | "credit_initiate"
-  | "credit_confirm"
-  | "transfer_inquiry"
-  | "payment_confirmation";
+/** What an exchange was: one of SCB's endpoints, or (inbound) a payment confirmation SCB posted. */
+export const SCB_OPERATIONS = [
+  "token",
+  "bill_payment_inquiry",
+  "slip_verification",
+  "credit_initiate",
+  "credit_confirm",
+  "transfer_inquiry",
+  "payment_confirmation",
+] as const;
+export type ScbOperation = (typeof SCB_OPERATIONS)[number];
+
+export const SCB_DIRECTIONS = ["outbound", "inbound"] as const;
+
+/** `outbound`: a call to SCB and its answer. `inbound`: a payment confirmation SCB posted to us. */
+export type ScbDirection = (typeof SCB_DIRECTIONS)[number];
+
+/**
+ * The SCB references an exchange names, for the operator's lookups: the payment's `ref1`, a
+ * transfer's `partnerTransactionId` and `tokenizerId`, a transaction's `transRef` (SCB's
+ * transaction id). Absent when the exchange names none.
+ */
+export interface ExchangeKeys {
+  ref1?: string;
+  partnerTransactionId?: string;
+  tokenizerId?: string;
+  transRef?: string;
+}
 
 export interface ScbExchange {
+  direction: ScbDirection;
   operation: ScbOperation;
-  /** The requestUId sent (or, for a confirmation SCB sent us, its transaction id). */
+  /**
+   * The requestUId sent; for a confirmation SCB sent us, the requestUId header it carried, else
+   * its transaction id.
+   */
   requestUId: string;
   method: string;
   /** Path and query, below the base URL. */
@@ -26,6 +52,7 @@ export interface ScbExchange {
   attempt: number;
   startedAt: Date;
   durationMs: number;
+  /** The headers that matter (RECORDED_HEADERS), the resource owner masked; never the authorization. */
   requestHeaders: Record<string, string>;
   requestBody: unknown;
   /** Null when no answer came (timeout, connection error). */
@@ -33,6 +60,7 @@ export interface ScbExchange {
   responseBody: unknown;
   /** Why there was no usable answer, or null. */
   error: string | null;
+  keys: ExchangeKeys;
 }
 
 /** Where records go. The client waits for `record` but never lets its failure change an outcome. */
@@ -76,9 +104,122 @@ export function redact(value: unknown, parentKey = ""): unknown {
   return out;
 }
 
-/** Request headers as recorded: the bearer token replaced, the API key masked. */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
-  return redact(headers) as Record<string, string>;
+/**
+ * The request headers an exchange keeps, by their lower-case names, under the names SCB's pages
+ * use. The authorization (a bearer token, or anything a caller sends us) is never among them.
+ */
+const RECORDED_HEADERS: Readonly<Record<string, string>> = {
+  requestuid: "requestUId",
+  resourceownerid: "resourceOwnerId",
+  "accept-language": "accept-language",
+};
+
+/** Longest header value kept: SCB's are ids of a few dozen characters. */
+const RECORDED_HEADER_LENGTH_MAX = 200;
+
+/** Request headers as recorded: requestUId, resourceOwnerId (masked) and accept-language only. */
+export function redactHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const label = RECORDED_HEADERS[name.toLowerCase()];
+    if (label === undefined || value === undefined) continue;
+    kept[label] = (Array.isArray(value) ? value.join(", ") : value).slice(0, RECORDED_HEADER_LENGTH_MAX);
+  }
+  return redact(kept) as Record<string, string>;
+}
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/** `object[key]` when `object` is a JSON object, else undefined. */
+function fieldOf(object: unknown, key: string): unknown {
+  return object !== null && typeof object === "object" && !Array.isArray(object)
+    ? (object as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/**
+ * Only the keys that have a value, so a record compares and prints without `undefined`s, and
+ * only values that can be an SCB reference in length: a key is an indexed column, and what an
+ * answer or a confirmation carries is not trusted to be short.
+ */
+export function presentKeys(keys: ExchangeKeys): ExchangeKeys {
+  return Object.fromEntries(
+    Object.entries(keys).filter(([, v]) => v !== undefined && v.length <= SCB_TRANSACTION_ID_LENGTH_MAX),
+  ) as ExchangeKeys;
+}
+
+/**
+ * The references SCB's answer names: the tokenizer id of a credit initiate, the ref1 of a slip,
+ * the transaction of an inquiry that answered exactly one.
+ */
+export function answerKeys(operation: ScbOperation, body: unknown): ExchangeKeys {
+  const data = fieldOf(body, "data");
+  if (operation === "credit_initiate")
+    return presentKeys({ tokenizerId: textOf(fieldOf(data, "tokenizerId")) });
+  if (operation === "slip_verification") return presentKeys({ ref1: textOf(fieldOf(data, "ref1")) });
+  if (operation === "bill_payment_inquiry") {
+    const rows: unknown[] = Array.isArray(data) ? data : data ? [data] : [];
+    return rows.length === 1 ? presentKeys({ transRef: textOf(fieldOf(rows[0], "transactionId")) }) : {};
+  }
+  return {};
+}
+
+/** What a payment confirmation as received says of itself, for the record. */
+function confirmationBodyOf(rawBody: string, maxBytes: number): { body: unknown; keys: ExchangeKeys } {
+  if (Buffer.byteLength(rawBody) > maxBytes) {
+    return { body: `[a body of ${Buffer.byteLength(rawBody)} bytes, not kept]`, keys: {} };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody);
+  } catch {
+    // Not JSON: kept as text with secret-shaped runs and account numbers hidden.
+    return { body: redactText(rawBody), keys: {} };
+  }
+  return {
+    body: redact(parsed),
+    keys: presentKeys({
+      ref1: textOf(fieldOf(parsed, "billPaymentRef1")),
+      transRef: textOf(fieldOf(parsed, "transactionId")),
+    }),
+  };
+}
+
+/**
+ * The record of a payment confirmation SCB posted (`direction` inbound), redacted as the client
+ * redacts its calls. The path names the route, never the callback token in it.
+ */
+export function inboundConfirmation(input: {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  rawBody: string;
+  bodyMaxBytes: number;
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number;
+  responseBody: unknown;
+  error: string | null;
+}): ScbExchange {
+  const { body, keys } = confirmationBodyOf(input.rawBody, input.bodyMaxBytes);
+  const requestHeaders = redactHeaders(input.headers);
+  return {
+    direction: "inbound",
+    operation: "payment_confirmation",
+    requestUId: requestHeaders.requestUId ?? keys.transRef ?? "",
+    method: "POST",
+    path: "/providers/scb/confirmations/{SCB_CALLBACK_TOKEN}",
+    attempt: 1,
+    startedAt: input.startedAt,
+    durationMs: Math.round(input.durationMs),
+    requestHeaders,
+    requestBody: body,
+    responseStatus: input.responseStatus,
+    responseBody: redact(input.responseBody),
+    error: input.error,
+    keys,
+  };
 }
 
 /** Keeps records in memory: for tests, and for an operator command that prints one session. */

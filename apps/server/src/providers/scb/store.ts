@@ -1,9 +1,15 @@
 /**
  * SQL of the SCB connector: the credit transfer of each withdraw (its tokenizer id and whether
- * its one confirm has left) and the record of every exchange with SCB.
+ * its one confirm has left) and the record of every exchange with SCB: written, listed for the
+ * operator, and deleted after SCB_EXCHANGE_RETENTION_DAYS.
  */
+import { type Selectable, sql } from "kysely";
 import { type Db, withTransaction } from "../../db/handles.ts";
+import { selectPage } from "../../db/pages.ts";
+import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
+import type { Database } from "../../db/types.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
+import { withdrawIdOf } from "./references.ts";
 
 export interface TransferRow {
   withdraw_id: string;
@@ -110,14 +116,22 @@ export async function noteTransfer(
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
-/** Keeps every exchange with SCB (already redacted by the client) in `scb_exchanges`. */
+/**
+ * Keeps every exchange with SCB (already redacted) in `scb_exchanges`, with the references it
+ * names and, resolved in the same statement, the payment with its ref1 and the withdraw of its
+ * transfer (by the partner transaction id derived from the withdraw, else by the tokenizer id
+ * stored for it before any confirm is sent).
+ */
 export class DatabaseRecorder implements ScbRecorder {
   constructor(private readonly db: Db) {}
 
   async record(exchange: ScbExchange): Promise<void> {
+    const { ref1, partnerTransactionId, tokenizerId, transRef } = exchange.keys;
+    const derived = partnerTransactionId ? withdrawIdOf(partnerTransactionId) : null;
     await this.db
       .insertInto("scb_exchanges")
       .values({
+        direction: exchange.direction,
         operation: exchange.operation,
         request_uid: exchange.requestUId,
         method: exchange.method,
@@ -125,11 +139,89 @@ export class DatabaseRecorder implements ScbRecorder {
         attempt: exchange.attempt,
         started_at: exchange.startedAt,
         duration_ms: Math.round(exchange.durationMs),
+        request_headers: json(exchange.requestHeaders),
         request_body: json(exchange.requestBody),
         response_status: exchange.responseStatus,
         response_body: json(exchange.responseBody),
         error: exchange.error,
+        ref1: ref1 ?? null,
+        partner_transaction_id: partnerTransactionId ?? null,
+        tokenizer_id: tokenizerId ?? null,
+        trans_ref: transRef ?? null,
+        payment_id: ref1 ? sql<string>`(select id from payments where collection_reference = ${ref1})` : null,
+        withdraw_id:
+          derived ??
+          (tokenizerId
+            ? sql<string>`(select withdraw_id from scb_transfers where tokenizer_id = ${tokenizerId})`
+            : null),
       })
       .execute();
   }
+}
+
+export type ExchangeRow = Selectable<Database["scb_exchanges"]>;
+
+/** What the operator's list of exchanges narrows by; every given filter must hold. */
+export interface ExchangeFilters {
+  direction?: ScbExchangeDirection | undefined;
+  operation?: string | undefined;
+  paymentId?: string | undefined;
+  withdrawId?: string | undefined;
+  /** A ref1, partner transaction id, tokenizer id or transRef: exchanges naming it. */
+  reference?: string | undefined;
+  /** started_at in [dateFrom, dateTo). */
+  dateFrom?: Date | undefined;
+  dateTo?: Date | undefined;
+}
+
+/** One page of exchanges, newest first (ties by id), and how many match. */
+export function listExchanges(
+  db: Db,
+  filters: ExchangeFilters,
+  window: { offset: number; limit: number },
+): Promise<{ rows: ExchangeRow[]; total: number }> {
+  let query = db.selectFrom("scb_exchanges");
+  if (filters.direction !== undefined) query = query.where("direction", "=", filters.direction);
+  if (filters.operation !== undefined) query = query.where("operation", "=", filters.operation);
+  if (filters.paymentId !== undefined) query = query.where("payment_id", "=", filters.paymentId);
+  if (filters.withdrawId !== undefined) query = query.where("withdraw_id", "=", filters.withdrawId);
+  const reference = filters.reference;
+  if (reference !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("ref1", "=", reference),
+        eb("partner_transaction_id", "=", reference),
+        eb("tokenizer_id", "=", reference),
+        eb("trans_ref", "=", reference),
+      ]),
+    );
+  }
+  if (filters.dateFrom !== undefined) query = query.where("started_at", ">=", filters.dateFrom);
+  if (filters.dateTo !== undefined) query = query.where("started_at", "<", filters.dateTo);
+  return selectPage(query, window, { column: "started_at", direction: "desc" });
+}
+
+export function findExchange(db: Db, id: bigint): Promise<ExchangeRow | undefined> {
+  return db.selectFrom("scb_exchanges").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Deletes at most `limit` exchanges that started before `before`, oldest first, and says how
+ * many. Rows another worker is deleting are skipped, not waited for.
+ */
+export async function deleteExchangesBefore(db: Db, before: Date, limit: number): Promise<number> {
+  const deleted = await db
+    .deleteFrom("scb_exchanges")
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("scb_exchanges")
+        .select("id")
+        .where("started_at", "<", before)
+        .orderBy("started_at")
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }

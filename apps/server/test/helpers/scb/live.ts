@@ -7,7 +7,6 @@
  */
 import type { Deps } from "../../../src/deps.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
-import { MemoryRecorder } from "../../../src/providers/scb/recorder.ts";
 import { type Credentials, startService, type TestService } from "../harness.ts";
 import { SCB_TEST } from "./setup.ts";
 import { ScbSimulator } from "./simulator.ts";
@@ -21,7 +20,6 @@ export interface LiveScb {
   sim: ScbSimulator;
   /** The bank's clock and the service's real time. */
   bank: ManualClock;
-  recorder: MemoryRecorder;
   merchant: Credentials;
   /** Moves the business clock and the bank's clock forward together. */
   advance(ms: number): void;
@@ -43,7 +41,7 @@ export async function startLiveScb(
     holdMs: 120_000,
     now: () => bank.now(),
   });
-  const recorder = new MemoryRecorder();
+  // Exchanges go to the `scb_exchanges` table, as in a deployment, where the operator API reads them.
   const svc = await startService({
     env: {
       SATANG_ENV: "live",
@@ -63,7 +61,7 @@ export async function startLiveScb(
       SCB_TIMEOUT_MS: String(options.timeoutMs ?? 20_000),
       ...options.env,
     },
-    deps: { wallClock: bank, scbRecorder: recorder },
+    deps: { wallClock: bank },
   });
   const address = await svc.app.listen({ host: "127.0.0.1", port: 0 });
   sim.callbackUrl = `${address}/providers/scb/confirmations/${CALLBACK_TOKEN}`;
@@ -72,7 +70,6 @@ export async function startLiveScb(
     svc,
     sim,
     bank,
-    recorder,
     merchant,
     advance(ms) {
       svc.clock.advance(ms);

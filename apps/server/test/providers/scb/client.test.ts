@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ScbCallError } from "../../../src/providers/scb/client.ts";
 import { REDACTED } from "../../../src/providers/scb/recorder.ts";
+import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { SCB_TEST, type ScbRig, startScbRig } from "../../helpers/scb/setup.ts";
 
 const inquiry = (rig: ScbRig, ref1 = "ABC123") =>
@@ -167,7 +168,18 @@ describe("SCB client: the record of every call", () => {
       assert.equal(tokenRecord.responseStatus, 200);
       assert.equal((tokenRecord.responseBody as any).data.accessToken, REDACTED);
       assert.equal((tokenRecord.requestBody as any).applicationSecret, REDACTED);
-      assert.equal(initiate.requestHeaders.authorization, REDACTED);
+      assert.equal(initiate.direction, "outbound");
+      assert.deepEqual(Object.keys(initiate.requestHeaders).sort(), [
+        "accept-language",
+        "requestUId",
+        "resourceOwnerId",
+      ]);
+      assert.equal(initiate.requestHeaders.requestUId, initiate.requestUId);
+      assert.deepEqual(initiate.keys, {
+        partnerTransactionId: partnerTransactionId("0b6c7a52-2f4e-4b8e-9a51-3c1d2e3f4a5b"),
+        tokenizerId: rig.sim.transfersOf(partnerTransactionId("0b6c7a52-2f4e-4b8e-9a51-3c1d2e3f4a5b"))[0]!
+          .tokenizerId,
+      });
       assert.equal((initiate.requestBody as any).payee.accountInfo.accountNo, "******3210");
       assert.equal((initiate.requestBody as any).payer.accountInfo.accountNo, "******3334");
       assert.equal((initiate.requestBody as any).payer.taxId, "*********9999");

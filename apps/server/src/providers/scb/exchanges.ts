@@ -1,0 +1,138 @@
+/**
+ * What the operator sees of the exchanges with SCB (docs/providers/scb.md, "What the operator
+ * can see"): every call to SCB and its answer, and every payment confirmation SCB posted, as
+ * they were recorded (redacted before they were stored: no token, no secret, no full account
+ * number), listed newest first with the shared list parameters and found one by one; and their
+ * retention, SCB_EXCHANGE_RETENTION_DAYS.
+ */
+import type { Config } from "../../config.ts";
+import type { Db } from "../../db/handles.ts";
+import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
+import type { Page } from "../../http/envelope.ts";
+import { listPage, parseListQuery } from "../../http/list-query.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { AppError } from "../../lib/errors.ts";
+import { SCB_EXCHANGE_RETENTION_BATCH_SIZE } from "../../lib/limits.ts";
+import type { ScbOperation } from "./recorder.ts";
+import {
+  deleteExchangesBefore,
+  type ExchangeFilters,
+  type ExchangeRow,
+  findExchange,
+  listExchanges,
+} from "./store.ts";
+
+const DAY_MS = 86_400_000;
+
+/** An exchange as the operator API shows it. */
+export interface ExchangeRecord {
+  id: string;
+  direction: ScbExchangeDirection;
+  operation: ScbOperation;
+  requestUId: string;
+  method: string;
+  path: string;
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  requestHeaders: Record<string, string> | null;
+  requestBody: unknown;
+  responseStatus: number | null;
+  responseBody: unknown;
+  error: string | null;
+  paymentId: string | null;
+  withdrawId: string | null;
+  ref1: string | null;
+  partnerTransactionId: string | null;
+  tokenizerId: string | null;
+  transRef: string | null;
+}
+
+/** The list's query as its schema hands it over (admin/scb-schemas.ts). */
+export interface ExchangeListQuery {
+  page?: number;
+  limit?: number;
+  dateFrom?: string;
+  dateTo?: string;
+  direction?: ScbExchangeDirection;
+  operation?: ScbOperation;
+  paymentId?: string;
+  withdrawId?: string;
+  reference?: string;
+}
+
+export function exchangeView(row: ExchangeRow): ExchangeRecord {
+  return {
+    id: String(row.id),
+    direction: row.direction,
+    // Written only by a recorder, from SCB_OPERATIONS.
+    operation: row.operation as ScbOperation,
+    requestUId: row.request_uid,
+    method: row.method,
+    path: row.path,
+    attempt: row.attempt,
+    startedAt: row.started_at.toISOString(),
+    durationMs: row.duration_ms,
+    requestHeaders: (row.request_headers as Record<string, string> | null) ?? null,
+    requestBody: row.request_body ?? null,
+    responseStatus: row.response_status,
+    responseBody: row.response_body ?? null,
+    error: row.error,
+    paymentId: row.payment_id,
+    withdrawId: row.withdraw_id,
+    ref1: row.ref1,
+    partnerTransactionId: row.partner_transaction_id,
+    tokenizerId: row.tokenizer_id,
+    transRef: row.trans_ref,
+  };
+}
+
+/** One page of exchanges, newest first, narrowed by every filter given. */
+export async function listScbExchanges(
+  ctx: { db: Db },
+  query: ExchangeListQuery,
+): Promise<Page<ExchangeRecord>> {
+  const params = parseListQuery<"startedAt">(query, "startedAt");
+  const filters: ExchangeFilters = {
+    direction: query.direction,
+    operation: query.operation,
+    paymentId: query.paymentId,
+    withdrawId: query.withdrawId,
+    reference: query.reference,
+    dateFrom: params.dateFrom,
+    dateTo: params.dateTo,
+  };
+  const { rows, total } = await listExchanges(ctx.db, filters, params);
+  return listPage(rows.map(exchangeView), total, params);
+}
+
+/** The largest id a bigserial can hold. */
+const EXCHANGE_ID_MAX = 2n ** 63n - 1n;
+
+/** One exchange by its id; an id that cannot name one answers 404 like an unknown one. */
+export async function getScbExchange(ctx: { db: Db }, id: string): Promise<ExchangeRecord> {
+  const notFound = () => new AppError("RESOURCE_NOT_FOUND", "SCB exchange not found");
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > EXCHANGE_ID_MAX) throw notFound();
+  const row = await findExchange(ctx.db, BigInt(id));
+  if (!row) throw notFound();
+  return exchangeView(row);
+}
+
+/** What the retention job uses: the store, real time (exchanges are stamped with it), the setting. */
+export interface ExchangeRetentionContext {
+  db: Db;
+  wallClock: Clock;
+  config: Pick<Config, "scbExchangeRetentionDays">;
+}
+
+/**
+ * Deletes one batch of exchanges older than SCB_EXCHANGE_RETENTION_DAYS and says how many; the
+ * job runner calls it again at once while it finds some.
+ */
+export function pruneScbExchanges(
+  ctx: ExchangeRetentionContext,
+  batchSize: number = SCB_EXCHANGE_RETENTION_BATCH_SIZE,
+): Promise<number> {
+  const before = new Date(ctx.wallClock.now().getTime() - ctx.config.scbExchangeRetentionDays * DAY_MS);
+  return deleteExchangesBefore(ctx.db, before, batchSize);
+}
