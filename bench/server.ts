@@ -4,7 +4,8 @@
  *
  * - `baseline` (PostgreSQL): a bare Fastify whose endpoints each run one named prepared
  *   statement: `POST /rows` INSERTs a payment-sized row, `GET /rows/:id` SELECTs one by key.
- * - `satang`: the real service with one funded merchant (PromptPay reuse off). On the
+ * - `satang`: the real service with one funded merchant (PromptPay reuse off), folding the
+ *   kept totals in the background as `serve` does. On the
  *   database of BENCH_DATABASE_URL, or embedded in memory when it is unset or
  *   BENCH_STORE=embedded. BENCH_POOL_SIZE sets the pool (default 10). Started with an IPC
  *   channel, it answers `tx-times` with the BEGIN-to-COMMIT times (ms) since the last ask.
@@ -18,6 +19,8 @@ import { openStore } from "../apps/server/src/db/connect.ts";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import { buildDeps } from "../apps/server/src/deps.ts";
 import { createIntegration } from "../apps/server/src/integrations/service.ts";
+import { keptTotalsFoldJob } from "../apps/server/src/jobs/kept-totals.ts";
+import { startWorkers } from "../apps/server/src/jobs/runner.ts";
 import { adjustWallet } from "../apps/server/src/ledger/adjustments.ts";
 import { SecretBox } from "../apps/server/src/lib/crypto.ts";
 import { createMerchant } from "../apps/server/src/merchants/service.ts";
@@ -109,6 +112,9 @@ async function serveSatang(): Promise<void> {
   const integration = await createIntegration(deps, merchant.id);
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: "127.0.0.1" });
+  // As `serve` does, fold the changes the creates append to the kept totals (list counts,
+  // withdraw day totals); the other jobs have nothing to do here.
+  startWorkers(deps, [keptTotalsFoldJob], { error: (details, message) => console.error(message, details) });
   const { apiKey, apiSecret } = integration;
   console.log(JSON.stringify({ port: portOf(app.server), apiKey, apiSecret, merchantId: merchant.id }));
 }

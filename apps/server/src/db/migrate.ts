@@ -24,6 +24,7 @@ import { statements as payoutDesk } from "./migrations/0035_payout_desk.ts";
 import { statements as listSortIndexes } from "./migrations/0040_list_sort_indexes.ts";
 import { statements as listCounts } from "./migrations/0050_list_counts.ts";
 import { statements as scbExchangeLookup } from "./migrations/0060_scb_exchange_lookup.ts";
+import { statements as withdrawDayTotals } from "./migrations/0070_withdraw_day_totals.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0040_list_sort_indexes": listSortIndexes,
   "0050_list_counts": listCounts,
   "0060_scb_exchange_lookup": scbExchangeLookup,
+  "0070_withdraw_day_totals": withdrawDayTotals,
 };
 
 interface MigrationReport {

@@ -423,6 +423,22 @@ interface ListCountsTable {
   n: bigint;
 }
 
+/** The satang a merchant's withdraws created on a UTC day use of its limits, as last folded. */
+interface WithdrawDayTotalsTable {
+  merchant_id: string;
+  /** The UTC date, as PostgreSQL's `date` (a `YYYY-MM-DD` string on the way in). */
+  day: Date | string;
+  amount_satang: bigint;
+}
+
+/** A change to those totals not yet folded in: appended by the withdraws triggers. */
+interface WithdrawDayChangesTable {
+  id: Generated<bigint>;
+  merchant_id: string;
+  day: Date | string;
+  amount_satang: bigint;
+}
+
 /** A change to those counts not yet folded in: appended by the tables' triggers. */
 interface ListCountChangesTable {
   id: Generated<bigint>;
@@ -459,6 +475,8 @@ export interface Database extends ScbTables {
   payout_batch_items: PayoutBatchItemsTable;
   list_counts: ListCountsTable;
   list_count_changes: ListCountChangesTable;
+  withdraw_day_totals: WithdrawDayTotalsTable;
+  withdraw_day_changes: WithdrawDayChangesTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;

@@ -5,8 +5,8 @@
 import type { DeliveryDispatcher } from "../events/delivery.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import type { ExchangeRetentionContext } from "../providers/scb/exchanges.ts";
+import { keptTotalsFoldJob } from "./kept-totals.ts";
 import { LIFECYCLE_JOBS } from "./lifecycle.ts";
-import { listCountFoldJob } from "./list-counts.ts";
 import type { Job } from "./runner.ts";
 import { scbExchangeRetentionJob, scbReconcileJob } from "./scb.ts";
 import { webhookDeliveryJob } from "./webhooks.ts";
@@ -18,6 +18,6 @@ export const JOBS: readonly Job<JobsContext>[] = [
   webhookDeliveryJob,
   ...LIFECYCLE_JOBS,
   scbReconcileJob,
-  listCountFoldJob,
+  keptTotalsFoldJob,
   scbExchangeRetentionJob,
 ];

@@ -21,8 +21,7 @@ import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount } from "../lib/money.ts";
-import { LIMIT_COUNTED_STATUSES } from "./statuses.ts";
-import { sumWithdrawsInWindows, type Window } from "./store.ts";
+import { usedCapacityInWindows, type Window } from "./store.ts";
 
 export function utcDay(at: Date): Window {
   const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
@@ -41,14 +40,13 @@ interface LimitTotals {
   monthlySatang: bigint;
 }
 
-/** The capacity already used in the UTC day and month of `now`. */
+/**
+ * The capacity already used in the UTC day and month of `now`, by withdraws in
+ * LIMIT_COUNTED_STATUSES: read from the per-day totals the database keeps, so its cost does not
+ * grow with the month's withdraws (withdraws/store.ts).
+ */
 export function usedCapacity(db: Db, merchantId: string, now: Date): Promise<LimitTotals> {
-  return sumWithdrawsInWindows(db, {
-    merchantId,
-    statuses: LIMIT_COUNTED_STATUSES,
-    day: utcDay(now),
-    month: utcMonth(now),
-  });
+  return usedCapacityInWindows(db, { merchantId, day: utcDay(now), month: utcMonth(now) });
 }
 
 /** Pure: the limit error for these totals, or undefined when the amount fits both limits. */

@@ -140,30 +140,57 @@ export interface Window {
   to: Date;
 }
 
+/** A window's UTC dates, as PostgreSQL `date` literals: [from, to). */
+function dates(window: Window): { from: string; to: string } {
+  return { from: window.from.toISOString().slice(0, 10), to: window.to.toISOString().slice(0, 10) };
+}
+
 /**
- * Sums the amounts of the merchant's withdraws in `statuses` created in the month window, and
- * the part of it created in the day window (which lies inside the month). One index-only range
- * scan of withdraws_merchant_created over the month: it reads that month's rows and no others.
+ * The limit capacity the merchant's withdraws created in the month window use, and the part of
+ * it created in the day window (which lies inside the month), from the per-day totals the
+ * database keeps (migration 0070_withdraw_day_totals): the folded totals plus the changes not
+ * yet folded, at most a month of rows each, however many withdraws the month holds.
  */
-export async function sumWithdrawsInWindows(
+export async function usedCapacityInWindows(
   db: Db,
-  query: { merchantId: string; statuses: readonly WithdrawStatus[]; day: Window; month: Window },
+  query: { merchantId: string; day: Window; month: Window },
 ): Promise<{ dailySatang: bigint; monthlySatang: bigint }> {
-  const { day, month } = query;
-  const row = await db
-    .selectFrom("withdraws")
-    .select([
-      sql<bigint>`coalesce(sum(amount_satang) filter (where created_at >= ${day.from} and created_at < ${day.to}), 0)::bigint`.as(
-        "daily",
-      ),
-      sql<bigint>`coalesce(sum(amount_satang), 0)::bigint`.as("monthly"),
-    ])
-    .where("merchant_id", "=", query.merchantId)
-    .where("created_at", ">=", month.from)
-    .where("created_at", "<", month.to)
-    .where("status", "in", query.statuses)
-    .executeTakeFirstOrThrow();
+  const day = dates(query.day).from;
+  const month = dates(query.month);
+  const kept = (table: "withdraw_day_totals" | "withdraw_day_changes") =>
+    sql`SELECT day, amount_satang FROM ${sql.table(table)}
+      WHERE merchant_id = ${query.merchantId} AND day >= ${month.from}::date AND day < ${month.to}::date`;
+  const found = await sql<{ daily: string; monthly: string }>`
+    SELECT coalesce(sum(amount_satang) FILTER (WHERE day = ${day}::date), 0)::bigint AS daily,
+      coalesce(sum(amount_satang), 0)::bigint AS monthly
+    FROM (${kept("withdraw_day_totals")} UNION ALL ${kept("withdraw_day_changes")}) kept`.execute(db);
+  const row = found.rows[0]!;
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
+}
+
+/**
+ * Folds the oldest appended day-total changes into the totals, in one statement (as
+ * db/list-counts.ts folds the list counts): a reader sees each change in exactly one place;
+ * concurrent folds take different changes and update totals in key order. Returns how many
+ * changes it folded.
+ */
+export async function foldWithdrawDayTotals(db: Db, batch = 5_000): Promise<number> {
+  const result = await sql<{ folded: string }>`
+    WITH taken AS (
+      SELECT id FROM withdraw_day_changes ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
+    ), moved AS (
+      DELETE FROM withdraw_day_changes c USING taken WHERE c.id = taken.id
+      RETURNING c.merchant_id, c.day, c.amount_satang
+    ), folded AS (
+      INSERT INTO withdraw_day_totals AS totals (merchant_id, day, amount_satang)
+      SELECT merchant_id, day, sum(amount_satang) FROM moved
+      GROUP BY merchant_id, day ORDER BY merchant_id, day
+      ON CONFLICT (merchant_id, day) DO UPDATE SET amount_satang = totals.amount_satang + excluded.amount_satang
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM moved) AS folded
+  `.execute(db);
+  return Number(result.rows[0]?.folded ?? 0);
 }
 
 /** Locks a withdraw for the rest of the transaction, read with its merchant's clock offset. */

@@ -13,7 +13,7 @@ import type { Db } from "../../src/db/handles.ts";
 import { type CountedFilters, countedTotal, foldListCounts } from "../../src/db/list-counts.ts";
 import { statements as listCountsMigration } from "../../src/db/migrations/0050_list_counts.ts";
 import type { CountedList } from "../../src/db/types.ts";
-import { listCountFoldJob } from "../../src/jobs/list-counts.ts";
+import { keptTotalsFoldJob } from "../../src/jobs/kept-totals.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -270,15 +270,15 @@ describe("kept list counts", () => {
     );
   });
 
-  it("are folded by the list-count-fold job, which says how many changes it moved", async () => {
+  it("are folded by the kept-totals-fold job, which says how many changes it moved", async () => {
     const shop = await svc.newMerchant();
     await createPayment(shop);
     await createPayment(shop);
     let moved = 0;
     for (
-      let run = await listCountFoldJob.runOnce(svc.deps);
+      let run = await keptTotalsFoldJob.runOnce(svc.deps);
       run > 0;
-      run = await listCountFoldJob.runOnce(svc.deps)
+      run = await keptTotalsFoldJob.runOnce(svc.deps)
     )
       moved += run;
     assert.ok(moved >= 1);

@@ -1,0 +1,19 @@
+/**
+ * Folds the changes the payments and withdraws triggers append into the totals the database
+ * keeps: the list counts (db/list-counts.ts) and the withdraws' per-day limit capacity
+ * (withdraws/store.ts). The totals are exact whether or not it has run; it keeps the changes
+ * to be added few, so reading a total stays a handful of rows.
+ */
+import type { Db } from "../db/handles.ts";
+import { foldListCounts } from "../db/list-counts.ts";
+import { foldWithdrawDayTotals } from "../withdraws/store.ts";
+import type { Job } from "./runner.ts";
+
+/** How often the fold looks for changes when the last run found none. */
+const KEPT_TOTALS_FOLD_JOB_INTERVAL_MS = 1_000;
+
+export const keptTotalsFoldJob: Job<{ db: Db }> = {
+  name: "kept-totals-fold",
+  intervalMs: KEPT_TOTALS_FOLD_JOB_INTERVAL_MS,
+  runOnce: async (ctx) => (await foldListCounts(ctx.db)) + (await foldWithdrawDayTotals(ctx.db)),
+};
