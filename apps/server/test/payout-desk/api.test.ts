@@ -102,8 +102,14 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-const outcome = (batchId: string, withdrawId: string, body: Record<string, unknown>) =>
-  svc.admin("POST", `/admin/v1/payout-batches/${batchId}/items/${withdrawId}/outcome`, body);
+/**
+ * Records an outcome a second of business time after what came before, so its event sorts after
+ * the batch's `withdraw.processing` (events are ordered by their business time).
+ */
+const outcome = (batchId: string, withdrawId: string, body: Record<string, unknown>) => {
+  svc.clock.advance(1000);
+  return svc.admin("POST", `/admin/v1/payout-batches/${batchId}/items/${withdrawId}/outcome`, body);
+};
 
 describe("payout desk, end to end", () => {
   it("batches pending withdraws, serves the CSV, and books paid and failed like the provider path", async () => {
