@@ -12,8 +12,12 @@ import {
 } from "../lib/limits.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { expireDuePayments } from "../lifecycle/payments.ts";
-import { dispatchPendingWithdraws, expireDueVerifications, reconcilePayouts } from "../lifecycle/payouts.ts";
-import { settleDuePayments } from "../lifecycle/settlement.ts";
+import {
+  dispatchPendingWithdraws,
+  expireDueVerificationsByMerchant,
+  reconcilePayouts,
+} from "../lifecycle/payouts.ts";
+import { settleDueMerchants } from "../lifecycle/settlement.ts";
 import type { Job } from "./runner.ts";
 
 export const paymentExpiryJob: Job<LifecycleContext> = {
@@ -25,7 +29,7 @@ export const paymentExpiryJob: Job<LifecycleContext> = {
 export const settlementJob: Job<LifecycleContext> = {
   name: "settlement",
   intervalMs: SETTLEMENT_JOB_INTERVAL_MS,
-  runOnce: async (ctx) => (await settleDuePayments(ctx)).length,
+  runOnce: (ctx) => settleDueMerchants(ctx),
 };
 
 export const payoutDispatchJob: Job<LifecycleContext> = {
@@ -43,7 +47,7 @@ export const payoutReconcileJob: Job<LifecycleContext> = {
 export const verificationExpiryJob: Job<LifecycleContext> = {
   name: "withdraw-verification-expiry",
   intervalMs: VERIFICATION_EXPIRY_JOB_INTERVAL_MS,
-  runOnce: (ctx) => expireDueVerifications(ctx),
+  runOnce: (ctx) => expireDueVerificationsByMerchant(ctx),
 };
 
 export const LIFECYCLE_JOBS: readonly Job<LifecycleContext>[] = [

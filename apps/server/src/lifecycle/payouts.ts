@@ -45,12 +45,14 @@ import { withdrawView } from "../withdraws/view.ts";
 import { recordAnomaly } from "./anomalies.ts";
 import { bookPayoutReport, receiveProviderCallback } from "./callbacks.ts";
 import { type LifecycleContext, simulatorOf } from "./context.ts";
+import { eachMerchant } from "./per-merchant.ts";
 import {
   claimDuePayouts,
   claimDueVerifications,
   claimPendingWithdraws,
   insertPayout,
   lockPayout,
+  merchantsDueVerificationExpiry,
   updatePayout,
 } from "./store.ts";
 
@@ -334,10 +336,19 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
  * One batch of verification expiry: withdraws that waited 24 h for the operator's approval
  * become expired and their holds return to the wallet. With `merchantId`, only that merchant's.
  */
-export async function expireDueVerifications(ctx: LifecycleContext, merchantId?: string): Promise<number> {
+export async function expireDueVerifications(
+  ctx: LifecycleContext,
+  merchantId?: string,
+  options: { skipLocked?: boolean } = {},
+): Promise<number> {
   return withTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
-    const claimed = await claimDueVerifications(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
+    const claimed = await claimDueVerifications(trx, {
+      now,
+      limit: JOB_BATCH_SIZE,
+      merchantId,
+      skipLocked: options.skipLocked,
+    });
     // Merchant order, so two workers take the merchants' ledger locks in the same order.
     claimed.sort((a, b) => a.row.merchant_id.localeCompare(b.row.merchant_id));
     for (const { row, offsetMs } of claimed) {
@@ -345,6 +356,20 @@ export async function expireDueVerifications(ctx: LifecycleContext, merchantId?:
     }
     return claimed.length;
   });
+}
+
+/**
+ * The verification-expiry job's run: one batch for each merchant with withdraws whose
+ * verification ran out, each merchant in its own transaction (per-merchant.ts).
+ */
+export async function expireDueVerificationsByMerchant(ctx: LifecycleContext): Promise<number> {
+  const merchants = await merchantsDueVerificationExpiry(ctx.db, {
+    now: ctx.clock.now(),
+    limit: JOB_BATCH_SIZE,
+  });
+  return eachMerchant(merchants, (merchantId) =>
+    expireDueVerifications(ctx, merchantId, { skipLocked: true }),
+  );
 }
 
 // Sandbox simulation.

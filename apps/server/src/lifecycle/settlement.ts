@@ -4,9 +4,8 @@
  * time; then it moves to the wallet (ledger `settle`) and `settled_at` is set, in one
  * transaction. Exactly at the delay it is due; a millisecond before, it is not.
  *
- * A batch may hold several merchants' payments. They are settled in merchant order, so two
- * workers settling at once take the merchants' ledger locks in the same order and never wait
- * on each other in a cycle.
+ * The job settles each merchant's due payments in a transaction of its own (per-merchant.ts),
+ * so a lock on one merchant's ledger never holds up another merchant's settlement.
  */
 
 import { withTransaction } from "../db/handles.ts";
@@ -15,7 +14,8 @@ import { atOffset } from "../lib/clock.ts";
 import { JOB_BATCH_SIZE } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
 import type { LifecycleContext } from "./context.ts";
-import { claimDueSettlements, markSettled } from "./store.ts";
+import { eachMerchant } from "./per-merchant.ts";
+import { claimDueSettlements, markSettled, merchantsDueSettlement } from "./store.ts";
 
 interface SettledPayment {
   paymentId: string;
@@ -24,14 +24,23 @@ interface SettledPayment {
   settledAt: Date;
 }
 
-/** One batch: claims due payments and settles them. With `merchantId`, only that merchant's. */
+/**
+ * One batch in one transaction: claims due payments and settles them. With `merchantId`, only
+ * that merchant's, waiting for payments another transaction holds unless `skipLocked`.
+ */
 export async function settleDuePayments(
   ctx: LifecycleContext,
   merchantId?: string,
+  options: { skipLocked?: boolean } = {},
 ): Promise<SettledPayment[]> {
   return withTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
-    const claimed = await claimDueSettlements(trx, { now, limit: JOB_BATCH_SIZE, merchantId });
+    const claimed = await claimDueSettlements(trx, {
+      now,
+      limit: JOB_BATCH_SIZE,
+      merchantId,
+      skipLocked: options.skipLocked,
+    });
     claimed.sort((a, b) =>
       a.row.merchant_id === b.row.merchant_id
         ? a.row.id.localeCompare(b.row.id)
@@ -56,6 +65,18 @@ export async function settleDuePayments(
     }
     return settled;
   });
+}
+
+/**
+ * The settlement job's run: one batch for each merchant with payments due, each merchant in its
+ * own transaction. Returns how many payments it settled.
+ */
+export async function settleDueMerchants(ctx: LifecycleContext): Promise<number> {
+  const merchants = await merchantsDueSettlement(ctx.db, { now: ctx.clock.now(), limit: JOB_BATCH_SIZE });
+  return eachMerchant(
+    merchants,
+    async (merchantId) => (await settleDuePayments(ctx, merchantId, { skipLocked: true })).length,
+  );
 }
 
 export interface SettlementRun {

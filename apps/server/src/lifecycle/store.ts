@@ -36,6 +36,13 @@ interface ClaimOptions {
   limit: number;
   /** Only this merchant's rows, waiting for locked ones (a sandbox route), instead of skipping. */
   merchantId?: string | undefined;
+  /** Skip rows another transaction holds even for one merchant (a job's per-merchant batch). */
+  skipLocked?: boolean;
+}
+
+/** Whether a claim skips rows another transaction holds: jobs do, a sandbox route waits. */
+function skipsLocked(options: ClaimOptions): boolean {
+  return options.skipLocked ?? options.merchantId === undefined;
 }
 
 // Payments.
@@ -58,20 +65,35 @@ export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<W
  * Succeeded payments not yet settled whose capture is at least the merchant's settlement delay
  * ago, in the merchant's business time.
  */
-export async function claimDueSettlements(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
-  let query = db
+function dueSettlements(db: Db, now: Date) {
+  return db
     .selectFrom("payments")
     .innerJoin("merchants", "merchants.id", "payments.merchant_id")
-    .selectAll("payments")
-    .select("merchants.clock_offset_ms")
     .where("payments.status", "=", "succeeded")
     .where("payments.settled_at", "is", null)
     .where(
-      sql<boolean>`payments.captured_at + merchants.settlement_delay_hours * interval '1 hour' <= ${businessNowSql(options.now)}`,
+      sql<boolean>`payments.captured_at + merchants.settlement_delay_hours * interval '1 hour' <= ${businessNowSql(now)}`,
     );
+}
+
+export async function claimDueSettlements(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
+  let query = dueSettlements(db, options.now).selectAll("payments").select("merchants.clock_offset_ms");
   if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
   const locked = query.orderBy("payments.captured_at").limit(options.limit).forUpdate("payments");
-  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (skipsLocked(options) ? locked.skipLocked() : locked).execute());
+}
+
+/** Up to `limit` merchants with payments due for settlement (read without locking anything). */
+export async function merchantsDueSettlement(
+  db: Db,
+  options: { now: Date; limit: number },
+): Promise<string[]> {
+  const rows = await dueSettlements(db, options.now)
+    .select("payments.merchant_id")
+    .distinct()
+    .limit(options.limit)
+    .execute();
+  return rows.map((row) => row.merchant_id);
 }
 
 export async function markSettled(db: Db, id: string, at: Date): Promise<void> {
@@ -97,23 +119,38 @@ export async function claimPendingWithdraws(
 }
 
 /** Withdraws awaiting verification whose 24 hours have run out in business time. */
+function dueVerifications(db: Db, now: Date) {
+  return db
+    .selectFrom("withdraws")
+    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .where("withdraws.status", "=", "awaiting_verification")
+    .where(sql<boolean>`withdraws.verification_expires_at <= ${businessNowSql(now)}`);
+}
+
 export async function claimDueVerifications(
   db: Db,
   options: ClaimOptions,
 ): Promise<WithOffset<WithdrawRow>[]> {
-  let query = db
-    .selectFrom("withdraws")
-    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
-    .selectAll("withdraws")
-    .select("merchants.clock_offset_ms")
-    .where("withdraws.status", "=", "awaiting_verification")
-    .where(sql<boolean>`withdraws.verification_expires_at <= ${businessNowSql(options.now)}`);
+  let query = dueVerifications(db, options.now).selectAll("withdraws").select("merchants.clock_offset_ms");
   if (options.merchantId !== undefined) query = query.where("withdraws.merchant_id", "=", options.merchantId);
   const locked = query
     .orderBy("withdraws.verification_expires_at")
     .limit(options.limit)
     .forUpdate("withdraws");
-  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return withOffsets(await (skipsLocked(options) ? locked.skipLocked() : locked).execute());
+}
+
+/** Up to `limit` merchants with withdraws whose verification ran out (read without locking). */
+export async function merchantsDueVerificationExpiry(
+  db: Db,
+  options: { now: Date; limit: number },
+): Promise<string[]> {
+  const rows = await dueVerifications(db, options.now)
+    .select("withdraws.merchant_id")
+    .distinct()
+    .limit(options.limit)
+    .execute();
+  return rows.map((row) => row.merchant_id);
 }
 
 // Payout attempt records.

@@ -13,8 +13,9 @@ import { openStore, type Store } from "../../src/db/connect.ts";
 import { databaseFault } from "../../src/db/faults.ts";
 import { withTransaction } from "../../src/db/handles.ts";
 import { buildDeps } from "../../src/deps.ts";
+import { settlementJob } from "../../src/jobs/lifecycle.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
-import { paymentBody } from "../helpers/lifecycle.ts";
+import { createPayment, paymentBody, simulatePaymentRequest } from "../helpers/lifecycle.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
@@ -27,6 +28,14 @@ function assertUnavailable(res: TestResponse, label: string): void {
   assert.equal(res.body?.error?.code, "SERVICE_UNAVAILABLE", label);
   assert.ok(Number(res.headers["retry-after"]) >= 1, `${label}: Retry-After`);
   assert.ok(Number(res.body?.error?.metadata?.retryAfter) >= 1, `${label}: metadata.retryAfter`);
+}
+
+/** Whether some session waits for a lock (the outside client's rows, in these tests). */
+async function waitingOnLock(client: pg.Client): Promise<boolean> {
+  const found = await client.query(
+    "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+  );
+  return found.rows[0].n > 0;
 }
 
 describeOnPostgres("database faults on PostgreSQL", () => {
@@ -91,6 +100,57 @@ describeOnPostgres("database faults on PostgreSQL", () => {
       .where("merchant_id", "=", a.merchantId)
       .execute();
     assert.equal(withdraws.length, 1, "no refused withdraw left anything behind");
+  });
+
+  it("a settlement job held up by one merchant's locked wallet holds no row of another merchant", async () => {
+    const pair = [await fundedMerchant(svc), await fundedMerchant(svc)];
+    // `first` comes before `second` in merchant order; `second`'s wallet is locked from outside.
+    const [first, second] = pair.sort((x, y) => x.merchantId.localeCompare(y.merchantId)) as [
+      Credentials,
+      Credentials,
+    ];
+    for (const merchant of [first, second]) {
+      const payment = await createPayment(svc, merchant);
+      const paid = await simulatePaymentRequest(svc, merchant, payment.id, "succeeded");
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    }
+    svc.clock.advance(72 * 3_600_000);
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    let settling: Promise<unknown> = Promise.resolve();
+    try {
+      await outside.query("begin");
+      await outside.query(
+        "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
+        [second.merchantId],
+      );
+      settling = settlementJob.runOnce(svc.deps).catch((error: unknown) => error);
+      // Until the job waits for `second`'s wallet, having done `first`'s settlement.
+      for (let waited = 0; !(await waitingOnLock(outside)); waited += 20) {
+        assert.ok(waited < 10_000, "the settlement job never reached the locked wallet");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // `first`'s settlement is committed while the job waits: nothing of `first` stays locked.
+      const firstSettled = await outside.query(
+        "select count(*)::int as n from payments where merchant_id = $1 and settled_at is not null",
+        [first.merchantId],
+      );
+      assert.equal(firstSettled.rows[0].n, 1, "the other merchant's settlement committed on its own");
+      const res = await svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: first });
+      assert.equal(res.status, 201, `the other merchant's withdraw: ${JSON.stringify(res.body)}`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+      await settling;
+    }
+    while ((await settlementJob.runOnce(svc.deps)) > 0) {}
+    const unsettled = await svc.deps.db
+      .selectFrom("payments")
+      .select("id")
+      .where("merchant_id", "in", [first.merchantId, second.merchantId])
+      .where("settled_at", "is", null)
+      .execute();
+    assert.equal(unsettled.length, 0, "both merchants' payments settle once the lock is gone");
   });
 
   it("retries the victim of a real deadlock inside withTransaction, so both transactions commit", async () => {
