@@ -20,7 +20,9 @@ import { waitFor } from "../helpers/processes.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const README = join(REPO_ROOT, "README.md");
-const WORK_DIR = join(REPO_ROOT, "apps/server/test-results/readme");
+// One directory per run: two suites run side by side from one checkout (embedded and
+// PostgreSQL) each write their blocks, with their own port, and must not run each other's.
+const WORK_DIR = join(REPO_ROOT, "apps/server/test-results/readme", String(process.pid));
 
 /** Blocks the test does not run: it starts the service itself, and never runs the suite inside the suite. */
 const NOT_RUN = new Map([
@@ -109,6 +111,7 @@ after(async () => {
     await exited;
   }
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  rmSync(WORK_DIR, { recursive: true, force: true });
 });
 
 /** The script that runs the blocks in order; each block's output follows a marker line. */
