@@ -3,6 +3,7 @@
  * page's lookup by payment id alone is in hosted/store.ts).
  */
 import { sql } from "kysely";
+import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
@@ -103,20 +104,23 @@ export async function findReusablePromptPay(
   db: Db,
   key: { merchantId: string; bankCode: string; accountNumber: string; amountSatang: bigint; now: Date },
 ): Promise<PaymentRow | undefined> {
-  return db
-    .selectFrom("payments")
-    .selectAll()
-    .where("merchant_id", "=", key.merchantId)
-    .where("customer_bank_code", "=", key.bankCode)
-    .where("customer_bank_account_number", "=", key.accountNumber)
-    .where("amount_satang", "=", key.amountSatang)
-    .where("payment_method", "=", "promptpay")
-    .where("status", "in", OPEN_PAYMENT_STATUSES)
-    .where("expires_at", ">", key.now)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("merchant_id", "=", key.merchantId)
+      .where("customer_bank_code", "=", key.bankCode)
+      .where("customer_bank_account_number", "=", key.accountNumber)
+      .where("amount_satang", "=", key.amountSatang)
+      // Literals, so that every plan can use the partial index (db/fixed-sets.ts).
+      .where(isFixedValue("payment_method", "promptpay"))
+      .where(inFixedSet("status", OPEN_PAYMENT_STATUSES))
+      .where("expires_at", ">", key.now)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst()
+  );
 }
 
 /** Locks a payment for the rest of the transaction, read with its merchant's clock offset. */

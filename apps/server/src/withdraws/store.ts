@@ -3,6 +3,7 @@
  * operator's approve and reject look a withdraw up by id alone.
  */
 import { sql } from "kysely";
+import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
@@ -122,17 +123,21 @@ export async function findGuardCandidates(
     recentSince: Date;
   },
 ): Promise<GuardCandidate[]> {
-  return db
-    .selectFrom("withdraws")
-    .select(["id", "status", "created_at", "bank_account_name"])
-    .where("merchant_id", "=", query.merchantId)
-    .where("amount_satang", "=", query.amountSatang)
-    .where((eb) =>
-      eb.or([eb("status", "in", query.activeStatuses), eb("created_at", ">", query.recentSince)]),
-    )
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
+  return (
+    db
+      .selectFrom("withdraws")
+      .select(["id", "status", "created_at", "bank_account_name"])
+      .where("merchant_id", "=", query.merchantId)
+      .where("amount_satang", "=", query.amountSatang)
+      // The open statuses as literals, so that every plan can use the partial index
+      // withdraws_active_amount (db/fixed-sets.ts).
+      .where((eb) =>
+        eb.or([inFixedSet("status", query.activeStatuses), eb("created_at", ">", query.recentSince)]),
+      )
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute()
+  );
 }
 
 export interface Window {

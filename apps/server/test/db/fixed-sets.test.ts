@@ -1,0 +1,62 @@
+/**
+ * Queries served by a partial index write the index's fixed values into their text (db/fixed-sets.ts),
+ * so a named statement's generic plan can still prove the index's predicate: the payout guard
+ * (withdraws_active_amount) and the PromptPay reuse lookup (payments_open_promptpay). Checked on
+ * the SQL the service sends; bench R6 measures what a parameter there costs (a merchant's whole
+ * history read by the guard).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
+import type { Database } from "../../src/db/types.ts";
+import { findReusablePromptPay } from "../../src/payments/store.ts";
+import { ACTIVE_WITHDRAW_STATUSES } from "../../src/withdraws/statuses.ts";
+import { findGuardCandidates } from "../../src/withdraws/store.ts";
+
+/** A database that answers nothing and records the statements sent to it. */
+function recordingDb(): { db: Kysely<Database>; sent: { sql: string; parameters: readonly unknown[] }[] } {
+  const sent: { sql: string; parameters: readonly unknown[] }[] = [];
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+    log: (event) => {
+      if (event.level === "query") sent.push({ sql: event.query.sql, parameters: event.query.parameters });
+    },
+  });
+  return { db, sent };
+}
+
+describe("partial-index predicates written as literals", () => {
+  it("the payout guard names the open statuses of withdraws_active_amount in its text", async () => {
+    const { db, sent } = recordingDb();
+    await findGuardCandidates(db, {
+      merchantId: "00000000-0000-4000-8000-000000000001",
+      amountSatang: 10n,
+      activeStatuses: ACTIVE_WITHDRAW_STATUSES,
+      recentSince: new Date(0),
+    });
+    assert.match(sent[0]!.sql, /"status" in \('awaiting_verification', 'pending', 'processing'\)/);
+    for (const status of ACTIVE_WITHDRAW_STATUSES) assert.ok(!sent[0]!.parameters.includes(status), status);
+  });
+
+  it("the PromptPay reuse lookup names the method and open statuses of payments_open_promptpay", async () => {
+    const { db, sent } = recordingDb();
+    await findReusablePromptPay(db, {
+      merchantId: "00000000-0000-4000-8000-000000000001",
+      bankCode: "014",
+      accountNumber: "1234567890",
+      amountSatang: 100n,
+      now: new Date(0),
+    });
+    assert.match(sent[0]!.sql, /"payment_method" = 'promptpay'/);
+    assert.match(
+      sent[0]!.sql,
+      /"status" in \('requires_payment_method', 'requires_confirmation', 'requires_action', 'processing', 'requires_capture'\)/,
+    );
+    assert.ok(!sent[0]!.parameters.includes("promptpay"));
+  });
+});
