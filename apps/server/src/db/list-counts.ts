@@ -8,6 +8,7 @@
  */
 import { type Expression, sql } from "kysely";
 import type { Db } from "./handles.ts";
+import { foldKeptTotals, type KeptTotals } from "./kept-totals.ts";
 import type { CountedList } from "./types.ts";
 
 /** The filters a kept count can answer: the merchant, and optionally a status and a variant. */
@@ -18,9 +19,6 @@ export interface CountedFilters {
   /** A payment's method or a withdraw's destination type. */
   variant?: string | undefined;
 }
-
-/** How many changes one fold moves: a bounded statement, repeated while changes remain. */
-export const LIST_COUNT_FOLD_BATCH = 5_000;
 
 /** The exact number of rows matching `filters`, as an expression for a page's statement. */
 export function countedTotal(filters: CountedFilters): Expression<bigint> {
@@ -35,29 +33,15 @@ export function countedTotal(filters: CountedFilters): Expression<bigint> {
     + coalesce((SELECT sum(delta) FROM list_count_changes WHERE ${where("list_count_changes")}), 0))`;
 }
 
-/**
- * Folds the oldest appended changes into the counts, in one statement: the changes it takes
- * are deleted and added to their counts atomically, so a reader sees them in one place or the
- * other, never both or neither. Concurrent folds take different changes (`SKIP LOCKED`) and
- * update counts in one order, so they neither double-count nor deadlock. Returns how many
- * changes it folded.
- */
-export async function foldListCounts(db: Db, batch = LIST_COUNT_FOLD_BATCH): Promise<number> {
-  const result = await sql<{ folded: string }>`
-    WITH taken AS (
-      SELECT id FROM list_count_changes ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
-    ), moved AS (
-      DELETE FROM list_count_changes c USING taken WHERE c.id = taken.id
-      RETURNING c.merchant_id, c.resource, c.status, c.variant, c.delta
-    ), folded AS (
-      INSERT INTO list_counts AS counts (merchant_id, resource, status, variant, n)
-      SELECT merchant_id, resource, status, variant, sum(delta) FROM moved
-      GROUP BY merchant_id, resource, status, variant
-      ORDER BY merchant_id, resource, status, variant
-      ON CONFLICT (merchant_id, resource, status, variant) DO UPDATE SET n = counts.n + excluded.n
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM moved) AS folded
-  `.execute(db);
-  return Number(result.rows[0]?.folded ?? 0);
+const LIST_COUNTS: KeptTotals = {
+  changes: "list_count_changes",
+  totals: "list_counts",
+  keys: ["merchant_id", "resource", "status", "variant"],
+  delta: "delta",
+  total: "n",
+};
+
+/** Folds appended list-count changes into the counts (db/kept-totals.ts); how many it folded. */
+export function foldListCounts(db: Db, batch?: number): Promise<number> {
+  return foldKeptTotals(db, LIST_COUNTS, batch);
 }

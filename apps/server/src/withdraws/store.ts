@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
+import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
 import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
@@ -173,29 +174,17 @@ export async function usedCapacityInWindows(
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
 }
 
-/**
- * Folds the oldest appended day-total changes into the totals, in one statement (as
- * db/list-counts.ts folds the list counts): a reader sees each change in exactly one place;
- * concurrent folds take different changes and update totals in key order. Returns how many
- * changes it folded.
- */
-export async function foldWithdrawDayTotals(db: Db, batch = 5_000): Promise<number> {
-  const result = await sql<{ folded: string }>`
-    WITH taken AS (
-      SELECT id FROM withdraw_day_changes ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
-    ), moved AS (
-      DELETE FROM withdraw_day_changes c USING taken WHERE c.id = taken.id
-      RETURNING c.merchant_id, c.day, c.amount_satang
-    ), folded AS (
-      INSERT INTO withdraw_day_totals AS totals (merchant_id, day, amount_satang)
-      SELECT merchant_id, day, sum(amount_satang) FROM moved
-      GROUP BY merchant_id, day ORDER BY merchant_id, day
-      ON CONFLICT (merchant_id, day) DO UPDATE SET amount_satang = totals.amount_satang + excluded.amount_satang
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM moved) AS folded
-  `.execute(db);
-  return Number(result.rows[0]?.folded ?? 0);
+const WITHDRAW_DAY_TOTALS: KeptTotals = {
+  changes: "withdraw_day_changes",
+  totals: "withdraw_day_totals",
+  keys: ["merchant_id", "day"],
+  delta: "amount_satang",
+  total: "amount_satang",
+};
+
+/** Folds appended day-total changes into the totals (db/kept-totals.ts); how many it folded. */
+export function foldWithdrawDayTotals(db: Db, batch?: number): Promise<number> {
+  return foldKeptTotals(db, WITHDRAW_DAY_TOTALS, batch);
 }
 
 /** Locks a withdraw for the rest of the transaction, read with its merchant's clock offset. */
