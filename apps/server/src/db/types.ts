@@ -100,7 +100,7 @@ interface ServerSettingsTable {
   created_at: Timestamp;
 }
 
-interface SignatureUsesTable {
+export interface SignatureUsesTable {
   api_key: string;
   timestamp_ms: bigint;
   signature: string;

@@ -23,6 +23,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
+import type { SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type SecretBox, safeEqual } from "../lib/crypto.ts";
@@ -38,6 +39,12 @@ import { errorBody } from "./envelope.ts";
 export interface PendingReplay {
   /** Writes the record in `db` (a transaction); throws 401 when the signature was used before. */
   recordIn(db: Db): Promise<void>;
+  /**
+   * The record, for a write that puts it in its own statement (db/replay-records.ts); that
+   * write calls `markWritten` once the record has committed.
+   */
+  readonly use: SignatureUse;
+  markWritten(): void;
 }
 
 interface AuthContext {
@@ -124,14 +131,6 @@ function signedStringOf(
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === "string" ? value : undefined;
-}
-
-/** One signed write, recorded so that it is accepted once. */
-export interface SignatureUse {
-  apiKey: string;
-  timestampMs: bigint;
-  signature: string;
-  expiresAt: Date;
 }
 
 /**
@@ -271,32 +270,33 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
     deps.apiKeys.deleteExpiredUses(now).catch((err) => request.log.warn({ err }, "signature sweep failed"));
   };
 
-  /** Records the signature; true when it was not seen before. */
-  const recordUse = (signed: SignedHeaders, db?: Db) => {
+  /** The replay record of a signed request. */
+  const useOf = (signed: SignedHeaders): SignatureUse => {
     const nowMs = deps.wallClock.now().getTime();
-    return deps.apiKeys.recordUse(
-      {
-        apiKey: signed.apiKey,
-        timestampMs: BigInt(signed.timestampMs),
-        signature: `${signed.version}=${signed.signature}`,
-        expiresAt: new Date(Math.max(nowMs, signed.timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
-      },
-      db,
-    );
+    return {
+      apiKey: signed.apiKey,
+      timestampMs: BigInt(signed.timestampMs),
+      signature: `${signed.version}=${signed.signature}`,
+      expiresAt: new Date(Math.max(nowMs, signed.timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
+    };
   };
+  /** Records the signature; true when it was not seen before. */
+  const recordUse = (use: SignatureUse, db?: Db) => deps.apiKeys.recordUse(use, db);
 
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const signed = readHeaders(request, deps.wallClock);
     const auth = await verify(deps, request, signed);
     if (request.method === "GET" || request.method === "HEAD") {
       // A read may repeat its signature; a v1 one is recorded so no write can use it later.
-      if (signed.version === "sha256") await recordUse(signed);
+      if (signed.version === "sha256") await recordUse(useOf(signed));
     } else if (request.routeOptions.config?.replayInTransaction) {
-      const pending = pendingReplay(signed, recordUse, () => refusal(REPLAYED(), request, deps.config.env));
+      const pending = pendingReplay(useOf(signed), recordUse, () =>
+        refusal(REPLAYED(), request, deps.config.env),
+      );
       auth.replay = pending;
       unsettled.set(request, pending);
     } else {
-      if (!(await recordUse(signed))) throw REPLAYED();
+      if (!(await recordUse(useOf(signed)))) throw REPLAYED();
       sweep(request, deps.wallClock.now());
     }
     request.auth = auth;
@@ -330,18 +330,22 @@ interface Unsettled extends PendingReplay {
 const unsettled = new WeakMap<FastifyRequest, Unsettled>();
 
 function pendingReplay(
-  signed: SignedHeaders,
-  recordUse: (signed: SignedHeaders, db?: Db) => Promise<boolean>,
+  use: SignatureUse,
+  recordUse: (use: SignatureUse, db?: Db) => Promise<boolean>,
   replayed: () => unknown,
 ): Unsettled {
   let written = false;
   return {
+    use,
     written: () => written,
-    recordIn: async (db: Db) => {
-      if (!(await recordUse(signed, db))) throw replayed();
+    markWritten: () => {
       written = true;
     },
-    recordAfter: () => recordUse(signed),
+    recordIn: async (db: Db) => {
+      if (!(await recordUse(use, db))) throw replayed();
+      written = true;
+    },
+    recordAfter: () => recordUse(use),
   };
 }
 

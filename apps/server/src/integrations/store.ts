@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
+import { replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant } from "../db/types.ts";
-import type { ApiKeys, SignatureUse } from "../http/auth.ts";
+import type { ApiKeys } from "../http/auth.ts";
 
 export async function insertIntegration(
   db: Db,
@@ -112,12 +113,7 @@ void merchantColumnsComplete;
 async function recordSignatureUse(db: Db, use: SignatureUse): Promise<boolean> {
   const result = await db
     .insertInto("signature_uses")
-    .values({
-      api_key: use.apiKey,
-      timestamp_ms: use.timestampMs,
-      signature: use.signature,
-      expires_at: use.expiresAt,
-    })
+    .values(replayRecordRow(use))
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;

@@ -6,9 +6,12 @@
  * Create checks, in order (CONTRACT 5): the body schema (in the route); rules the schema
  * cannot express; idempotent replay (same key and body -> the original record, 200; same key,
  * other body -> 422); duplicate referenceId (409); the merchant's setup for the method;
- * PromptPay reuse (200); insert (201). The checks run inside one transaction, and the insert
- * is `ON CONFLICT DO NOTHING` followed by the same lookups again, so two processes racing with
- * one key or one reference end with one record: the loser reads the winner's row.
+ * PromptPay reuse (200); insert (201). A create with fresh keys is first tried as one
+ * statement (the insert with its replay record, `ON CONFLICT DO NOTHING`): it succeeds only
+ * when no lookup could have found anything, so its answer is the one the rules give. Anything
+ * else runs the checks inside one transaction, where the insert is `ON CONFLICT DO NOTHING`
+ * followed by the same lookups again, so two processes racing with one key or one reference
+ * end with one record: the loser reads the winner's row.
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import type { Integration, Merchant, NewPayment, PaymentRow } from "../db/types.ts";
@@ -50,8 +53,14 @@ import {
   findReusablePromptPay,
   listPaymentRows,
   lockPromptPayCustomer,
+  SIGNATURE_USED,
 } from "./store.ts";
-import { createPaymentRow, expirePaymentIfDue, movePayment } from "./transitions.ts";
+import {
+  createPaymentRow,
+  createPaymentRowWithReplayRecord,
+  expirePaymentIfDue,
+  movePayment,
+} from "./transitions.ts";
 import { paymentView, type ViewContext } from "./view.ts";
 
 const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
@@ -238,6 +247,49 @@ async function insertPayment(
   throw new Error("could not allocate a unique payment id and payment reference");
 }
 
+/** What every way of creating a payment works from: the checked body and its keys. */
+interface CreateRequest {
+  merchant: Merchant;
+  integration: PaymentIntegration;
+  body: CreatePaymentBody;
+  checked: ReturnType<typeof checkBody>;
+  requestHash: string;
+  idempotencyKey: string;
+  view: (row: PaymentRow) => PaymentRecord;
+}
+
+/**
+ * The common case in one statement: a new payment with fresh keys, written with the signed
+ * request's replay record in one INSERT and one commit (payments/store.ts). Unique
+ * constraints make that as safe as the lookups first: the insert succeeds only if no payment
+ * of the merchant has the key or the reference. Answers undefined for everything else, which
+ * the transaction below decides with the rules in their order (the insert found a key taken,
+ * the merchant is not set up for the method, PromptPay reuse, a signature used before);
+ * `recorded` then says whether the replay record committed already.
+ */
+async function createInOneStatement(
+  ctx: PaymentContext,
+  request: CreateRequest,
+  replay: PendingReplay | undefined,
+): Promise<{ result?: CreateResult; recorded: boolean }> {
+  const { merchant, body } = request;
+  const reuse = body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
+  if (reuse || ctx.db.isTransaction) return { recorded: false };
+  let setup: MethodSetup;
+  try {
+    setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
+  } catch {
+    return { recorded: false };
+  }
+  const now = businessNow(ctx.clock, merchant.clock_offset_ms);
+  const row = paymentRowOf({ ...request, setup, collector: ctx.collector, now }, newId());
+  const inserted = await createPaymentRowWithReplayRecord(ctx.db, row, replay?.use);
+  if (inserted === SIGNATURE_USED) return { recorded: false };
+  replay?.markWritten();
+  if (!inserted) return { recorded: true };
+  return { result: { outcome: "created", payment: request.view(inserted) }, recorded: true };
+}
+
 export async function createPayment(
   ctx: PaymentContext,
   merchant: Merchant,
@@ -245,12 +297,31 @@ export async function createPayment(
   body: CreatePaymentBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
-  const checked = checkBody(body);
-  const requestHash = requestHashOf(body);
-  const idempotencyKey = body.idempotencyKey ?? newId();
-  const reuse = body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
-  const view = (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both");
+  const request: CreateRequest = {
+    merchant,
+    integration,
+    body,
+    checked: checkBody(body),
+    requestHash: requestHashOf(body),
+    idempotencyKey: body.idempotencyKey ?? newId(),
+    view: (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both"),
+  };
+  const atOnce = await createInOneStatement(ctx, request, replay);
+  if (atOnce.result) return atOnce.result;
+  return createInTransaction(ctx, request, atOnce.recorded ? undefined : replay);
+}
 
+/**
+ * The rules in their order, in one transaction: replay record, idempotent replay or duplicate
+ * reference, the merchant's setup, PromptPay reuse (under the customer's lock), insert.
+ */
+async function createInTransaction(
+  ctx: PaymentContext,
+  request: CreateRequest,
+  replay: PendingReplay | undefined,
+): Promise<CreateResult> {
+  const { merchant, body, checked, idempotencyKey, requestHash, view } = request;
+  const reuse = body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds. The signed request's replay record commits with the
@@ -269,11 +340,7 @@ export async function createPayment(
       settleAgainst(
         "payment",
         await findPaymentsByKeyOrReference(trx, merchant.id, idempotencyKey, body.referenceId),
-        {
-          idempotencyKey,
-          referenceId: body.referenceId,
-          requestHash,
-        },
+        { idempotencyKey, referenceId: body.referenceId, requestHash },
       );
     const earlier = await settle();
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
@@ -283,17 +350,7 @@ export async function createPayment(
       const open = await findReusablePromptPay(trx, { ...customer, now });
       if (open) return { outcome: "reused", payment: view(open) };
     }
-    const draft = {
-      merchant,
-      integration,
-      body,
-      checked,
-      idempotencyKey,
-      requestHash,
-      setup,
-      collector: ctx.collector,
-      now,
-    };
+    const draft = { ...request, setup, collector: ctx.collector, now };
     const { outcome, row } = await insertPayment(trx, draft, settle);
     return { outcome, payment: view(row) };
   });

@@ -3,10 +3,12 @@
  * page's lookup by payment id alone is in hosted/store.ts).
  */
 import { sql } from "kysely";
+import { cachedStatement } from "../db/compiled.ts";
 import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
+import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
@@ -44,13 +46,115 @@ export async function insertPaymentIfAbsent(db: Db, row: NewPayment): Promise<Pa
     .executeTakeFirst();
 }
 
+/** The signed request's replay record was written before: nothing was inserted. */
+export const SIGNATURE_USED = "signature_used";
+
+/** Every column a create writes (`settled_at` is set by settlement, never at create). */
+const NEW_PAYMENT_COLUMNS = [
+  "id",
+  "merchant_id",
+  "integration_id",
+  "amount_satang",
+  "currency",
+  "status",
+  "payment_method",
+  "reference_id",
+  "description",
+  "metadata",
+  "client_secret",
+  "merchant_reference",
+  "customer_bank_account_name",
+  "customer_bank_account_number",
+  "customer_bank_code",
+  "idempotency_key",
+  "request_hash",
+  "qr_payload",
+  "collection_reference",
+  "bank_transfer_reference",
+  "redirect_url",
+  "transfer_bank_code",
+  "transfer_account_number",
+  "transfer_account_name",
+  "expires_at",
+  "confirmed_at",
+  "captured_at",
+  "canceled_at",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof NewPayment)[];
+
+/** Fails to compile when a payments column is missing from the list above. */
+type MissingPaymentColumn = Exclude<keyof NewPayment, (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at">;
+const paymentColumnsComplete: [MissingPaymentColumn] extends [never] ? true : MissingPaymentColumn = true;
+void paymentColumnsComplete;
+
+type NewPaymentWithReplayRecord = NewPayment & {
+  [K in keyof SignatureUse as `replay_${K}`]: SignatureUse[K];
+};
+
+const REPLAY_KEYS = ["replay_apiKey", "replay_timestampMs", "replay_signature", "replay_expiresAt"] as const;
+
+/** The payment INSERT with its replay record in a data-modifying CTE, compiled once. */
+const insertWithReplayRecord = cachedStatement<NewPaymentWithReplayRecord, PaymentRow>(
+  [...NEW_PAYMENT_COLUMNS, ...REPLAY_KEYS],
+  (db, params) => {
+    const row = Object.fromEntries(
+      NEW_PAYMENT_COLUMNS.map((column) => [column, params[column]]),
+    ) as NewPayment;
+    const use = {
+      apiKey: params.replay_apiKey,
+      timestampMs: params.replay_timestampMs,
+      signature: params.replay_signature,
+      expiresAt: params.replay_expiresAt,
+    };
+    return db
+      .with("replay_record", (q) => q.insertInto("signature_uses").values(replayRecordRow(use)))
+      .insertInto("payments")
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .returningAll();
+  },
+);
+
+/**
+ * Inserts the payment and, in the same statement, the signed request's replay record: one
+ * round trip and, on a handle that is not a transaction, one commit. Answers the new row;
+ * undefined when a unique key was taken (the replay record is kept: the request was not a
+ * replay); SIGNATURE_USED when the replay record existed already (the statement failed as a
+ * whole, so nothing of it is kept).
+ */
+export async function insertPaymentWithReplayRecord(
+  db: Db,
+  row: NewPayment,
+  use: SignatureUse | undefined,
+): Promise<PaymentRow | undefined | typeof SIGNATURE_USED> {
+  if (!use) return insertPaymentIfAbsent(db, row);
+  try {
+    return await insertWithReplayRecord.takeFirst(db, {
+      ...row,
+      replay_apiKey: use.apiKey,
+      replay_timestampMs: use.timestampMs,
+      replay_signature: use.signature,
+      replay_expiresAt: use.expiresAt,
+    });
+  } catch (error) {
+    if (isReplayRecordConflict(error)) return SIGNATURE_USED;
+    throw error;
+  }
+}
+
+const findPaymentStatement = cachedStatement<{ merchantId: string; id: string }, PaymentRow>(
+  ["merchantId", "id"],
+  (db, params) =>
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("merchant_id", "=", params.merchantId)
+      .where("id", "=", params.id),
+);
+
 export async function findPayment(db: Db, merchantId: string, id: string): Promise<PaymentRow | undefined> {
-  return db
-    .selectFrom("payments")
-    .selectAll()
-    .where("merchant_id", "=", merchantId)
-    .where("id", "=", id)
-    .executeTakeFirst();
+  return findPaymentStatement.takeFirst(db, { merchantId, id });
 }
 
 export async function findPaymentByReference(

@@ -25,13 +25,21 @@
  * payment the provider is already processing does not expire: the customer has paid and the
  * money is on its way.
  */
-import type { Trx } from "../db/handles.ts";
+import type { Db, Trx } from "../db/handles.ts";
+import type { SignatureUse } from "../db/replay-records.ts";
 import type { NewPayment, PaymentRow, PaymentStatus } from "../db/types.ts";
 import { recordEvent } from "../events/outbox.ts";
 import { postPaymentSucceeded } from "../ledger/postings.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { AWAITING_CUSTOMER_STATUSES, isAwaitingCustomer, OPEN_PAYMENT_STATUSES } from "./statuses.ts";
-import { insertPaymentIfAbsent, lockPayment, type PaymentStamps, updatePaymentStatus } from "./store.ts";
+import {
+  insertPaymentIfAbsent,
+  insertPaymentWithReplayRecord,
+  lockPayment,
+  type PaymentStamps,
+  type SIGNATURE_USED,
+  updatePaymentStatus,
+} from "./store.ts";
 import { paymentView, type ViewContext } from "./view.ts";
 
 type PaymentEvent = "payment.received" | "payment.failed" | "payment.expired" | "payment.canceled";
@@ -165,6 +173,18 @@ export async function moveLockedPayment(
  */
 export function createPaymentRow(trx: Trx, row: Omit<NewPayment, "status">): Promise<PaymentRow | undefined> {
   return insertPaymentIfAbsent(trx, { ...row, status: PAYMENT_TRANSITIONS.create.to });
+}
+
+/**
+ * A new payment and the signed request's replay record in one statement (payments/store.ts):
+ * the new row, undefined when a unique key was taken, or SIGNATURE_USED.
+ */
+export function createPaymentRowWithReplayRecord(
+  db: Db,
+  row: Omit<NewPayment, "status">,
+  use: SignatureUse | undefined,
+): Promise<PaymentRow | undefined | typeof SIGNATURE_USED> {
+  return insertPaymentWithReplayRecord(db, { ...row, status: PAYMENT_TRANSITIONS.create.to }, use);
 }
 
 /** The one expiry rule: waiting for the customer, and `expiresAt` has come. */

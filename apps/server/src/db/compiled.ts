@@ -1,0 +1,76 @@
+/**
+ * Hot statements built by Kysely once, not on every request. Building a query (the builder's
+ * immutable nodes) and compiling it to SQL cost more CPU than the rest of a create's database
+ * call; for a statement whose shape never changes only its parameters do.
+ *
+ * `cachedStatement(keys, build)` calls `build` once, on the first execution, with a marker
+ * object in place of each named parameter; Kysely passes every value it does not recognise as
+ * an expression through as a bind parameter, so the compiled query's parameters show where each
+ * marker went. Each execution then sends the same SQL text with the markers replaced by that
+ * call's values (constants the builder was given stay as they were).
+ *
+ * What the cached text skips is the per-build work and the plugins' `transformQuery`. The one
+ * plugin of a store (db/changes.ts) only announces UPDATEs and DELETEs of watched tables, so
+ * only SELECT and INSERT statements may be cached: `cachedStatement` refuses any other. Every
+ * store compiles with Kysely's PostgreSQL compiler, so one text serves PostgreSQL and PGlite.
+ */
+import { type Compilable, type CompiledQuery, createQueryId, type QueryResult } from "kysely";
+import type { Db } from "./handles.ts";
+
+const MARKER = Symbol("cached statement parameter");
+
+interface Marker {
+  readonly [MARKER]: string;
+}
+
+function isMarker(value: unknown): value is Marker {
+  return typeof value === "object" && value !== null && MARKER in value;
+}
+
+/** Where a compiled parameter comes from: a named parameter of the call, or a constant. */
+type Slot<P> = { key: keyof P } | { constant: unknown };
+
+interface Template<P> {
+  compiled: CompiledQuery;
+  slots: Slot<P>[];
+}
+
+const CACHEABLE_KINDS = new Set(["SelectQueryNode", "InsertQueryNode"]);
+
+/** A statement whose shape is fixed: built and compiled once, executed with new parameters. */
+export interface CachedStatement<P, R> {
+  execute(db: Db, params: P): Promise<QueryResult<R>>;
+  /** The first row, or undefined. */
+  takeFirst(db: Db, params: P): Promise<R | undefined>;
+}
+
+export function cachedStatement<P extends Record<string, unknown>, R>(
+  keys: readonly (keyof P & string)[],
+  build: (db: Db, params: P) => Compilable<R>,
+): CachedStatement<P, R> {
+  let template: Template<P> | undefined;
+  const compile = (db: Db): Template<P> => {
+    const markers = Object.fromEntries(keys.map((key) => [key, { [MARKER]: key }])) as unknown as P;
+    const compiled = build(db, markers).compile();
+    if (!CACHEABLE_KINDS.has(compiled.query.kind)) {
+      throw new Error(`only SELECT and INSERT statements are cached, not ${compiled.query.kind}`);
+    }
+    const slots = compiled.parameters.map(
+      (value): Slot<P> => (isMarker(value) ? { key: value[MARKER] as keyof P } : { constant: value }),
+    );
+    const used = new Set(slots.flatMap((slot) => ("key" in slot ? [slot.key] : [])));
+    const unused = keys.filter((key) => !used.has(key));
+    if (unused.length > 0) throw new Error(`cached statement parameters never used: ${unused.join(", ")}`);
+    return { compiled, slots };
+  };
+  const execute = async (db: Db, params: P): Promise<QueryResult<R>> => {
+    template ??= compile(db);
+    const parameters = template.slots.map((slot) => ("key" in slot ? params[slot.key] : slot.constant));
+    const query: CompiledQuery<R> = { ...template.compiled, parameters, queryId: createQueryId() };
+    return db.executeQuery(query);
+  };
+  return {
+    execute,
+    takeFirst: async (db, params) => (await execute(db, params)).rows[0],
+  };
+}
