@@ -41,7 +41,10 @@ const create = {
     return {
       ...request,
       body,
-      headers: { "content-type": "application/json", ...signRequest({ ...info, body }) },
+      headers: {
+        "content-type": "application/json",
+        ...signRequest({ ...info, body, method: "POST", path: "/api/v1/payments" }),
+      },
     };
   },
 };
@@ -50,7 +53,7 @@ const list = {
   path: "/api/v1/payments?limit=10",
   setupRequest: (request: autocannon.Request) => ({
     ...request,
-    headers: signRequest({ ...info, body: "" }),
+    headers: signRequest({ ...info, body: "", method: "GET", path: "/api/v1/payments?limit=10" }),
   }),
 };
 const url = `http://127.0.0.1:${info.port}`;

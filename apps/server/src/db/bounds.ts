@@ -37,6 +37,18 @@ export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = {
   idleInTransactionTimeoutMs: 60_000,
 };
 
+const registered = new WeakMap<object, DatabaseBounds>();
+
+/** Remembers the bounds a store was opened with, for waits the service keeps itself. */
+export function registerBounds(db: object, bounds: DatabaseBounds): void {
+  registered.set(db, bounds);
+}
+
+/** The bounds of the store `db` (DEFAULT_DATABASE_BOUNDS for a handle opened elsewhere). */
+export function boundsOf(db: object): DatabaseBounds {
+  return registered.get(db) ?? DEFAULT_DATABASE_BOUNDS;
+}
+
 /** The statement that opens every transaction: BEGIN and the transaction's bounds. */
 export function beginStatement(bounds: DatabaseBounds, settings: TransactionSettings = {}): string {
   let begin = "begin";

@@ -6,7 +6,12 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { BoundedPostgresDialect, type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./bounds.ts";
+import {
+  BoundedPostgresDialect,
+  type DatabaseBounds,
+  DEFAULT_DATABASE_BOUNDS,
+  registerBounds,
+} from "./bounds.ts";
 import {
   ChangeFeed,
   ChangeFeedPlugin,
@@ -117,6 +122,12 @@ async function embeddedReachable(lite: PGlite, db: Kysely<Database>, timeoutMs: 
   }
 }
 
+/** What the rest of the service looks up by store: its change feed and its bounds. */
+function registerStore(db: Kysely<Database>, changes: ChangeFeed, bounds: DatabaseBounds): void {
+  registerChangeFeed(db, changes);
+  registerBounds(db, bounds);
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const bounds = { ...DEFAULT_DATABASE_BOUNDS, ...options.bounds };
   if (options.databaseUrl) {
@@ -152,7 +163,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       dialect: new BoundedPostgresDialect({ pool }, bounds),
       plugins: [new ChangeFeedPlugin(changes)],
     });
-    registerChangeFeed(db, changes);
+    registerStore(db, changes, bounds);
     return {
       db,
       kind: "postgres",
@@ -178,7 +189,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect: new PostgresDialect({ pool }),
     plugins: [new ChangeFeedPlugin(changes)],
   });
-  registerChangeFeed(db, changes);
+  registerStore(db, changes, bounds);
   return {
     db,
     kind: "embedded",

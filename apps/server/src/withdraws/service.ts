@@ -17,6 +17,7 @@
  * key) back the lock up: were it ever bypassed, a duplicate would still not be stored.
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
+import { inTurn } from "../db/key-queue.ts";
 import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
@@ -151,10 +152,34 @@ export async function createWithdraw(
   body: CreateWithdrawBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
-  const merchantId = merchant.id;
-  const { amountSatang, accountNumber, accountName } = checkBody(body);
-  const requestHash = requestHashOf(body);
-  const idempotencyKey = body.idempotencyKey ?? newId();
+  const request: AdmissionRequest = {
+    merchantId: merchant.id,
+    integration,
+    body,
+    checked: checkBody(body),
+    requestHash: requestHashOf(body),
+    idempotencyKey: body.idempotencyKey ?? newId(),
+    replay,
+  };
+  // The creates of one wallet take their turns in this process before they take a connection
+  // (db/key-queue.ts); the wallet lock below orders them between processes.
+  return inTurn(ctx.db, `wallet:${merchant.id}`, () => admit(ctx, request));
+}
+
+interface AdmissionRequest {
+  merchantId: string;
+  integration: Pick<Integration, "id">;
+  body: CreateWithdrawBody;
+  checked: ReturnType<typeof checkBody>;
+  requestHash: string;
+  idempotencyKey: string;
+  replay: PendingReplay | undefined;
+}
+
+/** The admission of one create, in one transaction under the wallet lock. */
+function admit(ctx: WithdrawContext, request: AdmissionRequest): Promise<CreateResult> {
+  const { merchantId, integration, body, requestHash, idempotencyKey, replay } = request;
+  const { amountSatang, accountNumber, accountName } = request.checked;
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.

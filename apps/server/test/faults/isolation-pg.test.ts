@@ -153,6 +153,43 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     assert.equal(unsettled.length, 0, "both merchants' payments settle once the lock is gone");
   });
 
+  it("many writes of a merchant whose wallet is held take one pool connection, so others are not kept waiting", async () => {
+    // More of A's withdraws than the pool has connections: they wait their turn in the
+    // process (db/key-queue.ts) instead of each holding a connection on the locked row.
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    try {
+      await outside.query("begin");
+      await outside.query(
+        "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
+        [a.merchantId],
+      );
+      const blocked = Promise.all(
+        Array.from({ length: 12 }, () =>
+          svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a }),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const [payment, withdrawB] = await Promise.all([
+        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
+        svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: b }),
+      ]);
+      const waited = Date.now() - started;
+      assert.equal(payment?.status, 201, JSON.stringify(payment?.body));
+      assert.equal(withdrawB?.status, 201, JSON.stringify(withdrawB?.body));
+      assert.ok(waited < LOCK_TIMEOUT_MS, `B waited ${waited} ms behind A's held wallet`);
+      const held = await outside.query(
+        "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+      );
+      assert.ok(held.rows[0].n <= 1, `${held.rows[0].n} connections wait on A's wallet`);
+      for (const [i, res] of (await blocked).entries()) assertUnavailable(res, `A's withdraw ${i}`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
+  });
+
   it("retries the victim of a real deadlock inside withTransaction, so both transactions commit", async () => {
     const rows = await svc.deps.db
       .selectFrom("ledger_accounts")
