@@ -23,7 +23,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
-import type { SignatureUse } from "../db/replay-records.ts";
+import { isReplayRecordConflict, type SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type SecretBox, safeEqual } from "../lib/crypto.ts";
@@ -45,6 +45,12 @@ export interface PendingReplay {
    */
   readonly use: SignatureUse;
   markWritten(): void;
+  /**
+   * Runs a statement of the caller's transaction that writes the record itself (a plain INSERT
+   * in a data-modifying CTE, db/replay-records.ts); the unique violation of a signature used
+   * before becomes the replay refusal (401).
+   */
+  writtenBy<T>(write: (use: SignatureUse) => Promise<T>): Promise<T>;
 }
 
 interface AuthContext {
@@ -344,6 +350,16 @@ function pendingReplay(
     recordIn: async (db: Db) => {
       if (!(await recordUse(use, db))) throw replayed();
       written = true;
+    },
+    writtenBy: async (write) => {
+      try {
+        const result = await write(use);
+        written = true;
+        return result;
+      } catch (error) {
+        if (isReplayRecordConflict(error)) throw replayed();
+        throw error;
+      }
     },
     recordAfter: () => recordUse(use),
   };

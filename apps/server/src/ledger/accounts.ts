@@ -15,9 +15,10 @@
  * withdrawn (withdraw admission, operator adjustments) first locks that row with
  * `SELECT ... FOR UPDATE`, a database lock that holds across processes.
  */
-import { sql } from "kysely";
+import { type QueryCreator, sql } from "kysely";
 import type { Db, Trx } from "../db/handles.ts";
-import { LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
+import { replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
+import { type Database, LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
 
 /** The kinds that hold the merchant's own money, which may never be negative. */
 const MERCHANT_FUNDS_KINDS: readonly LedgerAccountKind[] = [
@@ -57,8 +58,29 @@ export async function ensureMerchantAccounts(db: Db, merchantId: string): Promis
     on conflict (merchant_id, kind) do nothing`.execute(db);
 }
 
+type AccountIds = Record<LedgerAccountKind, string>;
+
+/**
+ * Account ids a transaction has read already, per merchant. An account's id never changes and
+ * an account is never deleted, so a transaction that read them (the wallet lock reads them in
+ * its statement) need not read them again for its postings.
+ */
+const knownInTransaction = new WeakMap<object, Map<string, AccountIds>>();
+
+function remember(trx: Trx, merchantId: string, ids: Partial<AccountIds> | null): void {
+  if (!ids || LEDGER_ACCOUNT_KINDS.some((kind) => ids[kind] === undefined)) return;
+  let known = knownInTransaction.get(trx);
+  if (!known) {
+    known = new Map();
+    knownInTransaction.set(trx, known);
+  }
+  known.set(merchantId, ids as AccountIds);
+}
+
 /** The ids of a merchant's accounts by kind, creating missing ones. */
-export async function accountIds(db: Db, merchantId: string): Promise<Record<LedgerAccountKind, string>> {
+export async function accountIds(db: Db, merchantId: string): Promise<AccountIds> {
+  const known = knownInTransaction.get(db)?.get(merchantId);
+  if (known) return known;
   const read = () =>
     db.selectFrom("ledger_accounts").select(["id", "kind"]).where("merchant_id", "=", merchantId).execute();
   let rows = await read();
@@ -66,7 +88,7 @@ export async function accountIds(db: Db, merchantId: string): Promise<Record<Led
     await ensureMerchantAccounts(db, merchantId);
     rows = await read();
   }
-  return Object.fromEntries(rows.map((row) => [row.kind, row.id])) as Record<LedgerAccountKind, string>;
+  return Object.fromEntries(rows.map((row) => [row.kind, row.id])) as AccountIds;
 }
 
 interface WalletLock {
@@ -78,23 +100,43 @@ interface WalletLock {
 /**
  * Takes the merchant's wallet lock for the rest of the transaction: a row lock on its
  * `wallet_available` account. Concurrent admissions of one merchant, in this process or any
- * other, wait here one after another; different merchants do not wait for each other.
+ * other, wait here one after another; different merchants do not wait for each other. The
+ * same statement reads the ids of the merchant's other accounts (not locking them), which the
+ * transaction's postings then use (`accountIds`), and writes `replayRecord`, a signed
+ * request's replay record (db/replay-records.ts), when given.
  */
-export async function lockWallet(trx: Trx, merchantId: string): Promise<WalletLock> {
-  const select = () =>
-    trx
+export async function lockWallet(
+  trx: Trx,
+  merchantId: string,
+  replayRecord?: SignatureUse,
+): Promise<WalletLock> {
+  // The CTE's name is not a table anyone selects from: the query is typed as on `trx` itself.
+  const creator = (record: SignatureUse | undefined): QueryCreator<Database> =>
+    record
+      ? (trx.with("replay_record", (q) =>
+          q.insertInto("signature_uses").values(replayRecordRow(record)),
+        ) as unknown as QueryCreator<Database>)
+      : trx;
+  const select = (record: SignatureUse | undefined) =>
+    creator(record)
       .selectFrom("ledger_accounts")
       .select(["id", "balance_satang"])
+      .select(
+        sql<Partial<AccountIds> | null>`(SELECT json_object_agg(kind, id) FROM ledger_accounts
+          WHERE merchant_id = ${merchantId})`.as("account_ids"),
+      )
       .where("merchant_id", "=", merchantId)
       .where("kind", "=", "wallet_available")
       .forUpdate()
       .executeTakeFirst();
-  let row = await select();
+  let row = await select(replayRecord);
   if (!row) {
+    // The record, when given, is written: a data-modifying CTE runs whatever the query finds.
     await ensureMerchantAccounts(trx, merchantId);
-    row = await select();
+    row = await select(undefined);
   }
   if (!row) throw new Error(`wallet account of merchant ${merchantId} could not be created`);
+  remember(trx, merchantId, row.account_ids);
   return { accountId: row.id, availableSatang: row.balance_satang };
 }
 

@@ -83,37 +83,42 @@ export async function post(trx: Trx, posting: Posting): Promise<PostedTransactio
   const id = posting.id ?? newId();
   const ids = await accountIds(trx, posting.merchantId);
   const lines = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
-  await trx
-    .insertInto("ledger_transactions")
-    .values({
-      id,
-      merchant_id: posting.merchantId,
-      kind: posting.kind,
-      subject_type: posting.subject.type,
-      subject_id: posting.subject.id,
-      reason: posting.reason ?? null,
-      created_at: posting.at,
-    })
-    .execute();
-  const entries: PostedEntry[] = [];
-  // One statement per line, in lock order: each insert's trigger updates (and locks) its account.
-  for (const line of lines) {
-    const inserted = await trx
-      .insertInto("ledger_entries")
-      .values({
+  // One statement: the ledger transaction in a data-modifying CTE, and all its lines in one
+  // multi-row INSERT that reads the transaction's id from it (so the CTE has run before any
+  // line's trigger looks the transaction up). The rows are applied in the order given, so each
+  // line's trigger updates (and locks) its account in the ledger's lock order.
+  const inserted = await trx
+    .with("posted", (q) =>
+      q
+        .insertInto("ledger_transactions")
+        .values({
+          id,
+          merchant_id: posting.merchantId,
+          kind: posting.kind,
+          subject_type: posting.subject.type,
+          subject_id: posting.subject.id,
+          reason: posting.reason ?? null,
+          created_at: posting.at,
+        })
+        .returning("id"),
+    )
+    .insertInto("ledger_entries")
+    .values(
+      lines.map((line) => ({
         id: newId(),
-        transaction_id: id,
+        transaction_id: (eb) => eb.selectFrom("posted").select("posted.id"),
         account_id: ids[line.account],
         amount_satang: line.amountSatang,
-      })
-      .returning("balance_after_satang")
-      .executeTakeFirstOrThrow();
-    entries.push({
-      account: line.account,
-      amountSatang: line.amountSatang,
-      balanceAfterSatang: inserted.balance_after_satang,
-    });
-  }
+      })),
+    )
+    .returning(["account_id", "balance_after_satang"])
+    .execute();
+  const balanceAfter = new Map(inserted.map((row) => [row.account_id, row.balance_after_satang]));
+  const entries: PostedEntry[] = lines.map((line) => {
+    const after = balanceAfter.get(ids[line.account]);
+    if (after === undefined) throw new Error(`ledger posting ${posting.kind} lost its ${line.account} line`);
+    return { account: line.account, amountSatang: line.amountSatang, balanceAfterSatang: after };
+  });
   return { id, merchantId: posting.merchantId, kind: posting.kind, createdAt: posting.at, entries };
 }
 

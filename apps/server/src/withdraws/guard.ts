@@ -67,17 +67,27 @@ function guardError(block: GuardBlock): AppError {
   return new AppError("STATE_CONFLICT", message, { ...block });
 }
 
-/** Throws 409 STATE_CONFLICT when a matching payout blocks this one. */
+/**
+ * Throws 409 STATE_CONFLICT when a matching payout blocks this one. `candidates`, when given,
+ * are the ones read for this payout at `now` (withdraws/store.ts `readAdmission`); otherwise
+ * they are read here.
+ */
 export async function checkPayoutGuard(
   db: Db,
   payout: { merchantId: string; amountSatang: bigint; accountName: string; now: Date },
+  candidates?: GuardCandidate[],
 ): Promise<void> {
-  const candidates = await findGuardCandidates(db, {
+  const found = candidates ?? (await findGuardCandidates(db, guardQuery(payout)));
+  const block = decideGuard(found, payout.accountName, payout.now);
+  if (block) throw guardError(block);
+}
+
+/** What the guard reads for a payout at `now`: same amount, open or created in the window. */
+export function guardQuery(payout: { merchantId: string; amountSatang: bigint; now: Date }) {
+  return {
     merchantId: payout.merchantId,
     amountSatang: payout.amountSatang,
     activeStatuses: ACTIVE_WITHDRAW_STATUSES,
     recentSince: new Date(payout.now.getTime() - PAYOUT_GUARD_WINDOW_MS),
-  });
-  const block = decideGuard(candidates, payout.accountName, payout.now);
-  if (block) throw guardError(block);
+  };
 }

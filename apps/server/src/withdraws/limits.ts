@@ -82,12 +82,17 @@ export function limitError(
   return undefined;
 }
 
-/** Throws 400 INVALID_INPUT when the amount does not fit the merchant's daily or monthly limit. */
+/**
+ * Throws 400 INVALID_INPUT when the amount does not fit the merchant's daily or monthly limit.
+ * `used`, when given, is the capacity read for this request at `now` (withdraws/store.ts
+ * `readAdmission`); otherwise it is read here.
+ */
 export async function checkWithdrawLimits(
   db: Db,
   merchant: Merchant,
   amountSatang: bigint,
   now: Date,
+  used?: LimitTotals,
 ): Promise<void> {
   const limits = {
     dailySatang: merchant.daily_withdraw_limit_satang,
@@ -95,6 +100,6 @@ export async function checkWithdrawLimits(
   };
   // A merchant without limits pays no query for them.
   if (limits.dailySatang === null && limits.monthlySatang === null) return;
-  const error = limitError(limits, await usedCapacity(db, merchant.id, now), amountSatang);
+  const error = limitError(limits, used ?? (await usedCapacity(db, merchant.id, now)), amountSatang);
   if (error) throw error;
 }

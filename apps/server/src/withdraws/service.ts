@@ -11,6 +11,12 @@
  * guard (409); the daily then the monthly limit (400 INVALID_INPUT); the available balance
  * (400 INSUFFICIENT_BALANCE); then the insert and the hold, in the same transaction.
  *
+ * Round trips: the lock's statement also writes the signed request's replay record; everything
+ * the checks look at is read by one statement after it (withdraws/store.ts `readAdmission`);
+ * the withdraw with its saved destination is one INSERT, its hold one more (ledger/postings.ts),
+ * so the lock is held for three statements and the COMMIT. The creates of one wallet also take
+ * their turns in the process before they take a pool connection (db/key-queue.ts).
+ *
  * Because every admission of a merchant waits for the previous one to commit, each sees the
  * withdraws and the balance its predecessors left: N concurrent requests against capacity for
  * k admit exactly k. The unique indexes on (merchant, reference) and (merchant, idempotency
@@ -30,8 +36,8 @@ import { duplicateReference, replayOf, requestHashOf } from "../lib/idempotency.
 import { isUuid, newId } from "../lib/ids.ts";
 import { formatAmount, parseAmount } from "../lib/money.ts";
 import { findMerchant } from "../merchants/store.ts";
-import { checkPayoutGuard } from "./guard.ts";
-import { checkWithdrawLimits } from "./limits.ts";
+import { checkPayoutGuard, guardQuery } from "./guard.ts";
+import { checkWithdrawLimits, utcDay, utcMonth } from "./limits.ts";
 import type { CreateWithdrawBody, ListWithdrawsQuery, WithdrawRecord, WithdrawSortField } from "./schemas.ts";
 import {
   findWithdraw,
@@ -40,7 +46,7 @@ import {
   findWithdrawByReference,
   inOpenPayoutBatch,
   listWithdrawRows,
-  upsertDestination,
+  readAdmission,
 } from "./store.ts";
 import { admitWithdraw, expireVerificationIfDue, moveWithdraw } from "./transitions.ts";
 import { withdrawView } from "./view.ts";
@@ -108,13 +114,12 @@ function withdrawRowOf(
     amountSatang: bigint;
     accountNumber: string;
     accountName: string;
-    destinationId: string;
     idempotencyKey: string;
     requestHash: string;
     verificationExpiresAt: Date | null;
     now: Date;
   },
-): Omit<NewWithdraw, "status"> {
+): Omit<NewWithdraw, "status" | "destination_id"> {
   return {
     id: newId(),
     merchant_id: admitted.merchantId,
@@ -123,7 +128,6 @@ function withdrawRowOf(
     currency: "THB",
     reference_id: body.referenceId,
     destination_type: body.destinationType,
-    destination_id: admitted.destinationId,
     bank_account_name: admitted.accountName,
     bank_account_number: admitted.accountNumber,
     bank_code: body.customerBankCode,
@@ -147,13 +151,22 @@ function withdrawRowOf(
  */
 export async function createWithdraw(
   ctx: WithdrawContext,
-  merchant: Pick<Merchant, "id">,
+  merchant: Pick<Merchant, "id"> &
+    Partial<
+      Pick<Merchant, "clock_offset_ms" | "daily_withdraw_limit_satang" | "monthly_withdraw_limit_satang">
+    >,
   integration: Pick<Integration, "id">,
   body: CreateWithdrawBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
   const request: AdmissionRequest = {
     merchantId: merchant.id,
+    assumed: {
+      clockOffsetMs: merchant.clock_offset_ms ?? 0n,
+      // Unknown limits are read as if there were some: the capacity costs one subquery.
+      hasLimits:
+        merchant.daily_withdraw_limit_satang !== null || merchant.monthly_withdraw_limit_satang !== null,
+    },
     integration,
     body,
     checked: checkBody(body),
@@ -168,6 +181,8 @@ export async function createWithdraw(
 
 interface AdmissionRequest {
   merchantId: string;
+  /** What the authenticated merchant said of its clock and limits, for the admission read. */
+  assumed: { clockOffsetMs: bigint; hasLimits: boolean };
   integration: Pick<Integration, "id">;
   body: CreateWithdrawBody;
   checked: ReturnType<typeof checkBody>;
@@ -178,66 +193,107 @@ interface AdmissionRequest {
 
 /** The admission of one create, in one transaction under the wallet lock. */
 function admit(ctx: WithdrawContext, request: AdmissionRequest): Promise<CreateResult> {
-  const { merchantId, integration, body, requestHash, idempotencyKey, replay } = request;
-  const { amountSatang, accountNumber, accountName } = request.checked;
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
-    await replay?.recordIn(trx);
-    const wallet = await lockWallet(trx, merchantId);
-    // Read after the lock, so the wallet status, limits and threshold are the current ones.
-    const current = await findMerchant(trx, merchantId);
-    if (!current) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
-    const now = businessNow(ctx.clock, current.clock_offset_ms);
-
-    if (body.idempotencyKey !== undefined) {
-      const existing = await findWithdrawByIdempotencyKey(trx, merchantId, body.idempotencyKey);
-      if (existing) return { outcome: "replayed", withdraw: withdrawView(replayOf(existing, requestHash)) };
-    }
-    if (await findWithdrawByReference(trx, merchantId, body.referenceId)) {
-      throw duplicateReference("withdraw", body.referenceId);
-    }
-    checkWalletStatus(current);
-    await checkPayoutGuard(trx, { merchantId, amountSatang, accountName, now });
-    await checkWithdrawLimits(trx, current, amountSatang, now);
-    checkBalance(wallet.availableSatang, amountSatang);
-
-    const destinationId = await upsertDestination(
-      trx,
-      { merchantId, destinationType: body.destinationType, bankCode: body.customerBankCode, accountNumber },
-      accountName,
-      now,
-      newId(),
-    );
-    const threshold = current.withdraw_verification_threshold_satang;
-    const needsVerification = threshold !== null && amountSatang >= threshold;
-    const inserted = await admitWithdraw(
-      trx,
-      needsVerification ? "admitForReview" : "admit",
-      withdrawRowOf(body, {
-        merchantId,
-        integrationId: integration.id,
-        amountSatang,
-        accountNumber,
-        accountName,
-        destinationId,
-        idempotencyKey,
-        requestHash,
-        verificationExpiresAt: needsVerification
-          ? new Date(now.getTime() + WITHDRAW_VERIFICATION_TTL_MS)
-          : null,
-        now,
-      }),
-    );
-    if (!inserted) {
-      // Unreachable while admission holds the wallet lock; kept so that a path that ever
-      // skipped the lock would still answer like the lookups above instead of failing.
-      const sameKey = await findWithdrawByIdempotencyKey(trx, merchantId, idempotencyKey);
-      if (sameKey) return { outcome: "replayed", withdraw: withdrawView(replayOf(sameKey, requestHash)) };
-      throw duplicateReference("withdraw", body.referenceId);
-    }
-    return { outcome: "created", withdraw: withdrawView(inserted) };
+    // The signed request's replay record is written by the lock's statement (one round trip).
+    const { replay, merchantId } = request;
+    const wallet = replay
+      ? await replay.writtenBy((use) => lockWallet(trx, merchantId, use))
+      : await lockWallet(trx, merchantId);
+    const decided = await decideAdmission(trx, ctx, request, wallet.availableSatang);
+    if ("replayed" in decided) return { outcome: "replayed", withdraw: withdrawView(decided.replayed) };
+    return insertAdmitted(trx, request, decided.merchant, decided.now);
   });
+}
+
+/**
+ * The checks of a create in the order of CONTRACT 7, on what one statement read after the
+ * wallet lock (withdraws/store.ts `readAdmission`), so the merchant's wallet status, limits
+ * and threshold are the current ones. That read is made for the business time of the merchant
+ * the request authenticated as; if the merchant's clock has moved since (a sandbox test clock),
+ * the guard and the limits are read again for its time now.
+ */
+async function decideAdmission(
+  trx: Trx,
+  ctx: WithdrawContext,
+  request: AdmissionRequest,
+  availableSatang: bigint,
+): Promise<{ replayed: WithdrawRow } | { merchant: Merchant; now: Date }> {
+  const { merchantId, body, assumed } = request;
+  const { amountSatang, accountName } = request.checked;
+  const assumedNow = businessNow(ctx.clock, assumed.clockOffsetMs);
+  const facts = await readAdmission(trx, {
+    ...guardQuery({ merchantId, amountSatang, now: assumedNow }),
+    idempotencyKey: body.idempotencyKey,
+    referenceId: body.referenceId,
+    windows: assumed.hasLimits ? { day: utcDay(assumedNow), month: utcMonth(assumedNow) } : undefined,
+  });
+  const current = facts.merchant;
+  if (!current) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
+  const sameTime = current.clock_offset_ms === assumed.clockOffsetMs;
+  const now = sameTime ? assumedNow : businessNow(ctx.clock, current.clock_offset_ms);
+
+  if (body.idempotencyKey !== undefined && facts.keyTaken) {
+    const existing = await findWithdrawByIdempotencyKey(trx, merchantId, body.idempotencyKey);
+    if (existing) return { replayed: replayOf(existing, request.requestHash) };
+  }
+  if (facts.referenceTaken) throw duplicateReference("withdraw", body.referenceId);
+  checkWalletStatus(current);
+  const payout = { merchantId, amountSatang, accountName, now };
+  await checkPayoutGuard(trx, payout, sameTime ? facts.guardCandidates : undefined);
+  await checkWithdrawLimits(trx, current, amountSatang, now, sameTime ? facts.used : undefined);
+  checkBalance(availableSatang, amountSatang);
+  return { merchant: current, now };
+}
+
+/** Inserts the admitted withdraw, its saved destination and its hold. */
+async function insertAdmitted(
+  trx: Trx,
+  request: AdmissionRequest,
+  current: Merchant,
+  now: Date,
+): Promise<CreateResult> {
+  const { merchantId, body, idempotencyKey, requestHash } = request;
+  const { amountSatang, accountNumber, accountName } = request.checked;
+  const threshold = current.withdraw_verification_threshold_satang;
+  const needsVerification = threshold !== null && amountSatang >= threshold;
+  const inserted = await admitWithdraw(
+    trx,
+    needsVerification ? "admitForReview" : "admit",
+    withdrawRowOf(body, {
+      merchantId,
+      integrationId: request.integration.id,
+      amountSatang,
+      accountNumber,
+      accountName,
+      idempotencyKey,
+      requestHash,
+      verificationExpiresAt: needsVerification
+        ? new Date(now.getTime() + WITHDRAW_VERIFICATION_TTL_MS)
+        : null,
+      now,
+    }),
+    {
+      key: {
+        merchantId,
+        destinationType: body.destinationType,
+        bankCode: body.customerBankCode,
+        accountNumber,
+      },
+      accountName,
+      at: now,
+      idIfNew: newId(),
+    },
+  );
+  if (!inserted) {
+    // Unreachable while admission holds the wallet lock; kept so that a path that ever
+    // skipped the lock would still answer like the lookups above instead of failing.
+    const sameKey = await findWithdrawByIdempotencyKey(trx, merchantId, idempotencyKey);
+    if (sameKey) return { outcome: "replayed", withdraw: withdrawView(replayOf(sameKey, requestHash)) };
+    throw duplicateReference("withdraw", body.referenceId);
+  }
+  return { outcome: "created", withdraw: withdrawView(inserted) };
 }
 
 export async function getWithdraw(

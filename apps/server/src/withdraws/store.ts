@@ -9,7 +9,7 @@ import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
 import { countedTotal } from "../db/list-counts.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
-import type { DestinationType, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
+import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
 import type { WithdrawSortField } from "./schemas.ts";
 
@@ -59,45 +59,51 @@ interface DestinationKey {
   accountNumber: string;
 }
 
-/**
- * The saved destination's id: one row per merchant, type, bank code and account number, made
- * on first use. The holder name is refreshed to the latest one used; it is not part of the key,
- * because a destination is where the money goes, whatever the payout calls its holder.
- */
-export async function upsertDestination(
-  db: Db,
-  key: DestinationKey,
-  accountName: string,
-  at: Date,
-  idIfNew: string,
-): Promise<string> {
-  const row = await db
-    .insertInto("withdraw_destinations")
-    .values({
-      id: idIfNew,
-      merchant_id: key.merchantId,
-      destination_type: key.destinationType,
-      bank_code: key.bankCode,
-      account_number: key.accountNumber,
-      account_name: accountName,
-      created_at: at,
-      updated_at: at,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(["merchant_id", "destination_type", "bank_code", "account_number"])
-        .doUpdateSet({ account_name: accountName, updated_at: at }),
-    )
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
+/** Where a new withdraw pays to: its saved destination's key, holder name and time. */
+export interface DestinationUse {
+  key: DestinationKey;
+  accountName: string;
+  at: Date;
+  /** The id the destination gets if it is new. */
+  idIfNew: string;
 }
 
-/** Inserts unless a unique key (id, reference id, idempotency key) is taken. */
-export async function insertWithdrawIfAbsent(db: Db, row: NewWithdraw): Promise<WithdrawRow | undefined> {
+/**
+ * Inserts the withdraw unless a unique key (id, reference id, idempotency key) is taken, with
+ * its saved destination in the same statement: one row per merchant, type, bank code and
+ * account number, made on first use (a data-modifying CTE the INSERT reads its id from). The
+ * holder name is refreshed to the latest one used; it is not part of the key, because a
+ * destination is where the money goes, whatever the payout calls its holder.
+ */
+export async function insertWithdrawWithDestination(
+  db: Db,
+  row: Omit<NewWithdraw, "destination_id">,
+  destination: DestinationUse,
+): Promise<WithdrawRow | undefined> {
+  const { key, accountName, at } = destination;
   return db
+    .with("destination", (q) =>
+      q
+        .insertInto("withdraw_destinations")
+        .values({
+          id: destination.idIfNew,
+          merchant_id: key.merchantId,
+          destination_type: key.destinationType,
+          bank_code: key.bankCode,
+          account_number: key.accountNumber,
+          account_name: accountName,
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(["merchant_id", "destination_type", "bank_code", "account_number"])
+            .doUpdateSet({ account_name: accountName, updated_at: at }),
+        )
+        .returning("id"),
+    )
     .insertInto("withdraws")
-    .values(row)
+    .values({ ...row, destination_id: (eb) => eb.selectFrom("destination").select("destination.id") })
     .onConflict((oc) => oc.doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -124,6 +130,18 @@ export async function findGuardCandidates(
     recentSince: Date;
   },
 ): Promise<GuardCandidate[]> {
+  return findGuardCandidatesQuery(db, query).execute();
+}
+
+function findGuardCandidatesQuery(
+  db: Db,
+  query: {
+    merchantId: string;
+    amountSatang: bigint;
+    activeStatuses: readonly WithdrawStatus[];
+    recentSince: Date;
+  },
+) {
   return (
     db
       .selectFrom("withdraws")
@@ -137,7 +155,6 @@ export async function findGuardCandidates(
       )
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
-      .execute()
   );
 }
 
@@ -155,23 +172,107 @@ function dates(window: Window): { from: string; to: string } {
  * The limit capacity the merchant's withdraws created in the month window use, and the part of
  * it created in the day window (which lies inside the month), from the per-day totals the
  * database keeps (migration 0070_withdraw_day_totals): the folded totals plus the changes not
- * yet folded, at most a month of rows each, however many withdraws the month holds.
+ * yet folded, at most a month of rows each, however many withdraws the month holds. One row:
+ * `daily`, `monthly`.
  */
-export async function usedCapacityInWindows(
-  db: Db,
-  query: { merchantId: string; day: Window; month: Window },
-): Promise<{ dailySatang: bigint; monthlySatang: bigint }> {
+function usedCapacitySql(query: { merchantId: string; day: Window; month: Window }) {
   const day = dates(query.day).from;
   const month = dates(query.month);
   const kept = (table: "withdraw_day_totals" | "withdraw_day_changes") =>
     sql`SELECT day, amount_satang FROM ${sql.table(table)}
       WHERE merchant_id = ${query.merchantId} AND day >= ${month.from}::date AND day < ${month.to}::date`;
-  const found = await sql<{ daily: string; monthly: string }>`
+  return sql<{ daily: bigint; monthly: bigint }>`
     SELECT coalesce(sum(amount_satang) FILTER (WHERE day = ${day}::date), 0)::bigint AS daily,
       coalesce(sum(amount_satang), 0)::bigint AS monthly
-    FROM (${kept("withdraw_day_totals")} UNION ALL ${kept("withdraw_day_changes")}) kept`.execute(db);
-  const row = found.rows[0]!;
+    FROM (${kept("withdraw_day_totals")} UNION ALL ${kept("withdraw_day_changes")}) kept`;
+}
+
+/** The used limit capacity in the day and month windows (`usedCapacitySql`). */
+export async function usedCapacityInWindows(
+  db: Db,
+  query: { merchantId: string; day: Window; month: Window },
+): Promise<{ dailySatang: bigint; monthlySatang: bigint }> {
+  const row = (await usedCapacitySql(query).execute(db)).rows[0]!;
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
+}
+
+/** What admission decides on, read together after the wallet lock (`readAdmission`). */
+export interface AdmissionFacts {
+  /** The merchant as it is now; undefined when it no longer exists. */
+  merchant: Merchant | undefined;
+  /** A withdraw of the merchant has the request's idempotency key (false when it sent none). */
+  keyTaken: boolean;
+  /** A withdraw of the merchant has the request's reference id. */
+  referenceTaken: boolean;
+  /** The payout guard's candidates (`findGuardCandidates`) at `recentSince`. */
+  guardCandidates: GuardCandidate[];
+  /** The used limit capacity in the windows asked for; undefined when none were asked. */
+  used: { dailySatang: bigint; monthlySatang: bigint } | undefined;
+}
+
+/**
+ * Everything withdraw admission reads, in one statement and so one snapshot: the merchant, the
+ * idempotency key and reference lookups, the payout guard's candidates and, when `windows` is
+ * given, the used limit capacity. It must run after the wallet lock's own statement: a
+ * statement's snapshot is taken when it starts, and the lock's statement may have waited.
+ */
+export async function readAdmission(
+  db: Db,
+  query: {
+    merchantId: string;
+    idempotencyKey: string | undefined;
+    referenceId: string;
+    amountSatang: bigint;
+    activeStatuses: readonly WithdrawStatus[];
+    recentSince: Date;
+    windows: { day: Window; month: Window } | undefined;
+  },
+): Promise<AdmissionFacts> {
+  const { merchantId } = query;
+  const keyTaken =
+    query.idempotencyKey === undefined
+      ? sql`false`
+      : sql`EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
+          AND idempotency_key = ${query.idempotencyKey})`;
+  const guard = findGuardCandidatesQuery(db, query);
+  const used = query.windows
+    ? usedCapacitySql({ merchantId, ...query.windows })
+    : sql`SELECT NULL AS daily, NULL AS monthly`;
+  const found = await sql<Merchant & AdmissionColumns>`
+    SELECT merchants.*, ${keyTaken} AS key_taken,
+      EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
+        AND reference_id = ${query.referenceId}) AS reference_taken,
+      (SELECT coalesce(json_agg(json_build_object('id', g.id, 'status', g.status,
+          'created_at', g.created_at, 'bank_account_name', g.bank_account_name)), '[]'::json)
+        FROM (${guard}) g) AS guard_candidates,
+      used.daily AS used_daily, used.monthly AS used_monthly
+    FROM (SELECT 1) one
+      LEFT JOIN merchants ON merchants.id = ${merchantId}
+      CROSS JOIN LATERAL (${used}) used`.execute(db);
+  const row = found.rows[0]!;
+  const { key_taken, reference_taken, guard_candidates, used_daily, used_monthly, ...merchant } = row;
+  return {
+    merchant: merchant.id === null ? undefined : (merchant as Merchant),
+    keyTaken: key_taken,
+    referenceTaken: reference_taken,
+    guardCandidates: guard_candidates.map((candidate) => ({
+      ...candidate,
+      created_at: new Date(candidate.created_at),
+    })),
+    used:
+      used_daily === null || used_monthly === null
+        ? undefined
+        : { dailySatang: BigInt(used_daily), monthlySatang: BigInt(used_monthly) },
+  };
+}
+
+/** The extra columns of the admission read, as the driver returns them. */
+interface AdmissionColumns {
+  key_taken: boolean;
+  reference_taken: boolean;
+  guard_candidates: (Omit<GuardCandidate, "created_at"> & { created_at: string })[];
+  used_daily: bigint | string | null;
+  used_monthly: bigint | string | null;
 }
 
 const WITHDRAW_DAY_TOTALS: KeptTotals = {

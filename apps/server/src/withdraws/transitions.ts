@@ -37,7 +37,13 @@ import {
 } from "../ledger/postings.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { LATE_SUCCESS_STATUSES, MERCHANT_CANCELABLE_STATUSES } from "./statuses.ts";
-import { insertWithdrawIfAbsent, lockWithdraw, updateWithdrawStatus, type WithdrawStamps } from "./store.ts";
+import {
+  type DestinationUse,
+  insertWithdrawWithDestination,
+  lockWithdraw,
+  updateWithdrawStatus,
+  type WithdrawStamps,
+} from "./store.ts";
 import { withdrawView } from "./view.ts";
 
 type WithdrawEvent = "withdraw.processing" | "withdraw.paid" | "withdraw.failed" | "withdraw.canceled";
@@ -178,17 +184,18 @@ export async function moveLockedWithdraw(
 }
 
 /**
- * Admits a new withdraw in its first status, with its hold, in the caller's transaction (which
- * holds the merchant's wallet lock). Undefined when a unique key (id, reference id,
- * idempotency key) is taken; nothing is held then.
+ * Admits a new withdraw in its first status, paying to its saved destination, with its hold,
+ * in the caller's transaction (which holds the merchant's wallet lock). Undefined when a unique
+ * key (id, reference id, idempotency key) is taken; nothing is held then.
  */
 export async function admitWithdraw(
   trx: Trx,
   transition: "admit" | "admitForReview",
-  row: Omit<NewWithdraw, "status">,
+  row: Omit<NewWithdraw, "status" | "destination_id">,
+  destination: DestinationUse,
 ): Promise<WithdrawRow | undefined> {
   const move = rule(transition);
-  const inserted = await insertWithdrawIfAbsent(trx, { ...row, status: move.to });
+  const inserted = await insertWithdrawWithDestination(trx, { ...row, status: move.to }, destination);
   if (inserted) await applyEffects(trx, move, inserted, inserted.created_at);
   return inserted;
 }

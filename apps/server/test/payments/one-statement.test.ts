@@ -7,40 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
-import pg from "pg";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
-
-/**
- * The statements the drivers are sent while `work` runs (BEGIN and COMMIT included). The
- * drivers are wrapped before the store opens: a pooled connection keeps the query function it
- * was given when it connected (db/prepared.ts names statements per connection).
- */
-let recording: string[] | undefined;
-function wrapDrivers(): void {
-  for (const proto of [pg.Client.prototype, PGlite.prototype] as unknown as Record<string, unknown>[]) {
-    const original = proto.query as (...args: unknown[]) => unknown;
-    proto.query = function (this: unknown, ...args: unknown[]) {
-      const first = args[0];
-      const text = typeof first === "string" ? first : String((first as { text?: unknown })?.text ?? "");
-      recording?.push(text.replace(/\s+/g, " ").trim());
-      return original.apply(this, args);
-    };
-  }
-}
-wrapDrivers();
-
-async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  recording = statements;
-  try {
-    return { result: await work(), statements };
-  } finally {
-    recording = undefined;
-  }
-}
+import { statementsOf } from "../helpers/statements.ts";
 
 let sequence = 0;
 const paymentBody = (overrides: Record<string, unknown> = {}) => {

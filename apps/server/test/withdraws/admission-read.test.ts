@@ -1,0 +1,127 @@
+/**
+ * Withdraw admission reads what it decides on in one statement after the wallet lock
+ * (withdraws/store.ts `readAdmission`) and writes the withdraw, its destination and its hold in
+ * two more: six statements in all, the wallet lock held for four of them. The read is made for
+ * the business time of the merchant the request authenticated as; these tests also give the
+ * service a stale view of the merchant (its clock or its limits changed since) and check that
+ * the answer is the one the merchant's current settings give.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
+import { sql } from "kysely";
+import { createWithdraw } from "../../src/withdraws/service.ts";
+import { startService, type TestService } from "../helpers/harness.ts";
+import { assertLedgerConsistent } from "../helpers/ledger.ts";
+import { statementsOf } from "../helpers/statements.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+const DAY_MS = 24 * 60 * 60_000;
+
+describe("withdraw admission in few statements", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  it("sends six statements: BEGIN, lock with replay record, read, insert, hold, COMMIT", async () => {
+    const shop = await fundedMerchant(svc);
+    await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "10.00" }), { credentials: shop });
+    const { result, statements } = await statementsOf(() =>
+      svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "11.00" }), { credentials: shop }),
+    );
+    assert.equal(result.status, 201, JSON.stringify(result.body));
+    assert.equal(statements.length, 6, statements.join("\n"));
+    assert.match(statements[0]!, /^begin/);
+    assert.match(statements[1]!, /^with "replay_record" as \(insert into "signature_uses".* for update$/);
+    assert.match(statements[2]!, /^SELECT merchants\.\*/);
+    assert.match(statements[3]!, /^with "destination" as .*insert into "withdraws"/);
+    assert.match(
+      statements[4]!,
+      /^with "posted" as \(insert into "ledger_transactions".*insert into "ledger_entries"/,
+    );
+    assert.match(statements[5]!, /^commit/);
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("a replayed signature is refused by the lock's statement (401), and nothing is written", async () => {
+    const shop = await fundedMerchant(svc);
+    const uses = await sql<{ n: number }>`select count(*)::int as n from signature_uses`.execute(svc.deps.db);
+    // The same signed bytes twice.
+    const payload = JSON.stringify(withdrawBody({ amount: "13.00" }));
+    const headers = {
+      ...signRequest({ ...shop, body: payload, method: "POST", path: "/api/v1/withdraws", version: "v2" }),
+      "content-type": "application/json",
+    };
+    const request = { method: "POST" as const, url: "/api/v1/withdraws", payload, headers };
+    assert.equal((await svc.app.inject(request)).statusCode, 201);
+    const again = await svc.app.inject(request);
+    assert.equal(again.statusCode, 401, again.body);
+    const after = await sql<{ n: number }>`select count(*)::int as n from signature_uses`.execute(
+      svc.deps.db,
+    );
+    assert.equal(after.rows[0]!.n, uses.rows[0]!.n + 1, "one record for the one signature");
+    const held = await sql<{ n: number }>`select count(*)::int as n from withdraws
+      where reference_id = ${JSON.parse(payload).referenceId}`.execute(svc.deps.db);
+    assert.equal(held.rows[0]!.n, 1);
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("decides at the merchant's business time now when its clock moved since it authenticated", async () => {
+    // Today's daily limit is used up; the merchant's clock then moves a day ahead. A service
+    // handed the merchant as it was (clock offset 0) must still judge the create by tomorrow's
+    // (empty) day, as the merchant's current clock says.
+    const shop = await fundedMerchant(svc, { dailyWithdrawLimitSatang: 10_000n });
+    const used = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "10000" }), {
+      credentials: shop,
+    });
+    assert.equal(used.status, 201, JSON.stringify(used.body));
+    // Late in the UTC day or early, one day ahead is always the next UTC day.
+    await svc.deps.db
+      .updateTable("merchants")
+      .set({ clock_offset_ms: BigInt(DAY_MS) })
+      .where("id", "=", shop.merchantId)
+      .execute();
+    const stale = {
+      id: shop.merchantId,
+      clock_offset_ms: 0n,
+      daily_withdraw_limit_satang: 10_000n,
+      monthly_withdraw_limit_satang: null,
+    };
+    const ctx = { db: svc.deps.db, clock: svc.clock };
+    const body = withdrawBody({ amount: "5000" }) as never;
+    const result = await createWithdraw(ctx, stale, { id: shop.integrationId }, body);
+    assert.equal(result.outcome, "created");
+    const createdAt = new Date(result.withdraw.createdAt).getTime();
+    assert.ok(
+      Math.abs(createdAt - (svc.clock.now().getTime() + DAY_MS)) < 5_000,
+      "created at the merchant's business time now",
+    );
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("checks limits the merchant was given after it authenticated", async () => {
+    const shop = await fundedMerchant(svc);
+    await svc.deps.db
+      .updateTable("merchants")
+      .set({ daily_withdraw_limit_satang: 10_000n })
+      .where("id", "=", shop.merchantId)
+      .execute();
+    const stale = {
+      id: shop.merchantId,
+      clock_offset_ms: 0n,
+      daily_withdraw_limit_satang: null,
+      monthly_withdraw_limit_satang: null,
+    };
+    const ctx = { db: svc.deps.db, clock: svc.clock };
+    // One satang over the limit the merchant has now.
+    const body = withdrawBody({ amount: "10001" }) as never;
+    await assert.rejects(createWithdraw(ctx, stale, { id: shop.integrationId }, body), (error: unknown) => {
+      assert.equal((error as { code?: string }).code, "INVALID_INPUT");
+      return true;
+    });
+  });
+});
