@@ -10,9 +10,14 @@
  *   whatever their locale; columns that can be empty sort empty values last in both
  *   directions. A column that cannot be empty is ordered without `NULLS LAST`, so an index on
  *   it serves both directions (PostgreSQL does not treat the two orders as equal by itself).
+ * - The payments and withdraws lists build and compile their page statement once per shape
+ *   and reuse it (`merchantListPages`, db/compiled.ts).
  */
 import { type Expression, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import type { Database } from "./types.ts";
+import { type CachedStatement, cachedStatement } from "./compiled.ts";
+import type { Db } from "./handles.ts";
+import { countedTotal } from "./list-counts.ts";
+import type { CountedList, Database } from "./types.ts";
 
 type SortDirection = "asc" | "desc";
 
@@ -62,23 +67,27 @@ export function createdWithin<TB extends keyof Database>(
 /** The column the total rides in beside each row of a page; no table has a column of this name. */
 const TOTAL_COLUMN = "__page_total";
 
+/** The count of `query`'s rows, as `n`. */
+function countOf<TB extends keyof Database>(query: SelectQueryBuilder<Database, TB, object>) {
+  return query.select((eb) => eb.fn.countAll<bigint>().as("n"));
+}
+
 /**
- * The total of `query` (already filtered, nothing selected yet) and the page of its rows at
- * `window`, in `order`.
+ * The statement of a page: `query` (already filtered, nothing selected yet) at `window`, in
+ * `order`, each row carrying the total (an uncorrelated subquery, counted once, or the count
+ * the database keeps for these filters: db/list-counts.ts).
  */
-export async function selectPage<TB extends keyof Database>(
+function pageStatement<TB extends keyof Database>(
   query: SelectQueryBuilder<Database, TB, object>,
   window: { offset: number; limit: number },
   order: Ordering,
   keptTotal?: Expression<bigint>,
-): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
-  const counted = query.select((eb) => eb.fn.countAll<bigint>().as("n"));
-  // One statement: the page, each row carrying the total (an uncorrelated subquery, counted
-  // once, or the count the database keeps for these filters: db/list-counts.ts). Only an empty
-  // page needs a second one, to tell an empty list from a page past its end.
-  const found = await query
+) {
+  return query
     .selectAll()
-    .select(keptTotal === undefined ? counted.as(TOTAL_COLUMN) : sql<bigint>`${keptTotal}`.as(TOTAL_COLUMN))
+    .select(
+      keptTotal === undefined ? countOf(query).as(TOTAL_COLUMN) : sql<bigint>`${keptTotal}`.as(TOTAL_COLUMN),
+    )
     .orderBy(sql.ref(order.column), (ob) => {
       const directed = order.direction === "asc" ? ob.asc() : ob.desc();
       const placed = order.emptyLast ? directed.nullsLast() : directed;
@@ -86,21 +95,154 @@ export async function selectPage<TB extends keyof Database>(
     })
     .orderBy(sql.ref("id"), order.direction)
     .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-  if (found.length === 0) {
-    if (window.offset === 0) return { rows: [], total: 0 };
-    // A kept count is read beside one matching row: none matching means the total is 0.
-    const total =
-      keptTotal === undefined
-        ? (await counted.executeTakeFirstOrThrow()).n
-        : ((await query.select(sql<bigint>`${keptTotal}`.as("n")).limit(1).executeTakeFirst())?.n ?? 0);
-    return { rows: [], total: Number(total) };
-  }
+    .offset(window.offset);
+}
+
+/** The total of `query` read by itself: an empty page's statement carries none. */
+async function totalAlone<TB extends keyof Database>(
+  query: SelectQueryBuilder<Database, TB, object>,
+  keptTotal: Expression<bigint> | undefined,
+): Promise<number> {
+  // A kept count is read beside one matching row: none matching means the total is 0.
+  const total =
+    keptTotal === undefined
+      ? (await countOf(query).executeTakeFirstOrThrow()).n
+      : ((await query.select(sql<bigint>`${keptTotal}`.as("n")).limit(1).executeTakeFirst())?.n ?? 0);
+  return Number(total);
+}
+
+/**
+ * The page and the total out of the rows of a page statement. Only an empty page past the
+ * first needs `countAlone`, to tell an empty list from a page past its end.
+ */
+async function pageOf<Row>(
+  found: readonly object[],
+  offset: number,
+  countAlone: () => Promise<number>,
+): Promise<{ rows: Row[]; total: number }> {
+  if (found.length === 0) return { rows: [], total: offset === 0 ? 0 : await countAlone() };
   const total = Number((found[0] as Record<string, unknown>)[TOTAL_COLUMN]);
   const rows = found.map((row) => {
     const { [TOTAL_COLUMN]: _total, ...rest } = row as Record<string, unknown>;
     return rest;
   });
-  return { rows: rows as Selectable<Database[TB]>[], total };
+  return { rows: rows as Row[], total };
+}
+
+/**
+ * The total of `query` (already filtered, nothing selected yet) and the page of its rows at
+ * `window`, in `order`: one statement, a second only for an empty page past the first.
+ */
+export async function selectPage<TB extends keyof Database>(
+  query: SelectQueryBuilder<Database, TB, object>,
+  window: { offset: number; limit: number },
+  order: Ordering,
+  keptTotal?: Expression<bigint>,
+): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
+  const found = await pageStatement(query, window, order, keptTotal).execute();
+  return pageOf(found, window.offset, () => totalAlone(query, keptTotal));
+}
+
+/**
+ * What one request of a merchant list asks for: the values of its page statement's parameters.
+ * `variant` is a payment's method or a withdraw's destination type; an undefined value filters
+ * nothing.
+ */
+type MerchantListValues = {
+  merchantId: string;
+  status: string | undefined;
+  variant: string | undefined;
+  dateFrom: Date | undefined;
+  dateTo: Date | undefined;
+  limit: number;
+  offset: number;
+};
+
+const MERCHANT_LIST_KEYS = [
+  "merchantId",
+  "status",
+  "variant",
+  "dateFrom",
+  "dateTo",
+  "limit",
+  "offset",
+] as const;
+
+/** A list whose totals the database keeps (db/list-counts.ts): payments and withdraws. */
+export interface MerchantList<TB extends CountedList, S extends string> {
+  table: TB;
+  /** The column `variant` filters. */
+  variantColumn: string;
+  sort: SortColumns<S>;
+}
+
+let merchantPagesBuilt = 0;
+
+/** How many page statements the merchant lists have built so far: tests read it to see the cache at work. */
+export function merchantPageStatementsBuilt(): number {
+  return merchantPagesBuilt;
+}
+
+/** The merchant's rows matching `values`, and the total kept for them when there is no date range. */
+function merchantListSource<TB extends CountedList>(
+  db: Db,
+  list: MerchantList<TB, string>,
+  values: MerchantListValues,
+): { query: SelectQueryBuilder<Database, TB, object>; keptTotal: Expression<bigint> | undefined } {
+  // One table of two: Kysely's types cannot follow a table name that is a type parameter.
+  const table = db.selectFrom(list.table as CountedList) as SelectQueryBuilder<Database, TB, object>;
+  let query = table.where(sql.ref("merchant_id"), "=", values.merchantId);
+  if (values.status !== undefined) query = query.where(sql.ref("status"), "=", values.status);
+  if (values.variant !== undefined) query = query.where(sql.ref(list.variantColumn), "=", values.variant);
+  // Without a date range the total is the count the database keeps (db/list-counts.ts).
+  const keptTotal =
+    values.dateFrom === undefined && values.dateTo === undefined
+      ? countedTotal({
+          resource: list.table,
+          merchantId: values.merchantId,
+          status: values.status,
+          variant: values.variant,
+        })
+      : undefined;
+  return { query: createdWithin(query, values), keptTotal };
+}
+
+/**
+ * Reads pages of a merchant list, each page statement built and compiled once per shape and
+ * reused (db/compiled.ts). A shape is the order and which values are given (a filter, a date
+ * bound). The statement is built from markers of the given values only, so a filter or bound
+ * not given is left out of it as it is from a statement built from the values themselves. The
+ * shapes are few (the sort fields, two directions, sixteen sets of values), so all are kept.
+ */
+export function merchantListPages<TB extends CountedList, S extends string>(list: MerchantList<TB, S>) {
+  const statements = new Map<string, CachedStatement<MerchantListValues, object>>();
+  const statementOf = (keys: (keyof MerchantListValues)[], order: Ordering) =>
+    cachedStatement<MerchantListValues, object>(keys, (db, markers) => {
+      merchantPagesBuilt += 1;
+      const { query, keptTotal } = merchantListSource(db, list, markers);
+      return pageStatement(query, markers, order, keptTotal);
+    });
+  return async (
+    db: Db,
+    filters: Pick<MerchantListValues, "merchantId" | "status" | "variant">,
+    params: Pick<MerchantListValues, "dateFrom" | "dateTo" | "limit" | "offset"> & {
+      sortBy: S;
+      sortOrder: SortDirection;
+    },
+  ): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> => {
+    const { dateFrom, dateTo, limit, offset } = params;
+    const values: MerchantListValues = { ...filters, dateFrom, dateTo, limit, offset };
+    const keys = MERCHANT_LIST_KEYS.filter((key) => values[key] !== undefined);
+    const shape = `${params.sortBy} ${params.sortOrder} ${keys.join(" ")}`;
+    let statement = statements.get(shape);
+    if (statement === undefined) {
+      statement = statementOf(keys, orderingOf(list.sort, params));
+      statements.set(shape, statement);
+    }
+    const found = await statement.execute(db, values);
+    return pageOf(found.rows, offset, () => {
+      const { query, keptTotal } = merchantListSource(db, list, values);
+      return totalAlone(query, keptTotal);
+    });
+  };
 }

@@ -6,8 +6,7 @@ import { sql } from "kysely";
 import { cachedStatement } from "../db/compiled.ts";
 import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
-import { countedTotal } from "../db/list-counts.ts";
-import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
+import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
@@ -298,6 +297,12 @@ const PAYMENT_SORT: SortColumns<PaymentSortField> = {
   emptyLast: ["confirmedAt", "capturedAt"],
 };
 
+const paymentPages = merchantListPages({
+  table: "payments",
+  variantColumn: "payment_method",
+  sort: PAYMENT_SORT,
+});
+
 /**
  * One page of a merchant's payments and the total matching the filters (db/pages.ts: `id`
  * breaks ties, empty timestamps sort last in both directions).
@@ -308,18 +313,5 @@ export async function listPaymentRows(
   filters: PaymentFilters,
   params: ListParams<PaymentSortField>,
 ): Promise<{ rows: PaymentRow[]; total: number }> {
-  let query = db.selectFrom("payments").where("merchant_id", "=", merchantId);
-  if (filters.status !== undefined) query = query.where("status", "=", filters.status);
-  if (filters.paymentMethod !== undefined) query = query.where("payment_method", "=", filters.paymentMethod);
-  // Without a date range the total is the count the database keeps (db/list-counts.ts).
-  const kept =
-    params.dateFrom === undefined && params.dateTo === undefined
-      ? countedTotal({
-          resource: "payments",
-          merchantId,
-          status: filters.status,
-          variant: filters.paymentMethod,
-        })
-      : undefined;
-  return selectPage(createdWithin(query, params), params, orderingOf(PAYMENT_SORT, params), kept);
+  return paymentPages(db, { merchantId, status: filters.status, variant: filters.paymentMethod }, params);
 }

@@ -6,8 +6,7 @@ import { sql } from "kysely";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
-import { countedTotal } from "../db/list-counts.ts";
-import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
+import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
@@ -348,6 +347,12 @@ const WITHDRAW_SORT: SortColumns<WithdrawSortField> = {
   emptyLast: ["paidAt"],
 };
 
+const withdrawPages = merchantListPages({
+  table: "withdraws",
+  variantColumn: "destination_type",
+  sort: WITHDRAW_SORT,
+});
+
 /**
  * One page of a merchant's withdraws and the total matching the filters (db/pages.ts: `id`
  * breaks ties, empty timestamps (paidAt) sort last in both directions).
@@ -358,21 +363,7 @@ export async function listWithdrawRows(
   filters: WithdrawFilters,
   params: ListParams<WithdrawSortField>,
 ): Promise<{ rows: WithdrawRow[]; total: number }> {
-  let query = db.selectFrom("withdraws").where("merchant_id", "=", merchantId);
-  if (filters.status !== undefined) query = query.where("status", "=", filters.status);
-  if (filters.destinationType !== undefined)
-    query = query.where("destination_type", "=", filters.destinationType);
-  // Without a date range the total is the count the database keeps (db/list-counts.ts).
-  const kept =
-    params.dateFrom === undefined && params.dateTo === undefined
-      ? countedTotal({
-          resource: "withdraws",
-          merchantId,
-          status: filters.status,
-          variant: filters.destinationType,
-        })
-      : undefined;
-  return selectPage(createdWithin(query, params), params, orderingOf(WITHDRAW_SORT, params), kept);
+  return withdrawPages(db, { merchantId, status: filters.status, variant: filters.destinationType }, params);
 }
 
 /**
