@@ -41,9 +41,13 @@ export function createPayment(credentials: Credentials): PlainRequest {
   return signed(credentials, "POST", "/api/v1/payments", body);
 }
 
-export function createWithdraw(credentials: Credentials): PlainRequest {
+/**
+ * A withdraw of `amount` (by default "10.00", one amount for every request) to a payee no other
+ * request names; `"distinct"` gives each request an amount of its own.
+ */
+export function createWithdraw(credentials: Credentials, amount = "10.00"): PlainRequest {
   const body = JSON.stringify({
-    amount: "10.00",
+    amount: amount === "distinct" ? String(1_000 + (sequence % 1_000_000)) : amount,
     currency: "THB",
     referenceId: unique("bench-wd"),
     destinationType: "bank_account",

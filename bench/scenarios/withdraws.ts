@@ -48,20 +48,28 @@ async function hot(ctx: Context): Promise<void> {
   const wallet = ctx.satang.info;
   ctx.log("R5: one wallet, serially (1 connection), then closed loop");
   await transactionTimes(ctx.satang);
-  const serial = await closedLoop(ctx.satang.url, () => createWithdraw(wallet), {
+  // Each request an amount of its own: a wallet collecting thousands of open payouts of one
+  // amount makes every admission compare the payee's name with each of them (the payout
+  // guard), a cost that grows during the load and has nothing to do with the lock.
+  const serial = await closedLoop(ctx.satang.url, () => createWithdraw(wallet, "distinct"), {
     connections: 1,
     seconds: Math.max(2, seconds / 2),
   });
   const txMedian = median(await transactionTimes(ctx.satang));
   const bound = 1000 / txMedian;
-  const loaded = await closedLoop(ctx.satang.url, () => createWithdraw(wallet), { connections, seconds });
+  const loaded = await closedLoop(ctx.satang.url, () => createWithdraw(wallet, "distinct"), {
+    connections,
+    seconds,
+  });
+  // The same transactions under the load: how much longer each holds the wallet than alone.
+  const loadedTx = median(await transactionTimes(ctx.satang));
   ctx.rows.push(
     goalRow(
       "R5",
       "one hot wallet / serial bound (req/s)",
       loaded.rps / bound,
       { atLeast: 0.8 },
-      `${loaded.rps} / ${Math.round(bound)} req/s (transaction median ${ms(txMedian)}, serial ${serial.rps} req/s); failed ${loaded.failed}`,
+      `${loaded.rps} / ${Math.round(bound)} req/s (transaction median ${ms(txMedian)} alone, ${ms(loadedTx)} under the load; serial ${serial.rps} req/s); failed ${loaded.failed}`,
     ),
   );
 }

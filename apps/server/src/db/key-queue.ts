@@ -1,16 +1,17 @@
 /**
- * One at a time per key, in this process: work queued under a key starts when the work queued
- * before it under that key has finished. Used in front of a row lock that every request of a
- * key takes (a merchant's wallet lock, withdraws/service.ts), so that the requests of one hot
- * key wait here, holding nothing, instead of each holding a pool connection while it waits on
- * the row lock in the database: the pool stays free for other keys (CONTRACT 14), and the
- * database hands its lock from one transaction to the next without a crowd of waiters. The row
- * lock stays the guarantee between processes; this queue only orders the requests of one.
+ * A few at a time per key, in this process: work queued under a key starts when fewer than
+ * `slots` works of that key are running, in the order it arrived. Used in front of a row lock
+ * that every request of a key takes (a merchant's wallet lock, withdraws/service.ts), so that a
+ * burst of one hot key's requests waits here, holding nothing, instead of each holding a pool
+ * connection while it waits on the row lock in the database: the pool stays free for other keys
+ * (CONTRACT 14). Two slots by default: one transaction holds the row lock while the next has
+ * already begun and waits at the lock, so the database hands the lock over at once. The row
+ * lock stays the guarantee between processes; this queue only bounds how many of one process's
+ * requests wait on it.
  *
  * A wait is bounded like a lock wait (DB_LOCK_TIMEOUT_MS): past it the work is not started and
  * the call fails with LockWaitTimeoutError, which answers 503 like the database's own lock
- * timeout (db/faults.ts: SQLSTATE 55P03). A caller that gave up still keeps its place until the
- * work before it has finished, so the work after it never overtakes that.
+ * timeout (db/faults.ts: SQLSTATE 55P03).
  */
 import { boundsOf } from "./bounds.ts";
 import type { Db } from "./handles.ts";
@@ -24,45 +25,68 @@ export class LockWaitTimeoutError extends Error {
   }
 }
 
+interface Waiter {
+  start: () => void;
+  timer: NodeJS.Timeout;
+}
+
+interface KeyState {
+  running: number;
+  waiting: Waiter[];
+}
+
+/** How much work of one key runs at once by default: one holding the row lock, one at its door. */
+export const KEY_QUEUE_SLOTS = 2;
+
 export class KeyQueue {
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly keys = new Map<string, KeyState>();
+
+  constructor(private readonly slots = KEY_QUEUE_SLOTS) {}
 
   /** How many keys have work queued or running (for tests: an idle queue holds nothing). */
   get size(): number {
-    return this.tails.size;
+    return this.keys.size;
   }
 
   async run<T>(key: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous.then(() => mine);
-    this.tails.set(key, tail);
-    // A caller that gives up leaves its place until the work before it has finished.
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new LockWaitTimeoutError(timeoutMs)), timeoutMs);
-    });
-    try {
-      await Promise.race([previous, late]);
-    } catch (error) {
-      release();
-      throw error;
-    } finally {
-      clearTimeout(timer);
+    let state = this.keys.get(key);
+    if (!state) {
+      state = { running: 0, waiting: [] };
+      this.keys.set(key, state);
     }
+    if (state.running < this.slots) state.running += 1;
+    else await this.turn(state, timeoutMs);
     try {
       return await work();
     } finally {
-      release();
-      // Nothing queued after this work: the key is idle now.
-      if (this.tails.get(key) === tail) this.tails.delete(key);
+      this.release(key, state);
     }
+  }
+
+  /** Waits until a finishing work hands its slot over, or gives up after `timeoutMs`. */
+  private turn(state: KeyState, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        start: resolve,
+        timer: setTimeout(() => {
+          state.waiting.splice(state.waiting.indexOf(waiter), 1);
+          reject(new LockWaitTimeoutError(timeoutMs));
+        }, timeoutMs),
+      };
+      state.waiting.push(waiter);
+    });
+  }
+
+  /** Hands the slot to the longest waiter, or frees it. */
+  private release(key: string, state: KeyState): void {
+    const next = state.waiting.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      next.start();
+      return;
+    }
+    state.running -= 1;
+    if (state.running === 0) this.keys.delete(key);
   }
 }
 

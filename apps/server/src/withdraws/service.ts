@@ -15,7 +15,8 @@
  * the checks look at is read by one statement after it (withdraws/store.ts `readAdmission`);
  * the withdraw with its saved destination is one INSERT, its hold one more (ledger/postings.ts),
  * so the lock is held for three statements and the COMMIT. The creates of one wallet also take
- * their turns in the process before they take a pool connection (db/key-queue.ts).
+ * their turns in the process, two at a time, before they take a pool connection
+ * (db/key-queue.ts).
  *
  * Because every admission of a merchant waits for the previous one to commit, each sees the
  * withdraws and the balance its predecessors left: N concurrent requests against capacity for
@@ -175,7 +176,7 @@ export async function createWithdraw(
     replay,
   };
   // The creates of one wallet take their turns in this process before they take a connection
-  // (db/key-queue.ts); the wallet lock below orders them between processes.
+  // (db/key-queue.ts, two at a time); the wallet lock below orders them between processes.
   return inTurn(ctx.db, `wallet:${merchant.id}`, () => admit(ctx, request));
 }
 

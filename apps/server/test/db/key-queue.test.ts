@@ -1,7 +1,6 @@
 /**
- * The per-key queue in front of the wallet lock (db/key-queue.ts): one at a time per key, keys
- * independent, waits bounded like a lock wait, and a caller that gave up never lets the work
- * after it overtake the work before it.
+ * The per-key queue in front of the wallet lock (db/key-queue.ts): at most `slots` at a time per
+ * key, started in arrival order, keys independent, waits bounded like a lock wait.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -11,8 +10,8 @@ import { KeyQueue, LockWaitTimeoutError } from "../../src/db/key-queue.ts";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("key queue", () => {
-  it("runs the work of one key one at a time, in arrival order", async () => {
-    const queue = new KeyQueue();
+  it("runs the work of one key one at a time with one slot, in arrival order", async () => {
+    const queue = new KeyQueue(1);
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -35,8 +34,32 @@ describe("key queue", () => {
     assert.equal(queue.size, 0, "an idle queue keeps no key");
   });
 
+  it("runs at most its slots of one key at once, starting them in arrival order", async () => {
+    const queue = new KeyQueue(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        queue.run("a", 5_000, async () => {
+          started.push(i);
+          running += 1;
+          most = Math.max(most, running);
+          await sleep(2 + Math.random() * 3);
+          running -= 1;
+        }),
+      ),
+    );
+    assert.equal(most, 2);
+    assert.deepEqual(
+      started,
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+    assert.equal(queue.size, 0);
+  });
+
   it("lets different keys run at the same time", async () => {
-    const queue = new KeyQueue();
+    const queue = new KeyQueue(1);
     let running = 0;
     let most = 0;
     await Promise.all(
@@ -52,8 +75,8 @@ describe("key queue", () => {
     assert.equal(most, 3);
   });
 
-  it("gives up a wait past the bound with a lock-timeout fault (503), and the next still waits its turn", async () => {
-    const queue = new KeyQueue();
+  it("gives up a wait past the bound with a lock-timeout fault (503); the waits behind it keep their turn", async () => {
+    const queue = new KeyQueue(1);
     let firstDone = false;
     const first = queue.run("a", 5_000, async () => {
       await sleep(150);
@@ -66,13 +89,17 @@ describe("key queue", () => {
       assert.equal(databaseFault(error), "busy");
       return true;
     });
-    assert.equal(await patient, true, "the work after the one that gave up started after the first finished");
+    assert.equal(
+      await patient,
+      true,
+      "the work behind the one that gave up started after the first finished",
+    );
     await first;
     assert.equal(queue.size, 0);
   });
 
   it("passes a failure of the work to its caller and frees the key", async () => {
-    const queue = new KeyQueue();
+    const queue = new KeyQueue(1);
     await assert.rejects(
       queue.run("a", 1_000, async () => {
         throw new Error("boom");

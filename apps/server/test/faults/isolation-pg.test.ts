@@ -153,9 +153,10 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     assert.equal(unsettled.length, 0, "both merchants' payments settle once the lock is gone");
   });
 
-  it("many writes of a merchant whose wallet is held take one pool connection, so others are not kept waiting", async () => {
+  it("many writes of a merchant whose wallet is held take at most two pool connections, so others are not kept waiting", async () => {
     // More of A's withdraws than the pool has connections: they wait their turn in the
-    // process (db/key-queue.ts) instead of each holding a connection on the locked row.
+    // process (db/key-queue.ts, two at a time) instead of each holding a connection on the
+    // locked row.
     const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
     await outside.connect();
     try {
@@ -182,7 +183,7 @@ describeOnPostgres("database faults on PostgreSQL", () => {
       const held = await outside.query(
         "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
       );
-      assert.ok(held.rows[0].n <= 1, `${held.rows[0].n} connections wait on A's wallet`);
+      assert.ok(held.rows[0].n <= 2, `${held.rows[0].n} connections wait on A's wallet`);
       for (const [i, res] of (await blocked).entries()) assertUnavailable(res, `A's withdraw ${i}`);
     } finally {
       await outside.query("rollback").catch(() => {});
