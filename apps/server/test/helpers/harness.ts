@@ -130,6 +130,16 @@ export async function startService(
   };
   const credentials = await newMerchant();
 
+  // Signed at the service's real time, which a test may move (a bank's clock shared with it).
+  // Two reads of two clocks can step back a millisecond between calls, so the times are kept
+  // strictly increasing here too: one body signed twice never gets one signature.
+  let lastSignedAt = 0;
+  const signedAt = () => {
+    const at = nextTimestamp() + (deps.wallClock.now().getTime() - Date.now());
+    lastSignedAt = Math.max(at, lastSignedAt + 1);
+    return lastSignedAt;
+  };
+
   const request = async (method: string, path: string, body?: unknown, opts: RequestOptions = {}) => {
     const creds = opts.credentials ?? credentials;
     const payload = opts.rawBody ?? (body === undefined ? "" : JSON.stringify(body));
@@ -141,8 +151,7 @@ export async function startService(
         method,
         path,
         version: opts.signatureVersion ?? "v1",
-        // Signed at the service's real time, which a test may move (a bank's clock shared with it).
-        timestamp: nextTimestamp() + (deps.wallClock.now().getTime() - Date.now()),
+        timestamp: signedAt(),
       }),
       ...(payload !== "" ? { "content-type": "application/json" } : {}),
       ...opts.headers,
