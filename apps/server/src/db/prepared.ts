@@ -10,12 +10,20 @@
  * - At most PREPARED_STATEMENTS_MAX distinct texts are named per process, so statements built
  *   with a varying shape (an `in` list of any length) cannot grow each connection's prepared
  *   statements without limit; texts past the bound run unnamed, as they did before.
+ * - A statement whose text starts with PLANNED_PER_CALL stays unnamed, so PostgreSQL plans it
+ *   for each call's values. A named statement runs on a generic plan after five calls when that
+ *   plan looks no costlier, judged from the values seen so far on that connection: a statement
+ *   whose best plan depends on how many rows its merchant has (withdraw admission's read, with
+ *   the payout guard's candidates) could otherwise keep a plan made for small merchants.
  * - A transaction-pooling PgBouncer before 1.21 cannot route a named statement to the server
  *   connection that prepared it: the setting is off by default when DATABASE_DIRECT_URL is set
  *   (a pooler is in front), on otherwise (docs/DEPLOYMENT.md).
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
+
+/** The comment a statement's text starts with when it must be planned for each call's values. */
+export const PLANNED_PER_CALL = "/* planned per call */";
 
 /** Distinct statement texts named per process; later ones run unnamed. */
 export const PREPARED_STATEMENTS_MAX = 1_000;
@@ -34,6 +42,7 @@ export class StatementNames {
   /** The name of `text` sent with `values`, or undefined when it should run unnamed. */
   nameOf(text: string, values: unknown): string | undefined {
     if (!Array.isArray(values) || values.length === 0) return undefined;
+    if (text.startsWith(PLANNED_PER_CALL)) return undefined;
     const known = this.names.get(text);
     if (known !== undefined || this.names.size >= this.max) return known;
     const name = statementName(text);

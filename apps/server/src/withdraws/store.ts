@@ -7,6 +7,7 @@ import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
+import { PLANNED_PER_CALL } from "../db/prepared.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
@@ -237,7 +238,9 @@ export async function readAdmission(
   const used = query.windows
     ? usedCapacitySql({ merchantId, ...query.windows })
     : sql`SELECT NULL AS daily, NULL AS monthly`;
-  const found = await sql<Merchant & AdmissionColumns>`
+  // Planned for each call (db/prepared.ts): the guard's best plan depends on how many open and
+  // recent payouts of this amount the merchant has.
+  const found = await sql<Merchant & AdmissionColumns>`${sql.raw(PLANNED_PER_CALL)}
     SELECT merchants.*, ${keyTaken} AS key_taken,
       EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
         AND reference_id = ${query.referenceId}) AS reference_taken,

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import type pg from "pg";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { openStore, type Store } from "../../src/db/connect.ts";
-import { nameStatements, StatementNames, statementName } from "../../src/db/prepared.ts";
+import { nameStatements, PLANNED_PER_CALL, StatementNames, statementName } from "../../src/db/prepared.ts";
 import { openTestStore, type TestStore } from "../helpers/store.ts";
 
 describe("statement names", () => {
@@ -22,6 +22,15 @@ describe("statement names", () => {
     const names = new StatementNames();
     assert.equal(names.nameOf("begin; set local lock_timeout = '2000ms'", []), undefined);
     assert.equal(names.nameOf("select 1", undefined), undefined);
+    assert.equal(names.size, 0);
+  });
+
+  it("leaves a statement marked to be planned per call unnamed", () => {
+    const names = new StatementNames();
+    assert.equal(
+      names.nameOf(`${PLANNED_PER_CALL} select * from withdraws where merchant_id = $1`, ["a"]),
+      undefined,
+    );
     assert.equal(names.size, 0);
   });
 

@@ -37,7 +37,7 @@ describe("withdraw admission in few statements", () => {
     assert.equal(statements.length, 6, statements.join("\n"));
     assert.match(statements[0]!, /^begin/);
     assert.match(statements[1]!, /^with "replay_record" as \(insert into "signature_uses".* for update$/);
-    assert.match(statements[2]!, /^SELECT merchants\.\*/);
+    assert.match(statements[2]!, /^\/\* planned per call \*\/ SELECT merchants\.\*/);
     assert.match(statements[3]!, /^with "destination" as .*insert into "withdraws"/);
     assert.match(
       statements[4]!,
