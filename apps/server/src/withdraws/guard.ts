@@ -21,7 +21,7 @@ import type { PayoutGuardBlock } from "../lib/error-metadata.ts";
 import { AppError } from "../lib/errors.ts";
 import { nameSimilarity } from "../lib/similarity.ts";
 import { ACTIVE_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
-import { findGuardCandidates, type GuardCandidate } from "./store.ts";
+import { findGuardCandidates, type GuardCandidate, type GuardQuery } from "./store.ts";
 
 /** How long a payout blocks a matching one after its creation, whatever became of it. */
 export const PAYOUT_GUARD_WINDOW_MS = 15 * 60_000;
@@ -83,7 +83,7 @@ export async function checkPayoutGuard(
 }
 
 /** What the guard reads for a payout at `now`: same amount, open or created in the window. */
-export function guardQuery(payout: { merchantId: string; amountSatang: bigint; now: Date }) {
+export function guardQuery(payout: { merchantId: string; amountSatang: bigint; now: Date }): GuardQuery {
   return {
     merchantId: payout.merchantId,
     amountSatang: payout.amountSatang,

@@ -116,32 +116,25 @@ export interface GuardCandidate {
   bank_account_name: string;
 }
 
+/** What the payout guard looks for: the merchant's payouts of one amount, open or recent. */
+export interface GuardQuery {
+  merchantId: string;
+  amountSatang: bigint;
+  activeStatuses: readonly WithdrawStatus[];
+  recentSince: Date;
+}
+
 /**
  * The merchant's payouts of exactly this amount that could block a new one: open ones of any
  * age (partial index withdraws_active_amount) and any created after `recentSince` (the range
  * of withdraws_merchant_created). Names are compared by the caller (withdraws/guard.ts).
  */
-export async function findGuardCandidates(
-  db: Db,
-  query: {
-    merchantId: string;
-    amountSatang: bigint;
-    activeStatuses: readonly WithdrawStatus[];
-    recentSince: Date;
-  },
-): Promise<GuardCandidate[]> {
+export async function findGuardCandidates(db: Db, query: GuardQuery): Promise<GuardCandidate[]> {
   return findGuardCandidatesQuery(db, query).execute();
 }
 
-function findGuardCandidatesQuery(
-  db: Db,
-  query: {
-    merchantId: string;
-    amountSatang: bigint;
-    activeStatuses: readonly WithdrawStatus[];
-    recentSince: Date;
-  },
-) {
+/** The guard's query, also a subquery of the admission read (`readAdmission`). */
+function findGuardCandidatesQuery(db: Db, query: GuardQuery) {
   return (
     db
       .selectFrom("withdraws")
@@ -218,13 +211,9 @@ export interface AdmissionFacts {
  */
 export async function readAdmission(
   db: Db,
-  query: {
-    merchantId: string;
+  query: GuardQuery & {
     idempotencyKey: string | undefined;
     referenceId: string;
-    amountSatang: bigint;
-    activeStatuses: readonly WithdrawStatus[];
-    recentSince: Date;
     windows: { day: Window; month: Window } | undefined;
   },
 ): Promise<AdmissionFacts> {

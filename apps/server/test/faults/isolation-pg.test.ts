@@ -30,6 +30,18 @@ function assertUnavailable(res: TestResponse, label: string): void {
   assert.ok(Number(res.body?.error?.metadata?.retryAfter) >= 1, `${label}: metadata.retryAfter`);
 }
 
+/** A session of its own that holds the merchant's wallet lock until it rolls back. */
+async function holdWallet(svc: TestService, merchantId: string): Promise<pg.Client> {
+  const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+  await outside.connect();
+  await outside.query("begin");
+  await outside.query(
+    "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
+    [merchantId],
+  );
+  return outside;
+}
+
 /** Whether some session waits for a lock (the outside client's rows, in these tests). */
 async function waitingOnLock(client: pg.Client): Promise<boolean> {
   const found = await client.query(
@@ -57,14 +69,8 @@ describeOnPostgres("database faults on PostgreSQL", () => {
   });
 
   it("a wallet lock held from outside stalls only its own merchant, whose writes answer 503 within the bound", async () => {
-    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
-    await outside.connect();
+    const outside = await holdWallet(svc, a.merchantId);
     try {
-      await outside.query("begin");
-      await outside.query(
-        "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
-        [a.merchantId],
-      );
       const started = Date.now();
       const blocked = Promise.all(
         [0, 1, 2].map(() => svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a })),
@@ -157,14 +163,8 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     // More of A's withdraws than the pool has connections: they wait their turn in the
     // process (db/key-queue.ts, two at a time) instead of each holding a connection on the
     // locked row.
-    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
-    await outside.connect();
+    const outside = await holdWallet(svc, a.merchantId);
     try {
-      await outside.query("begin");
-      await outside.query(
-        "select id from ledger_accounts where merchant_id = $1 and kind = 'wallet_available' for update",
-        [a.merchantId],
-      );
       const blocked = Promise.all(
         Array.from({ length: 12 }, () =>
           svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a }),
