@@ -4,10 +4,17 @@
  * rate whether or not earlier ones were answered, each one's latency measured from the time
  * it was meant to be sent, so a stalled server is charged for every request that waited
  * behind it (coordinated omission corrected).
+ *
+ * Both build their requests (bodies, unique ids, HMAC signatures) before the load starts, for
+ * the baseline and the service alike: the generator shares the machine's two cores with the
+ * server and PostgreSQL, and signing while it loads would charge the service for the
+ * generator's own work. A closed loop that outruns its prepared requests builds the rest as it
+ * goes.
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { type CpuSplit, measureCpu } from "./cpu.ts";
 import { cannon, type PlainRequest } from "./requests.ts";
 
 export interface Measured {
@@ -16,26 +23,44 @@ export interface Measured {
   p99: number;
   ok: number;
   failed: number;
+  /** Given the server's pid: the load's CPU per answered request. */
+  cpu?: CpuSplit;
+}
+
+/** Requests per second a closed loop prepares for: more than any load here reaches. */
+const PREPARED_RPS_PER_CONNECTION = 1_000;
+const PREPARED_RPS_MAX = 14_000;
+
+/** `count` requests made now, then handed out in order; `make` again once they run out. */
+export function prepared(make: () => PlainRequest, count: number): () => PlainRequest {
+  const ready = Array.from({ length: count }, make);
+  let next = 0;
+  return () => (next < ready.length ? ready[next++]! : make());
 }
 
 export async function closedLoop(
   url: string,
   make: () => PlainRequest,
-  options: { connections: number; seconds: number },
+  options: { connections: number; seconds: number; pid?: number },
 ): Promise<Measured> {
+  const rate = Math.min(PREPARED_RPS_MAX, options.connections * PREPARED_RPS_PER_CONNECTION);
+  const requests = prepared(make, Math.ceil(rate * options.seconds));
+  const cpu = measureCpu(options.pid);
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.seconds,
-    requests: [cannon(make)],
+    requests: [cannon(requests)],
   });
   const ok = result["2xx"];
+  const split = cpu(ok);
   return {
     rps: Math.round(ok / options.seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok,
     failed: result.non2xx + result.errors + result.timeouts,
+    ...(split ? { cpu: split } : {}),
   };
 }
 
@@ -79,6 +104,7 @@ export async function openLoop(
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets ?? 256 });
   const total = Math.max(1, Math.round(options.rate * options.seconds));
+  const requests = prepared(make, total);
   const latencies = new Float64Array(total).fill(Number.NaN);
   const statuses = new Uint16Array(total);
   const start = performance.now() + 20;
@@ -90,7 +116,7 @@ export async function openLoop(
       const index = sent;
       const intended = start + (index * 1000) / options.rate;
       pending.push(
-        send(agent, target, make()).then((status) => {
+        send(agent, target, requests()).then((status) => {
           latencies[index] = performance.now() - intended;
           statuses[index] = status;
         }),

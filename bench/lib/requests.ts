@@ -23,8 +23,17 @@ export function unique(prefix: string): string {
 }
 
 function signed(credentials: Credentials, method: "GET" | "POST", path: string, body = ""): PlainRequest {
-  // v2, as the SDK client signs: a v1 read also records its signature (one insert).
-  const headers: Record<string, string> = signRequest({ ...credentials, body, method, path });
+  // v2, as the SDK client signs: a v1 read also records its signature (one insert). The time is
+  // the clock's: the SDK's own timestamps step one millisecond per request, and a load's
+  // requests are made ahead of it (lib/load.ts), faster than one per millisecond. Two writes
+  // in one millisecond still differ: their bodies carry unique references.
+  const headers: Record<string, string> = signRequest({
+    ...credentials,
+    body,
+    method,
+    path,
+    timestamp: Date.now(),
+  });
   if (body) headers["content-type"] = "application/json";
   return body ? { method, path, headers, body } : { method, path, headers };
 }

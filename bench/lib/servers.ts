@@ -6,6 +6,15 @@ import { fileURLToPath } from "node:url";
 
 const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
 
+/** The V8 and Node flags the service's start script gives node (package.json "start"). */
+export const SERVER_NODE_FLAGS: string[] = (() => {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf("--import"));
+})();
+
 export interface ServerInfo {
   port: number;
   apiKey: string;
@@ -25,7 +34,8 @@ export async function startServer(
   mode: "baseline" | "satang",
   env: Record<string, string> = {},
 ): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", serverScript, mode], {
+  // The V8 flags `npm start` gives the service (package.json), for both servers alike.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", serverScript, mode], {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
     env: { ...process.env, ...env },
   });

@@ -4,6 +4,7 @@
  * baseline's p99 at that rate (open loop, coordinated omission corrected).
  */
 import type { Context } from "../lib/context.ts";
+import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop, openLoop } from "../lib/load.ts";
 import { goalRow, ms } from "../lib/report.ts";
 import { baselineInsert, createPayment } from "../lib/requests.ts";
@@ -13,8 +14,16 @@ export async function runCreate(ctx: Context): Promise<void> {
   const { seconds, connections } = ctx.settings;
   const credentials = ctx.satang.info;
   ctx.log("R1: baseline INSERT, then create payment (closed loop)");
-  const base = await closedLoop(ctx.baseline.url, baselineInsert, { connections, seconds });
-  const create = await closedLoop(ctx.satang.url, () => createPayment(credentials), { connections, seconds });
+  const base = await closedLoop(ctx.baseline.url, baselineInsert, {
+    connections,
+    seconds,
+    pid: ctx.baseline.child.pid,
+  });
+  const create = await closedLoop(ctx.satang.url, () => createPayment(credentials), {
+    connections,
+    seconds,
+    pid: ctx.satang.child.pid,
+  });
   const rss = peakRssMb(ctx.satang);
   ctx.figures.createRps = create.rps;
   ctx.figures.baselineInsertRps = base.rps;
@@ -25,6 +34,13 @@ export async function runCreate(ctx: Context): Promise<void> {
       create.rps / base.rps,
       { atLeast: 0.6 },
       `${create.rps} / ${base.rps} req/s; p99 ${ms(create.p99)} / ${ms(base.p99)}; failed ${create.failed}`,
+    ),
+    goalRow(
+      "CPU",
+      "create payment: server CPU per request (µs)",
+      create.cpu?.server ?? 0,
+      {},
+      cpuBasis(create.cpu, base.cpu),
     ),
     goalRow("RSS", "server peak RSS under R1 (MB)", rss, { atMost: 250 }, `VmHWM of the server process`),
   );

@@ -1,5 +1,6 @@
 /** R3: retrieve by id / the baseline PK SELECT (>= 0.7); list, default params / the same (>= 0.5). */
 import type { Context } from "../lib/context.ts";
+import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop } from "../lib/load.ts";
 import { goalRow, ms } from "../lib/report.ts";
 import { baselineSelect, createPayment, getSigned, sendOnce } from "../lib/requests.ts";
@@ -7,24 +8,26 @@ import { baselineSelect, createPayment, getSigned, sendOnce } from "../lib/reque
 export async function runReads(ctx: Context): Promise<void> {
   const { seconds, connections } = ctx.settings;
   const credentials = ctx.satang.info;
-  const created = await sendOnce(ctx.satang.url, createPayment(credentials));
-  const paymentId = created.json.data.id;
+  // A full default page (10) to list, whether or not R1 ran before and left its payments.
+  const created = await Promise.all(
+    Array.from({ length: 10 }, () => sendOnce(ctx.satang.url, createPayment(credentials))),
+  );
+  const paymentId = created[0]!.json.data.id;
   ctx.log("R3: baseline SELECT, retrieve payment, list payments (closed loop)");
   const base = await closedLoop(ctx.baseline.url, () => baselineSelect(ctx.baseline.info.rowId), {
     connections,
     seconds,
+    pid: ctx.baseline.child.pid,
   });
   const retrieve = await closedLoop(
     ctx.satang.url,
     () => getSigned(credentials, `/api/v1/payments/${paymentId}`),
-    {
-      connections,
-      seconds,
-    },
+    { connections, seconds, pid: ctx.satang.child.pid },
   );
   const list = await closedLoop(ctx.satang.url, () => getSigned(credentials, "/api/v1/payments"), {
     connections,
     seconds,
+    pid: ctx.satang.child.pid,
   });
   ctx.figures.baselineSelectRps = base.rps;
   ctx.rows.push(
@@ -41,6 +44,20 @@ export async function runReads(ctx: Context): Promise<void> {
       list.rps / base.rps,
       { atLeast: 0.5 },
       `${list.rps} / ${base.rps} req/s; p99 ${ms(list.p99)} / ${ms(base.p99)}; failed ${list.failed}`,
+    ),
+    goalRow(
+      "CPU",
+      "retrieve: server CPU per request (µs)",
+      retrieve.cpu?.server ?? 0,
+      {},
+      cpuBasis(retrieve.cpu, base.cpu),
+    ),
+    goalRow(
+      "CPU",
+      "list: server CPU per request (µs)",
+      list.cpu?.server ?? 0,
+      {},
+      cpuBasis(list.cpu, base.cpu),
     ),
   );
 }

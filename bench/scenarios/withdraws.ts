@@ -6,6 +6,7 @@
  *     <= 1.2 (both wallets have limits, so the month's sums are read).
  */
 import type { Context } from "../lib/context.ts";
+import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop } from "../lib/load.ts";
 import { goalRow, ms } from "../lib/report.ts";
 import { createPayment, createWithdraw, sendOnce } from "../lib/requests.ts";
@@ -31,6 +32,7 @@ async function spread(ctx: Context): Promise<void> {
   const result = await closedLoop(ctx.satang.url, () => createWithdraw(many[next++ % many.length]!), {
     connections,
     seconds,
+    pid: ctx.satang.child.pid,
   });
   ctx.rows.push(
     goalRow(
@@ -39,6 +41,13 @@ async function spread(ctx: Context): Promise<void> {
       result.rps / ctx.figures.createRps,
       { atLeast: 0.7 },
       `${result.rps} / ${ctx.figures.createRps} req/s; p99 ${ms(result.p99)}; failed ${result.failed}`,
+    ),
+    goalRow(
+      "CPU",
+      "create withdraw: server CPU per request (µs)",
+      result.cpu?.server ?? 0,
+      {},
+      cpuBasis(result.cpu),
     ),
   );
 }

@@ -33,7 +33,7 @@ export function countedTotal(filters: CountedFilters): Expression<bigint> {
     + coalesce((SELECT sum(delta) FROM list_count_changes WHERE ${where("list_count_changes")}), 0))`;
 }
 
-const LIST_COUNTS: KeptTotals = {
+export const LIST_COUNTS: KeptTotals = {
   changes: "list_count_changes",
   totals: "list_counts",
   keys: ["merchant_id", "resource", "status", "variant"],

@@ -2,11 +2,14 @@
  * Folds the changes the payments and withdraws triggers append into the totals the database
  * keeps: the list counts (db/list-counts.ts) and the withdraws' per-day limit capacity
  * (withdraws/store.ts). The totals are exact whether or not it has run; it keeps the changes
- * to be added few, so reading a total stays a handful of rows.
+ * to be added few, so reading a total stays a handful of rows, and vacuums a changes table
+ * once enough of its changes were folded (db/kept-totals.ts `tidyChanges`), so its index does
+ * not keep the folded ones.
  */
 import type { Db } from "../db/handles.ts";
-import { foldListCounts } from "../db/list-counts.ts";
-import { foldWithdrawDayTotals } from "../withdraws/store.ts";
+import { tidyChanges } from "../db/kept-totals.ts";
+import { foldListCounts, LIST_COUNTS } from "../db/list-counts.ts";
+import { foldWithdrawDayTotals, WITHDRAW_DAY_TOTALS } from "../withdraws/store.ts";
 import type { Job } from "./runner.ts";
 
 /** How often the fold looks for changes when the last run found none. */
@@ -15,5 +18,11 @@ const KEPT_TOTALS_FOLD_JOB_INTERVAL_MS = 1_000;
 export const keptTotalsFoldJob: Job<{ db: Db }> = {
   name: "kept-totals-fold",
   intervalMs: KEPT_TOTALS_FOLD_JOB_INTERVAL_MS,
-  runOnce: async (ctx) => (await foldListCounts(ctx.db)) + (await foldWithdrawDayTotals(ctx.db)),
+  runOnce: async (ctx) => {
+    const lists = await foldListCounts(ctx.db);
+    const days = await foldWithdrawDayTotals(ctx.db);
+    await tidyChanges(ctx.db, LIST_COUNTS, lists);
+    await tidyChanges(ctx.db, WITHDRAW_DAY_TOTALS, days);
+    return lists + days;
+  },
 };

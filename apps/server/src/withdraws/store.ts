@@ -266,7 +266,7 @@ interface AdmissionColumns {
   used_monthly: bigint | string | null;
 }
 
-const WITHDRAW_DAY_TOTALS: KeptTotals = {
+export const WITHDRAW_DAY_TOTALS: KeptTotals = {
   changes: "withdraw_day_changes",
   totals: "withdraw_day_totals",
   keys: ["merchant_id", "day"],
