@@ -11,10 +11,17 @@
  *
  * A wait is bounded like a lock wait (DB_LOCK_TIMEOUT_MS): past it the work is not started and
  * the call fails with LockWaitTimeoutError, which answers 503 like the database's own lock
- * timeout (db/faults.ts: SQLSTATE 55P03).
+ * timeout (db/faults.ts: SQLSTATE 55P03). The wait here and the wait at the row lock share that
+ * one bound: work that waited its turn gets a `Turn`, and `boundLockWait` lowers its
+ * transaction's lock_timeout to what is left. Without that, a request that came to its turn
+ * just before its bound ran out could wait a whole bound again at the lock (a burst against a
+ * held wallet answered 503 after up to twice the bound, and more when the pool was also
+ * contended).
  */
+import { performance } from "node:perf_hooks";
+import { sql } from "kysely";
 import { boundsOf } from "./bounds.ts";
-import type { Db } from "./handles.ts";
+import type { Db, Trx } from "./handles.ts";
 
 /** A queued wait longer than the lock bound; classified like PostgreSQL's lock_not_available. */
 export class LockWaitTimeoutError extends Error {
@@ -35,6 +42,19 @@ interface KeyState {
   waiting: Waiter[];
 }
 
+/** When a work began waiting for its key, and the bound on its whole wait (queue and lock). */
+export interface Turn {
+  /** performance.now() when the work was queued. */
+  since: number;
+  boundMs: number;
+}
+
+/**
+ * A wait of at most this long before the transaction began is not worth a statement: the lock
+ * wait then keeps the transaction's own bound, which overruns the shared one by this much at most.
+ */
+export const TURN_WAIT_SLACK_MS = 50;
+
 /** How much work of one key runs at once by default: one holding the row lock, one at its door. */
 export const KEY_QUEUE_SLOTS = 2;
 
@@ -48,7 +68,8 @@ export class KeyQueue {
     return this.keys.size;
   }
 
-  async run<T>(key: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, timeoutMs: number, work: (turn: Turn) => Promise<T>): Promise<T> {
+    const turn: Turn = { since: performance.now(), boundMs: timeoutMs };
     let state = this.keys.get(key);
     if (!state) {
       state = { running: 0, waiting: [] };
@@ -57,7 +78,7 @@ export class KeyQueue {
     if (state.running < this.slots) state.running += 1;
     else await this.turn(state, timeoutMs);
     try {
-      return await work();
+      return await work(turn);
     } finally {
       this.release(key, state);
     }
@@ -97,12 +118,31 @@ const queues = new WeakMap<object, KeyQueue>();
  * lock bound. Inside a transaction (`db` is one) it runs at once: the caller that opened the
  * transaction decided its order.
  */
-export function inTurn<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work();
+export function inTurn<T>(db: Db, key: string, work: (turn: Turn | undefined) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(undefined);
   let queue = queues.get(db);
   if (!queue) {
     queue = new KeyQueue();
     queues.set(db, queue);
   }
   return queue.run(key, boundsOf(db).lockTimeoutMs, work);
+}
+
+/**
+ * Called first in the transaction of a work that waited its turn: lowers the transaction's
+ * lock_timeout to what is left of the turn's bound after the wait in the queue, for a pool
+ * connection and for BEGIN, or fails at once with LockWaitTimeoutError when nothing is left. A
+ * turn that came within TURN_WAIT_SLACK_MS sends nothing: the common case costs no statement.
+ */
+export async function boundLockWait(
+  trx: Trx,
+  turn: Turn | undefined,
+  now = performance.now(),
+): Promise<void> {
+  if (!turn) return;
+  const waited = now - turn.since;
+  if (waited <= TURN_WAIT_SLACK_MS) return;
+  const left = Math.floor(turn.boundMs - waited);
+  if (left <= 0) throw new LockWaitTimeoutError(turn.boundMs);
+  await sql`select set_config('lock_timeout', ${`${left}ms`}, true)`.execute(trx);
 }

@@ -24,7 +24,7 @@
  * key) back the lock up: were it ever bypassed, a duplicate would still not be stored.
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
-import { inTurn } from "../db/key-queue.ts";
+import { boundLockWait, inTurn, type Turn } from "../db/key-queue.ts";
 import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
@@ -177,7 +177,7 @@ export async function createWithdraw(
   };
   // The creates of one wallet take their turns in this process before they take a connection
   // (db/key-queue.ts, two at a time); the wallet lock below orders them between processes.
-  return inTurn(ctx.db, `wallet:${merchant.id}`, () => admit(ctx, request));
+  return inTurn(ctx.db, `wallet:${merchant.id}`, (turn) => admit(ctx, request, turn));
 }
 
 interface AdmissionRequest {
@@ -193,10 +193,16 @@ interface AdmissionRequest {
 }
 
 /** The admission of one create, in one transaction under the wallet lock. */
-function admit(ctx: WithdrawContext, request: AdmissionRequest): Promise<CreateResult> {
+function admit(
+  ctx: WithdrawContext,
+  request: AdmissionRequest,
+  turn: Turn | undefined,
+): Promise<CreateResult> {
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
+    // The wait for the wallet lock gets what is left of the bound its turn in the queue began.
+    await boundLockWait(trx, turn);
     // The signed request's replay record is written by the lock's statement (one round trip).
     const { replay, merchantId } = request;
     const wallet = replay

@@ -1,11 +1,22 @@
 /**
  * The per-key queue in front of the wallet lock (db/key-queue.ts): at most `slots` at a time per
- * key, started in arrival order, keys independent, waits bounded like a lock wait.
+ * key, started in arrival order, keys independent, waits bounded like a lock wait; the wait in
+ * the queue and the wait at the lock share one bound (`boundLockWait`).
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { performance } from "node:perf_hooks";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { databaseFault } from "../../src/db/faults.ts";
-import { KeyQueue, LockWaitTimeoutError } from "../../src/db/key-queue.ts";
+import {
+  boundLockWait,
+  KeyQueue,
+  LockWaitTimeoutError,
+  TURN_WAIT_SLACK_MS,
+  type Turn,
+} from "../../src/db/key-queue.ts";
+import { startService, type TestService } from "../helpers/harness.ts";
+import { statementsOf } from "../helpers/statements.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -108,5 +119,69 @@ describe("key queue", () => {
     );
     assert.equal(await queue.run("a", 1_000, async () => "next"), "next");
     assert.equal(queue.size, 0);
+  });
+});
+
+describe("one bound for the wait in the queue and at the lock", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  const lockTimeoutSet = (statements: string[]) => statements.filter((s) => s.includes("set_config"));
+
+  it("hands each work the time it was queued and the bound", async () => {
+    const queue = new KeyQueue(1);
+    const turns: Turn[] = [];
+    const before = performance.now();
+    await Promise.all(
+      [0, 1].map(() =>
+        queue.run("a", 1_000, async (turn) => {
+          turns.push(turn);
+          await sleep(60);
+        }),
+      ),
+    );
+    for (const turn of turns) {
+      assert.equal(turn.boundMs, 1_000);
+      assert.ok(turn.since >= before && turn.since < before + 30, "queued when it was called");
+    }
+  });
+
+  it("sends nothing for a turn that came at once, or for work outside a turn", async () => {
+    const turn: Turn = { since: 1_000, boundMs: 2_000 };
+    for (const [given, now] of [
+      [turn, 1_000 + TURN_WAIT_SLACK_MS],
+      [undefined, 99_999],
+    ] as const) {
+      const { statements } = await statementsOf(() =>
+        svc.deps.db.transaction().execute((trx) => boundLockWait(trx, given, now)),
+      );
+      assert.deepEqual(lockTimeoutSet(statements), []);
+    }
+  });
+
+  it("lowers the transaction's lock_timeout to what is left of the bound", async () => {
+    const turn: Turn = { since: 1_000, boundMs: 2_000 };
+    const { result } = await statementsOf(() =>
+      svc.deps.db.transaction().execute(async (trx) => {
+        await boundLockWait(trx, turn, 1_000 + 1_250);
+        return (await sql<{ lock_timeout: string }>`show lock_timeout`.execute(trx)).rows[0]!.lock_timeout;
+      }),
+    );
+    assert.equal(result, "750ms");
+    const after = (await sql<{ lock_timeout: string }>`show lock_timeout`.execute(svc.deps.db)).rows[0]!;
+    assert.notEqual(after.lock_timeout, "750ms", "the setting ends with its transaction");
+  });
+
+  it("fails at once with a lock-timeout fault (busy: 503) when nothing is left", async () => {
+    const turn: Turn = { since: 1_000, boundMs: 2_000 };
+    await assert.rejects(
+      svc.deps.db.transaction().execute((trx) => boundLockWait(trx, turn, 3_000)),
+      (error: unknown) => error instanceof LockWaitTimeoutError && databaseFault(error) === "busy",
+    );
   });
 });

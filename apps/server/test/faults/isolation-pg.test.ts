@@ -191,6 +191,33 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     }
   });
 
+  it("a withdraw that waited its turn in the queue gets only what is left of its bound at the lock", async () => {
+    // Two of A's withdraws take the queue's two slots and wait at the held wallet; a third
+    // waits in the process's queue (db/key-queue.ts). When the first gives up, the third comes
+    // to its turn with almost none of its bound left, and must not wait a whole bound again at
+    // the lock. (The second may wait up to twice the bound: PostgreSQL bounds each lock wait,
+    // and a session queued behind another at a row waits twice, for its place and then for the
+    // holder; docs/operations.md.)
+    const outside = await holdWallet(svc, a.merchantId);
+    const send = async () => {
+      const sent = Date.now();
+      const res = await svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: a });
+      return { res, took: Date.now() - sent };
+    };
+    try {
+      const first = [send(), send()];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const third = await send();
+      for (const [i, { res }] of [...(await Promise.all(first)), third].entries()) {
+        assertUnavailable(res, `A's withdraw ${i}`);
+      }
+      assert.ok(third.took < LOCK_TIMEOUT_MS + 700, `the queued withdraw answered after ${third.took} ms`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
+  });
+
   it("retries the victim of a real deadlock inside withTransaction, so both transactions commit", async () => {
     const rows = await svc.deps.db
       .selectFrom("ledger_accounts")
