@@ -15,7 +15,7 @@ import { cpus } from "node:os";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import { countRequests } from "./count.ts";
 import { type Context, settingsOf } from "./lib/context.ts";
-import { createBenchDatabase, DEFAULT_BENCH_URL } from "./lib/database.ts";
+import { createBenchDatabase, DEFAULT_BENCH_URL, settle } from "./lib/database.ts";
 import { printRows, type Row } from "./lib/report.ts";
 import { startServer, stopServer } from "./lib/servers.ts";
 import { openBench } from "./lib/setup.ts";
@@ -44,12 +44,19 @@ async function statementRows(url: string): Promise<Row[]> {
   }));
 }
 
-async function scenarios(ctx: Context): Promise<void> {
-  if (which.has("r1") || which.has("r2")) await runCreate(ctx);
-  if (which.has("r3")) await runReads(ctx);
-  if (which.has("r4") || which.has("r5") || which.has("r6")) await runWithdraws(ctx, which);
-  if (which.has("r7")) await runLists(ctx);
-  if (which.has("r8")) await runEmbedded(ctx);
+async function scenarios(ctx: Context, url: string): Promise<void> {
+  const groups: [boolean, () => Promise<void>][] = [
+    [which.has("r1") || which.has("r2"), () => runCreate(ctx)],
+    [which.has("r3"), () => runReads(ctx)],
+    [which.has("r4") || which.has("r5") || which.has("r6"), () => runWithdraws(ctx, which)],
+    [which.has("r7"), () => runLists(ctx)],
+    [which.has("r8"), () => runEmbedded(ctx)],
+  ];
+  for (const [wanted, run] of groups) {
+    if (!wanted) continue;
+    await settle(url);
+    await run();
+  }
 }
 
 const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL, "run");
@@ -60,7 +67,7 @@ const baseline = await startServer("baseline");
 const satang = await startServer("satang");
 const ctx: Context = { settings, bench, baseline, satang, rows: [], figures: {}, log };
 try {
-  await scenarios(ctx);
+  await scenarios(ctx, database.url);
   if (which.has("sql")) ctx.rows.push(...(await statementRows(database.url)));
 } finally {
   await stopServer(satang);

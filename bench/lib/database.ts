@@ -53,3 +53,14 @@ export async function query<T>(url: string, text: string, values: unknown[] = []
     await client.end();
   }
 }
+
+/**
+ * Lets the database settle between two scenarios: vacuums and analyzes what the last one
+ * wrote and writes its dirty pages out, so autovacuum and the checkpointer do not start on
+ * the last scenario's rows in the middle of the next one's measurement (both run in
+ * PostgreSQL's own processes on the two cores the loads share).
+ */
+export async function settle(url: string): Promise<void> {
+  await query(url, "VACUUM (ANALYZE)");
+  await query(url, "CHECKPOINT");
+}
