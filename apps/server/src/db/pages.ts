@@ -13,7 +13,7 @@
  * - The payments and withdraws lists build and compile their page statement once per shape
  *   and reuse it (`merchantListPages`, db/compiled.ts).
  */
-import { type Expression, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { type Expression, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { type CachedStatement, cachedStatement } from "./compiled.ts";
 import type { Db } from "./handles.ts";
 import { countedTotal } from "./list-counts.ts";
@@ -79,7 +79,7 @@ function countOf<TB extends keyof Database>(query: SelectQueryBuilder<Database, 
  */
 function pageStatement<TB extends keyof Database>(
   query: SelectQueryBuilder<Database, TB, object>,
-  window: { offset: number; limit: number },
+  window: { offset: number | RawBuilder<number>; limit: number | RawBuilder<number> },
   order: Ordering,
   keptTotal?: Expression<bigint>,
 ) {
@@ -208,20 +208,70 @@ function merchantListSource<TB extends CountedList>(
 }
 
 /**
+ * Pages whose offset is at most this are read with their limit and offset written into the
+ * statement's text; deeper pages send them as parameters.
+ */
+export const LITERAL_OFFSET_MAX = 500;
+
+/** Page statements a merchant list keeps at most (shapes with their windows); later ones are built per call. */
+export const MERCHANT_PAGE_STATEMENTS_MAX = 1_000;
+
+/**
  * Reads pages of a merchant list, each page statement built and compiled once per shape and
- * reused (db/compiled.ts). A shape is the order and which values are given (a filter, a date
- * bound). The statement is built from markers of the given values only, so a filter or bound
- * not given is left out of it as it is from a statement built from the values themselves. The
- * shapes are few (the sort fields, two directions, sixteen sets of values), so all are kept.
+ * reused (db/compiled.ts). A shape is the order, which values are given (a filter, a date
+ * bound) and, for the first pages, the window. The statement is built from markers of the given
+ * values only, so a filter or bound not given is left out of it as it is from a statement built
+ * from the values themselves.
+ *
+ * The limit and offset of a page up to LITERAL_OFFSET_MAX are written into the text, not sent
+ * as parameters. PostgreSQL keeps using a named statement's custom plans, planning it again on
+ * every call, when its generic plan looks costlier; and a generic plan costs `LIMIT $n` as a
+ * tenth of the merchant's rows, so a list with parameters for its window was planned again on
+ * every call (0.1 ms and more of PostgreSQL's CPU, most of a list's cost there; PERFORMANCE.md).
+ * With the window in the text, the generic plan is the custom one and is kept after five calls.
+ * At most MERCHANT_PAGE_STATEMENTS_MAX statements are kept; past that a shape's window goes as
+ * parameters again, in the shape's one statement.
  */
 export function merchantListPages<TB extends CountedList, S extends string>(list: MerchantList<TB, S>) {
   const statements = new Map<string, CachedStatement<MerchantListValues, object>>();
-  const statementOf = (keys: (keyof MerchantListValues)[], order: Ordering) =>
-    cachedStatement<MerchantListValues, object>(keys, (db, markers) => {
-      merchantPagesBuilt += 1;
-      const { query, keptTotal } = merchantListSource(db, list, markers);
-      return pageStatement(query, markers, order, keptTotal);
-    });
+  const statementOf = (
+    keys: (keyof MerchantListValues)[],
+    order: Ordering,
+    window: { limit: number; offset: number } | undefined,
+  ) =>
+    cachedStatement<MerchantListValues, object>(
+      window ? keys.filter((key) => key !== "limit" && key !== "offset") : keys,
+      (db, markers) => {
+        merchantPagesBuilt += 1;
+        const { query, keptTotal } = merchantListSource(db, list, markers);
+        const written = window && { limit: sql.lit(window.limit), offset: sql.lit(window.offset) };
+        return pageStatement(query, written ?? markers, order, keptTotal);
+      },
+    );
+  const statementFor = (keys: (keyof MerchantListValues)[], order: Ordering, values: MerchantListValues) => {
+    const shape = `${order.column} ${order.direction} ${keys.join(" ")}`;
+    const literal =
+      Number.isSafeInteger(values.limit) &&
+      Number.isSafeInteger(values.offset) &&
+      values.limit >= 0 &&
+      values.offset >= 0;
+    const windowed = `${shape} window ${values.limit} ${values.offset}`;
+    if (literal && values.offset <= LITERAL_OFFSET_MAX) {
+      const kept = statements.get(windowed);
+      if (kept) return kept;
+      if (statements.size < MERCHANT_PAGE_STATEMENTS_MAX) {
+        const statement = statementOf(keys, order, { limit: values.limit, offset: values.offset });
+        statements.set(windowed, statement);
+        return statement;
+      }
+    }
+    let statement = statements.get(shape);
+    if (statement === undefined) {
+      statement = statementOf(keys, order, undefined);
+      statements.set(shape, statement);
+    }
+    return statement;
+  };
   return async (
     db: Db,
     filters: Pick<MerchantListValues, "merchantId" | "status" | "variant">,
@@ -233,12 +283,7 @@ export function merchantListPages<TB extends CountedList, S extends string>(list
     const { dateFrom, dateTo, limit, offset } = params;
     const values: MerchantListValues = { ...filters, dateFrom, dateTo, limit, offset };
     const keys = MERCHANT_LIST_KEYS.filter((key) => values[key] !== undefined);
-    const shape = `${params.sortBy} ${params.sortOrder} ${keys.join(" ")}`;
-    let statement = statements.get(shape);
-    if (statement === undefined) {
-      statement = statementOf(keys, orderingOf(list.sort, params));
-      statements.set(shape, statement);
-    }
+    const statement = statementFor(keys, orderingOf(list.sort, params), values);
     const found = await statement.execute(db, values);
     return pageOf(found.rows, offset, () => {
       const { query, keptTotal } = merchantListSource(db, list, values);

@@ -1,13 +1,17 @@
 /**
- * Page statements of the payments and withdraws lists, built once per shape (db/pages.ts,
- * db/compiled.ts): every request answers its own rows and total whatever was listed before it
- * (other merchants, filters, pages, date ranges and orders), and a shape listed again is not
- * built again.
+ * Page statements of the payments and withdraws lists, built once per shape and page window
+ * (db/pages.ts, db/compiled.ts): every request answers its own rows and total whatever was
+ * listed before it (other merchants, filters, pages, date ranges and orders), and a shape
+ * listed again is not built again. A page's limit and offset are written into its statement
+ * up to LITERAL_OFFSET_MAX, so PostgreSQL keeps one generic plan for it instead of planning
+ * every call; deeper pages share the shape's one statement with parameters.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { merchantPageStatementsBuilt } from "../../src/db/pages.ts";
+import { sql } from "kysely";
+import { LITERAL_OFFSET_MAX, merchantPageStatementsBuilt } from "../../src/db/pages.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 import { fundedMerchant, payeeName, withdrawBody } from "../helpers/withdraws.ts";
 
 let svc: TestService;
@@ -158,13 +162,29 @@ describe("list pages of cached statements", () => {
     assert.ok(WITHDRAWS.merchants[0]!.records.some((r) => r.status === "canceled"));
   });
 
-  it("answers each merchant's own page and total for one shape, built once", async () => {
+  it("answers each merchant's own page and total for one shape, built once a page", async () => {
     const built = merchantPageStatementsBuilt();
     const query: Query = { status: "canceled", sortBy: "amount", sortOrder: "asc" };
     await listAndCheck(PAYMENTS, [query]);
-    assert.equal(merchantPageStatementsBuilt(), built + 1, "two merchants, three pages: one statement");
+    assert.equal(merchantPageStatementsBuilt(), built + 3, "two merchants, three pages: three statements");
+    await listAndCheck(PAYMENTS, [query]);
+    assert.equal(merchantPageStatementsBuilt(), built + 3, "listed again: none built");
     await listAndCheck(WITHDRAWS, [query]);
-    assert.equal(merchantPageStatementsBuilt(), built + 2, "the withdraws list has statements of its own");
+    assert.equal(merchantPageStatementsBuilt(), built + 6, "the withdraws list has statements of its own");
+  });
+
+  it("pages past LITERAL_OFFSET_MAX share the shape's one statement, and answer empty past the end", async () => {
+    const built = merchantPageStatementsBuilt();
+    const { credentials, records } = PAYMENTS.merchants[0]!;
+    const deep = Math.floor(LITERAL_OFFSET_MAX / LIMIT) + 2;
+    for (const page of [deep, deep + 1, deep + 7]) {
+      const qs = `sortBy=createdAt&sortOrder=asc&limit=${LIMIT}&page=${page}`;
+      const res = await svc.request("GET", `/api/v1/payments?${qs}`, undefined, { credentials });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.data.data, []);
+      assert.equal(res.body.data.total, records.length);
+    }
+    assert.equal(merchantPageStatementsBuilt(), built + 1, "three deep pages: one statement");
   });
 
   it("answers every shape correctly after other shapes, and builds none again", async () => {
@@ -186,7 +206,7 @@ describe("list pages of cached statements", () => {
     const built = merchantPageStatementsBuilt();
     await listAndCheck(PAYMENTS, queries);
     const firstPass = merchantPageStatementsBuilt();
-    assert.equal(firstPass - built, queries.length, "one statement a shape");
+    assert.equal(firstPass - built, 3 * queries.length, "one statement a shape and page");
     await listAndCheck(PAYMENTS, [...queries].reverse());
     assert.equal(merchantPageStatementsBuilt(), firstPass, "the shapes listed again are built no more");
   });
@@ -204,5 +224,63 @@ describe("list pages of cached statements", () => {
     ];
     await listAndCheck(WITHDRAWS, queries);
     await listAndCheck(WITHDRAWS, [...queries].reverse());
+  });
+});
+
+describeOnPostgres("list pages on PostgreSQL's plan cache", () => {
+  it("a merchant's first pages run on a kept generic plan, not planned again on every call", async () => {
+    // One connection, so the statements this test sends are the ones pg_prepared_statements shows.
+    const single = await startService({ poolSize: 1 });
+    try {
+      const { credentials } = single;
+      const res = await single.request(
+        "POST",
+        "/api/v1/payments",
+        {
+          amount: "1000.00",
+          referenceId: "plan-template",
+          paymentMethod: "promptpay",
+          customerBankAccountName: "Somchai Jaidee",
+          customerBankAccountNumber: "1234567890",
+          customerBankCode: "014",
+        },
+        { credentials },
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      // Enough rows that a generic plan costing `LIMIT $n` as a tenth of them looks dearer than
+      // the custom plans: the window in the text is what lets the generic plan be kept.
+      const columns = (
+        await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
+          WHERE table_name = 'payments' ORDER BY ordinal_position`.execute(single.deps.db)
+      ).rows.map((row) => row.column_name);
+      const copied: Record<string, string> = {
+        id: "gen_random_uuid()",
+        reference_id: "'copy-' || g",
+        idempotency_key: "'copy-' || g",
+        status: "'expired'",
+        created_at: "t.created_at - g * interval '1 second'",
+      };
+      const values = columns.map((column) => copied[column] ?? `t.${column}`);
+      await sql
+        .raw(`INSERT INTO payments (${columns.join(", ")})
+          SELECT ${values.join(", ")} FROM payments t, generate_series(1, 20000) g
+          WHERE t.id = '${res.body.data.id}'`)
+        .execute(single.deps.db);
+      await sql`ANALYZE payments`.execute(single.deps.db);
+      for (let i = 0; i < 8; i++) {
+        const listed = await single.request("GET", "/api/v1/payments", undefined, { credentials });
+        assert.equal(listed.status, 200, JSON.stringify(listed.body));
+        assert.equal(listed.body.data.total, 20_001);
+      }
+      const plans = await sql<{ generic_plans: string; custom_plans: string }>`
+        SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%__page_total%'`.execute(
+        single.deps.db,
+      );
+      assert.equal(plans.rows.length, 1, "one page statement prepared on the connection");
+      const { generic_plans: generic, custom_plans: custom } = plans.rows[0]!;
+      assert.ok(Number(generic) >= 3, `generic plans ${generic}, custom plans ${custom}`);
+    } finally {
+      await single.close();
+    }
   });
 });
