@@ -213,8 +213,13 @@ function merchantListSource<TB extends CountedList>(
  */
 export const LITERAL_OFFSET_MAX = 500;
 
-/** Page statements a merchant list keeps at most (shapes with their windows); later ones are built per call. */
-export const MERCHANT_PAGE_STATEMENTS_MAX = 1_000;
+/**
+ * Page statements with a window of their own a merchant list keeps at most; past that a page
+ * goes in its shape's statement with parameters. The two lists' windows then take at most 400
+ * of the 1,000 statement texts a process names (db/prepared.ts), leaving the rest to the other
+ * statements.
+ */
+export const MERCHANT_PAGE_STATEMENTS_MAX = 200;
 
 /**
  * Reads pages of a merchant list, each page statement built and compiled once per shape and

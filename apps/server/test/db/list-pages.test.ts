@@ -9,7 +9,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { LITERAL_OFFSET_MAX, merchantPageStatementsBuilt } from "../../src/db/pages.ts";
+import {
+  LITERAL_OFFSET_MAX,
+  MERCHANT_PAGE_STATEMENTS_MAX,
+  merchantPageStatementsBuilt,
+} from "../../src/db/pages.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
 import { fundedMerchant, payeeName, withdrawBody } from "../helpers/withdraws.ts";
@@ -224,6 +228,30 @@ describe("list pages of cached statements", () => {
     ];
     await listAndCheck(WITHDRAWS, queries);
     await listAndCheck(WITHDRAWS, [...queries].reverse());
+  });
+});
+
+describe("list page statements kept", () => {
+  it("keeps at most MERCHANT_PAGE_STATEMENTS_MAX windows; later pages share their shape's statement", async () => {
+    // The withdraws list: the payments list's statements stay free for the plan test below.
+    const { credentials } = WITHDRAWS.merchants[1]!;
+    const list = (qs: string) => svc.request("GET", `/api/v1/withdraws?${qs}`, undefined, { credentials });
+    // Windows of one shape until the list keeps as many statements as it may.
+    for (let page = 1; page <= MERCHANT_PAGE_STATEMENTS_MAX; page++) {
+      const res = await list(`sortBy=referenceId&sortOrder=desc&limit=2&page=${page}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    const built = merchantPageStatementsBuilt();
+    for (let page = 1; page <= 10; page++) {
+      const res = await list(`sortBy=referenceId&sortOrder=desc&limit=3&page=${page}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    assert.ok(
+      merchantPageStatementsBuilt() - built <= 1,
+      "ten new windows: at most the shape's own statement",
+    );
+    const first = await list("sortBy=referenceId&sortOrder=desc&limit=3&page=1");
+    assert.equal(first.body.data.data.length, 3, "still the right page");
   });
 });
 
