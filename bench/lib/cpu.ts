@@ -29,13 +29,13 @@ function processSeconds(pid: number): number {
 }
 
 function machineSeconds(): number {
-  const [user, nice, system, , iowait, irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
     .split("\n")[0]!
     .trim()
     .split(/\s+/)
     .slice(1)
     .map(Number);
-  void iowait;
   return (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND;
 }
 

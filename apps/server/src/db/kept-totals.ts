@@ -8,11 +8,12 @@
  * vacuumed. The readers find a merchant's changes through the changes table's index, so between
  * two vacuums each read also steps over every change folded since: after 40,000 payment
  * creates, a list's total read 50 index pages to find no live change, and a list cost
- * PostgreSQL 0.25 ms more (docs/PERFORMANCE.md). Autovacuum looks at a table once a minute
- * at best (its naptime), and had not vacuumed it after a minute of that load. So the fold job vacuums a changes table itself
- * (`tidyChanges`): at most once every VACUUM_INTERVAL_MS, whenever it folded changes of it since
- * the last time. A vacuum of a changes table is small (its live rows are the few changes not
- * folded yet) and takes no lock a write or a fold waits for.
+ * PostgreSQL 0.25 ms more (docs/PERFORMANCE.md). Autovacuum looks at a table once a minute at
+ * best (its naptime), and had not vacuumed it a minute after that load. So the fold job
+ * vacuums a changes table itself (`tidyChanges`): at most once every VACUUM_INTERVAL_MS,
+ * whenever it folded changes of it since the last time. A vacuum of a changes table is small
+ * (its live rows are the few changes not folded yet) and takes no lock a write or a fold waits
+ * for.
  */
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";

@@ -45,8 +45,10 @@ interface KeyState {
 /** When a work began waiting for its key, and the bound on its whole wait (queue and lock). */
 export interface Turn {
   /** performance.now() when the work was queued. */
-  since: number;
-  boundMs: number;
+  readonly since: number;
+  readonly boundMs: number;
+  /** Set once its first transaction has bounded its lock wait (`boundLockWait`). */
+  bounded?: boolean;
 }
 
 /**
@@ -133,13 +135,17 @@ export function inTurn<T>(db: Db, key: string, work: (turn: Turn | undefined) =>
  * lock_timeout to what is left of the turn's bound after the wait in the queue, for a pool
  * connection and for BEGIN, or fails at once with LockWaitTimeoutError when nothing is left. A
  * turn that came within TURN_WAIT_SLACK_MS sends nothing: the common case costs no statement.
+ * Only the turn's first transaction is bounded so: a transaction run again after a
+ * serialization failure or a deadlock (db/handles.ts) waits at the lock with its own bound, as
+ * any new transaction does, instead of being refused for the time the first one worked.
  */
 export async function boundLockWait(
   trx: Trx,
   turn: Turn | undefined,
   now = performance.now(),
 ): Promise<void> {
-  if (!turn) return;
+  if (!turn || turn.bounded) return;
+  turn.bounded = true;
   const waited = now - turn.since;
   if (waited <= TURN_WAIT_SLACK_MS) return;
   const left = Math.floor(turn.boundMs - waited);

@@ -239,6 +239,7 @@ export const MERCHANT_PAGE_STATEMENTS_MAX = 200;
  */
 export function merchantListPages<TB extends CountedList, S extends string>(list: MerchantList<TB, S>) {
   const statements = new Map<string, CachedStatement<MerchantListValues, object>>();
+  let windowed = 0;
   const statementOf = (
     keys: (keyof MerchantListValues)[],
     order: Ordering,
@@ -255,18 +256,21 @@ export function merchantListPages<TB extends CountedList, S extends string>(list
     );
   const statementFor = (keys: (keyof MerchantListValues)[], order: Ordering, values: MerchantListValues) => {
     const shape = `${order.column} ${order.direction} ${keys.join(" ")}`;
-    const literal =
-      Number.isSafeInteger(values.limit) &&
-      Number.isSafeInteger(values.offset) &&
-      values.limit >= 0 &&
-      values.offset >= 0;
-    const windowed = `${shape} window ${values.limit} ${values.offset}`;
-    if (literal && values.offset <= LITERAL_OFFSET_MAX) {
-      const kept = statements.get(windowed);
+    // Written into the text only as whole numbers (they come from the validated query).
+    const { limit, offset } = values;
+    if (
+      Number.isSafeInteger(limit) &&
+      Number.isSafeInteger(offset) &&
+      offset >= 0 &&
+      offset <= LITERAL_OFFSET_MAX
+    ) {
+      const key = `${shape} window ${limit} ${offset}`;
+      const kept = statements.get(key);
       if (kept) return kept;
-      if (statements.size < MERCHANT_PAGE_STATEMENTS_MAX) {
-        const statement = statementOf(keys, order, { limit: values.limit, offset: values.offset });
-        statements.set(windowed, statement);
+      if (windowed < MERCHANT_PAGE_STATEMENTS_MAX) {
+        windowed += 1;
+        const statement = statementOf(keys, order, { limit, offset });
+        statements.set(key, statement);
         return statement;
       }
     }

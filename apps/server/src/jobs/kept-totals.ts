@@ -2,9 +2,9 @@
  * Folds the changes the payments and withdraws triggers append into the totals the database
  * keeps: the list counts (db/list-counts.ts) and the withdraws' per-day limit capacity
  * (withdraws/store.ts). The totals are exact whether or not it has run; it keeps the changes
- * to be added few, so reading a total stays a handful of rows, and vacuums a changes table
- * once enough of its changes were folded (db/kept-totals.ts `tidyChanges`), so its index does
- * not keep the folded ones.
+ * to be added few, so reading a total stays a handful of rows. It also vacuums a changes table
+ * it folded changes of, at most once a second (db/kept-totals.ts `tidyChanges`), so the
+ * table's index does not keep the folded ones.
  */
 import type { Db } from "../db/handles.ts";
 import { tidyChanges } from "../db/kept-totals.ts";

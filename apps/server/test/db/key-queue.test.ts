@@ -177,6 +177,19 @@ describe("one bound for the wait in the queue and at the lock", () => {
     assert.notEqual(after.lock_timeout, "750ms", "the setting ends with its transaction");
   });
 
+  it("bounds only the turn's first transaction: one run again after a conflict keeps its own bound", async () => {
+    const turn: Turn = { since: 1_000, boundMs: 2_000 };
+    const first = await statementsOf(() =>
+      svc.deps.db.transaction().execute((trx) => boundLockWait(trx, turn, 1_000 + 1_250)),
+    );
+    assert.equal(lockTimeoutSet(first.statements).length, 1);
+    // Past the bound: the first transaction would have been refused, the retry is not.
+    const retry = await statementsOf(() =>
+      svc.deps.db.transaction().execute((trx) => boundLockWait(trx, turn, 1_000 + 5_000)),
+    );
+    assert.deepEqual(lockTimeoutSet(retry.statements), []);
+  });
+
   it("fails at once with a lock-timeout fault (busy: 503) when nothing is left", async () => {
     const turn: Turn = { since: 1_000, boundMs: 2_000 };
     await assert.rejects(
