@@ -35,10 +35,19 @@ export async function startServer(
   env: Record<string, string> = {},
 ): Promise<Started> {
   // The V8 flags `npm start` gives the service (package.json), for both servers alike.
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", serverScript, mode], {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-    env: { ...process.env, ...env },
-  });
+  // BENCH_CPU_PROF=dir: the service writes a V8 CPU profile there when it stops (DevTools).
+  const profile =
+    mode === "satang" && process.env.BENCH_CPU_PROF
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, ...profile, "--import", "tsx", serverScript, mode],
+    {
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+      env: { ...process.env, ...env },
+    },
+  );
   let buffer = "";
   child.stdout!.setEncoding("utf8");
   for await (const chunk of child.stdout!) {

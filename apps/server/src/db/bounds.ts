@@ -3,21 +3,14 @@
  * pool connection, so one merchant's held lock cannot stall another merchant's requests.
  *
  * On PostgreSQL every transaction opens with `SET LOCAL lock_timeout, statement_timeout,
- * idle_in_transaction_session_timeout`, sent in the same round trip as `BEGIN`. SET LOCAL ends
+ * idle_in_transaction_session_timeout`, sent in the same round trip as `BEGIN` (and that with the
+ * transaction's first statement: db/pg-driver.ts). SET LOCAL ends
  * with the transaction, so the bounds hold behind a transaction-pooling PgBouncer too (a
  * session SET or a startup option would land on whichever server connection PgBouncer picked).
  * The wait for a pool connection is the pool's own bound (pg's connectionTimeoutMillis; the
  * embedded pool's acquire timeout).
  */
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  PostgresDialect,
-  type PostgresDialectConfig,
-  PostgresDriver,
-  type TransactionSettings,
-} from "kysely";
+import type { TransactionSettings } from "kysely";
 
 export interface DatabaseBounds {
   /** DB_LOCK_TIMEOUT_MS: longest wait for a row or table lock. */
@@ -64,35 +57,4 @@ export function beginStatement(bounds: DatabaseBounds, settings: TransactionSett
     `set local statement_timeout = ${ms(bounds.statementTimeoutMs)}`,
     `set local idle_in_transaction_session_timeout = ${ms(bounds.idleInTransactionTimeoutMs)}`,
   ].join("; ");
-}
-
-class BoundedPostgresDriver extends PostgresDriver {
-  constructor(
-    config: PostgresDialectConfig,
-    private readonly bounds: DatabaseBounds,
-  ) {
-    super(config);
-  }
-
-  override async beginTransaction(
-    connection: DatabaseConnection,
-    settings: TransactionSettings,
-  ): Promise<void> {
-    // No parameters: pg sends it as one simple query, so the bounds cost no extra round trip.
-    await connection.executeQuery(CompiledQuery.raw(beginStatement(this.bounds, settings)));
-  }
-}
-
-/** Kysely's PostgresDialect whose every transaction starts with the bounds set. PostgreSQL. */
-export class BoundedPostgresDialect extends PostgresDialect {
-  constructor(
-    private readonly config: PostgresDialectConfig,
-    private readonly bounds: DatabaseBounds,
-  ) {
-    super(config);
-  }
-
-  override createDriver(): Driver {
-    return new BoundedPostgresDriver(this.config, this.bounds);
-  }
 }

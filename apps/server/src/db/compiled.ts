@@ -11,7 +11,8 @@
  *
  * What the cached text skips is the per-build work and the plugins' `transformQuery`. The one
  * plugin of a store (db/changes.ts) only announces UPDATEs and DELETEs of watched tables, so
- * only SELECT and INSERT statements may be cached: `cachedStatement` refuses any other. Every
+ * only SELECT and INSERT statements may be cached (a raw statement only when it is a SELECT that
+ * names no writing command): `cachedStatement` refuses any other. Every
  * store compiles with Kysely's PostgreSQL compiler, so one text serves PostgreSQL and PGlite.
  */
 import { type Compilable, type CompiledQuery, createQueryId, type QueryResult } from "kysely";
@@ -37,8 +38,16 @@ interface Template<P> {
 
 const CACHEABLE_KINDS = new Set(["SelectQueryNode", "InsertQueryNode"]);
 
+/** A raw statement that only reads: a SELECT that names no writing command anywhere. */
+function isReadOnlyRaw(compiled: CompiledQuery): boolean {
+  const text = compiled.sql.replace(/\/\*.*?\*\//gs, "").trim();
+  return /^select\b/i.test(text) && !/\b(insert|update|delete|truncate|merge)\b/i.test(text);
+}
+
 /** A statement whose shape is fixed: built and compiled once, executed with new parameters. */
 export interface CachedStatement<P, R> {
+  /** The statement with `params`, compiled, for sending with others (db/pg-driver.ts). */
+  compile(db: Db, params: P): CompiledQuery<R>;
   execute(db: Db, params: P): Promise<QueryResult<R>>;
   /** The first row, or undefined. */
   takeFirst(db: Db, params: P): Promise<R | undefined>;
@@ -52,7 +61,10 @@ export function cachedStatement<P extends Record<string, unknown>, R>(
   const compile = (db: Db): Template<P> => {
     const markers = Object.fromEntries(keys.map((key) => [key, { [MARKER]: key }])) as unknown as P;
     const compiled = build(db, markers).compile();
-    if (!CACHEABLE_KINDS.has(compiled.query.kind)) {
+    if (
+      !CACHEABLE_KINDS.has(compiled.query.kind) &&
+      !(compiled.query.kind === "RawNode" && isReadOnlyRaw(compiled))
+    ) {
       throw new Error(`only SELECT and INSERT statements are cached, not ${compiled.query.kind}`);
     }
     const slots = compiled.parameters.map(
@@ -63,13 +75,15 @@ export function cachedStatement<P extends Record<string, unknown>, R>(
     if (unused.length > 0) throw new Error(`cached statement parameters never used: ${unused.join(", ")}`);
     return { compiled, slots };
   };
-  const execute = async (db: Db, params: P): Promise<QueryResult<R>> => {
+  const compiledWith = (db: Db, params: P): CompiledQuery<R> => {
     template ??= compile(db);
     const parameters = template.slots.map((slot) => ("key" in slot ? params[slot.key] : slot.constant));
-    const query: CompiledQuery<R> = { ...template.compiled, parameters, queryId: createQueryId() };
-    return db.executeQuery(query);
+    return { ...template.compiled, parameters, queryId: createQueryId() } as CompiledQuery<R>;
   };
+  const execute = async (db: Db, params: P): Promise<QueryResult<R>> =>
+    db.executeQuery(compiledWith(db, params));
   return {
+    compile: compiledWith,
     execute,
     takeFirst: async (db, params) => (await execute(db, params)).rows[0],
   };

@@ -6,12 +6,7 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import {
-  BoundedPostgresDialect,
-  type DatabaseBounds,
-  DEFAULT_DATABASE_BOUNDS,
-  registerBounds,
-} from "./bounds.ts";
+import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS, registerBounds } from "./bounds.ts";
 import {
   ChangeFeed,
   ChangeFeedPlugin,
@@ -21,6 +16,7 @@ import {
 } from "./changes.ts";
 import { DataDirSync, type EmbeddedSyncMode } from "./embedded-sync.ts";
 import { PoolAcquireTimeoutError } from "./faults.ts";
+import { BoundedPostgresDialect } from "./pg-driver.ts";
 import { PGlitePool } from "./pglite-pool.ts";
 import { nameStatements, StatementNames } from "./prepared.ts";
 import type { Database } from "./types.ts";

@@ -16,7 +16,9 @@
  * `SELECT ... FOR UPDATE`, a database lock that holds across processes.
  */
 import { type QueryCreator, sql } from "kysely";
+import { cachedStatement } from "../db/compiled.ts";
 import type { Db, Trx } from "../db/handles.ts";
+import { runStatement, type Statement } from "../db/pg-driver.ts";
 import { replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type Database, LEDGER_ACCOUNT_KINDS, type LedgerAccountKind } from "../db/types.ts";
 
@@ -77,6 +79,11 @@ function remember(trx: Trx, merchantId: string, ids: Partial<AccountIds> | null)
   known.set(merchantId, ids as AccountIds);
 }
 
+/** The ids of a merchant's accounts when the transaction has read them already. */
+export function knownAccountIds(trx: Trx, merchantId: string): AccountIds | undefined {
+  return knownInTransaction.get(trx)?.get(merchantId);
+}
+
 /** The ids of a merchant's accounts by kind, creating missing ones. */
 export async function accountIds(db: Db, merchantId: string): Promise<AccountIds> {
   const known = knownInTransaction.get(db)?.get(merchantId);
@@ -91,53 +98,107 @@ export async function accountIds(db: Db, merchantId: string): Promise<AccountIds
   return Object.fromEntries(rows.map((row) => [row.kind, row.id])) as AccountIds;
 }
 
-interface WalletLock {
+export interface WalletLock {
   accountId: string;
   /** The available wallet at the moment the lock was taken; nobody else can change it now. */
   availableSatang: bigint;
 }
 
+interface LockRow {
+  id: string;
+  balance_satang: bigint;
+  account_ids: Partial<AccountIds> | null;
+}
+
+type LockParams = { merchantId: string } & Partial<Record<`replay_${keyof SignatureUse}`, unknown>>;
+
+const REPLAY_KEYS = ["replay_apiKey", "replay_timestampMs", "replay_signature", "replay_expiresAt"] as const;
+
+/** The lock's SELECT ... FOR UPDATE, with the replay record's INSERT in a CTE when `creator` has it. */
+function lockQuery(creator: QueryCreator<Database>, merchantId: string) {
+  return creator
+    .selectFrom("ledger_accounts")
+    .select(["id", "balance_satang"])
+    .select(
+      sql<Partial<AccountIds> | null>`(SELECT json_object_agg(kind, id) FROM ledger_accounts
+        WHERE merchant_id = ${merchantId})`.as("account_ids"),
+    )
+    .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "wallet_available")
+    .forUpdate();
+}
+
+/** The wallet lock's statement, compiled once per shape (with and without a replay record). */
+const lockStatements = {
+  plain: cachedStatement<LockParams, LockRow>(["merchantId"], (db, params) =>
+    lockQuery(db, params.merchantId as string),
+  ),
+  withReplayRecord: cachedStatement<LockParams, LockRow>(["merchantId", ...REPLAY_KEYS], (db, params) => {
+    const use = {
+      apiKey: params.replay_apiKey,
+      timestampMs: params.replay_timestampMs,
+      signature: params.replay_signature,
+      expiresAt: params.replay_expiresAt,
+    } as SignatureUse;
+    // The CTE's name is not a table anyone selects from: the query is typed as on `db` itself.
+    const creator = db.with("replay_record", (q) =>
+      q.insertInto("signature_uses").values(replayRecordRow(use)),
+    ) as unknown as QueryCreator<Database>;
+    return lockQuery(creator, params.merchantId as string);
+  }),
+};
+
 /**
- * Takes the merchant's wallet lock for the rest of the transaction: a row lock on its
- * `wallet_available` account. Concurrent admissions of one merchant, in this process or any
- * other, wait here one after another; different merchants do not wait for each other. The
- * same statement reads the ids of the merchant's other accounts (not locking them), which the
- * transaction's postings then use (`accountIds`), and writes `replayRecord`, a signed
- * request's replay record (db/replay-records.ts), when given.
+ * The statement that takes the merchant's wallet lock for the rest of the transaction: a row
+ * lock on its `wallet_available` account. Concurrent admissions of one merchant, in this
+ * process or any other, wait at it one after another; different merchants do not wait for each
+ * other. The same statement reads the ids of the merchant's other accounts (not locking them),
+ * which the transaction's postings then use (`accountIds`), and writes `replayRecord`, a signed
+ * request's replay record (db/replay-records.ts), when given. Undefined when the merchant has
+ * no accounts yet (the record, when given, is written all the same: a data-modifying CTE runs
+ * whatever the query finds); `lockWallet` creates them.
  */
+export function walletLockStatement(
+  trx: Trx,
+  merchantId: string,
+  replayRecord?: SignatureUse,
+): Statement<WalletLock | undefined> {
+  const query = replayRecord
+    ? lockStatements.withReplayRecord.compile(trx, {
+        merchantId,
+        replay_apiKey: replayRecord.apiKey,
+        replay_timestampMs: replayRecord.timestampMs,
+        replay_signature: replayRecord.signature,
+        replay_expiresAt: replayRecord.expiresAt,
+      })
+    : lockStatements.plain.compile(trx, { merchantId });
+  return {
+    query,
+    decode: (result) => {
+      const row = result.rows[0] as LockRow | undefined;
+      if (!row) return undefined;
+      remember(trx, merchantId, row.account_ids);
+      return { accountId: row.id, availableSatang: row.balance_satang };
+    },
+  };
+}
+
+/** Takes the merchant's wallet lock (`walletLockStatement`), creating its accounts if needed. */
 export async function lockWallet(
   trx: Trx,
   merchantId: string,
   replayRecord?: SignatureUse,
 ): Promise<WalletLock> {
-  // The CTE's name is not a table anyone selects from: the query is typed as on `trx` itself.
-  const creator = (record: SignatureUse | undefined): QueryCreator<Database> =>
-    record
-      ? (trx.with("replay_record", (q) =>
-          q.insertInto("signature_uses").values(replayRecordRow(record)),
-        ) as unknown as QueryCreator<Database>)
-      : trx;
-  const select = (record: SignatureUse | undefined) =>
-    creator(record)
-      .selectFrom("ledger_accounts")
-      .select(["id", "balance_satang"])
-      .select(
-        sql<Partial<AccountIds> | null>`(SELECT json_object_agg(kind, id) FROM ledger_accounts
-          WHERE merchant_id = ${merchantId})`.as("account_ids"),
-      )
-      .where("merchant_id", "=", merchantId)
-      .where("kind", "=", "wallet_available")
-      .forUpdate()
-      .executeTakeFirst();
-  let row = await select(replayRecord);
-  if (!row) {
-    // The record, when given, is written: a data-modifying CTE runs whatever the query finds.
-    await ensureMerchantAccounts(trx, merchantId);
-    row = await select(undefined);
-  }
-  if (!row) throw new Error(`wallet account of merchant ${merchantId} could not be created`);
-  remember(trx, merchantId, row.account_ids);
-  return { accountId: row.id, availableSatang: row.balance_satang };
+  const locked = await runStatement(trx, walletLockStatement(trx, merchantId, replayRecord));
+  return locked ?? lockNewWallet(trx, merchantId);
+}
+
+/** The wallet lock of a merchant whose accounts did not exist: they are created first. */
+export async function lockNewWallet(trx: Trx, merchantId: string): Promise<WalletLock> {
+  await ensureMerchantAccounts(trx, merchantId);
+  const locked = await runStatement(trx, walletLockStatement(trx, merchantId));
+  if (!locked) throw new Error(`wallet account of merchant ${merchantId} could not be created`);
+  return locked;
 }
 
 interface MerchantBalances {

@@ -22,10 +22,13 @@
  * Balance is asserted here and again by the database (a deferred constraint trigger refuses
  * to commit a transaction whose entries do not sum to zero).
  */
+import type { QueryResult } from "kysely";
+import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import type { Trx } from "../db/handles.ts";
+import { runStatement, type Statement } from "../db/pg-driver.ts";
 import type { LedgerAccountKind, LedgerSubjectType, LedgerTransactionKind } from "../db/types.ts";
 import { newId } from "../lib/ids.ts";
-import { accountIds, lockRank } from "./accounts.ts";
+import { accountIds, knownAccountIds, lockRank } from "./accounts.ts";
 
 interface PostingLine {
   account: LedgerAccountKind;
@@ -79,47 +82,106 @@ function assertBalanced(posting: Posting): void {
  * the balance first (under the wallet lock), so that failure means a bug, not a user error.
  */
 export async function post(trx: Trx, posting: Posting): Promise<PostedTransaction> {
+  const ids = await accountIds(trx, posting.merchantId);
+  return runStatement(trx, postingWithIds(trx, posting, ids));
+}
+
+/**
+ * `post`'s statement, for sending with others (db/pg-driver.ts `runTogether`); undefined when
+ * the transaction has not read the merchant's account ids yet (the wallet lock reads them).
+ */
+export function postingStatement(trx: Trx, posting: Posting): Statement<PostedTransaction> | undefined {
+  const ids = knownAccountIds(trx, posting.merchantId);
+  return ids && postingWithIds(trx, posting, ids);
+}
+
+function postingWithIds(
+  trx: Trx,
+  posting: Posting,
+  ids: Record<LedgerAccountKind, string>,
+): Statement<PostedTransaction> {
   assertBalanced(posting);
   const id = posting.id ?? newId();
-  const ids = await accountIds(trx, posting.merchantId);
   const lines = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
-  // One statement: the ledger transaction in a data-modifying CTE, and all its lines in one
-  // multi-row INSERT that reads the transaction's id from it (so the CTE has run before any
-  // line's trigger looks the transaction up). The rows are applied in the order given, so each
-  // line's trigger updates (and locks) its account in the ledger's lock order.
-  const inserted = await trx
-    .with("posted", (q) =>
-      q
-        .insertInto("ledger_transactions")
-        .values({
-          id,
-          merchant_id: posting.merchantId,
-          kind: posting.kind,
-          subject_type: posting.subject.type,
-          subject_id: posting.subject.id,
-          reason: posting.reason ?? null,
-          created_at: posting.at,
-        })
-        .returning("id"),
-    )
-    .insertInto("ledger_entries")
-    .values(
-      lines.map((line) => ({
-        id: newId(),
-        transaction_id: (eb) => eb.selectFrom("posted").select("posted.id"),
-        account_id: ids[line.account],
-        amount_satang: line.amountSatang,
-      })),
-    )
-    .returning(["account_id", "balance_after_satang"])
-    .execute();
-  const balanceAfter = new Map(inserted.map((row) => [row.account_id, row.balance_after_satang]));
-  const entries: PostedEntry[] = lines.map((line) => {
-    const after = balanceAfter.get(ids[line.account]);
-    if (after === undefined) throw new Error(`ledger posting ${posting.kind} lost its ${line.account} line`);
-    return { account: line.account, amountSatang: line.amountSatang, balanceAfterSatang: after };
+  const params: PostingParams = {
+    id,
+    merchant_id: posting.merchantId,
+    kind: posting.kind,
+    subject_type: posting.subject.type,
+    subject_id: posting.subject.id,
+    reason: posting.reason ?? null,
+    created_at: posting.at,
+  };
+  lines.forEach((line, i) => {
+    params[`line${i}_id`] = newId();
+    params[`line${i}_account`] = ids[line.account];
+    params[`line${i}_amount`] = line.amountSatang;
   });
-  return { id, merchantId: posting.merchantId, kind: posting.kind, createdAt: posting.at, entries };
+  const query = postingOfLines(lines.length).compile(trx, params);
+  const decode = (result: QueryResult<unknown>): PostedTransaction => {
+    const inserted = result.rows as { account_id: string; balance_after_satang: bigint }[];
+    const balanceAfter = new Map(inserted.map((row) => [row.account_id, row.balance_after_satang]));
+    const entries: PostedEntry[] = lines.map((line) => {
+      const after = balanceAfter.get(ids[line.account]);
+      if (after === undefined)
+        throw new Error(`ledger posting ${posting.kind} lost its ${line.account} line`);
+      return { account: line.account, amountSatang: line.amountSatang, balanceAfterSatang: after };
+    });
+    return { id, merchantId: posting.merchantId, kind: posting.kind, createdAt: posting.at, entries };
+  };
+  return { query, decode };
+}
+
+type PostingParams = Record<string, unknown>;
+
+/** The posting statement for each number of lines, compiled once. */
+const postingStatements = new Map<number, CachedStatement<PostingParams, unknown>>();
+
+/**
+ * One statement: the ledger transaction in a data-modifying CTE, and all its lines in one
+ * multi-row INSERT that reads the transaction's id from it (so the CTE has run before any
+ * line's trigger looks the transaction up). The rows are applied in the order given, so each
+ * line's trigger updates (and locks) its account in the ledger's lock order.
+ */
+function postingOfLines(count: number): CachedStatement<PostingParams, unknown> {
+  const known = postingStatements.get(count);
+  if (known) return known;
+  const lineKeys = Array.from({ length: count }, (_, i) => [
+    `line${i}_id`,
+    `line${i}_account`,
+    `line${i}_amount`,
+  ]);
+  const statement = cachedStatement<PostingParams, unknown>(
+    ["id", "merchant_id", "kind", "subject_type", "subject_id", "reason", "created_at", ...lineKeys.flat()],
+    (db, params) =>
+      db
+        .with("posted", (q) =>
+          q
+            .insertInto("ledger_transactions")
+            .values({
+              id: params.id as string,
+              merchant_id: params.merchant_id as string,
+              kind: params.kind as LedgerTransactionKind,
+              subject_type: params.subject_type as LedgerSubjectType,
+              subject_id: params.subject_id as string,
+              reason: params.reason as string | null,
+              created_at: params.created_at as Date,
+            })
+            .returning("id"),
+        )
+        .insertInto("ledger_entries")
+        .values(
+          lineKeys.map(([entryId, account, amount]) => ({
+            id: params[entryId!] as string,
+            transaction_id: (eb) => eb.selectFrom("posted").select("posted.id"),
+            account_id: params[account!] as string,
+            amount_satang: params[amount!] as bigint,
+          })),
+        )
+        .returning(["account_id", "balance_after_satang"]),
+  );
+  postingStatements.set(count, statement);
+  return statement;
 }
 
 interface MovementInput {
@@ -166,13 +228,10 @@ export function settle(trx: Trx, input: MovementInput & { paymentId: string }): 
   });
 }
 
-/** A withdraw was admitted: its amount leaves the available wallet and is held. */
-export function postWithdrawHold(
-  trx: Trx,
-  input: MovementInput & { withdrawId: string },
-): Promise<PostedTransaction> {
+/** The hold of an admitted withdraw: its amount leaves the available wallet and is held. */
+export function withdrawHold(input: MovementInput & { withdrawId: string }): Posting {
   const x = positive(input.amountSatang, "postWithdrawHold");
-  return post(trx, {
+  return {
     merchantId: input.merchantId,
     kind: "withdraw_hold",
     subject: { type: "withdraw", id: input.withdrawId },
@@ -181,7 +240,15 @@ export function postWithdrawHold(
       { account: "wallet_available", amountSatang: -x },
       { account: "wallet_held", amountSatang: x },
     ],
-  });
+  };
+}
+
+/** A withdraw was admitted: its amount leaves the available wallet and is held. */
+export function postWithdrawHold(
+  trx: Trx,
+  input: MovementInput & { withdrawId: string },
+): Promise<PostedTransaction> {
+  return post(trx, withdrawHold(input));
 }
 
 /** A withdraw ended without paying (failed, canceled, rejected, expired): the hold returns. */

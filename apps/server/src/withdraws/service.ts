@@ -25,11 +25,13 @@
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import { boundLockWait, inTurn, type Turn } from "../db/key-queue.ts";
+import { runTogether } from "../db/pg-driver.ts";
+import type { SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
 import { listPage, parseListQuery } from "../http/list-query.ts";
-import { lockWallet } from "../ledger/accounts.ts";
+import { lockNewWallet, type WalletLock, walletLockStatement } from "../ledger/accounts.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
@@ -41,6 +43,8 @@ import { checkPayoutGuard, guardQuery } from "./guard.ts";
 import { checkWithdrawLimits, utcDay, utcMonth } from "./limits.ts";
 import type { CreateWithdrawBody, ListWithdrawsQuery, WithdrawRecord, WithdrawSortField } from "./schemas.ts";
 import {
+  type AdmissionFacts,
+  admissionReadStatement,
   findWithdraw,
   findWithdrawById,
   findWithdrawByIdempotencyKey,
@@ -49,7 +53,7 @@ import {
   listWithdrawRows,
   readAdmission,
 } from "./store.ts";
-import { admitWithdraw, expireVerificationIfDue, moveWithdraw } from "./transitions.ts";
+import { admitWithdraw, expireVerificationIfDue, moveWithdraw, WithdrawKeyTaken } from "./transitions.ts";
 import { withdrawView } from "./view.ts";
 
 /** How long a withdraw awaits the operator's approval before it expires (CONTRACT 7). */
@@ -192,8 +196,25 @@ interface AdmissionRequest {
   replay: PendingReplay | undefined;
 }
 
-/** The admission of one create, in one transaction under the wallet lock. */
-function admit(
+/**
+ * The admission of one create, in one transaction under the wallet lock. A withdraw whose
+ * unique key was taken as it was inserted (WithdrawKeyTaken: unreachable under the lock) rolls
+ * back and is admitted once more, which answers like the lookups do (the replay, or 409).
+ */
+async function admit(
+  ctx: WithdrawContext,
+  request: AdmissionRequest,
+  turn: Turn | undefined,
+): Promise<CreateResult> {
+  try {
+    return await admitOnce(ctx, request, turn);
+  } catch (error) {
+    if (!(error instanceof WithdrawKeyTaken)) throw error;
+    return admitOnce(ctx, { ...request, replay: undefined }, undefined);
+  }
+}
+
+function admitOnce(
   ctx: WithdrawContext,
   request: AdmissionRequest,
   turn: Turn | undefined,
@@ -203,39 +224,62 @@ function admit(
     // the one this transaction holds.
     // The wait for the wallet lock gets what is left of the bound its turn in the queue began.
     await boundLockWait(trx, turn);
-    // The signed request's replay record is written by the lock's statement (one round trip).
-    const { replay, merchantId } = request;
-    const wallet = replay
-      ? await replay.writtenBy((use) => lockWallet(trx, merchantId, use))
-      : await lockWallet(trx, merchantId);
-    const decided = await decideAdmission(trx, ctx, request, wallet.availableSatang);
+    const { wallet, facts } = await lockAndRead(trx, ctx, request);
+    const decided = await decideAdmission(trx, ctx, request, facts, wallet.availableSatang);
     if ("replayed" in decided) return { outcome: "replayed", withdraw: withdrawView(decided.replayed) };
     return insertAdmitted(trx, request, decided.merchant, decided.now);
   });
 }
 
 /**
+ * The wallet lock (its statement also writes the signed request's replay record) and the
+ * admission read, sent together: one round trip (db/pg-driver.ts). The read starts, and takes
+ * its snapshot, once the lock's statement has ended. A merchant without ledger accounts yet
+ * gets them, and the read is made again under the lock.
+ */
+async function lockAndRead(
+  trx: Trx,
+  ctx: WithdrawContext,
+  request: AdmissionRequest,
+): Promise<{ wallet: WalletLock; facts: AdmissionFacts }> {
+  const { replay, merchantId } = request;
+  const read = admissionReadStatement(trx, admissionQuery(ctx, request));
+  const together = (use?: SignatureUse) => runTogether(trx, walletLockStatement(trx, merchantId, use), read);
+  const [wallet, facts] = replay ? await replay.writtenBy(together) : await together();
+  if (wallet) return { wallet, facts };
+  const created = await lockNewWallet(trx, merchantId);
+  return { wallet: created, facts: await readAdmission(trx, admissionQuery(ctx, request)) };
+}
+
+/** What the admission read asks, for the business time of the merchant as it authenticated. */
+function admissionQuery(ctx: WithdrawContext, request: AdmissionRequest) {
+  const { merchantId, body, assumed } = request;
+  const assumedNow = businessNow(ctx.clock, assumed.clockOffsetMs);
+  return {
+    ...guardQuery({ merchantId, amountSatang: request.checked.amountSatang, now: assumedNow }),
+    idempotencyKey: body.idempotencyKey,
+    referenceId: body.referenceId,
+    windows: assumed.hasLimits ? { day: utcDay(assumedNow), month: utcMonth(assumedNow) } : undefined,
+  };
+}
+
+/**
  * The checks of a create in the order of CONTRACT 7, on what one statement read after the
- * wallet lock (withdraws/store.ts `readAdmission`), so the merchant's wallet status, limits
- * and threshold are the current ones. That read is made for the business time of the merchant
- * the request authenticated as; if the merchant's clock has moved since (a sandbox test clock),
- * the guard and the limits are read again for its time now.
+ * wallet lock (withdraws/store.ts `admissionReadStatement`), so the merchant's wallet status,
+ * limits and threshold are the current ones. That read is made for the business time of the
+ * merchant the request authenticated as; if the merchant's clock has moved since (a sandbox
+ * test clock), the guard and the limits are read again for its time now.
  */
 async function decideAdmission(
   trx: Trx,
   ctx: WithdrawContext,
   request: AdmissionRequest,
+  facts: AdmissionFacts,
   availableSatang: bigint,
 ): Promise<{ replayed: WithdrawRow } | { merchant: Merchant; now: Date }> {
   const { merchantId, body, assumed } = request;
   const { amountSatang, accountName } = request.checked;
   const assumedNow = businessNow(ctx.clock, assumed.clockOffsetMs);
-  const facts = await readAdmission(trx, {
-    ...guardQuery({ merchantId, amountSatang, now: assumedNow }),
-    idempotencyKey: body.idempotencyKey,
-    referenceId: body.referenceId,
-    windows: assumed.hasLimits ? { day: utcDay(assumedNow), month: utcMonth(assumedNow) } : undefined,
-  });
   const current = facts.merchant;
   if (!current) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
   const sameTime = current.clock_offset_ms === assumed.clockOffsetMs;
@@ -293,13 +337,6 @@ async function insertAdmitted(
       idIfNew: newId(),
     },
   );
-  if (!inserted) {
-    // Unreachable while admission holds the wallet lock; kept so that a path that ever
-    // skipped the lock would still answer like the lookups above instead of failing.
-    const sameKey = await findWithdrawByIdempotencyKey(trx, merchantId, idempotencyKey);
-    if (sameKey) return { outcome: "replayed", withdraw: withdrawView(replayOf(sameKey, requestHash)) };
-    throw duplicateReference("withdraw", body.referenceId);
-  }
   return { outcome: "created", withdraw: withdrawView(inserted) };
 }
 

@@ -3,10 +3,12 @@
  * operator's approve and reject look a withdraw up by id alone.
  */
 import { sql } from "kysely";
+import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
+import { runStatement, type Statement } from "../db/pg-driver.ts";
 import { PLANNED_PER_CALL } from "../db/prepared.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
@@ -75,39 +77,111 @@ export interface DestinationUse {
  * holder name is refreshed to the latest one used; it is not part of the key, because a
  * destination is where the money goes, whatever the payout calls its holder.
  */
-export async function insertWithdrawWithDestination(
+export function withdrawInsertStatement(
   db: Db,
   row: Omit<NewWithdraw, "destination_id">,
   destination: DestinationUse,
-): Promise<WithdrawRow | undefined> {
+): Statement<WithdrawRow | undefined> {
   const { key, accountName, at } = destination;
-  return db
-    .with("destination", (q) =>
-      q
-        .insertInto("withdraw_destinations")
-        .values({
-          id: destination.idIfNew,
-          merchant_id: key.merchantId,
-          destination_type: key.destinationType,
-          bank_code: key.bankCode,
-          account_number: key.accountNumber,
-          account_name: accountName,
-          created_at: at,
-          updated_at: at,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(["merchant_id", "destination_type", "bank_code", "account_number"])
-            .doUpdateSet({ account_name: accountName, updated_at: at }),
-        )
-        .returning("id"),
-    )
-    .insertInto("withdraws")
-    .values({ ...row, destination_id: (eb) => eb.selectFrom("destination").select("destination.id") })
-    .onConflict((oc) => oc.doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const query = withdrawInsert.compile(db, {
+    ...row,
+    dest_id: destination.idIfNew,
+    dest_merchant_id: key.merchantId,
+    dest_type: key.destinationType,
+    dest_bank_code: key.bankCode,
+    dest_account_number: key.accountNumber,
+    dest_account_name: accountName,
+    dest_at: at,
+  });
+  return { query, decode: (result) => result.rows[0] as WithdrawRow | undefined };
 }
+
+const NEW_WITHDRAW_COLUMNS = [
+  "id",
+  "merchant_id",
+  "integration_id",
+  "amount_satang",
+  "currency",
+  "status",
+  "reference_id",
+  "destination_type",
+  "bank_account_name",
+  "bank_account_number",
+  "bank_code",
+  "description",
+  "metadata",
+  "idempotency_key",
+  "request_hash",
+  "verification_expires_at",
+  "paid_at",
+  "failed_at",
+  "canceled_at",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof NewWithdraw)[];
+
+/** Fails to compile when a withdraws column is missing from the list above. */
+type MissingWithdrawColumn = Exclude<
+  keyof NewWithdraw,
+  (typeof NEW_WITHDRAW_COLUMNS)[number] | "destination_id"
+>;
+const withdrawColumnsComplete: [MissingWithdrawColumn] extends [never] ? true : MissingWithdrawColumn = true;
+void withdrawColumnsComplete;
+
+type WithdrawInsertParams = Omit<NewWithdraw, "destination_id"> & {
+  dest_id: string;
+  dest_merchant_id: string;
+  dest_type: DestinationType;
+  dest_bank_code: string;
+  dest_account_number: string;
+  dest_account_name: string;
+  dest_at: Date;
+};
+
+/** The withdraw's INSERT with its saved destination's upsert in a CTE, compiled once. */
+const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
+  [
+    ...NEW_WITHDRAW_COLUMNS,
+    "dest_id",
+    "dest_merchant_id",
+    "dest_type",
+    "dest_bank_code",
+    "dest_account_number",
+    "dest_account_name",
+    "dest_at",
+  ],
+  (db, params) => {
+    const row = Object.fromEntries(NEW_WITHDRAW_COLUMNS.map((column) => [column, params[column]])) as Omit<
+      NewWithdraw,
+      "destination_id"
+    >;
+    return db
+      .with("destination", (q) =>
+        q
+          .insertInto("withdraw_destinations")
+          .values({
+            id: params.dest_id,
+            merchant_id: params.dest_merchant_id,
+            destination_type: params.dest_type,
+            bank_code: params.dest_bank_code,
+            account_number: params.dest_account_number,
+            account_name: params.dest_account_name,
+            created_at: params.dest_at,
+            updated_at: params.dest_at,
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(["merchant_id", "destination_type", "bank_code", "account_number"])
+              .doUpdateSet({ account_name: params.dest_account_name, updated_at: params.dest_at }),
+          )
+          .returning("id"),
+      )
+      .insertInto("withdraws")
+      .values({ ...row, destination_id: (eb) => eb.selectFrom("destination").select("destination.id") })
+      .onConflict((oc) => oc.doNothing())
+      .returningAll();
+  },
+);
 
 export interface GuardCandidate {
   id: string;
@@ -133,7 +207,7 @@ export async function findGuardCandidates(db: Db, query: GuardQuery): Promise<Gu
   return findGuardCandidatesQuery(db, query).execute();
 }
 
-/** The guard's query, also a subquery of the admission read (`readAdmission`). */
+/** The guard's query, also a subquery of the admission read (`admissionReadStatement`). */
 function findGuardCandidatesQuery(db: Db, query: GuardQuery) {
   return (
     db
@@ -161,6 +235,18 @@ function dates(window: Window): { from: string; to: string } {
   return { from: window.from.toISOString().slice(0, 10), to: window.to.toISOString().slice(0, 10) };
 }
 
+/** The used capacity's windows as `date` texts: the day, and the month [from, to). */
+interface CapacityDates {
+  day: string;
+  monthFrom: string;
+  monthTo: string;
+}
+
+function capacityDates(windows: { day: Window; month: Window }): CapacityDates {
+  const month = dates(windows.month);
+  return { day: dates(windows.day).from, monthFrom: month.from, monthTo: month.to };
+}
+
 /**
  * The limit capacity the merchant's withdraws created in the month window use, and the part of
  * it created in the day window (which lies inside the month), from the per-day totals the
@@ -168,14 +254,12 @@ function dates(window: Window): { from: string; to: string } {
  * yet folded, at most a month of rows each, however many withdraws the month holds. One row:
  * `daily`, `monthly`.
  */
-function usedCapacitySql(query: { merchantId: string; day: Window; month: Window }) {
-  const day = dates(query.day).from;
-  const month = dates(query.month);
+function usedCapacitySql(merchantId: unknown, windows: { [K in keyof CapacityDates]: unknown }) {
   const kept = (table: "withdraw_day_totals" | "withdraw_day_changes") =>
     sql`SELECT day, amount_satang FROM ${sql.table(table)}
-      WHERE merchant_id = ${query.merchantId} AND day >= ${month.from}::date AND day < ${month.to}::date`;
+      WHERE merchant_id = ${merchantId} AND day >= ${windows.monthFrom}::date AND day < ${windows.monthTo}::date`;
   return sql<{ daily: bigint; monthly: bigint }>`
-    SELECT coalesce(sum(amount_satang) FILTER (WHERE day = ${day}::date), 0)::bigint AS daily,
+    SELECT coalesce(sum(amount_satang) FILTER (WHERE day = ${windows.day}::date), 0)::bigint AS daily,
       coalesce(sum(amount_satang), 0)::bigint AS monthly
     FROM (${kept("withdraw_day_totals")} UNION ALL ${kept("withdraw_day_changes")}) kept`;
 }
@@ -185,7 +269,7 @@ export async function usedCapacityInWindows(
   db: Db,
   query: { merchantId: string; day: Window; month: Window },
 ): Promise<{ dailySatang: bigint; monthlySatang: bigint }> {
-  const row = (await usedCapacitySql(query).execute(db)).rows[0]!;
+  const row = (await usedCapacitySql(query.merchantId, capacityDates(query)).execute(db)).rows[0]!;
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
 }
 
@@ -206,41 +290,97 @@ export interface AdmissionFacts {
 /**
  * Everything withdraw admission reads, in one statement and so one snapshot: the merchant, the
  * idempotency key and reference lookups, the payout guard's candidates and, when `windows` is
- * given, the used limit capacity. It must run after the wallet lock's own statement: a
- * statement's snapshot is taken when it starts, and the lock's statement may have waited.
+ * given, the used limit capacity. It must run after the wallet lock's own statement, not in it:
+ * a statement's snapshot is taken when it starts, and the lock's statement may have waited. It
+ * may be sent together with the lock's statement (db/pg-driver.ts `runTogether`): PostgreSQL
+ * starts it, and takes its snapshot, only once the lock's statement has ended.
  */
-export async function readAdmission(
+export function admissionReadStatement(
   db: Db,
   query: GuardQuery & {
     idempotencyKey: string | undefined;
     referenceId: string;
     windows: { day: Window; month: Window } | undefined;
   },
-): Promise<AdmissionFacts> {
-  const { merchantId } = query;
-  const keyTaken =
-    query.idempotencyKey === undefined
-      ? sql`false`
-      : sql`EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
-          AND idempotency_key = ${query.idempotencyKey})`;
-  const guard = findGuardCandidatesQuery(db, query);
-  const used = query.windows
-    ? usedCapacitySql({ merchantId, ...query.windows })
-    : sql`SELECT NULL AS daily, NULL AS monthly`;
-  // Planned for each call (db/prepared.ts): the guard's best plan depends on how many open and
-  // recent payouts of this amount the merchant has.
-  const found = await sql<Merchant & AdmissionColumns>`${sql.raw(PLANNED_PER_CALL)}
+): Statement<AdmissionFacts> {
+  const hasKey = query.idempotencyKey !== undefined;
+  const shape = `${hasKey}:${query.windows !== undefined}:${query.activeStatuses.join(",")}`;
+  let statement = admissionReads.get(shape);
+  if (!statement) {
+    statement = admissionReadOfShape(query.activeStatuses, hasKey, query.windows !== undefined);
+    admissionReads.set(shape, statement);
+  }
+  const compiled = statement.compile(db, {
+    merchantId: query.merchantId,
+    amountSatang: query.amountSatang,
+    recentSince: query.recentSince,
+    referenceId: query.referenceId,
+    ...(hasKey ? { idempotencyKey: query.idempotencyKey } : {}),
+    ...(query.windows ? capacityDates(query.windows) : {}),
+  });
+  return {
+    query: compiled,
+    decode: (result) => admissionFactsOf(result.rows[0] as Merchant & AdmissionColumns),
+  };
+}
+
+type AdmissionReadParams = {
+  merchantId: string;
+  amountSatang: bigint;
+  recentSince: Date;
+  referenceId: string;
+  idempotencyKey?: string | undefined;
+} & Partial<CapacityDates>;
+
+/** The admission read of each shape (a key or not, limits or not), compiled once. */
+const admissionReads = new Map<string, CachedStatement<AdmissionReadParams, Merchant & AdmissionColumns>>();
+
+function admissionReadOfShape(
+  activeStatuses: readonly WithdrawStatus[],
+  hasKey: boolean,
+  hasWindows: boolean,
+): CachedStatement<AdmissionReadParams, Merchant & AdmissionColumns> {
+  const keys: (keyof AdmissionReadParams & string)[] = [
+    "merchantId",
+    "amountSatang",
+    "recentSince",
+    "referenceId",
+  ];
+  if (hasKey) keys.push("idempotencyKey");
+  if (hasWindows) keys.push("day", "monthFrom", "monthTo");
+  return cachedStatement<AdmissionReadParams, Merchant & AdmissionColumns>(keys, (db, params) => {
+    const { merchantId } = params;
+    const keyTaken = hasKey
+      ? sql`EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
+          AND idempotency_key = ${params.idempotencyKey})`
+      : sql`false`;
+    const guard = findGuardCandidatesQuery(db, {
+      merchantId,
+      amountSatang: params.amountSatang,
+      activeStatuses,
+      recentSince: params.recentSince,
+    });
+    const used = hasWindows
+      ? usedCapacitySql(merchantId, { day: params.day, monthFrom: params.monthFrom, monthTo: params.monthTo })
+      : sql`SELECT NULL AS daily, NULL AS monthly`;
+    // Planned for each call (db/prepared.ts): the guard's best plan depends on how many open and
+    // recent payouts of this amount the merchant has.
+    const read = sql<Merchant & AdmissionColumns>`${sql.raw(PLANNED_PER_CALL)}
     SELECT merchants.*, ${keyTaken} AS key_taken,
       EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
-        AND reference_id = ${query.referenceId}) AS reference_taken,
+        AND reference_id = ${params.referenceId}) AS reference_taken,
       (SELECT coalesce(json_agg(json_build_object('id', g.id, 'status', g.status,
           'created_at', g.created_at, 'bank_account_name', g.bank_account_name)), '[]'::json)
         FROM (${guard}) g) AS guard_candidates,
       used.daily AS used_daily, used.monthly AS used_monthly
     FROM (SELECT 1) one
       LEFT JOIN merchants ON merchants.id = ${merchantId}
-      CROSS JOIN LATERAL (${used}) used`.execute(db);
-  const row = found.rows[0]!;
+      CROSS JOIN LATERAL (${used}) used`;
+    return { compile: () => read.compile(db) };
+  });
+}
+
+function admissionFactsOf(row: Merchant & AdmissionColumns): AdmissionFacts {
   const { key_taken, reference_taken, guard_candidates, used_daily, used_monthly, ...merchant } = row;
   return {
     merchant: merchant.id === null ? undefined : (merchant as Merchant),
@@ -255,6 +395,14 @@ export async function readAdmission(
         ? undefined
         : { dailySatang: BigInt(used_daily), monthlySatang: BigInt(used_monthly) },
   };
+}
+
+/** The admission read (`admissionReadStatement`) on its own. */
+export function readAdmission(
+  db: Db,
+  query: Parameters<typeof admissionReadStatement>[1],
+): Promise<AdmissionFacts> {
+  return runStatement(db, admissionReadStatement(db, query));
 }
 
 /** The extra columns of the admission read, as the driver returns them. */

@@ -27,22 +27,25 @@
  * withdraw's row, so the two orders cannot meet in a cycle.
  */
 import type { Trx } from "../db/handles.ts";
+import { runStatement, runTogether } from "../db/pg-driver.ts";
 import type { NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import { recordEvent } from "../events/outbox.ts";
 import {
+  postingStatement,
   postWithdrawHold,
   postWithdrawLateSuccess,
   postWithdrawPaid,
   postWithdrawRelease,
+  withdrawHold,
 } from "../ledger/postings.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { LATE_SUCCESS_STATUSES, MERCHANT_CANCELABLE_STATUSES } from "./statuses.ts";
 import {
   type DestinationUse,
-  insertWithdrawWithDestination,
   lockWithdraw,
   updateWithdrawStatus,
   type WithdrawStamps,
+  withdrawInsertStatement,
 } from "./store.ts";
 import { withdrawView } from "./view.ts";
 
@@ -184,19 +187,49 @@ export async function moveLockedWithdraw(
 }
 
 /**
+ * A withdraw's INSERT found its id, reference id or idempotency key taken, after its hold was
+ * sent with it: the caller's transaction must roll back (the hold went in), and the admission
+ * run again, which then finds the withdraw that took the key. Unreachable while admission holds
+ * the wallet lock and reads the keys under it.
+ */
+export class WithdrawKeyTaken extends Error {
+  constructor() {
+    super("a unique key of the new withdraw was taken during its admission");
+  }
+}
+
+/**
  * Admits a new withdraw in its first status, paying to its saved destination, with its hold,
- * in the caller's transaction (which holds the merchant's wallet lock). Undefined when a unique
- * key (id, reference id, idempotency key) is taken; nothing is held then.
+ * in the caller's transaction (which holds the merchant's wallet lock). The INSERT and the hold
+ * go to the database together, in one round trip, when the transaction knows the merchant's
+ * account ids (the wallet lock read them); the hold then does not wait for the INSERT's answer,
+ * so a taken unique key throws WithdrawKeyTaken and the transaction must not commit.
  */
 export async function admitWithdraw(
   trx: Trx,
   transition: "admit" | "admitForReview",
   row: Omit<NewWithdraw, "status" | "destination_id">,
   destination: DestinationUse,
-): Promise<WithdrawRow | undefined> {
+): Promise<WithdrawRow> {
   const move = rule(transition);
-  const inserted = await insertWithdrawWithDestination(trx, { ...row, status: move.to }, destination);
-  if (inserted) await applyEffects(trx, move, inserted, inserted.created_at);
+  const insert = withdrawInsertStatement(trx, { ...row, status: move.to }, destination);
+  const hold = postingStatement(
+    trx,
+    withdrawHold({
+      merchantId: row.merchant_id,
+      withdrawId: row.id,
+      amountSatang: row.amount_satang,
+      at: row.created_at,
+    }),
+  );
+  if (hold) {
+    const [inserted] = await runTogether(trx, insert, hold);
+    if (!inserted) throw new WithdrawKeyTaken();
+    return inserted;
+  }
+  const inserted = await runStatement(trx, insert);
+  if (!inserted) throw new WithdrawKeyTaken();
+  await applyEffects(trx, move, inserted, inserted.created_at);
   return inserted;
 }
 

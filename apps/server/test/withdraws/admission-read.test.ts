@@ -1,7 +1,9 @@
 /**
  * Withdraw admission reads what it decides on in one statement after the wallet lock
- * (withdraws/store.ts `readAdmission`) and writes the withdraw, its destination and its hold in
- * two more: six statements in all, the wallet lock held for four of them. The read is made for
+ * (withdraws/store.ts `admissionReadStatement`) and writes the withdraw, its destination and its
+ * hold in two more: six statements in all. On PostgreSQL they go in three round trips
+ * (db/pg-driver.ts): BEGIN with the lock and the read; the insert with the hold; COMMIT. The
+ * wallet lock is held from the first round trip's answer to the COMMIT. The read is made for
  * the business time of the merchant the request authenticated as; these tests also give the
  * service a stale view of the merchant (its clock or its limits changed since) and check that
  * the answer is the one the merchant's current settings give.
@@ -27,10 +29,10 @@ describe("withdraw admission in few statements", () => {
     await svc?.close();
   });
 
-  it("sends six statements: BEGIN, lock with replay record, read, insert, hold, COMMIT", async () => {
+  it("sends six statements in three round trips: BEGIN, lock, read; insert, hold; COMMIT", async () => {
     const shop = await fundedMerchant(svc);
     await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "10.00" }), { credentials: shop });
-    const { result, statements } = await statementsOf(() =>
+    const { result, statements, roundTrips } = await statementsOf(() =>
       svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "11.00" }), { credentials: shop }),
     );
     assert.equal(result.status, 201, JSON.stringify(result.body));
@@ -44,6 +46,12 @@ describe("withdraw admission in few statements", () => {
       /^with "posted" as \(insert into "ledger_transactions".*insert into "ledger_entries"/,
     );
     assert.match(statements[5]!, /^commit/);
+    const expected = svc.store.kind === "postgres" ? [3, 2, 1] : [1, 1, 1, 1, 1, 1];
+    assert.deepEqual(
+      roundTrips.map((trip) => trip.length),
+      expected,
+      roundTrips.map((trip) => trip.join(" + ")).join("\n"),
+    );
     await assertLedgerConsistent(svc.deps.db);
   });
 

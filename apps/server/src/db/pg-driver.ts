@@ -1,0 +1,205 @@
+/**
+ * Kysely's driver for PostgreSQL, over pg's pool, with two savings in round trips:
+ *
+ * - **BEGIN travels with the transaction's first statement.** Every transaction opens with
+ *   `BEGIN` and its bounds (db/bounds.ts `beginStatement`); the driver holds them back and
+ *   sends them in the same write as the first statement, so a transaction costs no round trip
+ *   of its own. A transaction that ran no statement sends nothing, not even its COMMIT.
+ * - **Statements sent together** (`runTogether`): statements whose values do not depend on each
+ *   other's results go out in one write and are answered in order. Each keeps its own snapshot
+ *   and its own error, as if sent one after another; inside a transaction a failed statement
+ *   leaves the transaction aborted, so the ones behind it fail too and nothing is kept.
+ *
+ * Both use pg's pipeline mode, switched on only while statements are in flight together (pg
+ * answers them from its queue of sent queries), and off again once all of them are answered,
+ * so every other query runs exactly as pg runs it by default. The embedded store (PGlite) runs
+ * in this process: there `runTogether` runs the statements one after another.
+ */
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+import type pg from "pg";
+import { beginStatement, type DatabaseBounds } from "./bounds.ts";
+import type { Db } from "./handles.ts";
+
+type PipelineClient = pg.PoolClient & {
+  pipeline: boolean;
+  connection?: { stream?: { cork?: () => void; uncork?: () => void } };
+};
+
+function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
+  const { command, rowCount, rows } = result;
+  const affects = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE";
+  return {
+    numAffectedRows: affects ? BigInt(rowCount ?? 0) : undefined,
+    rows: (rows ?? []) as R[],
+  };
+}
+
+/** One pooled pg connection as Kysely sees it. */
+export class PgConnection implements DatabaseConnection {
+  /** The BEGIN (with its bounds) this connection owes the server, sent with the next statement. */
+  private pendingBegin: string | undefined;
+
+  constructor(readonly client: PipelineClient) {}
+
+  deferBegin(text: string): void {
+    this.pendingBegin = text;
+  }
+
+  /** Whether a BEGIN is still held back: the transaction has sent nothing yet. Clears it. */
+  takePendingBegin(): boolean {
+    const pending = this.pendingBegin !== undefined;
+    this.pendingBegin = undefined;
+    return pending;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.pendingBegin !== undefined) return (await this.executeTogether([compiled]))[0] as QueryResult<R>;
+    return resultOf<R>(await this.client.query(compiled.sql, [...compiled.parameters]));
+  }
+
+  // biome-ignore lint/correctness/useYield: the service never streams; Kysely's interface asks for it.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("streaming queries are not supported by this driver");
+  }
+
+  /**
+   * Sends `queries` (after the held-back BEGIN, if any) in one write and waits for every answer;
+   * their results in order, or the first error in order once all are answered, so the
+   * connection is idle again whichever way this ends.
+   */
+  async executeTogether(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    const begin = this.pendingBegin;
+    this.pendingBegin = undefined;
+    const client = this.client;
+    const sent: Promise<pg.QueryResult>[] = [];
+    const stream = client.connection?.stream;
+    client.pipeline = true;
+    stream?.cork?.();
+    try {
+      if (begin !== undefined) sent.push(client.query(begin));
+      for (const query of queries) sent.push(client.query(query.sql, [...query.parameters]));
+    } catch (error) {
+      sent.push(Promise.reject(error));
+    } finally {
+      stream?.uncork?.();
+    }
+    let settled: PromiseSettledResult<pg.QueryResult>[];
+    try {
+      settled = await Promise.allSettled(sent);
+    } finally {
+      client.pipeline = false;
+    }
+    const failed = settled.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    const results = settled.map((outcome) =>
+      resultOf((outcome as PromiseFulfilledResult<pg.QueryResult>).value),
+    );
+    return begin === undefined ? results : results.slice(1);
+  }
+}
+
+class PgDriver implements Driver {
+  private pool: pg.Pool | undefined;
+  private readonly connections = new WeakMap<pg.PoolClient, PgConnection>();
+
+  constructor(
+    private readonly config: PostgresDialectConfig,
+    private readonly bounds: DatabaseBounds,
+  ) {}
+
+  async init(): Promise<void> {
+    const pool = this.config.pool;
+    this.pool = (typeof pool === "function" ? await pool() : pool) as unknown as pg.Pool;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (!this.pool) throw new Error("driver has already been destroyed");
+    const client = await this.pool.connect();
+    let connection = this.connections.get(client);
+    if (!connection) {
+      connection = new PgConnection(client as PipelineClient);
+      this.connections.set(client, connection);
+    }
+    return connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    (connection as PgConnection).deferBegin(beginStatement(this.bounds, settings));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if ((connection as PgConnection).takePendingBegin()) return;
+    await connection.executeQuery(CompiledQuery.raw("commit"));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if ((connection as PgConnection).takePendingBegin()) return;
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const pg = connection as PgConnection;
+    // A connection goes back to the pool with nothing held back for its next user.
+    pg.takePendingBegin();
+    pg.client.release();
+  }
+
+  async destroy(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end();
+  }
+}
+
+/** Kysely's PostgresDialect with this file's driver: every transaction opens with its bounds. */
+export class BoundedPostgresDialect extends PostgresDialect {
+  constructor(
+    private readonly config: PostgresDialectConfig,
+    private readonly bounds: DatabaseBounds,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new PgDriver(this.config, this.bounds);
+  }
+}
+
+/** A statement ready to send, and how to read its answer. */
+export interface Statement<T> {
+  query: CompiledQuery;
+  decode(result: QueryResult<unknown>): T;
+}
+
+/**
+ * Runs statements whose values do not depend on each other in one round trip on PostgreSQL
+ * (one after another on the embedded store), each with its own snapshot, in order; the decoded
+ * answers, or the first statement's error in order. On a transaction they run in it.
+ */
+export async function runTogether<T extends unknown[]>(
+  db: Db,
+  ...statements: { [K in keyof T]: Statement<T[K]> }
+): Promise<T> {
+  const queries = statements.map((statement) => statement.query);
+  const results = await db.getExecutor().provideConnection(async (connection) => {
+    if (connection instanceof PgConnection) return connection.executeTogether(queries);
+    const answers: QueryResult<unknown>[] = [];
+    for (const query of queries) answers.push(await connection.executeQuery(query));
+    return answers;
+  });
+  return statements.map((statement, i) => statement.decode(results[i]!)) as T;
+}
+
+/** Runs one statement. */
+export async function runStatement<T>(db: Db, statement: Statement<T>): Promise<T> {
+  const [answer] = await runTogether<[T]>(db, statement);
+  return answer;
+}
