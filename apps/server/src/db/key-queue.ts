@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
 import { boundsOf } from "./bounds.ts";
 import type { Db, Trx } from "./handles.ts";
+import { runStatement, type Statement } from "./pg-driver.ts";
 
 /** A queued wait longer than the lock bound; classified like PostgreSQL's lock_not_available. */
 export class LockWaitTimeoutError extends Error {
@@ -131,24 +132,38 @@ export function inTurn<T>(db: Db, key: string, work: (turn: Turn | undefined) =>
 }
 
 /**
- * Called first in the transaction of a work that waited its turn: lowers the transaction's
- * lock_timeout to what is left of the turn's bound after the wait in the queue, for a pool
- * connection and for BEGIN, or fails at once with LockWaitTimeoutError when nothing is left. A
- * turn that came within TURN_WAIT_SLACK_MS sends nothing: the common case costs no statement.
- * Only the turn's first transaction is bounded so: a transaction run again after a
- * serialization failure or a deadlock (db/handles.ts) waits at the lock with its own bound, as
- * any new transaction does, instead of being refused for the time the first one worked.
+ * Called first in the transaction of a work that waited its turn: the statement that lowers the
+ * transaction's lock_timeout to what is left of the turn's bound after the wait in the queue,
+ * for a pool connection and for BEGIN, to be sent with the transaction's first statements
+ * (db/pg-driver.ts `runTogether`); fails at once with LockWaitTimeoutError when nothing is
+ * left. A turn that came within TURN_WAIT_SLACK_MS needs none: undefined. Only the turn's
+ * first transaction is bounded so: a transaction run again after a serialization failure or a
+ * deadlock (db/handles.ts) waits at the lock with its own bound, as any new transaction does,
+ * instead of being refused for the time the first one worked.
  */
+export function lockWaitBound(
+  trx: Trx,
+  turn: Turn | undefined,
+  now = performance.now(),
+): Statement<void> | undefined {
+  if (!turn || turn.bounded) return undefined;
+  turn.bounded = true;
+  const waited = now - turn.since;
+  if (waited <= TURN_WAIT_SLACK_MS) return undefined;
+  const left = Math.floor(turn.boundMs - waited);
+  if (left <= 0) throw new LockWaitTimeoutError(turn.boundMs);
+  return {
+    query: sql`select set_config('lock_timeout', ${`${left}ms`}, true)`.compile(trx),
+    decode: () => {},
+  };
+}
+
+/** `lockWaitBound`, sent on its own. */
 export async function boundLockWait(
   trx: Trx,
   turn: Turn | undefined,
   now = performance.now(),
 ): Promise<void> {
-  if (!turn || turn.bounded) return;
-  turn.bounded = true;
-  const waited = now - turn.since;
-  if (waited <= TURN_WAIT_SLACK_MS) return;
-  const left = Math.floor(turn.boundMs - waited);
-  if (left <= 0) throw new LockWaitTimeoutError(turn.boundMs);
-  await sql`select set_config('lock_timeout', ${`${left}ms`}, true)`.execute(trx);
+  const bound = lockWaitBound(trx, turn, now);
+  if (bound) await runStatement(trx, bound);
 }

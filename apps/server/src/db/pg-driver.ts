@@ -9,6 +9,11 @@
  *   other's results go out in one write and are answered in order. Each keeps its own snapshot
  *   and its own error, as if sent one after another; inside a transaction a failed statement
  *   leaves the transaction aborted, so the ones behind it fail too and nothing is kept.
+ * - **The last statements with the COMMIT** (`runTogether` with `{ commit: true }`): a
+ *   transaction's final statements and its COMMIT in one write. PostgreSQL ends a transaction
+ *   whose statement failed with a rollback even when the COMMIT follows it, so a failed
+ *   statement still leaves nothing behind. The transaction is over once they are answered:
+ *   Kysely's own COMMIT afterwards sends nothing.
  *
  * Both use pg's pipeline mode, switched on only while statements are in flight together (pg
  * answers them from its queue of sent queries), and off again once all of them are answered,
@@ -26,7 +31,7 @@ import {
 } from "kysely";
 import type pg from "pg";
 import { beginStatement, type DatabaseBounds } from "./bounds.ts";
-import type { Db } from "./handles.ts";
+import type { Db, Trx } from "./handles.ts";
 
 type PipelineClient = pg.PoolClient & {
   pipeline: boolean;
@@ -46,6 +51,8 @@ function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
 export class PgConnection implements DatabaseConnection {
   /** The BEGIN (with its bounds) this connection owes the server, sent with the next statement. */
   private pendingBegin: string | undefined;
+  /** The transaction committed with its last statements (`executeTogether` with `commit`). */
+  private committed = false;
 
   constructor(readonly client: PipelineClient) {}
 
@@ -53,11 +60,15 @@ export class PgConnection implements DatabaseConnection {
     this.pendingBegin = text;
   }
 
-  /** Whether a BEGIN is still held back: the transaction has sent nothing yet. Clears it. */
-  takePendingBegin(): boolean {
-    const pending = this.pendingBegin !== undefined;
+  /**
+   * Whether the transaction's end is already settled: it sent nothing yet (its BEGIN is still
+   * held back), or it committed with its last statements. Clears both.
+   */
+  takeSettledEnd(): boolean {
+    const settled = this.pendingBegin !== undefined || this.committed;
     this.pendingBegin = undefined;
-    return pending;
+    this.committed = false;
+    return settled;
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
@@ -71,11 +82,14 @@ export class PgConnection implements DatabaseConnection {
   }
 
   /**
-   * Sends `queries` (after the held-back BEGIN, if any) in one write and waits for every answer;
-   * their results in order, or the first error in order once all are answered, so the
-   * connection is idle again whichever way this ends.
+   * Sends `queries` (after the held-back BEGIN, if any, and before the COMMIT when `commit`) in
+   * one write and waits for every answer; their results in order, or the first error in order
+   * once all are answered, so the connection is idle again whichever way this ends.
    */
-  async executeTogether(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+  async executeTogether(
+    queries: readonly CompiledQuery[],
+    options: { commit?: boolean } = {},
+  ): Promise<QueryResult<unknown>[]> {
     const begin = this.pendingBegin;
     this.pendingBegin = undefined;
     const client = this.client;
@@ -86,6 +100,7 @@ export class PgConnection implements DatabaseConnection {
     try {
       if (begin !== undefined) sent.push(client.query(begin));
       for (const query of queries) sent.push(client.query(query.sql, [...query.parameters]));
+      if (options.commit) sent.push(client.query("commit"));
     } catch (error) {
       sent.push(Promise.reject(error));
     } finally {
@@ -99,9 +114,14 @@ export class PgConnection implements DatabaseConnection {
     }
     const failed = settled.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
-    const results = settled.map((outcome) =>
-      resultOf((outcome as PromiseFulfilledResult<pg.QueryResult>).value),
-    );
+    const answers = settled.map((outcome) => (outcome as PromiseFulfilledResult<pg.QueryResult>).value);
+    if (options.commit) {
+      // A COMMIT of a transaction that failed earlier answers ROLLBACK, not an error.
+      const end = answers.pop()!;
+      if (end.command !== "COMMIT") throw new Error(`the transaction ended with ${end.command}, not COMMIT`);
+      this.committed = true;
+    }
+    const results = answers.map((answer) => resultOf(answer));
     return begin === undefined ? results : results.slice(1);
   }
 }
@@ -136,19 +156,20 @@ class PgDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    if ((connection as PgConnection).takePendingBegin()) return;
+    if ((connection as PgConnection).takeSettledEnd()) return;
     await connection.executeQuery(CompiledQuery.raw("commit"));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if ((connection as PgConnection).takePendingBegin()) return;
+    // A transaction that committed with its last statements has nothing left to roll back.
+    if ((connection as PgConnection).takeSettledEnd()) return;
     await connection.executeQuery(CompiledQuery.raw("rollback"));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const pg = connection as PgConnection;
     // A connection goes back to the pool with nothing held back for its next user.
-    pg.takePendingBegin();
+    pg.takeSettledEnd();
     pg.client.release();
   }
 
@@ -184,13 +205,35 @@ export interface Statement<T> {
  * (one after another on the embedded store), each with its own snapshot, in order; the decoded
  * answers, or the first statement's error in order. On a transaction they run in it.
  */
-export async function runTogether<T extends unknown[]>(
+export function runTogether<T extends unknown[]>(
   db: Db,
   ...statements: { [K in keyof T]: Statement<T[K]> }
 ): Promise<T> {
+  return sendTogether<T>(db, statements, false);
+}
+
+/**
+ * `runTogether` for a transaction's last statements, with its COMMIT in the same round trip on
+ * PostgreSQL: the transaction has committed when this resolves (on the embedded store it commits
+ * when its work returns, as any transaction does). Only the code that opened the transaction may
+ * call it, as the last thing its work does: a transaction it joined would commit with it, and
+ * an error thrown afterwards could no longer roll anything back.
+ */
+export function runTogetherAndCommit<T extends unknown[]>(
+  trx: Trx,
+  ...statements: { [K in keyof T]: Statement<T[K]> }
+): Promise<T> {
+  return sendTogether<T>(trx, statements, true);
+}
+
+async function sendTogether<T extends unknown[]>(
+  db: Db,
+  statements: readonly Statement<unknown>[],
+  commit: boolean,
+): Promise<T> {
   const queries = statements.map((statement) => statement.query);
   const results = await db.getExecutor().provideConnection(async (connection) => {
-    if (connection instanceof PgConnection) return connection.executeTogether(queries);
+    if (connection instanceof PgConnection) return connection.executeTogether(queries, { commit });
     const answers: QueryResult<unknown>[] = [];
     for (const query of queries) answers.push(await connection.executeQuery(query));
     return answers;

@@ -24,7 +24,7 @@
  * key) back the lock up: were it ever bypassed, a duplicate would still not be stored.
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
-import { boundLockWait, inTurn, type Turn } from "../db/key-queue.ts";
+import { inTurn, lockWaitBound, type Turn } from "../db/key-queue.ts";
 import { runTogether } from "../db/pg-driver.ts";
 import type { SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
@@ -222,29 +222,37 @@ function admitOnce(
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
-    // The wait for the wallet lock gets what is left of the bound its turn in the queue began.
-    await boundLockWait(trx, turn);
-    const { wallet, facts } = await lockAndRead(trx, ctx, request);
+    const { wallet, facts } = await lockAndRead(trx, ctx, request, turn);
     const decided = await decideAdmission(trx, ctx, request, facts, wallet.availableSatang);
     if ("replayed" in decided) return { outcome: "replayed", withdraw: withdrawView(decided.replayed) };
-    return insertAdmitted(trx, request, decided.merchant, decided.now);
+    // The insert and the hold go with the COMMIT when this transaction is the service's own.
+    return insertAdmitted(trx, request, decided.merchant, decided.now, !ctx.db.isTransaction);
   });
 }
 
 /**
  * The wallet lock (its statement also writes the signed request's replay record) and the
- * admission read, sent together: one round trip (db/pg-driver.ts). The read starts, and takes
- * its snapshot, once the lock's statement has ended. A merchant without ledger accounts yet
- * gets them, and the read is made again under the lock.
+ * admission read, sent together: one round trip (db/pg-driver.ts), BEGIN included. The read
+ * starts, and takes its snapshot, once the lock's statement has ended. The wait for the lock
+ * gets what is left of the bound its turn in the queue began (db/key-queue.ts), set by a
+ * statement sent first in the same round trip. A merchant without ledger accounts yet gets
+ * them, and the read is made again under the lock.
  */
 async function lockAndRead(
   trx: Trx,
   ctx: WithdrawContext,
   request: AdmissionRequest,
+  turn: Turn | undefined,
 ): Promise<{ wallet: WalletLock; facts: AdmissionFacts }> {
   const { replay, merchantId } = request;
+  const bound = lockWaitBound(trx, turn);
   const read = admissionReadStatement(trx, admissionQuery(ctx, request));
-  const together = (use?: SignatureUse) => runTogether(trx, walletLockStatement(trx, merchantId, use), read);
+  const together = async (use?: SignatureUse): Promise<[WalletLock | undefined, AdmissionFacts]> => {
+    const lock = walletLockStatement(trx, merchantId, use);
+    if (!bound) return runTogether(trx, lock, read);
+    const [, wallet, facts] = await runTogether(trx, bound, lock, read);
+    return [wallet, facts];
+  };
   const [wallet, facts] = replay ? await replay.writtenBy(together) : await together();
   if (wallet) return { wallet, facts };
   const created = await lockNewWallet(trx, merchantId);
@@ -298,12 +306,16 @@ async function decideAdmission(
   return { merchant: current, now };
 }
 
-/** Inserts the admitted withdraw, its saved destination and its hold. */
+/**
+ * Inserts the admitted withdraw, its saved destination and its hold; with the COMMIT when
+ * `last` (the admission's transaction is its own, and nothing follows in it).
+ */
 async function insertAdmitted(
   trx: Trx,
   request: AdmissionRequest,
   current: Merchant,
   now: Date,
+  last: boolean,
 ): Promise<CreateResult> {
   const { merchantId, body, idempotencyKey, requestHash } = request;
   const { amountSatang, accountNumber, accountName } = request.checked;
@@ -336,6 +348,7 @@ async function insertAdmitted(
       at: now,
       idIfNew: newId(),
     },
+    { last },
   );
   return { outcome: "created", withdraw: withdrawView(inserted) };
 }

@@ -71,8 +71,8 @@ export interface DestinationUse {
 }
 
 /**
- * Inserts the withdraw unless a unique key (id, reference id, idempotency key) is taken, with
- * its saved destination in the same statement: one row per merchant, type, bank code and
+ * Inserts the withdraw (failing when a unique key, id, reference id or idempotency key, is taken:
+ * `isWithdrawKeyConflict`), with its saved destination in the same statement: one row per merchant, type, bank code and
  * account number, made on first use (a data-modifying CTE the INSERT reads its id from). The
  * holder name is refreshed to the latest one used; it is not part of the key, because a
  * destination is where the money goes, whatever the payout calls its holder.
@@ -81,7 +81,7 @@ export function withdrawInsertStatement(
   db: Db,
   row: Omit<NewWithdraw, "destination_id">,
   destination: DestinationUse,
-): Statement<WithdrawRow | undefined> {
+): Statement<WithdrawRow> {
   const { key, accountName, at } = destination;
   const query = withdrawInsert.compile(db, {
     ...row,
@@ -93,7 +93,7 @@ export function withdrawInsertStatement(
     dest_account_name: accountName,
     dest_at: at,
   });
-  return { query, decode: (result) => result.rows[0] as WithdrawRow | undefined };
+  return { query, decode: (result) => result.rows[0] as WithdrawRow };
 }
 
 const NEW_WITHDRAW_COLUMNS = [
@@ -138,7 +138,11 @@ type WithdrawInsertParams = Omit<NewWithdraw, "destination_id"> & {
   dest_at: Date;
 };
 
-/** The withdraw's INSERT with its saved destination's upsert in a CTE, compiled once. */
+/**
+ * The withdraw's INSERT with its saved destination's upsert in a CTE, compiled once. A taken
+ * unique key fails it (`isWithdrawKeyConflict`), and with it the transaction, so nothing sent
+ * with it (the hold, the COMMIT) is kept.
+ */
 const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
   [
     ...NEW_WITHDRAW_COLUMNS,
@@ -178,10 +182,19 @@ const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
       )
       .insertInto("withdraws")
       .values({ ...row, destination_id: (eb) => eb.selectFrom("destination").select("destination.id") })
-      .onConflict((oc) => oc.doNothing())
       .returningAll();
   },
 );
+
+/** True when `error` is the unique violation of a withdraw's id, reference id or idempotency key. */
+export function isWithdrawKeyConflict(error: unknown): boolean {
+  const fields = error as { code?: unknown; table?: unknown; constraint?: unknown } | null;
+  if (fields?.code !== "23505") return false;
+  return (
+    fields.table === "withdraws" ||
+    (typeof fields.constraint === "string" && fields.constraint.startsWith("withdraws_"))
+  );
+}
 
 export interface GuardCandidate {
   id: string;

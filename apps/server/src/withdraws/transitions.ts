@@ -27,7 +27,7 @@
  * withdraw's row, so the two orders cannot meet in a cycle.
  */
 import type { Trx } from "../db/handles.ts";
-import { runStatement, runTogether } from "../db/pg-driver.ts";
+import { runStatement, runTogether, runTogetherAndCommit } from "../db/pg-driver.ts";
 import type { NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import { recordEvent } from "../events/outbox.ts";
 import {
@@ -42,6 +42,7 @@ import { businessNow, type Clock } from "../lib/clock.ts";
 import { LATE_SUCCESS_STATUSES, MERCHANT_CANCELABLE_STATUSES } from "./statuses.ts";
 import {
   type DestinationUse,
+  isWithdrawKeyConflict,
   lockWithdraw,
   updateWithdrawStatus,
   type WithdrawStamps,
@@ -187,14 +188,14 @@ export async function moveLockedWithdraw(
 }
 
 /**
- * A withdraw's INSERT found its id, reference id or idempotency key taken, after its hold was
- * sent with it: the caller's transaction must roll back (the hold went in), and the admission
+ * A withdraw's INSERT found its id, reference id or idempotency key taken: its transaction has
+ * failed (the hold sent with the INSERT, and the COMMIT, are not kept) and the admission must
  * run again, which then finds the withdraw that took the key. Unreachable while admission holds
  * the wallet lock and reads the keys under it.
  */
 export class WithdrawKeyTaken extends Error {
-  constructor() {
-    super("a unique key of the new withdraw was taken during its admission");
+  constructor(cause: unknown) {
+    super("a unique key of the new withdraw was taken during its admission", { cause });
   }
 }
 
@@ -202,14 +203,16 @@ export class WithdrawKeyTaken extends Error {
  * Admits a new withdraw in its first status, paying to its saved destination, with its hold,
  * in the caller's transaction (which holds the merchant's wallet lock). The INSERT and the hold
  * go to the database together, in one round trip, when the transaction knows the merchant's
- * account ids (the wallet lock read them); the hold then does not wait for the INSERT's answer,
- * so a taken unique key throws WithdrawKeyTaken and the transaction must not commit.
+ * account ids (the wallet lock read them), and with the COMMIT too when `last` (the caller
+ * opened the transaction, and this is the last thing it does: db/pg-driver.ts
+ * `runTogetherAndCommit`).
  */
 export async function admitWithdraw(
   trx: Trx,
   transition: "admit" | "admitForReview",
   row: Omit<NewWithdraw, "status" | "destination_id">,
   destination: DestinationUse,
+  options: { last?: boolean } = {},
 ): Promise<WithdrawRow> {
   const move = rule(transition);
   const insert = withdrawInsertStatement(trx, { ...row, status: move.to }, destination);
@@ -222,15 +225,19 @@ export async function admitWithdraw(
       at: row.created_at,
     }),
   );
-  if (hold) {
-    const [inserted] = await runTogether(trx, insert, hold);
-    if (!inserted) throw new WithdrawKeyTaken();
+  try {
+    if (hold) {
+      const send = options.last ? runTogetherAndCommit : runTogether;
+      const [inserted] = await send(trx, insert, hold);
+      return inserted;
+    }
+    const inserted = await runStatement(trx, insert);
+    await applyEffects(trx, move, inserted, inserted.created_at);
     return inserted;
+  } catch (error) {
+    if (isWithdrawKeyConflict(error)) throw new WithdrawKeyTaken(error);
+    throw error;
   }
-  const inserted = await runStatement(trx, insert);
-  if (!inserted) throw new WithdrawKeyTaken();
-  await applyEffects(trx, move, inserted, inserted.created_at);
-  return inserted;
 }
 
 /** The verification rule: awaiting the operator, and the 24 hours have run out. */
