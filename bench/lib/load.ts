@@ -95,6 +95,14 @@ export interface OpenLoopResult extends Measured {
   unanswered: number;
 }
 
+/**
+ * Open connections of an open loop, the baseline's and the service's alike: under the service's
+ * cap per client address (HTTP_CONNECTIONS_PER_ADDRESS_MAX, 100 by default), which closes a
+ * connection past it at once. Requests that find every connection busy wait in the client for
+ * one, and that wait is in their latency (measured from the intended send time).
+ */
+const OPEN_LOOP_SOCKETS = 64;
+
 /** Sends `rate` requests per second for `seconds`; latency from each intended send time. */
 export async function openLoop(
   url: string,
@@ -102,7 +110,7 @@ export async function openLoop(
   options: { rate: number; seconds: number; sockets?: number; drainSeconds?: number },
 ): Promise<OpenLoopResult> {
   const target = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets ?? 256 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets ?? OPEN_LOOP_SOCKETS });
   const total = Math.max(1, Math.round(options.rate * options.seconds));
   const requests = prepared(make, total);
   const latencies = new Float64Array(total).fill(Number.NaN);

@@ -49,13 +49,14 @@ export async function runCreate(ctx: Context): Promise<void> {
   const baseOpen = await openLoop(ctx.baseline.url, baselineInsert, { rate, seconds });
   const createOpen = await openLoop(ctx.satang.url, () => createPayment(credentials), { rate, seconds });
   const unanswered = createOpen.unanswered ? `; ${createOpen.unanswered} unanswered (p99 a lower bound)` : "";
+  const failed = `; failed ${createOpen.failed} / ${baseOpen.failed}`;
   ctx.rows.push(
     goalRow(
       "R2",
       `create p99 / baseline p99 at ${rate} req/s`,
       createOpen.p99 / baseOpen.p99,
       { atMost: 2 },
-      `${ms(createOpen.p99)} / ${ms(baseOpen.p99)}; p50 ${ms(createOpen.p50)} / ${ms(baseOpen.p50)}${unanswered}`,
+      `${ms(createOpen.p99)} / ${ms(baseOpen.p99)}; p50 ${ms(createOpen.p50)} / ${ms(baseOpen.p50)}${unanswered}${failed}`,
     ),
   );
 }
