@@ -26,6 +26,8 @@ import { createMerchant } from "../apps/server/src/merchants/service.ts";
 
 interface Recorded {
   statements: string[];
+  /** Statements sent while the connection had none unanswered: each starts a round trip. */
+  roundTrips: number;
   /** With EXPLAIN on: each parameterised statement's plan, asked just before it on its connection. */
   plans?: Promise<string>[];
 }
@@ -64,9 +66,16 @@ function explainOn(
   );
 }
 
+/** Whether a pg connection has a statement sent and not answered yet (sent together, db/pg-driver.ts). */
+function inFlight(client: unknown): boolean {
+  const state = client as { _activeQuery?: unknown; _sentQueryQueue?: unknown[] };
+  return Boolean(state._activeQuery) || (state._sentQueryQueue?.length ?? 0) > 0;
+}
+
 function wrap<T extends object>(proto: T, method: keyof T): void {
   const original = proto[method] as unknown as (...args: unknown[]) => unknown;
   (proto as Record<string, unknown>)[method as string] = function (this: unknown, ...args: unknown[]) {
+    if (recording && !inFlight(this)) recording.roundTrips += 1;
     recording?.statements.push(textOf(args[0]).replace(/\s+/g, " ").trim());
     if (recording?.plans && valuesOf(args).length > 0) recording.plans.push(explainOn(original, this, args));
     return original.apply(this, args);
@@ -77,13 +86,18 @@ function wrap<T extends object>(proto: T, method: keyof T): void {
 export async function recorded<T>(
   work: () => Promise<T>,
   explain = false,
-): Promise<{ result: T; statements: string[]; plans: string[] }> {
+): Promise<{ result: T; statements: string[]; roundTrips: number; plans: string[] }> {
   install();
-  const current: Recorded = { statements: [], ...(explain ? { plans: [] } : {}) };
+  const current: Recorded = { statements: [], roundTrips: 0, ...(explain ? { plans: [] } : {}) };
   recording = current;
   try {
     const result = await work();
-    return { result, statements: current.statements, plans: await Promise.all(current.plans ?? []) };
+    return {
+      result,
+      statements: current.statements,
+      roundTrips: current.roundTrips,
+      plans: await Promise.all(current.plans ?? []),
+    };
   } finally {
     recording = undefined;
   }
@@ -101,6 +115,8 @@ export interface RequestCount {
   name: string;
   status: number;
   statements: number;
+  /** Round trips to the database (statements sent together share one: db/pg-driver.ts). */
+  roundTrips: number;
   commits: number;
   texts: string[];
   /** With `explain`: the plan of each parameterised statement. */
@@ -122,11 +138,17 @@ function commitsOf(statements: string[]): number {
   return commits;
 }
 
-function countOf(name: string, status: number, statements: string[], plans: string[]): RequestCount {
+function countOf(
+  name: string,
+  status: number,
+  recorded: { statements: string[]; roundTrips: number; plans: string[] },
+): RequestCount {
+  const { statements, roundTrips, plans } = recorded;
   return {
     name,
     status,
     statements: statements.length,
+    roundTrips,
     commits: commitsOf(statements),
     texts: statements,
     plans,
@@ -205,8 +227,8 @@ export async function countRequests(
       await run(); // warm-up: caches filled, statements prepared
       // Let a warm-up's trailing work (notifications, sweeps) settle before counting.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const { result, statements, plans } = await recorded(run, explain);
-      return countOf(name, result.statusCode, statements, plans);
+      const counted = await recorded(run, explain);
+      return countOf(name, counted.result.statusCode, counted);
     };
     const created = await send("POST", "/api/v1/payments", paymentBody());
     const paymentId = (created.json() as { data: { id: string } }).data.id;
@@ -233,7 +255,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`store: ${databaseUrl ? "PostgreSQL" : "PGlite (embedded)"}`);
   for (const result of results) {
     console.log(
-      `${result.name.padEnd(30)} HTTP ${result.status}  statements ${result.statements}  commits ${result.commits}`,
+      `${result.name.padEnd(30)} HTTP ${result.status}  statements ${result.statements}  round trips ${result.roundTrips}  commits ${result.commits}`,
     );
     if (process.env.COUNT_VERBOSE) for (const text of result.texts) console.log(`    ${text.slice(0, 160)}`);
   }

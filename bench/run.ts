@@ -40,7 +40,7 @@ async function statementRows(url: string): Promise<Row[]> {
     value: c.statements,
     goal: "",
     pass: undefined,
-    basis: `${c.statements} statements, ${c.commits} commits (HTTP ${c.status})`,
+    basis: `${c.statements} statements in ${c.roundTrips} round trips, ${c.commits} commits (HTTP ${c.status})`,
   }));
 }
 
