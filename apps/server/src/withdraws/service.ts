@@ -210,7 +210,8 @@ async function admit(
     return await admitOnce(ctx, request, turn);
   } catch (error) {
     if (!(error instanceof WithdrawKeyTaken)) throw error;
-    return admitOnce(ctx, { ...request, replay: undefined }, undefined);
+    // The failed transaction took its replay record with it: the second one writes it again.
+    return admitOnce(ctx, request, undefined);
   }
 }
 

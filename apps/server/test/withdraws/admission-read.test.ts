@@ -19,6 +19,7 @@ import { admitWithdraw, WithdrawKeyTaken } from "../../src/withdraws/transitions
 import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { statementsOf } from "../helpers/statements.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -190,4 +191,58 @@ describe("withdraw admission in few statements", () => {
       await assertLedgerConsistent(svc.deps.db);
     });
   }
+});
+
+describeOnPostgres("withdraw admission when a key is taken behind the wallet lock (PostgreSQL)", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  it("a reference another transaction takes as the withdraw is inserted answers 409, with nothing kept", async () => {
+    // Another transaction inserts a withdraw with the same reference without the wallet lock
+    // and commits only once the admission has read (and found nothing) and sent its insert:
+    // the insert fails on the unique index, its hold and COMMIT are not kept, and the admission
+    // runs again, which reads the reference as taken.
+    const shop = await fundedMerchant(svc);
+    const model = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "30.00" }), {
+      credentials: shop,
+    });
+    assert.equal(model.status, 201, JSON.stringify(model.body));
+    const reference = `raced-${randomUUID()}`;
+    const entries = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from ledger_entries`.execute(svc.deps.db)).rows[0]!
+        .n;
+    const before = await entries();
+    const other = await svc.deps.db.connection().execute(async (connection) => {
+      await sql`BEGIN`.execute(connection);
+      await sql`INSERT INTO withdraws SELECT (jsonb_populate_record(NULL::withdraws,
+          to_json(t)::jsonb || jsonb_build_object('id', gen_random_uuid(), 'reference_id', ${reference}::text,
+            'idempotency_key', gen_random_uuid()::text))).* FROM withdraws t WHERE t.id = ${model.body.data.id}`.execute(
+        connection,
+      );
+      const answer = svc.request(
+        "POST",
+        "/api/v1/withdraws",
+        withdrawBody({ amount: "31.00", referenceId: reference }),
+        {
+          credentials: shop,
+        },
+      );
+      // Until the other transaction ends, the admission's insert waits on its row.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sql`COMMIT`.execute(connection);
+      return answer;
+    });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.error.code, "DUPLICATE_REFERENCE_ID", JSON.stringify(other.body));
+    assert.equal(await entries(), before, "no hold was kept for the refused withdraw");
+    const rows = await sql<{ n: number }>`select count(*)::int as n from withdraws
+      where merchant_id = ${shop.merchantId} and reference_id = ${reference}`.execute(svc.deps.db);
+    assert.equal(rows.rows[0]!.n, 1);
+    await assertLedgerConsistent(svc.deps.db);
+  });
 });
