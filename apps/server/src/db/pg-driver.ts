@@ -9,13 +9,13 @@
  *   other's results go out in one write and are answered in order. Each keeps its own snapshot
  *   and its own error, as if sent one after another; inside a transaction a failed statement
  *   leaves the transaction aborted, so the ones behind it fail too and nothing is kept.
- * - **The last statements with the COMMIT** (`runTogether` with `{ commit: true }`): a
- *   transaction's final statements and its COMMIT in one write. PostgreSQL ends a transaction
+ * - **The last statements with the COMMIT** (`runTogetherAndCommit`): a transaction's final
+ *   statements and its COMMIT in one write. PostgreSQL ends a transaction
  *   whose statement failed with a rollback even when the COMMIT follows it, so a failed
  *   statement still leaves nothing behind. The transaction is over once they are answered:
  *   Kysely's own COMMIT afterwards sends nothing.
  *
- * Both use pg's pipeline mode, switched on only while statements are in flight together (pg
+ * All use pg's pipeline mode, switched on only while statements are in flight together (pg
  * answers them from its queue of sent queries), and off again once all of them are answered,
  * so every other query runs exactly as pg runs it by default. The embedded store (PGlite) runs
  * in this process: there `runTogether` runs the statements one after another.

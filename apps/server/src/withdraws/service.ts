@@ -223,8 +223,11 @@ function admitOnce(
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
-    const { wallet, facts } = await lockAndRead(trx, ctx, request, turn);
-    const decided = await decideAdmission(trx, ctx, request, facts, wallet.availableSatang);
+    // One business time for the read and the checks (a day's limit read for one day is checked
+    // for that day).
+    const assumedNow = businessNow(ctx.clock, request.assumed.clockOffsetMs);
+    const { wallet, facts } = await lockAndRead(trx, request, assumedNow, turn);
+    const decided = await decideAdmission(trx, ctx, request, { facts, assumedNow }, wallet.availableSatang);
     if ("replayed" in decided) return { outcome: "replayed", withdraw: withdrawView(decided.replayed) };
     // The insert and the hold go with the COMMIT when this transaction is the service's own.
     return insertAdmitted(trx, request, decided.merchant, decided.now, !ctx.db.isTransaction);
@@ -241,13 +244,13 @@ function admitOnce(
  */
 async function lockAndRead(
   trx: Trx,
-  ctx: WithdrawContext,
   request: AdmissionRequest,
+  assumedNow: Date,
   turn: Turn | undefined,
 ): Promise<{ wallet: WalletLock; facts: AdmissionFacts }> {
   const { replay, merchantId } = request;
   const bound = lockWaitBound(trx, turn);
-  const read = admissionReadStatement(trx, admissionQuery(ctx, request));
+  const read = admissionReadStatement(trx, admissionQuery(request, assumedNow));
   const together = async (use?: SignatureUse): Promise<[WalletLock | undefined, AdmissionFacts]> => {
     const lock = walletLockStatement(trx, merchantId, use);
     if (!bound) return runTogether(trx, lock, read);
@@ -257,13 +260,12 @@ async function lockAndRead(
   const [wallet, facts] = replay ? await replay.writtenBy(together) : await together();
   if (wallet) return { wallet, facts };
   const created = await lockNewWallet(trx, merchantId);
-  return { wallet: created, facts: await readAdmission(trx, admissionQuery(ctx, request)) };
+  return { wallet: created, facts: await readAdmission(trx, admissionQuery(request, assumedNow)) };
 }
 
-/** What the admission read asks, for the business time of the merchant as it authenticated. */
-function admissionQuery(ctx: WithdrawContext, request: AdmissionRequest) {
+/** What the admission read asks, at the business time of the merchant as it authenticated. */
+function admissionQuery(request: AdmissionRequest, assumedNow: Date) {
   const { merchantId, body, assumed } = request;
-  const assumedNow = businessNow(ctx.clock, assumed.clockOffsetMs);
   return {
     ...guardQuery({ merchantId, amountSatang: request.checked.amountSatang, now: assumedNow }),
     idempotencyKey: body.idempotencyKey,
@@ -283,12 +285,12 @@ async function decideAdmission(
   trx: Trx,
   ctx: WithdrawContext,
   request: AdmissionRequest,
-  facts: AdmissionFacts,
+  read: { facts: AdmissionFacts; assumedNow: Date },
   availableSatang: bigint,
 ): Promise<{ replayed: WithdrawRow } | { merchant: Merchant; now: Date }> {
   const { merchantId, body, assumed } = request;
   const { amountSatang, accountName } = request.checked;
-  const assumedNow = businessNow(ctx.clock, assumed.clockOffsetMs);
+  const { facts, assumedNow } = read;
   const current = facts.merchant;
   if (!current) throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available");
   const sameTime = current.clock_offset_ms === assumed.clockOffsetMs;
