@@ -69,7 +69,7 @@ function guardError(block: GuardBlock): AppError {
 
 /**
  * Throws 409 STATE_CONFLICT when a matching payout blocks this one. `candidates`, when given,
- * are the ones read for this payout at `now` (withdraws/store.ts `readAdmission`); otherwise
+ * are the ones read for this payout at `now` (withdraws/store.ts `admissionReadStatement`); otherwise
  * they are read here.
  */
 export async function checkPayoutGuard(

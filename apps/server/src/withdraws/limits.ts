@@ -85,7 +85,7 @@ export function limitError(
 /**
  * Throws 400 INVALID_INPUT when the amount does not fit the merchant's daily or monthly limit.
  * `used`, when given, is the capacity read for this request at `now` (withdraws/store.ts
- * `readAdmission`); otherwise it is read here.
+ * `admissionReadStatement`); otherwise it is read here.
  */
 export async function checkWithdrawLimits(
   db: Db,

@@ -71,11 +71,12 @@ export interface DestinationUse {
 }
 
 /**
- * Inserts the withdraw (failing when a unique key, id, reference id or idempotency key, is taken:
- * `isWithdrawKeyConflict`), with its saved destination in the same statement: one row per merchant, type, bank code and
- * account number, made on first use (a data-modifying CTE the INSERT reads its id from). The
- * holder name is refreshed to the latest one used; it is not part of the key, because a
- * destination is where the money goes, whatever the payout calls its holder.
+ * Inserts the withdraw (failing when a unique key, id, reference id or idempotency key, is
+ * taken: `isWithdrawKeyConflict`), with its saved destination in the same statement: one row
+ * per merchant, type, bank code and account number, made on first use (a data-modifying CTE
+ * the INSERT reads its id from). The holder name is refreshed to the latest one used; it is not
+ * part of the key, because a destination is where the money goes, whatever the payout calls
+ * its holder.
  */
 export function withdrawInsertStatement(
   db: Db,
@@ -270,7 +271,8 @@ function capacityDates(windows: { day: Window; month: Window }): CapacityDates {
 function usedCapacitySql(merchantId: unknown, windows: { [K in keyof CapacityDates]: unknown }) {
   const kept = (table: "withdraw_day_totals" | "withdraw_day_changes") =>
     sql`SELECT day, amount_satang FROM ${sql.table(table)}
-      WHERE merchant_id = ${merchantId} AND day >= ${windows.monthFrom}::date AND day < ${windows.monthTo}::date`;
+      WHERE merchant_id = ${merchantId}
+        AND day >= ${windows.monthFrom}::date AND day < ${windows.monthTo}::date`;
   return sql<{ daily: bigint; monthly: bigint }>`
     SELECT coalesce(sum(amount_satang) FILTER (WHERE day = ${windows.day}::date), 0)::bigint AS daily,
       coalesce(sum(amount_satang), 0)::bigint AS monthly
@@ -286,7 +288,7 @@ export async function usedCapacityInWindows(
   return { dailySatang: BigInt(row.daily), monthlySatang: BigInt(row.monthly) };
 }
 
-/** What admission decides on, read together after the wallet lock (`readAdmission`). */
+/** What admission decides on, read together after the wallet lock (`admissionReadStatement`). */
 export interface AdmissionFacts {
   /** The merchant as it is now; undefined when it no longer exists. */
   merchant: Merchant | undefined;

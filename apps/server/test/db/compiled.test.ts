@@ -80,4 +80,26 @@ describe("cached statements", () => {
     );
     await assert.rejects(unused.execute(store.db, { id: 1, other: "x" }), /never used: other/);
   });
+
+  it("caches a raw SELECT, and refuses a raw statement that names a writing command", async () => {
+    const rawRead = cachedStatement<{ id: number }, { label: string }>(["id"], (db, params) => {
+      const query = sql<{
+        label: string;
+      }>`/* a comment */ SELECT label FROM compiled_probe WHERE id = ${params.id}`;
+      return { compile: () => query.compile(db) };
+    });
+    assert.deepEqual(await rawRead.takeFirst(store.db, { id: 1 }), { label: "row 1" });
+    assert.equal(await rawRead.takeFirst(store.db, { id: 999 }), undefined);
+    for (const text of [
+      "UPDATE compiled_probe SET label = 'x' WHERE id = ",
+      "WITH gone AS (DELETE FROM compiled_probe WHERE id = 0) SELECT 1 WHERE 1 = ",
+      "SELECT 1 FROM compiled_probe WHERE id = (SELECT 1) AND 1 = 1 AND true; DELETE FROM compiled_probe WHERE id = ",
+    ]) {
+      const rawWrite = cachedStatement<{ id: number }, never>(["id"], (db, params) => {
+        const query = sql<never>`${sql.raw(text)}${params.id}`;
+        return { compile: () => query.compile(db) };
+      });
+      await assert.rejects(rawWrite.execute(store.db, { id: 1 }), /only SELECT and INSERT/, text);
+    }
+  });
 });

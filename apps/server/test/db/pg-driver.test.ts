@@ -1,0 +1,161 @@
+/**
+ * The PostgreSQL driver (db/pg-driver.ts): BEGIN held back until the transaction's first
+ * statement, statements sent together in one round trip, a transaction's last statements sent
+ * with its COMMIT. Each must answer exactly what the same statements sent one by one would:
+ * results in order, the first error in order, nothing kept of a failed transaction. On the
+ * embedded store `runTogether` runs the statements one after another, with the same answers.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { CompiledQuery, sql } from "kysely";
+import { runTogether, runTogetherAndCommit, type Statement } from "../../src/db/pg-driver.ts";
+import { statementsOf } from "../helpers/statements.ts";
+import { describeOnPostgres, openTestStore, type TestStore } from "../helpers/store.ts";
+
+/** A raw statement whose answer is its rows. */
+function statement(text: string, parameters: unknown[] = []): Statement<Record<string, unknown>[]> {
+  return {
+    query: CompiledQuery.raw(text, parameters),
+    decode: (result) => result.rows as Record<string, unknown>[],
+  };
+}
+
+const count = async (store: TestStore) =>
+  (await sql<{ n: number }>`select count(*)::int as n from driver_probe`.execute(store.db)).rows[0]!.n;
+
+describe("statements sent together", () => {
+  let store: TestStore;
+  before(async () => {
+    store = await openTestStore();
+    await sql`create table driver_probe (id int primary key, label text not null)`.execute(store.db);
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  it("answers in order, each statement with its own result", async () => {
+    const [one, two, three] = await runTogether(
+      store.db,
+      statement("select $1::int as n", [1]),
+      statement("insert into driver_probe (id, label) values ($1, $2) returning id", [1, "one"]),
+      statement("select label from driver_probe where id = $1", [1]),
+    );
+    assert.deepEqual(one, [{ n: 1 }]);
+    assert.deepEqual(two, [{ id: 1 }]);
+    // The third statement started after the second ended: it sees the second's row.
+    assert.deepEqual(three, [{ label: "one" }]);
+  });
+
+  it("fails with the first error in order and leaves the connection usable", async () => {
+    await assert.rejects(
+      runTogether(
+        store.db,
+        statement("select 1"),
+        statement("insert into driver_probe (id, label) values ($1, $2)", [1, "taken"]),
+        statement("select 1 / 0"),
+      ),
+      (error: { code?: string }) => error.code === "23505",
+    );
+    for (let i = 0; i < 3; i += 1) {
+      assert.deepEqual(await runTogether(store.db, statement("select $1::int as n", [i])), [[{ n: i }]]);
+    }
+  });
+
+  it("in a transaction, a failed statement keeps nothing of those before it", async () => {
+    const before = await count(store);
+    await assert.rejects(
+      store.db
+        .transaction()
+        .execute((trx) =>
+          runTogether(
+            trx,
+            statement("insert into driver_probe (id, label) values ($1, $2)", [2, "two"]),
+            statement("insert into driver_probe (id, label) values ($1, $2)", [1, "taken"]),
+          ),
+        ),
+      (error: { code?: string }) => error.code === "23505",
+    );
+    assert.equal(await count(store), before);
+  });
+
+  it("commits with the last statements: once, visible at once, and nothing of a failed one", async () => {
+    const { result, statements, roundTrips } = await statementsOf(() =>
+      store.db.transaction().execute(async (trx) => {
+        const [rows] = await runTogetherAndCommit(
+          trx,
+          statement("insert into driver_probe (id, label) values ($1, $2) returning label", [3, "three"]),
+        );
+        return rows;
+      }),
+    );
+    assert.deepEqual(result, [{ label: "three" }]);
+    assert.equal(statements.filter((text) => /^commit/i.test(text)).length, 1, statements.join("\n"));
+    if (store.kind === "postgres") {
+      assert.deepEqual(
+        roundTrips.map((trip) => trip.length),
+        [3],
+        "BEGIN, the insert and COMMIT in one round trip",
+      );
+    }
+    assert.equal(
+      (await sql<{ n: number }>`select count(*)::int as n from driver_probe where id = 3`.execute(store.db))
+        .rows[0]!.n,
+      1,
+    );
+    const before = await count(store);
+    await assert.rejects(
+      store.db
+        .transaction()
+        .execute((trx) =>
+          runTogetherAndCommit(
+            trx,
+            statement("insert into driver_probe (id, label) values ($1, $2)", [4, "four"]),
+            statement("insert into driver_probe (id, label) values ($1, $2)", [3, "taken"]),
+          ),
+        ),
+      (error: { code?: string }) => error.code === "23505",
+    );
+    assert.equal(await count(store), before, "the COMMIT behind a failed statement kept nothing");
+  });
+});
+
+// The embedded store runs Kysely's own driver: BEGIN and COMMIT as it sends them.
+describeOnPostgres("the PostgreSQL driver's BEGIN and COMMIT", () => {
+  let store: TestStore;
+  before(async () => {
+    store = await openTestStore();
+    await sql`create table driver_probe (id int primary key, label text not null)`.execute(store.db);
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  it("refuses a COMMIT that PostgreSQL answered with a rollback", async () => {
+    const before = await count(store);
+    await assert.rejects(
+      store.db.transaction().execute(async (trx) => {
+        // A failure the work caught: the transaction is aborted, and a COMMIT now rolls it back.
+        await sql`insert into driver_probe (id, label) values (5, 'five')`.execute(trx);
+        await sql`select 1 / 0`.execute(trx).catch(() => undefined);
+        await runTogetherAndCommit(trx);
+      }),
+      /ended with ROLLBACK, not COMMIT/,
+    );
+    assert.equal(await count(store), before);
+  });
+
+  it("sends nothing for a transaction that sent nothing, and BEGIN with the first statement", async () => {
+    const empty = await statementsOf(() => store.db.transaction().execute(async () => "nothing"));
+    assert.equal(empty.result, "nothing");
+    assert.deepEqual(empty.statements, []);
+    const one = await statementsOf(() =>
+      store.db.transaction().execute((trx) => sql<{ n: number }>`select 7 as n`.execute(trx)),
+    );
+    assert.deepEqual(one.result.rows, [{ n: 7 }]);
+    assert.match(one.statements[0]!, /^begin; set local lock_timeout/);
+    assert.deepEqual(
+      one.roundTrips.map((trip) => trip.length),
+      [2, 1],
+    );
+  });
+});
