@@ -12,12 +12,15 @@ const TICKS_PER_SECOND = 100;
 export interface CpuSplit {
   /** µs of CPU per answered request. */
   server: number;
+  /** the part of `server` spent in the kernel (system calls: sockets above all). */
+  serverSystem: number;
   generator: number;
   rest: number;
 }
 
 interface Reading {
   server: number;
+  serverSystem: number;
   generator: number;
   machine: number;
 }
@@ -26,6 +29,11 @@ function processSeconds(pid: number): number {
   // The fields after the command name (which may hold spaces) start at its closing parenthesis.
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function processSystemSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return Number(fields[12]) / TICKS_PER_SECOND;
 }
 
 function machineSeconds(): number {
@@ -41,7 +49,12 @@ function machineSeconds(): number {
 
 function read(pid: number): Reading {
   const own = process.cpuUsage();
-  return { server: processSeconds(pid), generator: (own.user + own.system) / 1e6, machine: machineSeconds() };
+  return {
+    server: processSeconds(pid),
+    serverSystem: processSystemSeconds(pid),
+    generator: (own.user + own.system) / 1e6,
+    machine: machineSeconds(),
+  };
 }
 
 /** Starts measuring; the returned function ends it and divides by `requests`. */
@@ -57,6 +70,7 @@ export function measureCpu(pid: number | undefined): (requests: number) => CpuSp
     const machine = after.machine - before.machine;
     return {
       server: us(server),
+      serverSystem: us(after.serverSystem - before.serverSystem),
       generator: us(generator),
       rest: us(Math.max(0, machine - server - generator)),
     };
@@ -68,7 +82,8 @@ export function cpuBasis(service: CpuSplit | undefined, baseline?: CpuSplit): st
   if (!service) return "not measured (no /proc, or no request answered)";
   const against = (pick: (s: CpuSplit) => number) => (baseline ? ` / ${pick(baseline)}` : "");
   return (
-    `server ${service.server}${against((s) => s.server)} µs, ` +
+    `server ${service.server}${against((s) => s.server)} µs ` +
+    `(kernel ${service.serverSystem}${against((s) => s.serverSystem)}), ` +
     `PostgreSQL and kernel ${service.rest}${against((s) => s.rest)} µs, ` +
     `load generator ${service.generator}${against((s) => s.generator)} µs`
   );

@@ -3,8 +3,9 @@
  * page's lookup by payment id alone is in hosted/store.ts).
  */
 import { sql } from "kysely";
-import { cachedStatement } from "../db/compiled.ts";
+import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
+import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/handles.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
@@ -140,6 +141,129 @@ export async function insertPaymentWithReplayRecord(
     if (isReplayRecordConflict(error)) return SIGNATURE_USED;
     throw error;
   }
+}
+
+/** A new payment and, for a signed request, its replay record: one write of a group. */
+export interface PaymentWrite {
+  row: NewPayment;
+  use: SignatureUse | undefined;
+}
+
+/** The most payments in one grouped INSERT. */
+export const PAYMENT_GROUP_ITEMS_MAX = 32;
+/** The most grouped INSERTs of payments in flight at once, per store (each holds a connection). */
+export const PAYMENT_GROUPS_IN_FLIGHT_MAX = 4;
+
+type GroupParams = Record<string, unknown>;
+
+/** The grouped INSERT for each number of payments, with and without replay records. */
+const groupStatements = new Map<string, CachedStatement<GroupParams, PaymentRow>>();
+
+/**
+ * `count` payments in one `INSERT ... ON CONFLICT DO NOTHING RETURNING *`, with their replay
+ * records (when `withRecords`) in one data-modifying CTE. Parameters are `p<i>_<column>` and
+ * `r<i>_<field>` for the i-th write.
+ */
+function groupStatement(count: number, withRecords: boolean): CachedStatement<GroupParams, PaymentRow> {
+  const shape = `${count}:${withRecords}`;
+  const known = groupStatements.get(shape);
+  if (known) return known;
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  const rowKeys = indexes.flatMap((i) => NEW_PAYMENT_COLUMNS.map((column) => `p${i}_${column}`));
+  const recordKeys = withRecords ? indexes.flatMap((i) => REPLAY_KEYS.map((key) => `r${i}_${key}`)) : [];
+  const statement = cachedStatement<GroupParams, PaymentRow>([...rowKeys, ...recordKeys], (db, params) => {
+    const rows = indexes.map(
+      (i) =>
+        Object.fromEntries(
+          NEW_PAYMENT_COLUMNS.map((column) => [column, params[`p${i}_${column}`]]),
+        ) as NewPayment,
+    );
+    if (!withRecords) {
+      return db
+        .insertInto("payments")
+        .values(rows)
+        .onConflict((oc) => oc.doNothing())
+        .returningAll();
+    }
+    const records = indexes.map((i) =>
+      replayRecordRow({
+        apiKey: params[`r${i}_replay_apiKey`] as string,
+        timestampMs: params[`r${i}_replay_timestampMs`] as bigint,
+        signature: params[`r${i}_replay_signature`] as string,
+        expiresAt: params[`r${i}_replay_expiresAt`] as Date,
+      }),
+    );
+    return db
+      .with("replay_record", (q) => q.insertInto("signature_uses").values(records))
+      .insertInto("payments")
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .returningAll();
+  });
+  groupStatements.set(shape, statement);
+  return statement;
+}
+
+/**
+ * The payments of `writes` (all with a replay record, or all without) in one statement and one
+ * commit: each write's new row, or undefined when one of its unique keys was taken (by an
+ * earlier payment or by an earlier write of the group). Any failure fails every write: a replay
+ * record used before among them fails the whole statement (group-commit.ts runs each alone).
+ */
+export async function insertPaymentGroup(
+  db: Db,
+  writes: readonly PaymentWrite[],
+): Promise<(PaymentRow | undefined)[]> {
+  const withRecords = writes[0]?.use !== undefined;
+  const params: GroupParams = {};
+  writes.forEach(({ row, use }, i) => {
+    if ((use !== undefined) !== withRecords)
+      throw new Error("a payment group mixes signed and unsigned writes");
+    for (const column of NEW_PAYMENT_COLUMNS) params[`p${i}_${column}`] = row[column];
+    if (!use) return;
+    params[`r${i}_replay_apiKey`] = use.apiKey;
+    params[`r${i}_replay_timestampMs`] = use.timestampMs;
+    params[`r${i}_replay_signature`] = use.signature;
+    params[`r${i}_replay_expiresAt`] = use.expiresAt;
+  });
+  const { rows } = await groupStatement(writes.length, withRecords).execute(db, params);
+  const inserted = new Map(rows.map((row) => [row.id, row]));
+  return writes.map(({ row }) => inserted.get(row.id));
+}
+
+type PaymentWriteGroup = GroupCommit<PaymentWrite, PaymentRow | undefined | typeof SIGNATURE_USED>;
+
+/** Per store: the group of signed writes (with replay records) and the group of the others. */
+const writeGroups = new WeakMap<Db, { signed: PaymentWriteGroup; unsigned: PaymentWriteGroup }>();
+
+function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWriteGroup } {
+  const known = writeGroups.get(db);
+  if (known) return known;
+  const group = (): PaymentWriteGroup =>
+    new GroupCommit({
+      runGroup: (writes) => insertPaymentGroup(db, writes),
+      runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
+      maxItems: PAYMENT_GROUP_ITEMS_MAX,
+      maxInFlight: PAYMENT_GROUPS_IN_FLIGHT_MAX,
+    });
+  const groups = { signed: group(), unsigned: group() };
+  writeGroups.set(db, groups);
+  return groups;
+}
+
+/**
+ * `insertPaymentWithReplayRecord`, sent together with the other payment creates of this
+ * process that arrive at the same time (db/group-commit.ts): the same answers, one statement
+ * and one commit for the group. On a transaction it runs alone, in that transaction.
+ */
+export function insertPaymentGrouped(
+  db: Db,
+  row: NewPayment,
+  use: SignatureUse | undefined,
+): Promise<PaymentRow | undefined | typeof SIGNATURE_USED> {
+  if (db.isTransaction) return insertPaymentWithReplayRecord(db, row, use);
+  const groups = writeGroupsOf(db);
+  return (use ? groups.signed : groups.unsigned).submit({ row, use });
 }
 
 const findPaymentStatement = cachedStatement<{ merchantId: string; id: string }, PaymentRow>(

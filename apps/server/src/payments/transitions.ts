@@ -33,8 +33,8 @@ import { postPaymentSucceeded } from "../ledger/postings.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { AWAITING_CUSTOMER_STATUSES, isAwaitingCustomer, OPEN_PAYMENT_STATUSES } from "./statuses.ts";
 import {
+  insertPaymentGrouped,
   insertPaymentIfAbsent,
-  insertPaymentWithReplayRecord,
   lockPayment,
   type PaymentStamps,
   type SIGNATURE_USED,
@@ -176,15 +176,16 @@ export function createPaymentRow(trx: Trx, row: Omit<NewPayment, "status">): Pro
 }
 
 /**
- * A new payment and the signed request's replay record in one statement (payments/store.ts):
- * the new row, undefined when a unique key was taken, or SIGNATURE_USED.
+ * A new payment and the signed request's replay record in one statement (payments/store.ts),
+ * grouped with the other creates of this process that arrive at the same time: the new row,
+ * undefined when a unique key was taken, or SIGNATURE_USED.
  */
 export function createPaymentRowWithReplayRecord(
   db: Db,
   row: Omit<NewPayment, "status">,
   use: SignatureUse | undefined,
 ): Promise<PaymentRow | undefined | typeof SIGNATURE_USED> {
-  return insertPaymentWithReplayRecord(db, { ...row, status: PAYMENT_TRANSITIONS.create.to }, use);
+  return insertPaymentGrouped(db, { ...row, status: PAYMENT_TRANSITIONS.create.to }, use);
 }
 
 /** The one expiry rule: waiting for the customer, and `expiresAt` has come. */

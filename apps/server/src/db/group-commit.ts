@@ -1,0 +1,110 @@
+/**
+ * Group commit: writes of one process that arrive together are sent as one statement, and so
+ * committed together, instead of one statement and one commit each. PostgreSQL's cost of a
+ * statement and of a commit is mostly per statement, not per row (docs/PERFORMANCE.md, "Group
+ * commit"), so under load this is most of what a create costs the database.
+ *
+ * A write is queued, and the queue is sent once the event loop has run everything that was
+ * ready (`setImmediate`): requests whose handlers ran in the same turn go together, and a
+ * request alone on a quiet service waits for nothing. At most `maxInFlight` groups are in
+ * flight; writes that arrive meanwhile wait for one to end and go in the next group, so the
+ * groups grow with the load.
+ *
+ * One write's failure does not touch another's. A group's statement can fail because of one
+ * write's own data (a constraint, a value, a deadlock between groups): then each write of the
+ * group runs again on its own, and answers as it would have alone. Any other failure (the
+ * database unreachable, the pool's wait, a timeout) is the same for every write of the group, as
+ * it would have been for each alone, and each write fails with it.
+ */
+import { setImmediate } from "node:timers";
+
+export interface GroupCommitOptions<I, O> {
+  /** One statement for every item, in one commit: each item's outcome, in the items' order. */
+  runGroup(items: readonly I[]): Promise<O[]>;
+  /** One item alone, as it runs without grouping. */
+  runOne(item: I): Promise<O>;
+  /** The most items in one statement. */
+  maxItems: number;
+  /** The most groups in flight at once (each holds a database connection). */
+  maxInFlight: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve(outcome: O): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * SQLSTATE classes of failures that come from a statement's data, not from the database's
+ * state: 22 (data exception), 23 (integrity constraint violation), 40 (transaction rollback:
+ * a deadlock or serialization failure between two groups).
+ */
+const PER_ITEM_CLASSES = new Set(["22", "23", "40"]);
+
+/** True when a group's failure may belong to one of its items: each then runs alone. */
+export function isPerItemFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.length === 5 && PER_ITEM_CLASSES.has(code.slice(0, 2));
+}
+
+export class GroupCommit<I, O> {
+  readonly #options: GroupCommitOptions<I, O>;
+  #queue: Waiting<I, O>[] = [];
+  #inFlight = 0;
+  #scheduled = false;
+
+  constructor(options: GroupCommitOptions<I, O>) {
+    if (options.maxItems < 1 || options.maxInFlight < 1)
+      throw new Error("group commit needs room for one item");
+    this.#options = options;
+  }
+
+  /** Queues `item`; settles with its outcome once its group has run. */
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#send();
+      });
+    });
+  }
+
+  #send(): void {
+    while (this.#queue.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      const group = this.#queue.splice(0, this.#options.maxItems);
+      this.#inFlight += 1;
+      void this.#run(group).finally(() => {
+        this.#inFlight -= 1;
+        this.#send();
+      });
+    }
+  }
+
+  async #run(group: Waiting<I, O>[]): Promise<void> {
+    if (group.length === 1) return this.#runAlone(group[0]!);
+    let outcomes: O[];
+    try {
+      outcomes = await this.#options.runGroup(group.map((waiting) => waiting.item));
+    } catch (error) {
+      if (!isPerItemFailure(error)) {
+        for (const waiting of group) waiting.reject(error);
+        return;
+      }
+      await Promise.all(group.map((waiting) => this.#runAlone(waiting)));
+      return;
+    }
+    for (const [i, waiting] of group.entries()) waiting.resolve(outcomes[i] as O);
+  }
+
+  async #runAlone(waiting: Waiting<I, O>): Promise<void> {
+    try {
+      waiting.resolve(await this.#options.runOne(waiting.item));
+    } catch (error) {
+      waiting.reject(error);
+    }
+  }
+}

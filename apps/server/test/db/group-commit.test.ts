@@ -1,0 +1,151 @@
+/**
+ * db/group-commit.ts without a database: which writes go together, how many groups are in flight,
+ * and what one write's failure does to the others of its group.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { GroupCommit, isPerItemFailure } from "../../src/db/group-commit.ts";
+
+function failure(code?: string): Error {
+  return Object.assign(new Error(`failed with ${code ?? "no code"}`), { code });
+}
+
+/** A group commit whose statements are recorded and held until released. */
+function recorded(options: {
+  maxItems?: number;
+  maxInFlight?: number;
+  failGroup?: (items: number[]) => Error;
+}) {
+  const groups: number[][] = [];
+  const alone: number[] = [];
+  const pending: (() => void)[] = [];
+  let held = false;
+  const wait = () => (held ? new Promise<void>((resolve) => pending.push(resolve)) : Promise.resolve());
+  const commit = new GroupCommit<number, string>({
+    runGroup: async (items) => {
+      groups.push([...items]);
+      await wait();
+      const error = options.failGroup?.([...items]);
+      if (error) throw error;
+      return items.map((item) => `group:${item}`);
+    },
+    runOne: async (item) => {
+      alone.push(item);
+      await wait();
+      if (item < 0) throw failure("23505");
+      return `alone:${item}`;
+    },
+    maxItems: options.maxItems ?? 10,
+    maxInFlight: options.maxInFlight ?? 2,
+  });
+  return {
+    commit,
+    groups,
+    alone,
+    hold: () => {
+      held = true;
+    },
+    release: () => {
+      held = false;
+      for (const resolve of pending.splice(0)) resolve();
+    },
+  };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("group commit", () => {
+  it("sends the writes of one turn together, and a write alone on its own", async () => {
+    const { commit, groups, alone } = recorded({});
+    const together = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
+    assert.deepEqual(together, ["group:1", "group:2", "group:3"]);
+    assert.deepEqual(groups, [[1, 2, 3]]);
+    assert.equal(await commit.submit(4), "alone:4");
+    assert.deepEqual(alone, [4]);
+  });
+
+  it("puts at most maxItems in a group", async () => {
+    const { commit, groups } = recorded({ maxItems: 4, maxInFlight: 5 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => commit.submit(i)));
+    assert.deepEqual(
+      groups.map((group) => group.length),
+      [4, 4, 2],
+    );
+  });
+
+  it("keeps at most maxInFlight groups in flight; writes that come meanwhile go in one next group", async () => {
+    const { commit, groups, alone, hold, release } = recorded({ maxItems: 100, maxInFlight: 2 });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    const second = commit.submit(2);
+    await turn();
+    const later = [3, 4, 5, 6].map((item) => commit.submit(item));
+    await turn();
+    await turn();
+    assert.deepEqual(alone, [1, 2], "two writes in flight, each alone");
+    assert.deepEqual(groups, [], "the other four wait");
+    release();
+    assert.deepEqual(await Promise.all([first, second, ...later]), [
+      "alone:1",
+      "alone:2",
+      "group:3",
+      "group:4",
+      "group:5",
+      "group:6",
+    ]);
+    assert.deepEqual(groups, [[3, 4, 5, 6]]);
+  });
+
+  it("runs each write of a group alone when the group fails on a write's own data", async () => {
+    const { commit, groups, alone } = recorded({
+      failGroup: (items) => (items.some((item) => item < 0) ? failure("23505") : failure()),
+    });
+    const answers = await Promise.allSettled([1, -2, 3].map((item) => commit.submit(item)));
+    assert.deepEqual(groups, [[1, -2, 3]]);
+    assert.deepEqual([...alone].sort(), [-2, 1, 3]);
+    assert.deepEqual(
+      answers.map((answer) =>
+        answer.status === "fulfilled" ? answer.value : (answer.reason as Error).message,
+      ),
+      ["alone:1", "failed with 23505", "alone:3"],
+    );
+  });
+
+  it("fails every write of a group with a failure that is not a write's own, and runs none again", async () => {
+    const { commit, alone } = recorded({ failGroup: () => failure("08006") });
+    const answers = await Promise.allSettled([1, 2, 3].map((item) => commit.submit(item)));
+    assert.deepEqual(
+      answers.map((answer) => answer.status === "rejected" && (answer.reason as Error).message),
+      ["failed with 08006", "failed with 08006", "failed with 08006"],
+    );
+    assert.deepEqual(alone, []);
+  });
+
+  it("goes on sending after a failed group", async () => {
+    let fail = true;
+    const commit = new GroupCommit<number, number>({
+      runGroup: async (items) => {
+        if (fail) throw failure("57P01");
+        return [...items];
+      },
+      runOne: async (item) => item,
+      maxItems: 10,
+      maxInFlight: 1,
+    });
+    await assert.rejects(Promise.all([commit.submit(1), commit.submit(2)]));
+    fail = false;
+    assert.deepEqual(await Promise.all([commit.submit(3), commit.submit(4)]), [3, 4]);
+  });
+
+  it("tells a write's own failure (data, constraint, deadlock) from the database's", () => {
+    for (const code of ["22001", "22P02", "23505", "23503", "23514", "40001", "40P01"]) {
+      assert.equal(isPerItemFailure(failure(code)), true, code);
+    }
+    for (const code of [undefined, "08006", "53300", "57014", "57P01", "XX000", "2350"]) {
+      assert.equal(isPerItemFailure(failure(code)), false, String(code));
+    }
+    assert.equal(isPerItemFailure(null), false);
+    assert.equal(isPerItemFailure("23505"), false);
+  });
+});

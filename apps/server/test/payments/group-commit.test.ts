@@ -1,0 +1,136 @@
+/**
+ * Creates that arrive together go in one INSERT and one commit (payments/store.ts
+ * `insertPaymentGrouped`, db/group-commit.ts). Each test sends its requests at once, checks from
+ * the statements that they did go in one group, and that every request answered as it would
+ * have alone: a signature used twice, a reference or an idempotency key taken by another write of
+ * the same group.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
+import { sql } from "kysely";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { statementsOf } from "../helpers/statements.ts";
+
+let sequence = 0;
+const paymentBody = (overrides: Record<string, unknown> = {}) => {
+  sequence += 1;
+  return JSON.stringify({
+    amount: "100.00",
+    referenceId: `group-${sequence}`,
+    paymentMethod: "promptpay",
+    customerBankAccountName: "Somchai Jaidee",
+    customerBankAccountNumber: "1234567890",
+    customerBankCode: "004",
+    ...overrides,
+  });
+};
+
+/** The payments a statement inserts: its parameters over a signed payment's 34 (30 + 4). */
+function paymentsInserted(statement: string): number {
+  if (!/insert into "payments"/.test(statement)) return 0;
+  const highest = Math.max(...[...statement.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  return highest / 34;
+}
+
+describe("create payment: concurrent creates in one statement", () => {
+  let svc: TestService;
+  let merchant: Credentials;
+  before(async () => {
+    svc = await startService();
+    merchant = await svc.newMerchant({ promptpayReuse: false });
+    await svc.app.inject(signed(paymentBody())); // the key is in the auth cache
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  function signed(body: string) {
+    return {
+      method: "POST" as const,
+      url: "/api/v1/payments",
+      payload: body,
+      headers: {
+        ...signRequest({ ...merchant, body, method: "POST", path: "/api/v1/payments", version: "v2" }),
+        "content-type": "application/json",
+      },
+    };
+  }
+
+  const paymentsWith = async (referenceId: string) =>
+    Number(
+      (
+        await sql<{ n: bigint }>`select count(*)::bigint as n from payments
+          where merchant_id = ${merchant.merchantId} and reference_id = ${referenceId}`.execute(svc.deps.db)
+      ).rows[0]!.n,
+    );
+
+  /** Sends the requests at once: their answers, and the INSERTs of payments in the order sent. */
+  async function atOnce(requests: ReturnType<typeof signed>[]) {
+    const { result, statements } = await statementsOf(() =>
+      Promise.all(requests.map((request) => svc.app.inject(request))),
+    );
+    const inserts = statements.map(paymentsInserted).filter((n) => n > 0);
+    return { answers: result, inserts };
+  }
+
+  it("sends twenty creates in fewer statements than requests, and creates each once", async () => {
+    const bodies = Array.from({ length: 20 }, () => paymentBody());
+    const { answers, inserts } = await atOnce(bodies.map(signed));
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      bodies.map(() => 201),
+      answers.map((answer) => answer.body).join("\n"),
+    );
+    assert.ok(inserts.length < bodies.length, `${inserts.length} INSERTs for ${bodies.length} creates`);
+    assert.equal(
+      inserts.reduce((sum, n) => sum + n, 0),
+      bodies.length,
+    );
+    assert.equal(new Set(answers.map((answer) => answer.json().data.id)).size, bodies.length);
+    for (const body of bodies) assert.equal(await paymentsWith(JSON.parse(body).referenceId), 1);
+  });
+
+  it("one signed request twice in a group: the group runs again alone, one 201, one 401, the rest 201", async () => {
+    const bodies = Array.from({ length: 6 }, () => paymentBody());
+    const requests = bodies.map(signed);
+    const { answers, inserts } = await atOnce([...requests, requests[0]!]);
+    assert.ok(inserts[0]! > 1, `the first INSERT held ${inserts[0]} creates`);
+    assert.ok(inserts.length > 1, "each create ran again on its own");
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode).sort(),
+      [201, 201, 201, 201, 201, 201, 401],
+      answers.map((answer) => answer.body).join("\n"),
+    );
+    for (const body of bodies) assert.equal(await paymentsWith(JSON.parse(body).referenceId), 1);
+  });
+
+  it("one reference twice in a group, with different amounts: one 201, one 409, the rest 201", async () => {
+    const taken = paymentBody();
+    const same = JSON.stringify({ ...JSON.parse(taken), amount: "250.00" });
+    const others = Array.from({ length: 4 }, () => paymentBody());
+    const { answers, inserts } = await atOnce([taken, same, ...others].map(signed));
+    assert.ok(inserts[0]! > 1, `the first INSERT held ${inserts[0]} creates`);
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [201, 409, 201, 201, 201, 201],
+      answers.map((answer) => answer.body).join("\n"),
+    );
+    assert.equal(answers[1]!.json().error.code, "DUPLICATE_REFERENCE_ID");
+    assert.equal(await paymentsWith(JSON.parse(taken).referenceId), 1);
+  });
+
+  it("one idempotency key and body twice in a group, signed apart: one 201, one 200 replay of it", async () => {
+    const body = paymentBody({ idempotencyKey: `group-key-${sequence}` });
+    const others = Array.from({ length: 3 }, () => paymentBody());
+    const { answers, inserts } = await atOnce([body, body, ...others].map(signed));
+    assert.ok(inserts[0]! > 1, `the first INSERT held ${inserts[0]} creates`);
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [201, 200, 201, 201, 201],
+      answers.map((answer) => answer.body).join("\n"),
+    );
+    assert.equal(answers[1]!.json().data.id, answers[0]!.json().data.id);
+    assert.equal(await paymentsWith(JSON.parse(body).referenceId), 1);
+  });
+});
