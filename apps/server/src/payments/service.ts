@@ -49,6 +49,7 @@ import {
   findPayment,
   findPaymentByCollectionReference,
   findPaymentByReference,
+  findPaymentGrouped,
   findPaymentsByKeyOrReference,
   findReusablePromptPay,
   listPaymentRows,
@@ -365,7 +366,7 @@ export async function getPayment(
   // A malformed id cannot name a payment: the same 404 as a missing one, not a 400 that would
   // tell the caller more than "not found".
   if (!isUuid(id)) throw paymentNotFound();
-  const row = await findPayment(ctx.db, merchant.id, id);
+  const row = await findPaymentGrouped(ctx.db, merchant.id, id);
   if (!row) throw paymentNotFound();
   return paymentView(row, ctx.config, mode);
 }

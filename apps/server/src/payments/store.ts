@@ -5,11 +5,11 @@
 import { sql } from "kysely";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
-import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/handles.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
+import { StatementGroup } from "../db/statement-group.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
 import type { PaymentSortField } from "./schemas.ts";
@@ -208,7 +208,7 @@ function groupStatement(count: number, withRecords: boolean): CachedStatement<Gr
  * The payments of `writes` (all with a replay record, or all without) in one statement and one
  * commit: each write's new row, or undefined when one of its unique keys was taken (by an
  * earlier payment or by an earlier write of the group). Any failure fails every write: a replay
- * record used before among them fails the whole statement (group-commit.ts runs each alone).
+ * record used before among them fails the whole statement (statement-group.ts runs each alone).
  */
 export async function insertPaymentGroup(
   db: Db,
@@ -231,7 +231,7 @@ export async function insertPaymentGroup(
   return writes.map(({ row }) => inserted.get(row.id));
 }
 
-type PaymentWriteGroup = GroupCommit<PaymentWrite, PaymentRow | undefined | typeof SIGNATURE_USED>;
+type PaymentWriteGroup = StatementGroup<PaymentWrite, PaymentRow | undefined | typeof SIGNATURE_USED>;
 
 /** Per store: the group of signed writes (with replay records) and the group of the others. */
 const writeGroups = new WeakMap<Db, { signed: PaymentWriteGroup; unsigned: PaymentWriteGroup }>();
@@ -240,7 +240,7 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
   const known = writeGroups.get(db);
   if (known) return known;
   const group = (): PaymentWriteGroup =>
-    new GroupCommit({
+    new StatementGroup({
       runGroup: (writes) => insertPaymentGroup(db, writes),
       runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
       maxItems: PAYMENT_GROUP_ITEMS_MAX,
@@ -253,7 +253,7 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
 
 /**
  * `insertPaymentWithReplayRecord`, sent together with the other payment creates of this
- * process that arrive at the same time (db/group-commit.ts): the same answers, one statement
+ * process that arrive at the same time (db/statement-group.ts): the same answers, one statement
  * and one commit for the group. On a transaction it runs alone, in that transaction.
  */
 export function insertPaymentGrouped(
@@ -278,6 +278,62 @@ const findPaymentStatement = cachedStatement<{ merchantId: string; id: string },
 
 export async function findPayment(db: Db, merchantId: string, id: string): Promise<PaymentRow | undefined> {
   return findPaymentStatement.takeFirst(db, { merchantId, id });
+}
+
+/** A payment asked for by its merchant and id. */
+interface PaymentLookup {
+  merchantId: string;
+  id: string;
+}
+
+/** Several lookups in one statement, whatever their number: the pairs go as two arrays. */
+const findPaymentsStatement = cachedStatement<{ merchantIds: string[]; ids: string[] }, PaymentRow>(
+  ["merchantIds", "ids"],
+  (db, params) => {
+    const read = sql<PaymentRow>`SELECT payments.* FROM payments
+      JOIN unnest(${params.merchantIds}::uuid[], ${params.ids}::uuid[]) AS wanted (merchant_id, id)
+        ON payments.id = wanted.id AND payments.merchant_id = wanted.merchant_id`;
+    return { compile: () => read.compile(db) };
+  },
+);
+
+/** Each lookup's payment (undefined when its merchant has no payment of that id), in one statement. */
+export async function findPayments(
+  db: Db,
+  lookups: readonly PaymentLookup[],
+): Promise<(PaymentRow | undefined)[]> {
+  const { rows } = await findPaymentsStatement.execute(db, {
+    merchantIds: lookups.map((lookup) => lookup.merchantId),
+    ids: lookups.map((lookup) => lookup.id),
+  });
+  const found = new Map(rows.map((row) => [`${row.merchant_id}/${row.id}`, row]));
+  return lookups.map((lookup) => found.get(`${lookup.merchantId}/${lookup.id}`));
+}
+
+/** The most lookups in one grouped read, and grouped reads in flight at once, per store. */
+export const PAYMENT_READ_GROUP_ITEMS_MAX = 64;
+export const PAYMENT_READ_GROUPS_IN_FLIGHT_MAX = 4;
+
+const readGroups = new WeakMap<Db, StatementGroup<PaymentLookup, PaymentRow | undefined>>();
+
+/**
+ * `findPayment`, sent together with the other lookups of this process that arrive at the same
+ * time (db/statement-group.ts): the same answer, one statement for the group. `id` must be a
+ * UUID. On a transaction it runs alone, in that transaction.
+ */
+export function findPaymentGrouped(db: Db, merchantId: string, id: string): Promise<PaymentRow | undefined> {
+  if (db.isTransaction) return findPayment(db, merchantId, id);
+  let group = readGroups.get(db);
+  if (!group) {
+    group = new StatementGroup({
+      runGroup: (lookups) => findPayments(db, lookups),
+      runOne: (lookup) => findPayment(db, lookup.merchantId, lookup.id),
+      maxItems: PAYMENT_READ_GROUP_ITEMS_MAX,
+      maxInFlight: PAYMENT_READ_GROUPS_IN_FLIGHT_MAX,
+    });
+    readGroups.set(db, group);
+  }
+  return group.submit({ merchantId, id });
 }
 
 export async function findPaymentByReference(

@@ -1,24 +1,30 @@
 /**
- * Group commit: writes of one process that arrive together are sent as one statement, and so
- * committed together, instead of one statement and one commit each. PostgreSQL's cost of a
- * statement and of a commit is mostly per statement, not per row (docs/PERFORMANCE.md, "Group
- * commit"), so under load this is most of what a create costs the database.
+ * Statement groups: statements of one process that arrive together are sent as one, instead of
+ * one each. PostgreSQL's cost of a statement and of a commit, and the driver's and the event
+ * loop's cost of a query, are mostly per statement, not per row (docs/PERFORMANCE.md, "Group
+ * commit"), so under load most of what a create or a retrieve costs is saved.
  *
- * A write is queued, and the queue is sent once the event loop has run everything that was
+ * - **Writes (group commit).** Payment creates (payments/store.ts `insertPaymentGrouped`): one
+ *   multi-row INSERT, sent outside a transaction, so the group commits together.
+ * - **Reads.** Retrieves by id (payments/store.ts `findPaymentGrouped`): one SELECT, one snapshot
+ *   taken after every read of the group was asked, so each still sees every write answered
+ *   before it was asked.
+ *
+ * An item is queued, and the queue is sent once the event loop has run everything that was
  * ready (`setImmediate`): requests whose handlers ran in the same turn go together, and a
  * request alone on a quiet service waits for nothing. At most `maxInFlight` groups are in
- * flight; writes that arrive meanwhile wait for one to end and go in the next group, so the
- * groups grow with the load.
+ * flight; items that arrive meanwhile wait for one to end and go in the next group, so the
+ * groups grow with the load. A group of one runs the item's own statement.
  *
- * One write's failure does not touch another's. A group's statement can fail because of one
- * write's own data (a constraint, a value, a deadlock between groups): then each write of the
+ * One item's failure does not touch another's. A group's statement can fail because of one
+ * item's own data (a constraint, a value, a deadlock between groups): then each item of the
  * group runs again on its own, and answers as it would have alone. Any other failure (the
- * database unreachable, the pool's wait, a timeout) is the same for every write of the group, as
- * it would have been for each alone, and each write fails with it.
+ * database unreachable, the pool's wait, a timeout) is the same for every item of the group, as
+ * it would have been for each alone, and each item fails with it.
  */
 import { setImmediate } from "node:timers";
 
-export interface GroupCommitOptions<I, O> {
+export interface StatementGroupOptions<I, O> {
   /** One statement for every item, in one commit: each item's outcome, in the items' order. */
   runGroup(items: readonly I[]): Promise<O[]>;
   /** One item alone, as it runs without grouping. */
@@ -48,13 +54,13 @@ export function isPerItemFailure(error: unknown): boolean {
   return typeof code === "string" && code.length === 5 && PER_ITEM_CLASSES.has(code.slice(0, 2));
 }
 
-export class GroupCommit<I, O> {
-  readonly #options: GroupCommitOptions<I, O>;
+export class StatementGroup<I, O> {
+  readonly #options: StatementGroupOptions<I, O>;
   #queue: Waiting<I, O>[] = [];
   #inFlight = 0;
   #scheduled = false;
 
-  constructor(options: GroupCommitOptions<I, O>) {
+  constructor(options: StatementGroupOptions<I, O>) {
     if (options.maxItems < 1 || options.maxInFlight < 1)
       throw new Error("group commit needs room for one item");
     this.#options = options;

@@ -1,9 +1,10 @@
 /**
- * Creates that arrive together go in one INSERT and one commit (payments/store.ts
- * `insertPaymentGrouped`, db/group-commit.ts). Each test sends its requests at once, checks from
- * the statements that they did go in one group, and that every request answered as it would
- * have alone: a signature used twice, a reference or an idempotency key taken by another write of
- * the same group.
+ * Creates that arrive together go in one INSERT and one commit, retrieves in one SELECT
+ * (payments/store.ts `insertPaymentGrouped` and `findPaymentGrouped`, db/statement-group.ts).
+ * Each test sends its requests at once, checks from the statements that they did go in one
+ * group, and that every request answered as it would have alone: a signature used twice, a
+ * reference or an idempotency key taken by another write of the same group, a payment of another
+ * merchant asked for in the same group.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -33,7 +34,7 @@ function paymentsInserted(statement: string): number {
   return highest / 34;
 }
 
-describe("create payment: concurrent creates in one statement", () => {
+describe("payments: concurrent creates and retrieves, each group in one statement", () => {
   let svc: TestService;
   let merchant: Credentials;
   before(async () => {
@@ -132,5 +133,49 @@ describe("create payment: concurrent creates in one statement", () => {
     );
     assert.equal(answers[1]!.json().data.id, answers[0]!.json().data.id);
     assert.equal(await paymentsWith(JSON.parse(body).referenceId), 1);
+  });
+
+  it("sends concurrent retrieves in one SELECT; each answers its own payment, or 404 for another merchant's", async () => {
+    const other = await svc.newMerchant({ promptpayReuse: false });
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => svc.app.inject(signed(paymentBody()))),
+    );
+    const ids = created.map((answer) => answer.json().data.id as string);
+    const foreignBody = paymentBody();
+    const foreign = await svc.app.inject({
+      ...signed(foreignBody),
+      headers: {
+        ...signRequest({ ...other, body: foreignBody, method: "POST", path: "/api/v1/payments", version: "v2" }),
+        "content-type": "application/json",
+      },
+    });
+    assert.equal(foreign.statusCode, 201, foreign.body);
+    const foreignId = foreign.json().data.id as string;
+    const read = (id: string, credentials: Credentials = merchant) => {
+      const path = `/api/v1/payments/${id}`;
+      return {
+        method: "GET" as const,
+        url: path,
+        headers: signRequest({ ...credentials, body: "", method: "GET", path, version: "v2" }),
+      };
+    };
+    // The other merchant's read warms its key in the auth cache.
+    assert.equal((await svc.app.inject(read(foreignId, other))).statusCode, 200);
+    const asked = [...ids, foreignId, ids[0]!];
+    const { result, statements } = await statementsOf(() =>
+      Promise.all([...asked.map((id) => svc.app.inject(read(id))), svc.app.inject(read(foreignId, other))]),
+    );
+    const reads = statements.filter((statement) => /from "?payments"?/i.test(statement));
+    assert.ok(reads.length < asked.length + 1, `${reads.length} SELECTs for ${asked.length + 1} retrieves`);
+    assert.deepEqual(
+      result.map((answer) => answer.statusCode),
+      [200, 200, 200, 200, 200, 200, 404, 200, 200],
+      result.map((answer) => answer.body).join("\n"),
+    );
+    assert.deepEqual(
+      result.filter((answer) => answer.statusCode === 200).map((answer) => answer.json().data.id),
+      [...ids, ids[0], foreignId],
+    );
+    assert.equal(result[6]!.json().error.code, "RESOURCE_NOT_FOUND");
   });
 });

@@ -1,10 +1,10 @@
 /**
- * db/group-commit.ts without a database: which writes go together, how many groups are in flight,
+ * db/statement-group.ts without a database: which writes go together, how many groups are in flight,
  * and what one write's failure does to the others of its group.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { GroupCommit, isPerItemFailure } from "../../src/db/group-commit.ts";
+import { isPerItemFailure, StatementGroup } from "../../src/db/statement-group.ts";
 
 function failure(code?: string): Error {
   return Object.assign(new Error(`failed with ${code ?? "no code"}`), { code });
@@ -21,7 +21,7 @@ function recorded(options: {
   const pending: (() => void)[] = [];
   let held = false;
   const wait = () => (held ? new Promise<void>((resolve) => pending.push(resolve)) : Promise.resolve());
-  const commit = new GroupCommit<number, string>({
+  const commit = new StatementGroup<number, string>({
     runGroup: async (items) => {
       groups.push([...items]);
       await wait();
@@ -124,7 +124,7 @@ describe("group commit", () => {
 
   it("goes on sending after a failed group", async () => {
     let fail = true;
-    const commit = new GroupCommit<number, number>({
+    const commit = new StatementGroup<number, number>({
       runGroup: async (items) => {
         if (fail) throw failure("57P01");
         return [...items];
