@@ -137,15 +137,19 @@ describe("payments: concurrent creates and retrieves, each group in one statemen
 
   it("sends concurrent retrieves in one SELECT; each answers its own payment, or 404 for another merchant's", async () => {
     const other = await svc.newMerchant({ promptpayReuse: false });
-    const created = await Promise.all(
-      Array.from({ length: 6 }, () => svc.app.inject(signed(paymentBody()))),
-    );
+    const created = await Promise.all(Array.from({ length: 6 }, () => svc.app.inject(signed(paymentBody()))));
     const ids = created.map((answer) => answer.json().data.id as string);
     const foreignBody = paymentBody();
     const foreign = await svc.app.inject({
       ...signed(foreignBody),
       headers: {
-        ...signRequest({ ...other, body: foreignBody, method: "POST", path: "/api/v1/payments", version: "v2" }),
+        ...signRequest({
+          ...other,
+          body: foreignBody,
+          method: "POST",
+          path: "/api/v1/payments",
+          version: "v2",
+        }),
         "content-type": "application/json",
       },
     });
