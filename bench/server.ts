@@ -8,7 +8,8 @@
  *   kept totals in the background as `serve` does. On the
  *   database of BENCH_DATABASE_URL, or embedded in memory when it is unset or
  *   BENCH_STORE=embedded. BENCH_POOL_SIZE sets the pool (default 10). Started with an IPC
- *   channel, it answers `tx-times` with the BEGIN-to-COMMIT times (ms) since the last ask.
+ *   channel, it answers `tx-times` with the BEGIN-to-COMMIT times (ms) since the last ask, and
+ *   `statements` with the number of statements it sent to PostgreSQL since the last ask.
  */
 import { performance } from "node:perf_hooks";
 import Fastify from "fastify";
@@ -65,10 +66,13 @@ async function serveBaseline(url: string): Promise<void> {
 
 /** BEGIN-to-COMMIT times of this process's PostgreSQL transactions, for the serial bound (R5). */
 const transactionTimes: number[] = [];
+/** Statements this process has sent to PostgreSQL (BEGIN and COMMIT included) since the last ask. */
+let statementsSent = 0;
 function timeTransactions(): void {
   const started = new WeakMap<object, number>();
   const original = pg.Client.prototype.query as unknown as (...args: unknown[]) => unknown;
   (pg.Client.prototype as unknown as { query: unknown }).query = function (this: object, ...args: unknown[]) {
+    statementsSent += 1;
     const text = typeof args[0] === "string" ? args[0] : "";
     if (/^(begin|start transaction)\b/i.test(text)) started.set(this, performance.now());
     else if (/^commit\b/i.test(text) && started.has(this)) {
@@ -84,6 +88,10 @@ function timeTransactions(): void {
   };
   process.on("message", (message) => {
     if (message === "tx-times") process.send?.({ txTimes: transactionTimes.splice(0) });
+    if (message === "statements") {
+      process.send?.({ statements: statementsSent });
+      statementsSent = 0;
+    }
   });
 }
 

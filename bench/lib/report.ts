@@ -27,6 +27,22 @@ export function goalRow(
   return { id, what, value, goal: text, pass, basis };
 }
 
+/**
+ * A report row (no goal): the statements the server sent to PostgreSQL during a load, per
+ * answered request. Concurrent requests share statements (db/statement-group.ts), so under load
+ * this is below the count of one request alone (the SQL rows); background jobs are included.
+ */
+export function statementsRow(what: string, statements: number, answered: number): Row {
+  const perRequest = answered > 0 ? statements / answered : 0;
+  return goalRow(
+    "SQL",
+    `${what} under the load: statements per request`,
+    perRequest,
+    {},
+    `${statements} statements for ${answered} answered requests`,
+  );
+}
+
 function cell(text: string, width: number): string {
   return text.length >= width ? text : text + " ".repeat(width - text.length);
 }

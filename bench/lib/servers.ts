@@ -82,3 +82,11 @@ export async function transactionTimes(started: Started): Promise<number[]> {
   const [message] = (await answer) as [{ txTimes: number[] }];
   return message.txTimes;
 }
+
+/** The statements the server sent to PostgreSQL since the last call (0 on the embedded store). */
+export async function statementsSent(started: Started): Promise<number> {
+  const answer = once(started.child, "message");
+  started.child.send("statements");
+  const [message] = (await answer) as [{ statements: number }];
+  return message.statements;
+}

@@ -6,9 +6,9 @@
 import type { Context } from "../lib/context.ts";
 import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop, openLoop } from "../lib/load.ts";
-import { goalRow, ms } from "../lib/report.ts";
+import { goalRow, ms, statementsRow } from "../lib/report.ts";
 import { baselineInsert, createPayment } from "../lib/requests.ts";
-import { peakRssMb } from "../lib/servers.ts";
+import { peakRssMb, statementsSent } from "../lib/servers.ts";
 
 export async function runCreate(ctx: Context): Promise<void> {
   const { seconds, connections } = ctx.settings;
@@ -19,11 +19,13 @@ export async function runCreate(ctx: Context): Promise<void> {
     seconds,
     pid: ctx.baseline.child.pid,
   });
+  await statementsSent(ctx.satang);
   const create = await closedLoop(ctx.satang.url, () => createPayment(credentials), {
     connections,
     seconds,
     pid: ctx.satang.child.pid,
   });
+  const createStatements = await statementsSent(ctx.satang);
   const rss = peakRssMb(ctx.satang);
   ctx.figures.createRps = create.rps;
   ctx.figures.baselineInsertRps = base.rps;
@@ -42,6 +44,7 @@ export async function runCreate(ctx: Context): Promise<void> {
       {},
       cpuBasis(create.cpu, base.cpu),
     ),
+    statementsRow("create payment", createStatements, create.ok),
     goalRow("RSS", "server peak RSS under R1 (MB)", rss, { atMost: 250 }, `VmHWM of the server process`),
   );
   const rate = Math.max(1, Math.round(base.rps / 2));

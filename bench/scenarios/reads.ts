@@ -2,8 +2,9 @@
 import type { Context } from "../lib/context.ts";
 import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop } from "../lib/load.ts";
-import { goalRow, ms } from "../lib/report.ts";
+import { goalRow, ms, statementsRow } from "../lib/report.ts";
 import { baselineSelect, createPayment, getSigned, sendOnce } from "../lib/requests.ts";
+import { statementsSent } from "../lib/servers.ts";
 
 export async function runReads(ctx: Context): Promise<void> {
   const { seconds, connections } = ctx.settings;
@@ -12,18 +13,22 @@ export async function runReads(ctx: Context): Promise<void> {
   const created = await Promise.all(
     Array.from({ length: 10 }, () => sendOnce(ctx.satang.url, createPayment(credentials))),
   );
-  const paymentId = created[0]!.json.data.id;
+  // Each retrieve asks for the next of the ten, so a group of retrieves reads different rows.
+  const paymentIds: string[] = created.map((answer) => answer.json.data.id);
+  let next = 0;
   ctx.log("R3: baseline SELECT, retrieve payment, list payments (closed loop)");
   const base = await closedLoop(ctx.baseline.url, () => baselineSelect(ctx.baseline.info.rowId), {
     connections,
     seconds,
     pid: ctx.baseline.child.pid,
   });
+  await statementsSent(ctx.satang);
   const retrieve = await closedLoop(
     ctx.satang.url,
-    () => getSigned(credentials, `/api/v1/payments/${paymentId}`),
+    () => getSigned(credentials, `/api/v1/payments/${paymentIds[next++ % paymentIds.length]}`),
     { connections, seconds, pid: ctx.satang.child.pid },
   );
+  const retrieveStatements = await statementsSent(ctx.satang);
   const list = await closedLoop(ctx.satang.url, () => getSigned(credentials, "/api/v1/payments"), {
     connections,
     seconds,
@@ -45,6 +50,7 @@ export async function runReads(ctx: Context): Promise<void> {
       { atLeast: 0.5 },
       `${list.rps} / ${base.rps} req/s; p99 ${ms(list.p99)} / ${ms(base.p99)}; failed ${list.failed}`,
     ),
+    statementsRow("retrieve payment", retrieveStatements, retrieve.ok),
     goalRow(
       "CPU",
       "retrieve: server CPU per request (µs)",
