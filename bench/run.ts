@@ -1,12 +1,12 @@
 /**
- * `npm run bench`: the performance goals R1-R8 on PostgreSQL, in one run, one table: each
+ * `npm run bench`: the performance goals R1-R9 on PostgreSQL, in one run, one table: each
  * measured value, its goal, pass or fail and what it was divided by; the statements and commits
  * of each hot request (counted at the driver, bench/count.ts); the server's peak RSS under R1.
  * The machine is shared and noisy, so every ratio divides by a baseline measured in the same run.
  *
  *   npm run bench                          # full run (about 10 minutes)
  *   npm run bench -- --quick               # short loads, smaller seeds
- *   npm run bench -- --only=r1,r3          # some goals only (r1..r8, sql)
+ *   npm run bench -- --only=r1,r3          # some goals only (r1..r9, sql)
  *   BENCH_DATABASE_URL=postgres://...      # the PostgreSQL server (a fresh database per run)
  *   BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_WALLETS, BENCH_WITHDRAWS_SEED, BENCH_PAYMENTS_SEED
  *   DATABASE_PREPARED_STATEMENTS=off       # the service without named prepared statements
@@ -23,9 +23,10 @@ import { runCreate } from "./scenarios/create.ts";
 import { runEmbedded } from "./scenarios/embedded.ts";
 import { runLists } from "./scenarios/lists.ts";
 import { runReads } from "./scenarios/reads.ts";
+import { runWebhooks } from "./scenarios/webhooks.ts";
 import { runWithdraws } from "./scenarios/withdraws.ts";
 
-const ALL = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "sql"];
+const ALL = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "sql"];
 const settings = settingsOf(process.argv, process.env);
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 const which = new Set(only ? only.toLowerCase().split(",") : ALL);
@@ -44,13 +45,14 @@ async function statementRows(url: string): Promise<Row[]> {
   }));
 }
 
-async function scenarios(ctx: Context, url: string): Promise<void> {
+async function scenarios(ctx: Context, url: string, serverUrl: string): Promise<void> {
   const groups: [boolean, () => Promise<void>][] = [
     [which.has("r1") || which.has("r2"), () => runCreate(ctx)],
     [which.has("r3"), () => runReads(ctx)],
     [which.has("r4") || which.has("r5") || which.has("r6"), () => runWithdraws(ctx, which)],
     [which.has("r7"), () => runLists(ctx)],
     [which.has("r8"), () => runEmbedded(ctx)],
+    [which.has("r9"), () => runWebhooks(ctx, serverUrl)],
   ];
   for (const [wanted, run] of groups) {
     if (!wanted) continue;
@@ -59,7 +61,8 @@ async function scenarios(ctx: Context, url: string): Promise<void> {
   }
 }
 
-const database = await createBenchDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL, "run");
+const serverUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
+const database = await createBenchDatabase(serverUrl, "run");
 process.env.BENCH_DATABASE_URL = database.url;
 const bench = await openBench(database.url);
 await migrateToLatest(bench.store.db);
@@ -67,7 +70,7 @@ const baseline = await startServer("baseline");
 const satang = await startServer("satang");
 const ctx: Context = { settings, bench, baseline, satang, rows: [], figures: {}, log };
 try {
-  await scenarios(ctx, database.url);
+  await scenarios(ctx, database.url, serverUrl);
   if (which.has("sql")) ctx.rows.push(...(await statementRows(database.url)));
 } finally {
   await stopServer(satang);
