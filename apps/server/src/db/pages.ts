@@ -82,9 +82,12 @@ function pageStatement<TB extends keyof Database>(
   window: { offset: number | RawBuilder<number>; limit: number | RawBuilder<number> },
   order: Ordering,
   keptTotal?: Expression<bigint>,
+  columns?: readonly string[],
 ) {
-  return query
-    .selectAll()
+  const selected = columns
+    ? query.select(columns.map((column) => sql.ref(column).as(column)))
+    : query.selectAll();
+  return selected
     .select(
       keptTotal === undefined ? countOf(query).as(TOTAL_COLUMN) : sql<bigint>`${keptTotal}`.as(TOTAL_COLUMN),
     )
@@ -169,11 +172,20 @@ const MERCHANT_LIST_KEYS = [
 ] as const;
 
 /** A list whose totals the database keeps (db/list-counts.ts): payments and withdraws. */
-export interface MerchantList<TB extends CountedList, S extends string> {
+export interface MerchantList<
+  TB extends CountedList,
+  S extends string,
+  C extends keyof Selectable<Database[TB]> & string = keyof Selectable<Database[TB]> & string,
+> {
   table: TB;
   /** The column `variant` filters. */
   variantColumn: string;
   sort: SortColumns<S>;
+  /**
+   * The columns a page reads, when its rows need fewer than all: every column read costs the
+   * driver its parsing on every row (docs/PERFORMANCE.md).
+   */
+  columns?: readonly C[];
 }
 
 let merchantPagesBuilt = 0;
@@ -237,7 +249,11 @@ export const MERCHANT_PAGE_STATEMENTS_MAX = 200;
  * At most MERCHANT_PAGE_STATEMENTS_MAX statements are kept; past that a shape's window goes as
  * parameters again, in the shape's one statement.
  */
-export function merchantListPages<TB extends CountedList, S extends string>(list: MerchantList<TB, S>) {
+export function merchantListPages<
+  TB extends CountedList,
+  S extends string,
+  C extends keyof Selectable<Database[TB]> & string = keyof Selectable<Database[TB]> & string,
+>(list: MerchantList<TB, S, C>) {
   const statements = new Map<string, CachedStatement<MerchantListValues, object>>();
   let windowed = 0;
   const statementOf = (
@@ -251,7 +267,7 @@ export function merchantListPages<TB extends CountedList, S extends string>(list
         merchantPagesBuilt += 1;
         const { query, keptTotal } = merchantListSource(db, list, markers);
         const written = window && { limit: sql.lit(window.limit), offset: sql.lit(window.offset) };
-        return pageStatement(query, written ?? markers, order, keptTotal);
+        return pageStatement(query, written ?? markers, order, keptTotal, list.columns);
       },
     );
   const statementFor = (keys: (keyof MerchantListValues)[], order: Ordering, values: MerchantListValues) => {
@@ -288,7 +304,7 @@ export function merchantListPages<TB extends CountedList, S extends string>(list
       sortBy: S;
       sortOrder: SortDirection;
     },
-  ): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> => {
+  ): Promise<{ rows: Pick<Selectable<Database[TB]>, C>[]; total: number }> => {
     const { dateFrom, dateTo, limit, offset } = params;
     const values: MerchantListValues = { ...filters, dateFrom, dateTo, limit, offset };
     const keys = MERCHANT_LIST_KEYS.filter((key) => values[key] !== undefined);

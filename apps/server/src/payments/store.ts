@@ -14,6 +14,7 @@ import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db
 import type { ListParams } from "../http/list-query.ts";
 import type { PaymentSortField } from "./schemas.ts";
 import { OPEN_PAYMENT_STATUSES } from "./statuses.ts";
+import { PAYMENT_VIEW_COLUMNS, type PaymentViewRow } from "./view.ts";
 
 /**
  * Class id of the payments module's advisory locks. The two-key form of pg_advisory_xact_lock
@@ -481,17 +482,19 @@ const paymentPages = merchantListPages({
   table: "payments",
   variantColumn: "payment_method",
   sort: PAYMENT_SORT,
+  columns: PAYMENT_VIEW_COLUMNS,
 });
 
 /**
  * One page of a merchant's payments and the total matching the filters (db/pages.ts: `id`
- * breaks ties, empty timestamps sort last in both directions).
+ * breaks ties, empty timestamps sort last in both directions), each row with the columns of the
+ * record only.
  */
 export async function listPaymentRows(
   db: Db,
   merchantId: string,
   filters: PaymentFilters,
   params: ListParams<PaymentSortField>,
-): Promise<{ rows: PaymentRow[]; total: number }> {
+): Promise<{ rows: PaymentViewRow[]; total: number }> {
   return paymentPages(db, { merchantId, status: filters.status, variant: filters.paymentMethod }, params);
 }

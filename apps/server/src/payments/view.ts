@@ -42,7 +42,7 @@ function redirectUrlFor(base: string, id: string): string {
   return url.toString();
 }
 
-function promptPayAction(row: PaymentRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
+function promptPayAction(row: PaymentViewRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
   const qrCode = row.qr_payload
     ? { type: "promptpay" as const, payload: row.qr_payload, imageUrl: qrImageUrl(ctx, row.id) }
     : undefined;
@@ -58,7 +58,7 @@ function promptPayAction(row: PaymentRow, ctx: ViewContext, mode: ResponseMode):
   return { type: "use_payment_app", paymentAppUrl: appUrl, qrCode };
 }
 
-function bankTransferAction(row: PaymentRow): NextAction | null {
+function bankTransferAction(row: PaymentViewRow): NextAction | null {
   if (
     row.bank_transfer_reference === null ||
     row.transfer_bank_code === null ||
@@ -79,7 +79,7 @@ function bankTransferAction(row: PaymentRow): NextAction | null {
   };
 }
 
-function nextActionOf(row: PaymentRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
+function nextActionOf(row: PaymentViewRow, ctx: ViewContext, mode: ResponseMode): NextAction | null {
   if (isFinal(row.status)) return null;
   if (row.payment_method === "promptpay") return promptPayAction(row, ctx, mode);
   if (row.payment_method === "bank_transfer") return bankTransferAction(row);
@@ -88,7 +88,38 @@ function nextActionOf(row: PaymentRow, ctx: ViewContext, mode: ResponseMode): Ne
 
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 
-export function paymentView(row: PaymentRow, ctx: ViewContext, mode: ResponseMode = "both"): PaymentRecord {
+/** The columns the record is made of: a list reads only these (payments/store.ts). */
+export const PAYMENT_VIEW_COLUMNS = [
+  "id",
+  "amount_satang",
+  "status",
+  "payment_method",
+  "reference_id",
+  "description",
+  "metadata",
+  "client_secret",
+  "qr_payload",
+  "redirect_url",
+  "bank_transfer_reference",
+  "transfer_bank_code",
+  "transfer_account_number",
+  "transfer_account_name",
+  "confirmed_at",
+  "captured_at",
+  "canceled_at",
+  "expires_at",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof PaymentRow)[];
+
+/** A payment as far as its record needs: the view cannot read a column a list leaves out. */
+export type PaymentViewRow = Pick<PaymentRow, (typeof PAYMENT_VIEW_COLUMNS)[number]>;
+
+export function paymentView(
+  row: PaymentViewRow,
+  ctx: ViewContext,
+  mode: ResponseMode = "both",
+): PaymentRecord {
   return {
     id: row.id,
     amount: formatAmount(row.amount_satang),

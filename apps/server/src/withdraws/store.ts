@@ -14,6 +14,7 @@ import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
 import type { WithdrawSortField } from "./schemas.ts";
+import { WITHDRAW_VIEW_COLUMNS, type WithdrawViewRow } from "./view.ts";
 
 export async function findWithdraw(db: Db, merchantId: string, id: string): Promise<WithdrawRow | undefined> {
   return db
@@ -506,18 +507,20 @@ const withdrawPages = merchantListPages({
   table: "withdraws",
   variantColumn: "destination_type",
   sort: WITHDRAW_SORT,
+  columns: WITHDRAW_VIEW_COLUMNS,
 });
 
 /**
  * One page of a merchant's withdraws and the total matching the filters (db/pages.ts: `id`
- * breaks ties, empty timestamps (paidAt) sort last in both directions).
+ * breaks ties, empty timestamps (paidAt) sort last in both directions), each row with the columns
+ * of the record only.
  */
 export async function listWithdrawRows(
   db: Db,
   merchantId: string,
   filters: WithdrawFilters,
   params: ListParams<WithdrawSortField>,
-): Promise<{ rows: WithdrawRow[]; total: number }> {
+): Promise<{ rows: WithdrawViewRow[]; total: number }> {
   return withdrawPages(db, { merchantId, status: filters.status, variant: filters.destinationType }, params);
 }
 

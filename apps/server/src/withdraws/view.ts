@@ -14,7 +14,29 @@ import type { WithdrawRecord } from "./schemas.ts";
 
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 
-export function withdrawView(row: WithdrawRow): WithdrawRecord {
+/** The columns the record is made of: a list reads only these (withdraws/store.ts). */
+export const WITHDRAW_VIEW_COLUMNS = [
+  "id",
+  "amount_satang",
+  "status",
+  "reference_id",
+  "destination_type",
+  "bank_account_number",
+  "bank_account_name",
+  "bank_code",
+  "destination_id",
+  "description",
+  "metadata",
+  "paid_at",
+  "canceled_at",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof WithdrawRow)[];
+
+/** A withdraw as far as its record needs: the view cannot read a column a list leaves out. */
+export type WithdrawViewRow = Pick<WithdrawRow, (typeof WITHDRAW_VIEW_COLUMNS)[number]>;
+
+export function withdrawView(row: WithdrawViewRow): WithdrawRecord {
   return {
     id: row.id,
     amount: formatAmount(row.amount_satang),

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PaymentStatus } from "../../src/db/types.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { statementsOf } from "../helpers/statements.ts";
 
 let svc: TestService;
 let counter = 0;
@@ -383,4 +384,35 @@ describe("list payments: invalid query values", () => {
       assert.equal(res.status, 200, JSON.stringify(res.body));
     });
   }
+});
+
+describe("list payments: what a page reads", () => {
+  it("reads only the record's columns, and lists each record as retrieve answers it", async () => {
+    const merchant = await svc.newMerchant();
+    const created = [
+      await create(merchant, { metadata: { order: "A-1" }, description: "first" }),
+      await create(merchant, { paymentMethod: "bank_transfer" }),
+    ];
+    const { result: listed, statements } = await statementsOf(() => list(merchant, ""));
+    const page = statements.find((statement) => /from "payments"/.test(statement));
+    assert.ok(page, statements.join("\n"));
+    assert.doesNotMatch(page, /select \*|"payments"\.\*/);
+    for (const column of [
+      "idempotency_key",
+      "request_hash",
+      "customer_bank_account_number",
+      "merchant_reference",
+    ]) {
+      assert.doesNotMatch(page, new RegExp(`"${column}" as`), `${column} is not read`);
+    }
+    for (const record of created) {
+      const retrieved = await svc.request("GET", `/api/v1/payments/${record.id}`, undefined, {
+        credentials: merchant,
+      });
+      assert.deepEqual(
+        listed.data.find((row) => row.id === record.id),
+        retrieved.body.data,
+      );
+    }
+  });
 });

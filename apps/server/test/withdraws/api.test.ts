@@ -3,6 +3,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { updateMerchant } from "../../src/merchants/service.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
+import { statementsOf } from "../helpers/statements.ts";
 import { fundedMerchant, payeeName, referenceId, withdrawBody } from "../helpers/withdraws.ts";
 
 const WITHDRAW_FIELDS = [
@@ -142,6 +143,26 @@ describe("withdraws: create, view and retrieve", () => {
     );
     assert.equal(byRef.status, 200);
     assert.deepEqual(byRef.body.data, created);
+  });
+
+  it("lists each withdraw as retrieve answers it, reading only the record's columns", async () => {
+    const own = await fundedMerchant(svc);
+    const created = await create(withdrawBody({ description: "listed", metadata: { order: "L-1" } }), own);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { result: listed, statements } = await statementsOf(() =>
+      svc.request("GET", "/api/v1/withdraws", undefined, { credentials: own }),
+    );
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const page = statements.find((statement) => /from "withdraws"/.test(statement));
+    assert.ok(page, statements.join("\n"));
+    assert.doesNotMatch(page, /select \*|"withdraws"\.\*/);
+    for (const column of ["idempotency_key", "request_hash", "merchant_id"]) {
+      assert.doesNotMatch(page, new RegExp(`"${column}" as`), `${column} is not read`);
+    }
+    const retrieved = await svc.request("GET", `/api/v1/withdraws/${created.body.data.id}`, undefined, {
+      credentials: own,
+    });
+    assert.deepEqual(listed.body.data.data, [retrieved.body.data]);
   });
 
   it("answers 404 'Withdraw not found' for a malformed id, an unknown id and another merchant's withdraw", async () => {
