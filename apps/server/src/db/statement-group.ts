@@ -17,11 +17,18 @@
  * groups grow with the load. A group of one runs the item's own statement.
  *
  * One item's failure does not touch another's. A group's statement can fail because of one
- * item's own data (a constraint, a value, a deadlock between groups): then each item of the
- * group runs again on its own, and answers as it would have alone. Any other failure (the
- * database unreachable, the pool's wait, a timeout) is the same for every item of the group, as
- * it would have been for each alone, and each item fails with it.
+ * item's own data (a constraint, a value, a deadlock between groups, a row waiting past the lock
+ * bound for another write of its key): then each item of the group runs again on its own, and
+ * answers as it would have alone. Any other failure (the database unreachable, the pool's wait,
+ * a timeout) is the same for every item of the group, as it would have been for each alone, and
+ * each item fails with it.
+ *
+ * Waits stay bounded (CONTRACT 14): an item waits in the queue at most `maxQueueWaitMs` (the
+ * pool's bound on a connection wait, which it would have waited alone) and then fails as a
+ * pool wait does (503).
  */
+
+import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers";
 
 export interface StatementGroupOptions<I, O> {
@@ -33,10 +40,18 @@ export interface StatementGroupOptions<I, O> {
   maxItems: number;
   /** The most groups in flight at once (each holds a database connection). */
   maxInFlight: number;
+  /**
+   * The longest an item waits in the queue for its group to be sent (the pool's own bound on a
+   * connection wait, DB_POOL_ACQUIRE_TIMEOUT_MS): past it, it fails with `queueTimeout()`.
+   */
+  maxQueueWaitMs: number;
+  queueTimeout(): Error;
 }
 
 interface Waiting<I, O> {
   item: I;
+  /** performance.now() when it was queued. */
+  since: number;
   resolve(outcome: O): void;
   reject(error: unknown): void;
 }
@@ -47,11 +62,14 @@ interface Waiting<I, O> {
  * a deadlock or serialization failure between two groups).
  */
 const PER_ITEM_CLASSES = new Set(["22", "23", "40"]);
+/** lock_not_available: a group's row waited past the lock bound, for another write of its key. */
+const PER_ITEM_STATES = new Set(["55P03"]);
 
 /** True when a group's failure may belong to one of its items: each then runs alone. */
 export function isPerItemFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.length === 5 && PER_ITEM_CLASSES.has(code.slice(0, 2));
+  if (typeof code !== "string" || code.length !== 5) return false;
+  return PER_ITEM_CLASSES.has(code.slice(0, 2)) || PER_ITEM_STATES.has(code);
 }
 
 export class StatementGroup<I, O> {
@@ -59,6 +77,7 @@ export class StatementGroup<I, O> {
   #queue: Waiting<I, O>[] = [];
   #inFlight = 0;
   #scheduled = false;
+  #expiry: NodeJS.Timeout | undefined;
 
   constructor(options: StatementGroupOptions<I, O>) {
     if (options.maxItems < 1 || options.maxInFlight < 1)
@@ -69,7 +88,7 @@ export class StatementGroup<I, O> {
   /** Queues `item`; settles with its outcome once its group has run. */
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
+      this.#queue.push({ item, since: performance.now(), resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => {
@@ -88,6 +107,31 @@ export class StatementGroup<I, O> {
         this.#send();
       });
     }
+    this.#watchQueue();
+  }
+
+  /** While items wait for a free slot, one timer fails those that waited past the bound. */
+  #watchQueue(): void {
+    const oldest = this.#queue[0];
+    if (!oldest) {
+      clearTimeout(this.#expiry);
+      this.#expiry = undefined;
+      return;
+    }
+    if (this.#expiry) return;
+    const due = oldest.since + this.#options.maxQueueWaitMs - performance.now();
+    this.#expiry = setTimeout(
+      () => {
+        this.#expiry = undefined;
+        const deadline = performance.now() - this.#options.maxQueueWaitMs;
+        // The queue is in arrival order: the expired ones are at its front.
+        let expired = 0;
+        while (expired < this.#queue.length && this.#queue[expired]!.since <= deadline) expired += 1;
+        for (const waiting of this.#queue.splice(0, expired)) waiting.reject(this.#options.queueTimeout());
+        this.#watchQueue();
+      },
+      Math.max(0, due),
+    );
   }
 
   async #run(group: Waiting<I, O>[]): Promise<void> {

@@ -3,10 +3,13 @@
  * page's lookup by payment id alone is in hosted/store.ts).
  */
 import { sql } from "kysely";
+import { boundsOf } from "../db/bounds.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
+import { PoolAcquireTimeoutError } from "../db/faults.ts";
 import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
+import { runTogetherAndCommit, type Statement } from "../db/pg-driver.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import { StatementGroup } from "../db/statement-group.ts";
@@ -206,15 +209,34 @@ function groupStatement(count: number, withRecords: boolean): CachedStatement<Gr
 }
 
 /**
- * The payments of `writes` (all with a replay record, or all without) in one statement and one
- * commit: each write's new row, or undefined when one of its unique keys was taken (by an
- * earlier payment or by an earlier write of the group). Any failure fails every write: a replay
- * record used before among them fails the whole statement (statement-group.ts runs each alone).
+ * The payments of `writes` (all with a replay record, or all without) in one statement, in a
+ * transaction of its own sent in one round trip with its COMMIT (db/pg-driver.ts): each write's
+ * new row, or undefined when one of its unique keys was taken (by an earlier payment or by an
+ * earlier write of the group). Any failure fails every write: a replay record used before among
+ * them fails the whole statement (statement-group.ts runs each alone).
+ *
+ * The transaction is there for its bounds (db/bounds.ts): a row of the group that waits for
+ * another transaction's uncommitted write of the same merchant's key waits at most the lock
+ * bound, and the group's other writes, of any merchant, with it; then each runs alone.
  */
 export async function insertPaymentGroup(
   db: Db,
   writes: readonly PaymentWrite[],
 ): Promise<(PaymentRow | undefined)[]> {
+  return withTransaction(db, async (trx) => {
+    const [inserted] = await runTogetherAndCommit<[(PaymentRow | undefined)[]]>(
+      trx,
+      paymentGroupStatement(trx, writes),
+    );
+    return inserted;
+  });
+}
+
+/** The grouped INSERT of `writes`, for sending (with the COMMIT) by db/pg-driver.ts. */
+function paymentGroupStatement(
+  db: Db,
+  writes: readonly PaymentWrite[],
+): Statement<(PaymentRow | undefined)[]> {
   const withRecords = writes[0]?.use !== undefined;
   const params: GroupParams = {};
   writes.forEach(({ row, use }, i) => {
@@ -227,9 +249,22 @@ export async function insertPaymentGroup(
     params[`r${i}_replay_signature`] = use.signature;
     params[`r${i}_replay_expiresAt`] = use.expiresAt;
   });
-  const { rows } = await groupStatement(writes.length, withRecords).execute(db, params);
-  const inserted = new Map(rows.map((row) => [row.id, row]));
-  return writes.map(({ row }) => inserted.get(row.id));
+  return {
+    query: groupStatement(writes.length, withRecords).compile(db, params),
+    decode: (result) => {
+      const inserted = new Map((result.rows as PaymentRow[]).map((row) => [row.id, row]));
+      return writes.map(({ row }) => inserted.get(row.id));
+    },
+  };
+}
+
+/** A group's queue waits at most what a request waits alone for a pool connection. */
+function queueBound(db: Db): { maxQueueWaitMs: number; queueTimeout: () => Error } {
+  const { poolAcquireTimeoutMs } = boundsOf(db);
+  return {
+    maxQueueWaitMs: poolAcquireTimeoutMs,
+    queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+  };
 }
 
 type PaymentWriteGroup = StatementGroup<PaymentWrite, PaymentRow | undefined | typeof SIGNATURE_USED>;
@@ -246,6 +281,7 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
       runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
       maxItems: PAYMENT_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_GROUPS_IN_FLIGHT_MAX,
+      ...queueBound(db),
     });
   const groups = { signed: group(), unsigned: group() };
   writeGroups.set(db, groups);
@@ -331,6 +367,7 @@ export function findPaymentGrouped(db: Db, merchantId: string, id: string): Prom
       runOne: (lookup) => findPayment(db, lookup.merchantId, lookup.id),
       maxItems: PAYMENT_READ_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_READ_GROUPS_IN_FLIGHT_MAX,
+      ...queueBound(db),
     });
     readGroups.set(db, group);
   }

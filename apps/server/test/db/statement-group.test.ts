@@ -14,6 +14,7 @@ function failure(code?: string): Error {
 function recorded(options: {
   maxItems?: number;
   maxInFlight?: number;
+  maxQueueWaitMs?: number;
   failGroup?: (items: number[]) => Error;
 }) {
   const groups: number[][] = [];
@@ -37,6 +38,8 @@ function recorded(options: {
     },
     maxItems: options.maxItems ?? 10,
     maxInFlight: options.maxInFlight ?? 2,
+    maxQueueWaitMs: options.maxQueueWaitMs ?? 60_000,
+    queueTimeout: () => new Error("waited too long"),
   });
   return {
     commit,
@@ -132,6 +135,8 @@ describe("group commit", () => {
       runOne: async (item) => item,
       maxItems: 10,
       maxInFlight: 1,
+      maxQueueWaitMs: 60_000,
+      queueTimeout: () => new Error("waited too long"),
     });
     await assert.rejects(Promise.all([commit.submit(1), commit.submit(2)]));
     fail = false;
@@ -139,13 +144,35 @@ describe("group commit", () => {
   });
 
   it("tells a write's own failure (data, constraint, deadlock) from the database's", () => {
-    for (const code of ["22001", "22P02", "23505", "23503", "23514", "40001", "40P01"]) {
+    for (const code of ["22001", "22P02", "23505", "23503", "23514", "40001", "40P01", "55P03"]) {
       assert.equal(isPerItemFailure(failure(code)), true, code);
     }
-    for (const code of [undefined, "08006", "53300", "57014", "57P01", "XX000", "2350"]) {
+    for (const code of [undefined, "08006", "53300", "55000", "57014", "57P01", "XX000", "2350"]) {
       assert.equal(isPerItemFailure(failure(code)), false, String(code));
     }
     assert.equal(isPerItemFailure(null), false);
     assert.equal(isPerItemFailure("23505"), false);
+  });
+
+  it("fails what waited in the queue past its bound, without sending it, and sends what came later", async () => {
+    const { commit, groups, alone, hold, release } = recorded({ maxInFlight: 1, maxQueueWaitMs: 60 });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    const waiting = [commit.submit(2), commit.submit(3)].map((answer) =>
+      answer.then(
+        () => "answered",
+        (error: Error) => error.message,
+      ),
+    );
+    const started = performance.now();
+    assert.deepEqual(await Promise.all(waiting), ["waited too long", "waited too long"]);
+    const waited = performance.now() - started;
+    assert.ok(waited >= 55 && waited < 1_000, `failed after ${Math.round(waited)} ms`);
+    const later = commit.submit(4);
+    release();
+    assert.deepEqual(await Promise.all([first, later]), ["alone:1", "alone:4"]);
+    assert.deepEqual(groups, []);
+    assert.deepEqual(alone, [1, 4], "the expired writes were never sent");
   });
 });

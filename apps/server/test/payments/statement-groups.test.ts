@@ -12,6 +12,7 @@ import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { statementsOf } from "../helpers/statements.ts";
+import { describeOnPostgres } from "../helpers/store.ts";
 
 let sequence = 0;
 const paymentBody = (overrides: Record<string, unknown> = {}) => {
@@ -181,5 +182,78 @@ describe("payments: concurrent creates and retrieves, each group in one statemen
       [...ids, ids[0], foreignId],
     );
     assert.equal(result[6]!.json().error.code, "RESOURCE_NOT_FOUND");
+  });
+});
+
+describeOnPostgres("create payment groups: one merchant's wait does not hold another's creates", () => {
+  const LOCK_TIMEOUT_MS = 300;
+  const HOLD_MS = 5_000;
+  let svc: TestService;
+  before(async () => {
+    svc = await startService({ bounds: { lockTimeoutMs: LOCK_TIMEOUT_MS, poolAcquireTimeoutMs: 10_000 } });
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  const signedFor = (credentials: Credentials, body: string) => ({
+    method: "POST" as const,
+    url: "/api/v1/payments",
+    payload: body,
+    headers: {
+      ...signRequest({ ...credentials, body, method: "POST", path: "/api/v1/payments", version: "v2" }),
+      "content-type": "application/json",
+    },
+  });
+
+  it("a create waiting for another transaction's uncommitted reference holds its group at most the lock bound", async () => {
+    const a = await svc.newMerchant({ promptpayReuse: false });
+    const b = await svc.newMerchant({ promptpayReuse: false });
+    const seed = await svc.app.inject(signedFor(a, paymentBody()));
+    assert.equal(seed.statusCode, 201, seed.body);
+    assert.equal((await svc.app.inject(signedFor(b, paymentBody()))).statusCode, 201, "B's key is cached");
+    // Another transaction inserts A's payment with reference "held" and does not commit yet.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const insertedOnce = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const holder = svc.deps.db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO payments SELECT (jsonb_populate_record(null::payments, to_jsonb(p) || jsonb_build_object(
+          'id', gen_random_uuid(), 'reference_id', 'held', 'idempotency_key', 'held-key',
+          'bank_transfer_reference', null, 'collection_reference', null))).*
+        FROM payments p WHERE p.id = ${seed.json().data.id}`.execute(trx);
+      inserted();
+      await Promise.race([released, new Promise((resolve) => setTimeout(resolve, HOLD_MS))]);
+      throw new Error("rolled back");
+    });
+    const holderEnded = holder.catch(() => undefined);
+    await insertedOnce;
+
+    const started = performance.now();
+    const { result, statements } = await statementsOf(async () => {
+      const waiting = svc.app.inject(signedFor(a, paymentBody({ referenceId: "held" })));
+      const others = await Promise.all(
+        Array.from({ length: 4 }, () => svc.app.inject(signedFor(b, paymentBody()))).map(async (answer) => {
+          const answered = await answer;
+          return { answered, ms: performance.now() - started };
+        }),
+      );
+      release();
+      return { waiting: await waiting, others };
+    });
+    await holderEnded;
+
+    const first = statements.map(paymentsInserted).find((n) => n > 0);
+    assert.ok(first !== undefined && first > 1, `the first INSERT held ${first} creates`);
+    for (const { answered, ms } of result.others) {
+      assert.equal(answered.statusCode, 201, answered.body);
+      assert.ok(ms < HOLD_MS - 1_000, `B's create answered after ${Math.round(ms)} ms`);
+    }
+    // The held transaction rolled back: A's create then took the reference.
+    assert.equal(result.waiting.statusCode, 201, result.waiting.body);
   });
 });
