@@ -168,7 +168,7 @@ describe("group commit", () => {
     const started = performance.now();
     assert.deepEqual(await Promise.all(waiting), ["waited too long", "waited too long"]);
     const waited = performance.now() - started;
-    assert.ok(waited >= 55 && waited < 1_000, `failed after ${Math.round(waited)} ms`);
+    assert.ok(waited >= 55 && waited < 5_000, `failed after ${Math.round(waited)} ms`);
     const later = commit.submit(4);
     release();
     assert.deepEqual(await Promise.all([first, later]), ["alone:1", "alone:4"]);
