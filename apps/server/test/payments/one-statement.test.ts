@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { signedCreate } from "../helpers/signed.ts";
 import { statementsOf } from "../helpers/statements.ts";
 
 let sequence = 0;
@@ -38,15 +38,7 @@ describe("create payment in one statement", () => {
     await svc?.close();
   });
 
-  const signed = (body: string, credentials = merchant) => ({
-    method: "POST" as const,
-    url: "/api/v1/payments",
-    payload: body,
-    headers: {
-      ...signRequest({ ...credentials, body, method: "POST", path: "/api/v1/payments", version: "v2" }),
-      "content-type": "application/json",
-    },
-  });
+  const signed = (body: string, credentials = merchant) => signedCreate(credentials, body);
 
   const count = async (table: "signature_uses" | "payments", where = sql`true`) =>
     Number(
