@@ -20,6 +20,7 @@ import { hmacAuthentication, settleReplay } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
 import { clientErrorHandler, installConnectionCap, serverTimeoutOptions } from "./http/connections.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
+import { fontRoutes } from "./http/fonts.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId, requestIdFor } from "./http/request-id.ts";
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
+  await app.register(fontRoutes());
   await app.register(operatorRoutes(deps), { prefix: "/admin/v1" });
   // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only
   // to the routes registered inside it: a person logging in has a password, not an API key.

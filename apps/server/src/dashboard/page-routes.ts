@@ -10,6 +10,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
+import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
 
 /** Every file of assets/ the browser may load, by path: "app.js", "views/payments.js", ... */
@@ -21,6 +22,7 @@ const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
+  "font-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -82,6 +84,7 @@ function renderShell(basePath: string, lang: "en" | "th"): string {
 <meta name="robots" content="noindex">
 <title>${lang === "th" ? "แดชบอร์ด Satang" : "Satang Dashboard"}</title>
 <link rel="icon" type="image/svg+xml" href="${url("icon.svg")}">
+<link rel="stylesheet" href="${escapeAttribute(thaiFontStylesheetHref(basePath))}">
 <link rel="stylesheet" href="${url("app.css")}">
 <script type="module" src="${url(ENTRY)}"></script>
 ${modulePreloads(basePath)}

@@ -12,6 +12,7 @@
  * neither 'unsafe-inline' nor anything from another origin.
  */
 import { createHash } from "node:crypto";
+import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { formatThb } from "../lib/money.ts";
 import { LANGS, type Lang, MESSAGES, type Messages } from "./i18n.ts";
 import type { HostedPayment, PageState } from "./service.ts";
@@ -77,7 +78,7 @@ const PAGE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;min-height:100vh;background:#eef1f6;color:#1a1f36;
-font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Leelawadee UI",Garuda,Loma,Tahoma,sans-serif}
+font:16px/1.5 "Satang Sarabun",system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Thai","Leelawadee UI",Garuda,Loma,Tahoma,sans-serif}
 .top,.card,.foot{width:100%;max-width:28rem;margin:0 auto}
 .top{display:flex;align-items:center;justify-content:space-between;padding:.75rem 1rem}
 .brand{font-weight:700;letter-spacing:.02em;color:#0b4f8a}
@@ -214,7 +215,8 @@ function languageSwitch(current: Lang): string {
   return `<nav class="lang" aria-label="${escapeHtml(MESSAGES[current].languageSwitch)}"><ul>${links}</ul></nav>`;
 }
 
-function head(title: string, lang: Lang, iconUrl: string): string {
+function head(title: string, lang: Lang, iconUrl: string, basePath: string): string {
+  const fontsHref = thaiFontStylesheetHref(basePath);
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -224,6 +226,7 @@ function head(title: string, lang: Lang, iconUrl: string): string {
 <meta name="color-scheme" content="light">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" type="image/svg+xml" href="${escapeHtml(iconUrl)}">
+<link rel="stylesheet" href="${escapeHtml(fontsHref)}">
 <style>${PAGE_CSS}</style>
 </head>`;
 }
@@ -377,7 +380,7 @@ export function renderPaymentPage(view: HostedPayment, opts: PageOptions): strin
   ]
     .map(([name, value]) => ` data-${name}="${escapeHtml(value ?? "")}"`)
     .join("");
-  return `${head(m.pageTitle(view.merchantName), opts.lang, opts.iconUrl)}
+  return `${head(m.pageTitle(view.merchantName), opts.lang, opts.iconUrl, opts.basePath)}
 <body>
 <header class="top"><span class="brand">Satang</span>${languageSwitch(opts.lang)}</header>
 <main id="payment" class="card"${data}>
@@ -406,9 +409,9 @@ ${sandboxSection(view, m, opts)}
 `;
 }
 
-export function renderNotFoundPage(lang: Lang, iconUrl: string): string {
+export function renderNotFoundPage(lang: Lang, iconUrl: string, basePath: string): string {
   const m = MESSAGES[lang];
-  return `${head(m.notFoundPageTitle, lang, iconUrl)}
+  return `${head(m.notFoundPageTitle, lang, iconUrl, basePath)}
 <body>
 <header class="top"><span class="brand">Satang</span>${languageSwitch(lang)}</header>
 <main class="card">

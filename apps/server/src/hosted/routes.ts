@@ -68,7 +68,8 @@ const PAGE_CSP = [
   "script-src 'self'",
   "connect-src 'self'",
   "img-src 'self'",
-  `style-src ${PAGE_CSS_HASH}`,
+  `style-src 'self' ${PAGE_CSS_HASH}`,
+  "font-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
@@ -171,7 +172,7 @@ function pageRoute(app: App, ctx: HostedRoutesContext): void {
           const basePath = basePathOf(ctx.config.publicBaseUrl);
           return htmlHeaders(reply, lang)
             .code(404)
-            .send(renderNotFoundPage(lang, assetUrl(basePath, "icon.svg")));
+            .send(renderNotFoundPage(lang, assetUrl(basePath, "icon.svg"), basePath));
         }
         throw error;
       }

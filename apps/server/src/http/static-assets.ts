@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 export interface StaticAsset {
-  body: string;
+  /** Text (scripts, style sheets) or bytes (fonts). */
+  body: string | Buffer;
   type: string;
   /** The first 16 hex digits of the SHA-256 of the body. */
   version: string;
@@ -27,8 +28,8 @@ function contentTypeOf(name: string): string | undefined {
   return dot < 0 ? undefined : CONTENT_TYPES[name.slice(dot)];
 }
 
-/** A file's text as an asset, or text built at start (a generated module, say). */
-export function staticAsset(body: string, type: string): StaticAsset {
+/** A file's text or bytes as an asset, or text built at start (a generated module, say). */
+export function staticAsset(body: string | Buffer, type: string): StaticAsset {
   return { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 16) };
 }
 

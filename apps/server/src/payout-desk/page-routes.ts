@@ -9,6 +9,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Config } from "../config.ts";
+import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
 
 const ASSETS = readAssetFolder(new URL("./assets/", import.meta.url));
@@ -17,6 +18,7 @@ const DESK_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
+  "font-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -45,6 +47,7 @@ function renderShell(basePath: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Satang payout desk</title>
+<link rel="stylesheet" href="${escapeAttribute(thaiFontStylesheetHref(basePath))}">
 <link rel="stylesheet" href="${url("desk.css")}">
 <script type="module" src="${url("desk.js")}"></script>
 </head>

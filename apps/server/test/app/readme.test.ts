@@ -61,6 +61,40 @@ async function freePort(): Promise<number> {
 
 let port: number;
 let dataDir: string;
+/** PATH for the README's shell blocks: the machine's, with a stand-in jq where it has none. */
+let examplesPath = process.env.PATH ?? "";
+
+/**
+ * The README's shell examples pick fields out of the CLI's JSON with `jq -r .field`, and say that
+ * jq is needed. `npm test` must pass on a machine with nothing but Node.js, so where jq is
+ * missing the blocks run with a stand-in that does exactly what they use: `jq -r .a.b` prints
+ * that field of the JSON read from standard input, and `jq --version` answers. Any other use
+ * fails loudly, so a README that starts using more of jq is caught here.
+ */
+function pathWithJq(): string {
+  const machinePath = process.env.PATH ?? "";
+  try {
+    execFileSync("jq", ["--version"], { stdio: "ignore" });
+    return machinePath;
+  } catch {
+    const dir = join(WORK_DIR, "jq-stand-in");
+    mkdirSync(dir, { recursive: true });
+    const program = [
+      "const args = process.argv.slice(2);",
+      'if (args[0] === "--version") { console.log("jq-stand-in"); process.exit(0); }',
+      'if (args.length !== 2 || args[0] !== "-r" || !/^(\\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(args[1])) {',
+      '  console.error("jq stand-in: only \'jq -r .field\' is supported, not: jq " + args.join(" "));',
+      "  process.exit(2);",
+      "}",
+      'let value = JSON.parse(require("node:fs").readFileSync(0, "utf8"));',
+      'for (const key of args[1].split(".").slice(1)) value = value == null ? null : value[key];',
+      'console.log(typeof value === "string" ? value : JSON.stringify(value ?? null));',
+    ].join("\n");
+    writeFileSync(join(dir, "jq.cjs"), `${program}\n`);
+    writeFileSync(join(dir, "jq"), `#!/bin/sh\nexec node "$(dirname "$0")/jq.cjs" "$@"\n`, { mode: 0o755 });
+    return `${dir}:${machinePath}`;
+  }
+}
 let service: ChildProcess;
 let serviceOutput = "";
 
@@ -69,7 +103,7 @@ const START_TIMEOUT_MS = 300_000;
 
 before(
   async () => {
-    execFileSync("jq", ["--version"], { stdio: "ignore" }); // the README's shell examples use jq
+    examplesPath = pathWithJq();
     port = await freePort();
     dataDir = mkdtempSync(join(tmpdir(), "satang-readme-"));
     // `npm start`, as the Quick start says, in its own process group so that it ends with its child.
@@ -151,7 +185,7 @@ describe("README examples", () => {
         cwd: REPO_ROOT,
         encoding: "utf8",
         env: {
-          PATH: process.env.PATH ?? "",
+          PATH: examplesPath,
           HOME: process.env.HOME ?? "",
           PORT: String(port),
           DATA_DIR: dataDir,

@@ -1,13 +1,13 @@
 /**
- * The hosted payment page in a real browser: headless Chromium (Debian's `chromium` package)
+ * The hosted payment page in a real browser: headless Chromium (from npm, helpers/browser.ts)
  * driven by playwright-core, against the real app listening on a loopback port. It checks what
  * only a browser can: the QR image actually loads, the script runs under the page's
  * Content-Security-Policy, the countdown ticks, the sandbox button moves the payment to
  * succeeded and the page learns it by polling, and a cancel or an expiry elsewhere reaches the
  * page too. Screenshots go to apps/server/test-results/ for a human to look at.
  *
- * Chromium is required, never skipped (helpers/browser.ts): a missing browser fails the run with
- * a message saying how to install it. CHROMIUM_PATH overrides the default /usr/bin/chromium.
+ * Chromium is required, never skipped (helpers/browser.ts): it comes from npm, and a browser
+ * that cannot be started fails the run with the reason. CHROMIUM_PATH names another one.
  */
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
@@ -254,6 +254,14 @@ describe("hosted payment page in Chromium", () => {
         () => document.documentElement.scrollWidth - window.innerWidth,
       );
       assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      // Thai is drawn in the font the service ships, not whatever the device happens to have.
+      const thaiFontLoaded: boolean = await page.evaluate(async () => {
+        await document.fonts.ready;
+        return [...document.fonts].some(
+          (face) => face.family.includes("Satang Sarabun") && face.status === "loaded",
+        );
+      });
+      assert.ok(thaiFontLoaded, "the page's Thai web font loaded");
       await screenshot(page, "hosted-page-mobile-th.png");
 
       await api("POST", `/api/v1/payments/${payment.id}/cancel`);
