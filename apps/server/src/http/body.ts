@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "../lib/errors.ts";
-import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
+import { BODY_SIZE_MAX_BYTES, JSON_NESTING_DEPTH_MAX } from "../lib/limits.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -18,6 +18,30 @@ declare module "fastify" {
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The deepest nesting of arrays and objects in JSON text, counted in one pass over its characters
+ * (brackets inside strings do not count), so that a body of thousands of `[` is measured without
+ * parsing it or walking it recursively.
+ */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i += 1; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return deepest;
+}
 
 /** The body's text, decoded strictly: invalid UTF-8 is refused rather than replaced. */
 function decode(body: Buffer): string {
@@ -45,6 +69,15 @@ export function installBodyParsing(app: FastifyInstance): void {
       }
       request.rawBody = text;
       if (text.trim() === "") {
+        done(null, undefined);
+        return;
+      }
+      if (jsonNestingDepth(text) > JSON_NESTING_DEPTH_MAX) {
+        request.bodyError = new AppError(
+          "VALIDATION_ERROR",
+          `Request body nests arrays and objects deeper than ${JSON_NESTING_DEPTH_MAX} levels`,
+          { field: "body" },
+        );
         done(null, undefined);
         return;
       }

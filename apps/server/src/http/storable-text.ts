@@ -32,19 +32,34 @@ function errorAt(instancePath: string): ErrorObject {
  * One error per string (or object key) that PostgreSQL could not store, at its JSON pointer; a
  * bad key is reported at its object, since the keys of free-form objects are the caller's data.
  */
-export function unstorableTextErrors(
-  data: unknown,
-  instancePath = "",
-  found: ErrorObject[] = [],
-): ErrorObject[] {
-  if (typeof data === "string") {
-    if (!isStorableText(data)) found.push(errorAt(instancePath));
-  } else if (Array.isArray(data)) {
-    for (const [index, item] of data.entries()) unstorableTextErrors(item, `${instancePath}/${index}`, found);
-  } else if (typeof data === "object" && data !== null) {
-    for (const [key, value] of Object.entries(data)) {
-      if (!isStorableText(key)) found.push(errorAt(instancePath));
-      unstorableTextErrors(value, `${instancePath}/${escapePointer(key)}`, found);
+export function unstorableTextErrors(data: unknown, instancePath = ""): ErrorObject[] {
+  // A walk with its own stack, not recursion: however deep a value nests (query strings and
+  // path parameters are not bounded like bodies are), it cannot run out of call stack.
+  const found: ErrorObject[] = [];
+  // Each item may carry the key it was found under, checked (and reported at its object) just
+  // before its value: errors come in the order a recursive walk would find them.
+  const pending: Array<{ value: unknown; path: string; key?: { text: string; objectPath: string } }> = [
+    { value: data, path: instancePath },
+  ];
+  while (pending.length > 0) {
+    const { value, path, key } = pending.pop()!;
+    if (key !== undefined && !isStorableText(key.text)) found.push(errorAt(key.objectPath));
+    if (typeof value === "string") {
+      if (!isStorableText(value)) found.push(errorAt(path));
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index -= 1) {
+        pending.push({ value: value[index], path: `${path}/${index}` });
+      }
+    } else if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [text, item] = entries[index]!;
+        pending.push({
+          value: item,
+          path: `${path}/${escapePointer(text)}`,
+          key: { text, objectPath: path },
+        });
+      }
     }
   }
   return found;

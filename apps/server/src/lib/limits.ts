@@ -29,6 +29,11 @@ export const PAGE_NUMBER_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PAGE_SIZE_MA
 export const LIST_DATE_MIN = "1970-01-01T00:00:00.000Z";
 export const LIST_DATE_MAX = "9999-12-31T23:59:59.999Z";
 export const BODY_SIZE_MAX_BYTES = 64 * 1024;
+/**
+ * How deeply a request body's arrays and objects may nest. No field of the interface goes past
+ * 3 levels; the bound leaves room and keeps every walk over a body far from the stack's end.
+ */
+export const JSON_NESTING_DEPTH_MAX = 32;
 export const TIMESTAMP_TOLERANCE_MS = 300_000;
 export const RATE_LIMIT_SANDBOX_PER_MINUTE = 100;
 export const RATE_LIMIT_LIVE_PER_MINUTE = 1000;
