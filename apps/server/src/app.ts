@@ -25,6 +25,7 @@ import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId, requestIdFor } from "./http/request-id.ts";
 import { installRouteCatalog } from "./http/route-catalog.ts";
+import { installSecurityHeaders } from "./http/security-headers.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installConnectionCap(app, deps.config.http.connectionsPerAddressMax);
   installRouteCatalog(app);
   installRequestId(app);
+  installSecurityHeaders(app, deps.config);
   installBodyParsing(app);
   installErrorHandling(app);
   await registerOpenApi(app, deps.config);

@@ -3,7 +3,7 @@
  * stdout, against a server listening in this test process; refusals print the API's code.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,6 +83,17 @@ describe("satang export", () => {
       ["100.00", "200.00", "300.00"],
     );
     assert.match(result.stderr, /Wrote payments/);
+    assert.equal(statSync(out).mode & 0o777, 0o600, "readable by its owner only");
+  });
+
+  it("narrows an existing --out file to its owner before writing", async () => {
+    const out = join(dir, "existing.csv");
+    writeFileSync(out, "old\n", { mode: 0o644 });
+    chmodSync(out, 0o644);
+    const result = await run(["export", "payments", "--from", day(-1), "--to", day(2), "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+    assert.ok(!readFileSync(out, "utf8").startsWith("old"));
   });
 
   it("prints to stdout without --out, and passes --status", async () => {

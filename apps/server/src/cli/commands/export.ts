@@ -5,7 +5,7 @@
  * The server checks the range (at most 366 days) and answers a refusal in the JSON envelope,
  * which is printed as every other refusal (exit 1).
  */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, fchmodSync, openSync, type WriteStream } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
@@ -75,7 +75,7 @@ async function runExport(kind: ExportKind, flags: ExportFlags, io: CliIo): Promi
   if (!response.ok || !response.body) throw await refusal(response);
   const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
   const sink = flags.out
-    ? createWriteStream(flags.out)
+    ? privateFile(flags.out)
     : new Writable({
         write(chunk: Buffer, _encoding, done) {
           io.stdout(chunk.toString("utf8"));
@@ -84,6 +84,17 @@ async function runExport(kind: ExportKind, flags: ExportFlags, io: CliIo): Promi
       });
   await pipeline(body, sink);
   if (flags.out) io.stderr(`Wrote ${kind} ${flags.from} to ${flags.to} to ${flags.out}\n`);
+}
+
+/**
+ * The --out file, readable by its owner only (0600), like the payout desk's CSV: an export holds
+ * a merchant's customers and amounts. A file that already exists is narrowed before a byte of
+ * the export is written to it.
+ */
+function privateFile(path: string): WriteStream {
+  const fd = openSync(path, "w", 0o600);
+  fchmodSync(fd, 0o600);
+  return createWriteStream(path, { fd });
 }
 
 /** Adds `export` to the program. */
