@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fundWallet } from "../../../apps/server/test/helpers/ledger.ts";
 import {
@@ -103,6 +104,16 @@ describe("payments.create says how the payment came about", () => {
     assert.equal(attempts, 2);
     assert.equal(payment.replayed, true);
     assert.equal(payment.reused, false);
+  });
+});
+
+describe("the README", () => {
+  it("checks reused in every example that creates a payment", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
+    const creating = examples.filter((code) => code.includes("payments.create("));
+    assert.ok(creating.length >= 2, "the complete integration and the PromptPay reuse section");
+    for (const code of creating) assert.match(code, /payment\.reused/);
   });
 });
 
