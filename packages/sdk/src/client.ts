@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  type Answer,
   type CallInput,
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRIES,
@@ -15,6 +16,8 @@ import {
 import { ROUTES, type RouteName } from "./routes.ts";
 import type {
   Balance,
+  CreatedPayment,
+  CreatedWithdraw,
   CreatePaymentParams,
   CreateWebhookEndpointParams,
   CreateWithdrawParams,
@@ -80,17 +83,36 @@ class Resource {
   protected call<T>(name: RouteName, input?: CallInput): Promise<T> {
     return this.http.call<T>(ROUTES[name], input);
   }
+
+  protected answer<T>(name: RouteName, input?: CallInput): Promise<Answer<T>> {
+    return this.http.answer<T>(ROUTES[name], input);
+  }
+}
+
+/** A header the server sets to "true" to say something about its answer. */
+function flag(headers: Headers, name: string): boolean {
+  return headers.get(name)?.trim().toLowerCase() === "true";
 }
 
 export class Payments extends Resource {
   /**
    * Creates a payment. Safe to retry: the idempotency key (yours, or a UUID generated for this
    * call) travels with every attempt, so a repeat returns the first payment.
+   *
+   * Check `reused` before linking the answer to your order: a PromptPay create for the same
+   * customer account and amount as an open payment answers that earlier payment (with its own
+   * `referenceId`) instead of a new one, and `reused` is then true. `replayed` is true when an
+   * earlier request with the same idempotency key made the payment.
    */
-  create(params: CreatePaymentParams): Promise<Payment> {
-    return this.call("payments.create", {
+  async create(params: CreatePaymentParams): Promise<CreatedPayment> {
+    const { data, headers } = await this.answer<Payment>("payments.create", {
       body: { ...params, idempotencyKey: params.idempotencyKey ?? randomUUID() },
     });
+    return {
+      ...data,
+      reused: flag(headers, "satang-payment-reused"),
+      replayed: flag(headers, "idempotent-replayed"),
+    };
   }
 
   retrieve(id: string, params: RetrievePaymentParams = {}): Promise<Payment> {
@@ -118,11 +140,15 @@ export class Payments extends Resource {
 }
 
 export class Withdraws extends Resource {
-  /** Creates a withdraw; retries reuse the call's idempotency key, as for payments. */
-  create(params: CreateWithdrawParams): Promise<Withdraw> {
-    return this.call("withdraws.create", {
+  /**
+   * Creates a withdraw; retries reuse the call's idempotency key, as for payments. `replayed` is
+   * true when an earlier request with the same key made the withdraw (nothing more was held).
+   */
+  async create(params: CreateWithdrawParams): Promise<CreatedWithdraw> {
+    const { data, headers } = await this.answer<Withdraw>("withdraws.create", {
       body: { ...params, idempotencyKey: params.idempotencyKey ?? randomUUID() },
     });
+    return { ...data, replayed: flag(headers, "idempotent-replayed") };
   }
 
   retrieve(id: string): Promise<Withdraw> {

@@ -91,6 +91,13 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/** The record in `data` of a successful answer, with the answer's status and headers. */
+export interface Answer<T> {
+  data: T;
+  status: number;
+  headers: Headers;
+}
+
 export class HttpClient {
   constructor(readonly config: HttpConfig) {}
 
@@ -101,6 +108,11 @@ export class HttpClient {
   }
 
   async call<T>(route: Route, input: CallInput = {}): Promise<T> {
+    return (await this.answer<T>(route, input)).data;
+  }
+
+  /** As `call`, with the status and headers of the answer (some answers say more in headers). */
+  async answer<T>(route: Route, input: CallInput = {}): Promise<Answer<T>> {
     const { config } = this;
     const pathWithQuery = fillPath(route.path, input.params) + queryString(input.query);
     const url = new URL(config.baseUrl.replace(/\/+$/, "") + pathWithQuery);
@@ -155,7 +167,9 @@ export class HttpClient {
       } catch {
         envelope = undefined;
       }
-      if (response.ok && envelope?.success === true) return envelope.data as T;
+      if (response.ok && envelope?.success === true) {
+        return { data: envelope.data as T, status: response.status, headers: response.headers };
+      }
 
       const error: SatangError =
         envelope?.success === false && typeof envelope.error === "object" && envelope.error !== null

@@ -53,6 +53,7 @@ export { nextTimestamp, type SignedHeaders, type SignInput, signRequest } from "
 export * from "./types.ts";
 export {
   type HeadersLike,
+  type RawBody,
   type TestHeaderOptions,
   type WebhookHeaders,
   WebhookVerificationError,

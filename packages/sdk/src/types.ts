@@ -76,6 +76,29 @@ export type RetrievePaymentParams = QueryOf<"/api/v1/payments/{payment_id}", "ge
 export type ResponseMode = NonNullable<RetrievePaymentParams["responseMode"]>;
 export type ListPaymentsParams = DateFilters<QueryOf<"/api/v1/payments", "get">>;
 
+/**
+ * What `payments.create` answers: the payment the server answered with, and two facts about
+ * that answer (from its headers; they are not fields of the payment record, and `retrieve`
+ * does not have them).
+ */
+export type CreatedPayment = Payment & {
+  /**
+   * True when the server did not create a payment for this request but answered with an open
+   * PromptPay payment of the same customer account and amount (PromptPay reuse, header
+   * `Satang-Payment-Reused: true`). That payment belongs to the earlier request: its
+   * `referenceId` is the earlier one, and nothing was stored under the `referenceId` you sent,
+   * so retrieving by it answers 404. Paying it pays one amount once: never mark two orders paid
+   * with it.
+   */
+  reused: boolean;
+  /**
+   * True when an earlier request with the same `idempotencyKey` created this payment and the
+   * server answered with it again (header `Idempotent-Replayed: true`): an earlier call of yours
+   * with that key, or an earlier attempt of this call whose answer was lost before a retry.
+   */
+  replayed: boolean;
+};
+
 export const PAYMENT_STATUSES = [
   "requires_payment_method",
   "requires_confirmation",
@@ -148,6 +171,16 @@ export const LIST_PAYMENTS_FIELDS = fieldsOf<ListPaymentsParams>({
 // Withdraws
 
 export type Withdraw = DataOf<"/api/v1/withdraws/{withdraw_id}", "get">;
+/** What `withdraws.create` answers: the withdraw, and whether it is an idempotent replay. */
+export type CreatedWithdraw = Withdraw & {
+  /**
+   * True when an earlier request with the same `idempotencyKey` created this withdraw and the
+   * server answered with it again (header `Idempotent-Replayed: true`; no second amount was
+   * held): an earlier call of yours with that key, or an earlier attempt of this call whose
+   * answer was lost before a retry.
+   */
+  replayed: boolean;
+};
 export type WithdrawStatus = Withdraw["status"];
 export type DestinationType = Withdraw["destinationType"];
 export type CreateWithdrawParams = AnyBankCode<BodyOf<"/api/v1/withdraws", "post">>;

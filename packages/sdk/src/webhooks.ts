@@ -10,7 +10,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { WebhookVerificationError as LibraryVerificationError, Webhook } from "standardwebhooks";
 import type { SatangEvent } from "./types.ts";
 
-/** The signature is missing, wrong, or too old (more than 5 minutes from now), or the body is not an event. */
+/**
+ * The signature is missing, wrong, or too old (more than 5 minutes from now), the body is not an
+ * event, or what was passed is not a raw body (a parsed object, say).
+ */
 export class WebhookVerificationError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -52,8 +55,35 @@ function headerRecord(headers: HeadersLike): Record<string, string> {
   return out;
 }
 
-function bodyText(payload: string | Uint8Array): string {
-  return typeof payload === "string" ? payload : new TextDecoder().decode(payload);
+/** The raw body of a delivery as a receiver reads it: text, a Buffer or other bytes. */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/** What a value that is not a raw body is, for the error that says so. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object (a parsed body?)";
+  return `a ${typeof value}`;
+}
+
+/**
+ * The body text, or undefined when `payload` is not a raw body. JavaScript callers (and a
+ * framework that parsed the body already) can pass anything; the check keeps them from a
+ * TypeError deep inside the decoder that does not say what to pass instead.
+ */
+function bodyText(payload: unknown): string | undefined {
+  if (typeof payload === "string") return payload;
+  if (payload instanceof Uint8Array || payload instanceof ArrayBuffer)
+    return new TextDecoder().decode(payload);
+  return undefined;
+}
+
+function notRawBody(payload: unknown): string {
+  return (
+    `the webhook body must be the raw request body exactly as received, a string or a Buffer/Uint8Array; ` +
+    `got ${describeValue(payload)}. Read the body as text or bytes before any JSON parsing ` +
+    "(a re-serialized object has other bytes and never verifies)"
+  );
 }
 
 function isEvent(value: unknown): value is SatangEvent {
@@ -72,12 +102,19 @@ function isEvent(value: unknown): value is SatangEvent {
 }
 
 /**
- * Checks a delivery and returns its event. `payload` must be the raw body exactly as received
- * (a re-serialized object changes the bytes and fails verification); `secret` is the endpoint's
- * `whsec_...` secret. Throws WebhookVerificationError when anything is off.
+ * Checks a delivery and returns its event. `payload` must be the raw body exactly as received,
+ * a string or a Buffer/Uint8Array (a re-serialized object changes the bytes and fails
+ * verification; a parsed object is refused with a WebhookVerificationError saying so); `secret`
+ * is the endpoint's `whsec_...` secret. Throws WebhookVerificationError when anything is off.
  */
-function verify(payload: string | Uint8Array, headers: HeadersLike, secret: string): SatangEvent {
+function verify(payload: RawBody, headers: HeadersLike, secret: string): SatangEvent {
   const body = bodyText(payload);
+  if (body === undefined) throw new WebhookVerificationError(notRawBody(payload));
+  if (typeof headers !== "object" || headers === null) {
+    throw new WebhookVerificationError(
+      `the webhook headers are missing (got ${describeValue(headers)}): pass the request's headers`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = new Webhook(secret).verify(body, headerRecord(headers));
@@ -110,12 +147,9 @@ function payloadId(body: string): string | undefined {
  * Signed Standard Webhooks headers for `payload`, as Satang would send them: for tests of your
  * webhook handler, and for forwarding events (`satang listen`).
  */
-function testHeaders(
-  payload: string | Uint8Array,
-  secret: string,
-  options: TestHeaderOptions = {},
-): WebhookHeaders {
+function testHeaders(payload: RawBody, secret: string, options: TestHeaderOptions = {}): WebhookHeaders {
   const body = bodyText(payload);
+  if (body === undefined) throw new TypeError(notRawBody(payload).replace("webhook body", "payload to sign"));
   const id = options.id ?? payloadId(body) ?? randomUUID();
   const at =
     options.timestamp === undefined

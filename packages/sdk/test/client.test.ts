@@ -43,7 +43,8 @@ function promptpay(overrides: Partial<Parameters<Satang["payments"]["create"]>[0
 describe("payments", () => {
   it("creates a PromptPay payment with every field of the record and a QR code to show", async () => {
     const payment = await promptpay({ description: "order 1001", metadata: { orderId: "1001" } });
-    assert.deepEqual(sortedKeys(payment), [...PAYMENT_FIELDS].sort());
+    // The record's fields, and the two flags of the create's answer (test/create-outcome.test.ts).
+    assert.deepEqual(sortedKeys(payment), [...PAYMENT_FIELDS, "replayed", "reused"].sort());
     assert.equal(payment.amount, "10000.00");
     assert.equal(payment.status, "requires_action");
     assert.equal(payment.metadata?.orderId, "1001");
@@ -201,7 +202,7 @@ describe("withdraws and balance", () => {
     });
 
     const withdraw = await payout(toSatangString(25_000n));
-    assert.deepEqual(sortedKeys(withdraw), [...WITHDRAW_FIELDS].sort());
+    assert.deepEqual(sortedKeys(withdraw), [...WITHDRAW_FIELDS, "replayed"].sort());
     assert.equal(withdraw.status, "pending");
     assert.equal(withdraw.bankAccountNumber, "******7890");
     assert.equal((await client.withdraws.retrieve(withdraw.id)).id, withdraw.id);

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type FetchLike, InvalidCredentialsError, type Satang, signRequest } from "../src/index.ts";
 import { customer, type ListeningService, listeningService, ref } from "./helpers/server.ts";
@@ -51,6 +52,56 @@ describe("signRequest", () => {
       () => signRequest({ ...keys, body: "", version: "v2", method: "GET" }),
       /method and the path/,
     );
+  });
+});
+
+describe("the README's account of signRequest", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("## Request signing"), readme.indexOf("## Types stay"));
+  const keys = {
+    apiKey: "sk_test_key",
+    apiSecret: "sec_secret",
+    body: '{"a":1}',
+    timestamp: 1_700_000_000_003,
+  };
+
+  /** Each row of the README's table, and what signRequest does given what the row says. */
+  const rows: Array<{ row: RegExp; run: () => string; does: RegExp }> = [
+    {
+      row: /\| `method` and `path`[^|]*\| v2/,
+      run: () => signRequest({ ...keys, method: "POST", path: "/api/v1/payments" })["X-Signature"],
+      does: /^v2=/,
+    },
+    {
+      row: /\| only the `body`[^|]*\| v1/,
+      run: () => signRequest({ ...keys, method: "POST" })["X-Signature"],
+      does: /^sha256=/,
+    },
+    {
+      row: /\| `version: "v1"`[^|]*\| v1/,
+      run: () =>
+        signRequest({ ...keys, method: "POST", path: "/api/v1/payments", version: "v1" })["X-Signature"],
+      does: /^sha256=/,
+    },
+    {
+      row: /\| `version: "v2"` without[^|]*\| nothing: it throws/,
+      run: () => {
+        try {
+          return signRequest({ ...keys, path: "/api/v1/payments", version: "v2" })["X-Signature"];
+        } catch (error) {
+          return `threw: ${(error as Error).message}`;
+        }
+      },
+      does: /^threw: /,
+    },
+  ];
+
+  it("states for each input the signature signRequest makes (v2 when given the method and path)", () => {
+    for (const { row, run, does } of rows) {
+      assert.match(section, row);
+      assert.match(run(), does, String(row));
+    }
+    assert.doesNotMatch(section, /signs v1 unless/);
   });
 });
 

@@ -90,6 +90,44 @@ describe("Satang.webhooks", () => {
     assert.throws(() => Satang.webhooks.verify(reserialized, headers, secret), WebhookVerificationError);
   });
 
+  it("refuses a parsed body (object, number, null, ...) with a WebhookVerificationError asking for the raw body", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    // What a framework that parsed the JSON already hands over, and other things that are not a body.
+    const notRaw: unknown[] = [JSON.parse(payload), 42, null, undefined, true, [payload], new Date()];
+    for (const value of notRaw) {
+      assert.throws(
+        () => Satang.webhooks.verify(value as string, headers, secret),
+        (error: unknown) =>
+          error instanceof WebhookVerificationError &&
+          /raw request body/.test(error.message) &&
+          /string or a Buffer\/Uint8Array/.test(error.message),
+        `verify(${String(value)})`,
+      );
+    }
+    assert.throws(
+      () => Satang.webhooks.verify(JSON.parse(payload), headers, secret),
+      /got an object \(a parsed body\?\)/,
+    );
+    assert.throws(() => Satang.webhooks.verify(null as unknown as string, headers, secret), /got null/);
+  });
+
+  it("verifies the raw body given as a Uint8Array or an ArrayBuffer", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    const bytes = new TextEncoder().encode(payload);
+    assert.equal(Satang.webhooks.verify(bytes, headers, secret).id, event.id);
+    assert.equal(Satang.webhooks.verify(bytes.buffer, headers, secret).id, event.id);
+  });
+
+  it("refuses missing headers with a WebhookVerificationError", () => {
+    for (const headers of [undefined, null]) {
+      assert.throws(
+        () => Satang.webhooks.verify(payload, headers as unknown as Headers, secret),
+        (error: unknown) =>
+          error instanceof WebhookVerificationError && /headers are missing/.test(error.message),
+      );
+    }
+  });
+
   it("refuses a correctly signed body that is not an event", () => {
     const notEvent = JSON.stringify({ hello: "world" });
     const headers = Satang.webhooks.testHeaders(notEvent, secret);

@@ -94,6 +94,16 @@ class AuthFailure extends Error {
   }
 }
 
+/**
+ * A timestamp that lands within this distance of now once multiplied by 1000 was sent in Unix
+ * seconds, the commonest mistake with X-Timestamp (seconds are what most Unix tools and
+ * languages print). A day is wide enough for a client whose clock is also off, and far from any
+ * skew a millisecond timestamp could have: seconds read as milliseconds fall in January 1970.
+ */
+const SECONDS_MISTAKE_WINDOW_MS = 24 * 60 * 60 * 1000;
+const SECONDS_HINT =
+  "X-Timestamp looks like Unix seconds; it must be Unix time in milliseconds (13 digits, e.g. Date.now())";
+
 const SIGNATURE_PATTERN = /^(sha256|v2)=([0-9a-f]{64})$/;
 const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
 
@@ -202,11 +212,13 @@ function readHeaders(request: FastifyRequest, wallClock: Clock): SignedHeaders {
   const timestampMs = Number(timestamp);
   const nowMs = wallClock.now().getTime();
   if (Math.abs(nowMs - timestampMs) > TIMESTAMP_TOLERANCE_MS) {
+    const inSeconds = Math.abs(nowMs - timestampMs * 1000) <= SECONDS_MISTAKE_WINDOW_MS;
     throw new AuthFailure({
       reason: "timestamp_skew",
       serverTime: new Date(nowMs).toISOString(),
       serverTimeMs: nowMs,
       toleranceMs: TIMESTAMP_TOLERANCE_MS,
+      ...(inSeconds ? { hint: SECONDS_HINT } : {}),
     });
   }
   const match = SIGNATURE_PATTERN.exec(signatureHeader.trim());
@@ -320,7 +332,11 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
 /** The answer for a refusal: one generic message; in sandbox, the reason too. */
 function refusal(err: unknown, request: FastifyRequest, env: Config["env"]): unknown {
   if (!(err instanceof AuthFailure)) return err;
-  request.log.info({ reason: err.reason }, "request refused by authentication");
+  const hint = "hint" in err.metadata ? err.metadata.hint : undefined;
+  request.log.info(
+    { reason: err.reason, ...(hint === undefined ? {} : { hint }) },
+    "request refused by authentication",
+  );
   return env === "sandbox"
     ? new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, err.metadata)
     : new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE);

@@ -76,6 +76,12 @@ const InvalidCredentialsMetadata = Type.Union([
       serverTime: Type.String({ format: "date-time" }),
       serverTimeMs: Type.Integer(),
       toleranceMs: Type.Integer(),
+      hint: Type.Optional(
+        Type.String({
+          description:
+            "Present when X-Timestamp looks like Unix seconds: it says so, and that milliseconds are expected",
+        }),
+      ),
     },
     closed,
   ),

@@ -136,6 +136,35 @@ describe("authentication failure reasons", () => {
     assert.equal(error.metadata.toleranceMs, 300_000);
   });
 
+  it("says a timestamp in Unix seconds looks like seconds (sandbox answer and log); live stays generic", async () => {
+    const seconds = Math.floor(Date.now() / 1000);
+    const refused = await send(sandbox, { timestamp: seconds });
+    assert.equal(refused.statusCode, 401);
+    const error = refused.json().error;
+    assert.equal(error.code, GENERIC.code);
+    assert.equal(error.message, GENERIC.message);
+    assert.equal(error.metadata.reason, "timestamp_skew");
+    assert.match(error.metadata.hint, /looks like Unix seconds/);
+    assert.match(error.metadata.hint, /milliseconds/);
+    const requestId = refused.headers["x-request-id"];
+    assert.ok(lines.some((l) => l.reqId === requestId && /seconds/.test(String(l.hint))));
+
+    // A client clock a few hours off still gets the hint; seconds never pass as milliseconds.
+    const hoursOff = (await send(sandbox, { timestamp: seconds - 3 * 3600 })).json().error;
+    assert.match(hoursOff.metadata.hint, /looks like Unix seconds/);
+
+    const generic = await send(live, { timestamp: seconds });
+    assert.deepEqual(generic.json(), { success: false, error: GENERIC });
+  });
+
+  it("gives no seconds hint for a millisecond timestamp outside the tolerance", async () => {
+    for (const timestamp of [Date.now() - 600_000, Date.now() + 400_000, 1000]) {
+      const error = (await send(sandbox, { timestamp })).json().error;
+      assert.equal(error.metadata.reason, "timestamp_skew");
+      assert.equal("hint" in error.metadata, false, `no hint for ${timestamp}`);
+    }
+  });
+
   it("describes what was signed on a mismatch, never the expected signature", async () => {
     const body = JSON.stringify({ url: "https://example.com/hook" });
     const wrong = { ...svc.credentials, apiSecret: "sec_wrong" };

@@ -44,7 +44,13 @@ async function createPayment(
   credentials?: Credentials,
 ): Promise<Payment> {
   const sdk = credentials ? svc.sdkFor(credentials) : svc.sdk;
-  return sdk.payments.create(validBody(overrides) as unknown as CreatePaymentParams);
+  // The record alone: the SDK adds what the create's answer said (reused, replayed) beside it.
+  const {
+    reused: _reused,
+    replayed: _replayed,
+    ...record
+  } = await sdk.payments.create(validBody(overrides) as unknown as CreatePaymentParams);
+  return record;
 }
 
 function expectNotFound(res: TestResponse): void {

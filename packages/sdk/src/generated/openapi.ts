@@ -7334,6 +7334,8 @@ export interface components {
                   serverTime: string;
                   serverTimeMs: number;
                   toleranceMs: number;
+                  /** @description Present when X-Timestamp looks like Unix seconds: it says so, and that milliseconds are expected */
+                  hint?: string;
                 }
               | {
                   /** @enum {string} */
