@@ -145,14 +145,23 @@ function familyOf(address: string): 4 | 6 {
   return isIP(address) === 6 ? 6 : 4;
 }
 
+/**
+ * One message for a host that resolves to a refused address and for one that does not resolve:
+ * two would tell a caller which internal names exist. The reason still differs, for the
+ * delivery log's error kinds (events/attempt-errors.ts).
+ */
+function notReachable(host: string, reason: "forbidden" | "unresolved"): UrlRefused {
+  return new UrlRefused(`url host ${host} is not an address webhooks may reach`, reason);
+}
+
 async function resolveAll(host: string, resolve: Resolver): Promise<ResolvedAddress[]> {
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolve(host);
   } catch {
-    throw new UrlRefused(`url host ${host} could not be resolved`, "unresolved");
+    throw notReachable(host, "unresolved");
   }
-  if (addresses.length === 0) throw new UrlRefused(`url host ${host} could not be resolved`, "unresolved");
+  if (addresses.length === 0) throw notReachable(host, "unresolved");
   return addresses;
 }
 
@@ -179,7 +188,7 @@ export async function vetWebhookUrl(
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
     // The caller learns that the address is refused, never what an internal name resolves to.
-    if (refusal) throw new UrlRefused(`url host ${host} is not an address webhooks may reach`);
+    if (refusal) throw notReachable(host, "forbidden");
   }
   const pinned = addresses[0]!;
   return { url, host, address: pinned.address, family: familyOf(pinned.address) };

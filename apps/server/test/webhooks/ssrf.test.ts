@@ -139,6 +139,21 @@ describe("registration in the live environment", () => {
     assert.equal(stored.length, 0);
   });
 
+  it("answers a name that does not resolve exactly as one that resolves to a private address", async () => {
+    // Two messages would let a caller map which internal names exist (a DNS oracle).
+    const messages: string[] = [];
+    for (const host of ["private.test", "no-such-name.test", "empty.test"]) {
+      const res = await svc.request("POST", "/api/v1/webhook-endpoints", {
+        url: `https://${host}/hooks`,
+        events: ["*"],
+      });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error.metadata.field, "url");
+      messages.push(String(res.body.error.message).replace(host, "HOST"));
+    }
+    assert.equal(new Set(messages).size, 1, messages.join(" | "));
+  });
+
   it("requires https, and accepts an https URL whose every address is public", async () => {
     const plain = await svc.request("POST", "/api/v1/webhook-endpoints", {
       url: "http://public.test/hooks",
