@@ -7,8 +7,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { Value } from "typebox/value";
 import type { Deps } from "../../src/deps.ts";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
+import { errorObjectSchema } from "../../src/http/envelope.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { dispatchPendingWithdraws } from "../../src/lifecycle/payouts.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
@@ -447,6 +449,11 @@ describe("payout desk, boundaries and refusals", () => {
       assert.equal(reused.status, 409, JSON.stringify(reused.body));
       assert.equal(reused.body.error.code, "STATE_CONFLICT");
       assert.equal(reused.body.error.metadata.reason, "bank_reference_in_use");
+      assert.deepEqual(
+        [...Value.Errors(errorObjectSchema("STATE_CONFLICT"), reused.body.error)],
+        [],
+        "the metadata is the documented one",
+      );
       assert.equal(reused.body.error.metadata.withdrawId, a.id);
       assert.equal(reused.body.error.metadata.batchId, first.id);
       assert.match(reused.body.error.message, new RegExp(`already recorded for withdraw ${a.id}`));
