@@ -42,19 +42,30 @@ export function holdRequestsUntilStarted(app: FastifyInstance): () => void {
   };
 }
 
-/** Printed by every successful start: where the API, /docs and /dashboard are. */
-export function addressesMessage(config: Pick<Config, "env" | "publicBaseUrl">, listening: string): string {
+/**
+ * Printed by every successful start: where the API, /docs and /dashboard are, and the payout
+ * desk's page when withdraws are paid by hand (SATANG_PAYOUTS=manual).
+ */
+export function addressesMessage(
+  config: Pick<Config, "env" | "publicBaseUrl" | "payouts">,
+  listening: string,
+): string {
   const configured = config.publicBaseUrl.replace(/\/+$/, "");
   // PORT=0 asks for any free port: the base URL derived from it names no real port, so the
   // addresses are given on the one actually bound.
   const base = /:0$/.test(configured) ? listening : configured;
+  const places: [label: string, url: string][] = [
+    ["API", `${base}/api/v1`],
+    ["Docs", `${base}/docs`],
+    ["Dashboard", `${base}/dashboard`],
+  ];
+  if (config.payouts === "manual") places.push(["Payout desk", `${base}/dashboard/payout-desk`]);
+  if (config.env === "sandbox") places.push(["Start page", `${base}/`]);
+  const width = Math.max(...places.map(([label]) => label.length));
   const lines = [
     `Satang (${config.env}) is listening on ${listening}`,
-    `  API        ${base}/api/v1`,
-    `  Docs       ${base}/docs`,
-    `  Dashboard  ${base}/dashboard`,
+    ...places.map(([label, url]) => `  ${label.padEnd(width)}  ${url}`),
   ];
-  if (config.env === "sandbox") lines.push(`  Start page ${base}/`);
   return `${lines.join("\n")}\n`;
 }
 

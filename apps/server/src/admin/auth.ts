@@ -12,6 +12,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
+import { ADMIN_TOKEN_ACTOR, setOperatorActor } from "./actor.ts";
 
 const ADMIN_TOKEN_SETTING = "admin_token_sha256";
 
@@ -61,5 +62,6 @@ export function adminAuthentication(ctx: AdminAuthContext) {
     const expected = await expectedHash(ctx);
     if (expected === undefined) throw invalid();
     if (!safeEqual(sha256Hex(presented), expected)) throw invalid();
+    setOperatorActor(request, ADMIN_TOKEN_ACTOR);
   };
 }

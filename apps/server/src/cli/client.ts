@@ -121,6 +121,8 @@ export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): Adm
           headers: {
             authorization: `Bearer ${token}`,
             accept: "application/json",
+            // The tool the operator works with, kept with what the operator records.
+            "x-satang-client": "cli",
             ...(body === undefined ? {} : { "content-type": "application/json" }),
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),

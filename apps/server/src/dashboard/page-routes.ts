@@ -46,8 +46,11 @@ function escapeAttribute(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** The language to start in before the script has read the user's saved choice. */
-function preferredLang(request: FastifyRequest): "en" | "th" {
+/**
+ * The language to start in before the script has read the user's saved choice. The payout
+ * desk's page (payout-desk/page-routes.ts) starts the same way.
+ */
+export function preferredLang(request: FastifyRequest): "en" | "th" {
   const header = request.headers["accept-language"] ?? "";
   const first = header.split(",")[0]?.trim().toLowerCase() ?? "";
   return first.startsWith("th") ? "th" : "en";

@@ -408,6 +408,10 @@ interface PayoutBatchItemsTable {
   bank_reference: string | null;
   failure_reason: string | null;
   recorded_at: Date | null;
+  /** The operator actor who recorded the outcome (admin/actor.ts); null while there is none. */
+  recorded_by: string | null;
+  /** The tool the outcome came through; null while there is none, and for outcomes from before it was kept. */
+  recorded_via: "api" | "cli" | "desk" | null;
 }
 
 /** Which list a count belongs to (db/list-counts.ts). */

@@ -143,6 +143,16 @@ const StateConflictMetadata = Type.Union([
     { reason: Type.Literal("outcome_already_recorded"), outcome: Type.Enum(PAYOUT_REPORT_OUTCOMES) },
     closed,
   ),
+  Type.Object(
+    {
+      reason: Type.Literal("bank_reference_in_use"),
+      withdrawId: Type.Optional(
+        Type.String({ format: "uuid", description: "The withdraw the bank reference is recorded for" }),
+      ),
+      batchId: Type.Optional(Type.String({ format: "uuid", description: "That withdraw's payout batch" })),
+    },
+    closed,
+  ),
   Type.Object({ field: Type.Literal("email"), reason: Type.Literal("email_taken") }, closed),
 ]);
 

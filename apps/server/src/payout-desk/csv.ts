@@ -7,10 +7,16 @@
  * Spreadsheet-injection safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a CR is
  * prefixed with `'`, so a spreadsheet shows it as text instead of running it as a formula. The
  * account number is printed in full: this file is the operator's only, and the bank needs it.
+ *
+ * The columns the bank needs come first and keep their places; after them, what the desk knows
+ * of each line (its destination type, and whether it is paid, failed or still open, with the
+ * bank reference or the reason and who recorded it), so a file downloaded again shows which
+ * lines are left to pay.
  */
 import { findBank } from "../lib/bank-codes.ts";
 import { formatThb } from "../lib/money.ts";
 import type { BatchItemView } from "./store.ts";
+import { itemStatus, recordedByText } from "./view.ts";
 
 export const BATCH_CSV_COLUMNS = [
   "bank_code",
@@ -20,6 +26,11 @@ export const BATCH_CSV_COLUMNS = [
   "amount_thb",
   "withdraw_id",
   "reference",
+  "destination_type",
+  "status",
+  "bank_reference",
+  "failure_reason",
+  "recorded_by",
 ] as const;
 
 const BYTE_ORDER_MARK = "\uFEFF";
@@ -46,6 +57,11 @@ export function batchCsv(items: readonly BatchItemView[]): string {
         formatThb(item.amount_satang),
         item.withdraw_id,
         item.reference_id,
+        item.destination_type,
+        itemStatus(item),
+        item.bank_reference ?? "",
+        item.failure_reason ?? "",
+        recordedByText(item),
       ]),
     );
   }

@@ -10,6 +10,7 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
+import { operatorActor } from "../admin/actor.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import type { App } from "../http/typed-app.ts";
@@ -105,7 +106,9 @@ function csvRoute(app: App, ctx: PayoutDeskContext): void {
         description:
           "text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, " +
           "bank_name, account_number (in full), account_name, amount_thb (two decimals), " +
-          "withdraw_id, reference. Cells a spreadsheet would run as a formula are prefixed with '.",
+          "withdraw_id, reference, destination_type, status (open, paid, failed), " +
+          "bank_reference, failure_reason, recorded_by. Cells a spreadsheet would run as a " +
+          "formula are prefixed with '.",
         params: BatchIdParams,
         produces: ["text/csv"],
       },
@@ -131,13 +134,24 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
         description:
           "paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a " +
           "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
-          "different one 409 STATE_CONFLICT. The last outcome closes the batch.",
+          "different one 409 STATE_CONFLICT, and so is a bank reference already recorded for another " +
+          "withdraw (reason bank_reference_in_use). The operator who records it is kept " +
+          "(recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or " +
+          "desk, else api). The last outcome closes the batch.",
         params: BatchItemParams,
         body: RecordOutcomeBody,
         response: { 200: BatchEnvelope },
       },
     },
     async (request) =>
-      ok(await recordOutcome(ctx, request.params.id, request.params.withdrawId, request.body)),
+      ok(
+        await recordOutcome(
+          ctx,
+          request.params.id,
+          request.params.withdrawId,
+          request.body,
+          operatorActor(request),
+        ),
+      ),
   );
 }

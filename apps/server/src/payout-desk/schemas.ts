@@ -3,6 +3,7 @@
  * validate the requests, type the handlers and feed the OpenAPI document (tag `admin`).
  */
 import { type Static, Type } from "typebox";
+import { OPERATOR_CHANNELS } from "../admin/actor.ts";
 import { PAYOUT_BATCH_STATUSES, PAYOUT_OUTCOMES } from "../db/types.ts";
 import { envelopeSchema } from "../http/envelope.ts";
 import { limitProperty, pageProperty, pageSchema, stringEnum } from "../http/list-query.ts";
@@ -98,6 +99,13 @@ export const BatchItemSchema = Type.Object({
   bankReference: nullableString,
   failureReason: nullableString,
   recordedAt: nullableTime,
+  recordedBy: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name)',
+  }),
+  recordedVia: Type.Union([stringEnum(OPERATOR_CHANNELS), Type.Null()], {
+    description: "The tool the outcome was recorded with: api, cli or desk (null when not known)",
+  }),
 });
 export type BatchItemRecord = Static<typeof BatchItemSchema>;
 

@@ -13,6 +13,7 @@
  * The batch lock makes one batch's outcomes go one at a time, so whichever is the last sees
  * every other and closes the batch.
  */
+import type { OperatorActor } from "../admin/actor.ts";
 import type { Config } from "../config.ts";
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import type { PayoutBatchItemRow, PayoutOutcome, WithdrawRow } from "../db/types.ts";
@@ -36,8 +37,10 @@ import {
   claimPendingForBatch,
   closeBatchIfDone,
   findBatch,
+  findItemByBankReference,
   insertBatch,
   insertBatchItems,
+  isBankReferenceConflict,
   listBatches,
   listBatchItems,
   lockBatch,
@@ -188,12 +191,32 @@ function conflictingOutcome(item: PayoutBatchItemRow, outcome: PayoutOutcome): A
   );
 }
 
+/**
+ * A bank reference names one transfer: recorded for another withdraw already, it is refused, so
+ * one transfer is never booked as the payment of two withdraws.
+ */
+function bankReferenceInUse(
+  bankReference: string,
+  holder: { batch_id: string; withdraw_id: string } | undefined,
+): AppError {
+  const where = holder ? ` for withdraw ${holder.withdraw_id} (batch ${holder.batch_id})` : "";
+  return new AppError(
+    "STATE_CONFLICT",
+    `The bank reference ${bankReference} is already recorded${where}: one bank transfer pays one withdraw. Check the reference with the bank.`,
+    {
+      reason: "bank_reference_in_use",
+      ...(holder ? { withdrawId: holder.withdraw_id, batchId: holder.batch_id } : {}),
+    },
+  );
+}
+
 /** One outcome, in one transaction with the withdraw, the batch and the item locked in that order. */
 async function recordInTransaction(
   trx: Trx,
   ctx: PayoutDeskContext,
   key: { batchId: string; withdrawId: string },
   outcome: Outcome,
+  actor: OperatorActor,
 ): Promise<void> {
   const locked = await lockWithdraw(trx, key.withdrawId);
   const batch = await lockBatch(trx, key.batchId);
@@ -204,6 +227,12 @@ async function recordInTransaction(
     if (sameOutcome(item, outcome)) return;
     throw conflictingOutcome(item, item.outcome);
   }
+  if (outcome.bankReference !== null) {
+    // Outcomes of one batch are serialized by the batch lock, so this sees every reference
+    // committed before; two batches recording at once are kept apart by the unique index.
+    const holder = await findItemByBankReference(trx, outcome.bankReference);
+    if (holder) throw bankReferenceInUse(outcome.bankReference, holder);
+  }
   const result = await applyPayoutReport(trx, ctx, key.withdrawId, outcome.outcome);
   if (result.kind === "refused") {
     throw new AppError("STATE_CONFLICT", result.refusal.message, {
@@ -212,7 +241,7 @@ async function recordInTransaction(
     });
   }
   const now = ctx.clock.now();
-  await setItemOutcome(trx, key, { ...outcome, at: now });
+  await setItemOutcome(trx, key, { ...outcome, at: now, recordedBy: actor.name, recordedVia: actor.via });
   await touchBatch(trx, key.batchId, now);
   await closeBatchIfDone(trx, key.batchId, now);
 }
@@ -220,19 +249,32 @@ async function recordInTransaction(
 /**
  * Records what the bank did with one withdraw of a batch. The same outcome again (same
  * reference or reason) changes nothing and answers the batch as it is; a different one is
- * refused with 409. The last outcome of a batch closes it.
+ * refused with 409, and so is a bank reference already recorded for another withdraw. The last
+ * outcome of a batch closes it. `actor` is kept with the outcome: who recorded it, and through
+ * which tool.
  */
 export async function recordOutcome(
   ctx: PayoutDeskContext,
   batchId: string,
   withdrawId: string,
   body: RecordOutcomeBody,
+  actor: OperatorActor,
 ): Promise<BatchRecord> {
   if (!isUuid(batchId)) throw batchNotFound();
   if (!isUuid(withdrawId))
     throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
   const outcome = outcomeOf(body);
   const key = { batchId: batchId.toLowerCase(), withdrawId: withdrawId.toLowerCase() };
-  await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome));
+  try {
+    await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome, actor));
+  } catch (error) {
+    // Another batch's recording of the same reference committed while this one ran: the index
+    // refused this write and everything of this transaction was rolled back.
+    if (outcome.bankReference === null || !isBankReferenceConflict(error)) throw error;
+    throw bankReferenceInUse(
+      outcome.bankReference,
+      await findItemByBankReference(ctx.db, outcome.bankReference),
+    );
+  }
   return getBatch(ctx, key.batchId);
 }

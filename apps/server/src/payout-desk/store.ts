@@ -78,6 +78,8 @@ export async function insertBatchItems(
         bank_reference: null,
         failure_reason: null,
         recorded_at: null,
+        recorded_by: null,
+        recorded_via: null,
       })),
     )
     .execute();
@@ -180,10 +182,42 @@ export async function lockBatchItem(
     .executeTakeFirst();
 }
 
+/**
+ * The item that already holds a bank reference, compared as the unique index compares them
+ * (case-insensitively), or undefined.
+ */
+export async function findItemByBankReference(
+  db: Db,
+  bankReference: string,
+): Promise<Pick<PayoutBatchItemRow, "batch_id" | "withdraw_id"> | undefined> {
+  return db
+    .selectFrom("payout_batch_items")
+    .select(["batch_id", "withdraw_id"])
+    .where(sql<string>`lower(bank_reference)`, "=", sql<string>`lower(${bankReference})`)
+    .where("bank_reference", "is not", null)
+    .executeTakeFirst();
+}
+
+/** The unique index that keeps a bank reference to one withdraw (migration 0081). */
+const BANK_REFERENCE_INDEX = "payout_batch_items_bank_reference";
+
+/** True when `error` is the unique violation of a bank reference already recorded. */
+export function isBankReferenceConflict(error: unknown): boolean {
+  const fields = error as { code?: unknown; constraint?: unknown } | null;
+  return fields?.code === "23505" && fields.constraint === BANK_REFERENCE_INDEX;
+}
+
 export async function setItemOutcome(
   db: Db,
   key: { batchId: string; withdrawId: string },
-  outcome: { outcome: PayoutOutcome; bankReference: string | null; failureReason: string | null; at: Date },
+  outcome: {
+    outcome: PayoutOutcome;
+    bankReference: string | null;
+    failureReason: string | null;
+    at: Date;
+    recordedBy: string;
+    recordedVia: "api" | "cli" | "desk";
+  },
 ): Promise<void> {
   await db
     .updateTable("payout_batch_items")
@@ -192,6 +226,8 @@ export async function setItemOutcome(
       bank_reference: outcome.bankReference,
       failure_reason: outcome.failureReason,
       recorded_at: outcome.at,
+      recorded_by: outcome.recordedBy,
+      recorded_via: outcome.recordedVia,
     })
     .where("batch_id", "=", key.batchId)
     .where("withdraw_id", "=", key.withdrawId)

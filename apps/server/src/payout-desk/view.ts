@@ -41,7 +41,20 @@ export function batchItemView(item: BatchItemView): BatchItemRecord {
     bankReference: item.bank_reference,
     failureReason: item.failure_reason,
     recordedAt: iso(item.recorded_at),
+    recordedBy: item.recorded_by,
+    recordedVia: item.recorded_via,
   };
+}
+
+/** What an item's line says of its outcome: open until one is recorded. */
+export function itemStatus(item: Pick<BatchItemView, "outcome">): "open" | "paid" | "failed" {
+  return item.outcome ?? "open";
+}
+
+/** Who recorded an outcome, for people: "admin-token via desk"; empty while there is none. */
+export function recordedByText(item: Pick<BatchItemView, "recorded_by" | "recorded_via">): string {
+  if (item.recorded_by === null) return "";
+  return item.recorded_via === null ? item.recorded_by : `${item.recorded_by} via ${item.recorded_via}`;
 }
 
 export function batchView(row: BatchSummaryRow, items: readonly BatchItemView[]): BatchRecord {

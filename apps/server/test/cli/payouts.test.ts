@@ -92,9 +92,9 @@ describe("satang payouts batch", () => {
     const text = readFileSync(out, "utf8");
     assert.match(
       text,
-      /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference\r\n/,
+      /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference,destination_type,status,bank_reference,failure_reason,recorded_by\r\n/,
     );
-    assert.match(text, new RegExp(`,1234567890,.*,10\\.00,${ids[0]},`));
+    assert.match(text, new RegExp(`,1234567890,.*,10\\.00,${ids[0]},[^,]+,bank_account,open,,,\r\n`));
     assert.equal(
       statSync(out).mode & 0o777,
       0o600,
@@ -116,7 +116,7 @@ describe("satang payouts batch", () => {
       ...target,
     ]);
     assert.equal(paid.code, 0, paid.stderr);
-    assert.match(paid.stdout, /1 paid, 0 failed, 1 open/);
+    assert.match(paid.stdout, /1 paid \(10\.00 THB\), 0 failed, 1 open/);
     const failed = await satang([
       "payouts",
       "batch",
@@ -129,7 +129,7 @@ describe("satang payouts batch", () => {
     ]);
     assert.equal(failed.code, 0, failed.stderr);
     assert.match(failed.stdout, /\(closed\)/);
-    assert.match(failed.stdout, /failed \(Account closed\)/);
+    assert.match(failed.stdout, /failed \(Account closed, recorded by admin-token via cli\)/);
 
     const conflict = await satang([
       "payouts",
@@ -144,10 +144,24 @@ describe("satang payouts batch", () => {
     assert.equal(conflict.code, 1);
     assert.match(conflict.stderr, /STATE_CONFLICT/);
 
-    const [list, show] = await Promise.all([
+    const [list, show, human] = await Promise.all([
       satang(["payouts", "batch", "list", "--status", "closed", ...target]),
       satang(["payouts", "batch", "show", batch.id, "--json", ...target]),
+      satang(["payouts", "batch", "show", batch.id, ...target]),
     ]);
+    // People read baht with the unit, the figures of the CSV; the satang wire form stays in --json.
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /2 withdraws, total 30\.00 THB; 1 paid \(10\.00 THB\), 1 failed, 0 open/);
+    assert.match(human.stdout, /1\. 10\.00 THB {2}bank_account 004 \*+7890 /);
+    assert.match(human.stdout, /2\. 20\.00 THB {2}bank_account /);
+    assert.doesNotMatch(human.stdout, /satang|1000\.00|2000\.00/);
+    assert.match(
+      human.stdout,
+      new RegExp(
+        `withdraw ${ids[0]} \\(reference [^,]+, status paid\\)  paid \\(KB-778899, recorded by admin-token via cli\\)`,
+      ),
+    );
+    assert.match(list.stdout, /total 30\.00 THB/);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`Batch ${batch.id} \\(closed\\)`));
     assert.equal(show.code, 0, show.stderr);
@@ -155,6 +169,17 @@ describe("satang payouts batch", () => {
     assert.deepEqual(
       shown.items.map((item: { outcome: string }) => item.outcome),
       ["paid", "failed"],
+    );
+    assert.equal(shown.totalAmount, "3000.00", "--json keeps the wire form of the interface");
+    assert.deepEqual(
+      shown.items.map((item: { recordedBy: string; recordedVia: string }) => [
+        item.recordedBy,
+        item.recordedVia,
+      ]),
+      [
+        ["admin-token", "cli"],
+        ["admin-token", "cli"],
+      ],
     );
 
     const empty = await satang(["payouts", "batch", "create", ...target]);

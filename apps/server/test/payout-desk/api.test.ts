@@ -7,11 +7,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { Value } from "typebox/value";
 import type { Deps } from "../../src/deps.ts";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
+import { errorObjectSchema } from "../../src/http/envelope.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { dispatchPendingWithdraws } from "../../src/lifecycle/payouts.ts";
-import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
@@ -135,7 +137,11 @@ describe("payout desk, end to end", () => {
       customerBankAccountNumber: "9876543210123",
     });
     const dashReference = `-ref.${process.pid}.${Date.now()}`;
-    const third = await createWithdraw(shop, { amount: "700.00", referenceId: dashReference });
+    const third = await createWithdraw(shop, {
+      amount: "700.00",
+      referenceId: dashReference,
+      destinationType: "wallet",
+    });
     const elsewhere = await createWithdraw(other, { amount: "500.00" });
     assert.equal(await walletBalance(shop), 100_000 - 4250);
 
@@ -186,6 +192,11 @@ describe("payout desk, end to end", () => {
       "amount_thb",
       "withdraw_id",
       "reference",
+      "destination_type",
+      "status",
+      "bank_reference",
+      "failure_reason",
+      "recorded_by",
     ]);
     assert.deepEqual(rows[1]!.slice(0, 6), [
       "004",
@@ -203,8 +214,14 @@ describe("payout desk, end to end", () => {
       "25.50",
       second.id,
       second.referenceId,
+      "bank_account",
+      "open",
+      "",
+      "",
+      "",
     ]);
     assert.equal(rows[3]![6], `'${dashReference}`, "a leading - is defused");
+    assert.deepEqual(rows[3]!.slice(7), ["wallet", "open", "", "", ""], "a wallet line says it is one");
     assert.equal(rows.length, 4);
     assert.match(text, /"'=HYPERLINK\(""http:\/\/x""\), ""Ltd"""/, "RFC 4180 quoting on the wire");
 
@@ -213,9 +230,39 @@ describe("payout desk, end to end", () => {
     assert.equal(paid.body.data.items[0].outcome, "paid");
     assert.equal(paid.body.data.items[0].bankReference, "SCB-0001");
     assert.equal(paid.body.data.items[0].withdrawStatus, "paid");
-    const failed = await outcome(batch.id, second.id, { outcome: "failed", reason: "Account closed" });
-    assert.equal(failed.status, 200, JSON.stringify(failed.body));
-    assert.equal(failed.body.data.status, "open");
+    assert.equal(paid.body.data.items[0].recordedBy, "admin-token", "who recorded it, from the credential");
+    assert.equal(paid.body.data.items[0].recordedVia, "api");
+    assert.equal(paid.body.data.items[1].recordedBy, null, "nobody recorded the open ones yet");
+    // The desk page names itself; the name of the operator still comes from the credential.
+    svc.clock.advance(1000);
+    const failedRaw = await svc.app.inject({
+      method: "POST",
+      url: `/admin/v1/payout-batches/${batch.id}/items/${second.id}/outcome`,
+      payload: JSON.stringify({ outcome: "failed", reason: "Account closed" }),
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        "content-type": "application/json",
+        "x-satang-client": "desk",
+      },
+    });
+    assert.equal(failedRaw.statusCode, 200, failedRaw.body);
+    const failed = failedRaw.json();
+    assert.equal(failed.data.status, "open");
+    assert.equal(failed.data.items[1].recordedBy, "admin-token");
+    assert.equal(failed.data.items[1].recordedVia, "desk");
+
+    // Downloaded again, the file says which lines are paid, failed or still open.
+    const again1 = parseCsv(
+      (await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}/csv`)).raw.body.slice(1),
+    );
+    assert.deepEqual(
+      again1.slice(1).map((row) => row.slice(8)),
+      [
+        ["paid", "SCB-0001", "", "admin-token via api"],
+        ["failed", "", "Account closed", "admin-token via desk"],
+        ["open", "", "", ""],
+      ],
+    );
 
     // The same outcome again changes nothing; a different one is refused.
     const again = await outcome(batch.id, first.id, { outcome: "paid", bankReference: "SCB-0001" });
@@ -371,6 +418,77 @@ describe("payout desk, boundaries and refusals", () => {
         svc.deps.db,
       ),
       /payout_batch_items_closed_with_outcome/,
+    );
+  });
+
+  it("refuses a bank reference already recorded for another withdraw, in any batch and any case, with 409, booking nothing", async () => {
+    const shop = await fundedMerchant(svc, {}, 100_000n);
+    const a = await createWithdraw(shop, { amount: "300.00" });
+    const b = await createWithdraw(shop, { amount: "400.00" });
+    const first = (
+      await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId, maxCount: 1 })
+    ).body.data;
+    const c = await createWithdraw(shop, { amount: "500.00" });
+    const second = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    assert.deepEqual(
+      second.items.map((i: { withdrawId: string }) => i.withdrawId),
+      [b.id, c.id],
+    );
+    const reference = `KB-${process.pid}-${Date.now()}`;
+    const paid = await outcome(first.id, a.id, { outcome: "paid", bankReference: reference });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const balance = await walletBalance(shop);
+
+    // In the same batch, in another batch, and typed in another case: one transfer, one withdraw.
+    for (const [batchId, withdrawId, typed] of [
+      [second.id, b.id, reference],
+      [second.id, c.id, reference.toLowerCase()],
+    ] as const) {
+      const reused = await outcome(batchId, withdrawId, { outcome: "paid", bankReference: typed });
+      assert.equal(reused.status, 409, JSON.stringify(reused.body));
+      assert.equal(reused.body.error.code, "STATE_CONFLICT");
+      assert.equal(reused.body.error.metadata.reason, "bank_reference_in_use");
+      assert.deepEqual(
+        [...Value.Errors(errorObjectSchema("STATE_CONFLICT"), reused.body.error)],
+        [],
+        "the metadata is the documented one",
+      );
+      assert.equal(reused.body.error.metadata.withdrawId, a.id);
+      assert.equal(reused.body.error.metadata.batchId, first.id);
+      assert.match(reused.body.error.message, new RegExp(`already recorded for withdraw ${a.id}`));
+      assert.equal(await withdrawStatus(shop, withdrawId), "processing", "nothing moved");
+      assert.deepEqual(await eventTypes(withdrawId), ["withdraw.processing"]);
+    }
+    assert.equal(await walletBalance(shop), balance);
+    const shown = (await svc.admin("GET", `/admin/v1/payout-batches/${second.id}`)).body.data;
+    assert.equal(shown.openCount, 2);
+
+    // The same reference again on the withdraw it pays is still the harmless repeat.
+    const repeat = await outcome(first.id, a.id, { outcome: "paid", bankReference: reference });
+    assert.equal(repeat.status, 200);
+    // Another reference is accepted as usual.
+    const other = await outcome(second.id, b.id, { outcome: "paid", bankReference: `${reference}-2` });
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("the database keeps a bank reference to one item and an outcome to its recorder", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const a = await createWithdraw(shop, { amount: "100.00" });
+    const b = await createWithdraw(shop, { amount: "100.00" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    const reference = `DB-${process.pid}-${Date.now()}`;
+    const record = (withdrawId: string, bankReference: string, recordedBy: string | null) =>
+      sql`UPDATE payout_batch_items
+             SET outcome = 'paid', bank_reference = ${bankReference}, recorded_at = now(), recorded_by = ${recordedBy}
+           WHERE batch_id = ${batch.id} AND withdraw_id = ${withdrawId}`.execute(svc.deps.db);
+    await assert.rejects(record(a.id, reference, null), /payout_batch_items_recorded_by/);
+    await record(a.id, reference, "admin-token");
+    await assert.rejects(
+      record(b.id, reference.toLowerCase(), "admin-token"),
+      /payout_batch_items_bank_reference/,
     );
   });
 

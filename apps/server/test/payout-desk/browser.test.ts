@@ -34,12 +34,16 @@ after(async () => {
   await svc?.close();
 });
 
-async function withdraw(amount: string, name: string): Promise<string> {
+async function withdraw(
+  amount: string,
+  name: string,
+  destinationType: "bank_account" | "wallet" = "bank_account",
+): Promise<string> {
   svc.clock.advance(1000);
   const res = await svc.request(
     "POST",
     "/api/v1/withdraws",
-    withdrawBody({ amount, customerBankAccountName: name }),
+    withdrawBody({ amount, customerBankAccountName: name, destinationType }),
     {
       credentials: shop,
     },
@@ -51,7 +55,7 @@ async function withdraw(amount: string, name: string): Promise<string> {
 describe("payout desk page", () => {
   it("signs in, creates a batch, downloads the CSV and records outcomes until the batch closes", async () => {
     const first = await withdraw("150000.00", "Somchai Jaidee");
-    const second = await withdraw("2500.00", "บริษัท ตัวอย่าง จำกัด");
+    const second = await withdraw("2500.00", "บริษัท ตัวอย่าง จำกัด", "wallet");
     const context = await browser.newContext({
       locale: "en-US",
       viewport: { width: 1280, height: 900 },
@@ -80,23 +84,55 @@ describe("payout desk page", () => {
       await page.waitForSelector("#items tbody tr >> nth=1");
       assert.match((await page.textContent("#batch-title")) ?? "", /\(open\)/);
       assert.equal(await page.locator("#items tbody tr").count(), 2);
+
+      // Amounts in baht with the unit, the figures of the CSV: 150000 satang is ฿1,500.00.
+      const row1 = page.locator(`tr[data-withdraw="${first}"]`);
+      const row2 = page.locator(`tr[data-withdraw="${second}"]`);
+      const headings = await page.locator("#items thead th").allTextContents();
+      assert.deepEqual(headings, [
+        "#",
+        "Destination",
+        "Bank",
+        "Account",
+        "Account name",
+        "Amount (THB)",
+        "Reference",
+        "Withdraw",
+        "Withdraw status",
+        "Outcome",
+        "Recorded by",
+      ]);
+      assert.equal(await row1.locator("td.amount").textContent(), "฿1,500.00");
+      assert.equal(await row2.locator("td.amount").textContent(), "฿25.00");
+      assert.match((await page.textContent("#batch-summary")) ?? "", /total ฿1,525\.00; 0 paid \(฿0\.00\)/);
+      assert.match((await page.textContent("#units")) ?? "", /Thai baht \(THB\)/);
+      const shown = (await page.textContent("#app")) ?? "";
+      assert.doesNotMatch(shown, /150000|2500\.00|satang/, "no satang figure an operator could key in");
+      // The Withdraw column names the withdraw; its status has a column of its own.
+      assert.equal(await row1.locator("td.withdraw").textContent(), first);
+      assert.equal(await row1.locator("td.withdraw-status").textContent(), "Processing");
+      assert.equal(await row1.locator("td.destination").textContent(), "Bank account");
+      assert.equal(await row2.locator("td.destination").textContent(), "Wallet");
       await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-batch.png"), fullPage: true });
 
       const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
       const csv = readFileSync((await download.path())!, "utf8");
       assert.match(
         csv,
-        /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference\r\n/,
+        /^\uFEFFbank_code,bank_name,account_number,account_name,amount_thb,withdraw_id,reference,destination_type,status,bank_reference,failure_reason,recorded_by\r\n/,
       );
-      assert.match(csv, new RegExp(`,1234567890,Somchai Jaidee,1500\\.00,${first},`));
-      assert.match(csv, /บริษัท ตัวอย่าง จำกัด,25\.00,/);
+      assert.match(
+        csv,
+        new RegExp(`,1234567890,Somchai Jaidee,1500\\.00,${first},[^,]+,bank_account,open,,,\r\n`),
+      );
+      assert.match(csv, /บริษัท ตัวอย่าง จำกัด,25\.00,[^,]+,[^,]+,wallet,open,,,\r\n/);
 
-      const row1 = page.locator(`tr[data-withdraw="${first}"]`);
       await row1.locator("input[name=reference]").fill("KB20261123-0001");
       await row1.locator("button[name=paid]").click();
       await page.waitForSelector("text=paid · KB20261123-0001");
+      assert.equal(await row1.locator("td.recorded-by").textContent(), "admin-token via payout desk");
+      assert.equal(await row1.locator("td.withdraw-status").textContent(), "Paid");
 
-      const row2 = page.locator(`tr[data-withdraw="${second}"]`);
       await row2.locator("button[name=failed]").click();
       await page.waitForSelector("text=VALIDATION_ERROR: reason is required when outcome is failed");
       await row2.locator("input[name=reason]").fill("Account closed");
@@ -108,6 +144,24 @@ describe("payout desk page", () => {
       await page.click("#back");
       await page.waitForSelector("#batches tbody tr");
       assert.match((await page.textContent("#batches")) ?? "", /1 paid, 1 failed, 0 open/);
+      assert.match((await page.textContent("#batches")) ?? "", /฿1,525\.00/);
+
+      // Thai, like the dashboard: the whole page switches, and the choice holds after a reload.
+      await page.click("button.lang");
+      await page.waitForSelector("text=ชุดรายการจ่าย");
+      assert.equal(await page.getAttribute("html", "lang"), "th");
+      assert.match((await page.textContent("#batches")) ?? "", /จ่ายแล้ว 1, ไม่สำเร็จ 1, ค้างอยู่ 0/);
+      await page.locator("#batches button.link").first().click();
+      await page.waitForSelector("#items");
+      assert.match((await page.textContent("#batch-title")) ?? "", /\(ปิดแล้ว\)/);
+      assert.equal(await page.locator("#items thead th").nth(5).textContent(), "จำนวนเงิน (บาท)");
+      assert.equal(await row1.locator("td.amount").textContent(), "฿1,500.00");
+      assert.equal(await row2.locator("td.destination").textContent(), "วอลเล็ต");
+      assert.equal(await row1.locator("td.withdraw-status").textContent(), "จ่ายแล้ว");
+      assert.equal(await row1.locator("td.recorded-by").textContent(), "admin-token ผ่าน หน้าระบบจ่ายเงินถอน");
+      await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-thai.png"), fullPage: true });
+      await page.reload();
+      await page.waitForSelector("text=ชุดรายการจ่าย");
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -6230,7 +6230,9 @@ export interface paths {
              *             "outcome": "paid",
              *             "bankReference": "SCB2611230001234",
              *             "failureReason": null,
-             *             "recordedAt": null
+             *             "recordedAt": null,
+             *             "recordedBy": "text",
+             *             "recordedVia": "api"
              *           }
              *         ]
              *       }
@@ -6280,6 +6282,10 @@ export interface paths {
                   bankReference: string | null;
                   failureReason: string | null;
                   recordedAt: string | null;
+                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                  recordedBy: string | null;
+                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                  recordedVia: ("api" | "cli" | "desk") | null;
                 }[];
               };
             };
@@ -6369,7 +6375,9 @@ export interface paths {
              *             "outcome": "paid",
              *             "bankReference": "SCB2611230001234",
              *             "failureReason": null,
-             *             "recordedAt": null
+             *             "recordedAt": null,
+             *             "recordedBy": "text",
+             *             "recordedVia": "api"
              *           }
              *         ]
              *       }
@@ -6419,6 +6427,10 @@ export interface paths {
                   bankReference: string | null;
                   failureReason: string | null;
                   recordedAt: string | null;
+                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                  recordedBy: string | null;
+                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                  recordedVia: ("api" | "cli" | "desk") | null;
                 }[];
               };
             };
@@ -6461,7 +6473,7 @@ export interface paths {
     };
     /**
      * Download a payout batch as CSV (the operator pays from it)
-     * @description text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, bank_name, account_number (in full), account_name, amount_thb (two decimals), withdraw_id, reference. Cells a spreadsheet would run as a formula are prefixed with '.
+     * @description text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, bank_name, account_number (in full), account_name, amount_thb (two decimals), withdraw_id, reference, destination_type, status (open, paid, failed), bank_reference, failure_reason, recorded_by. Cells a spreadsheet would run as a formula are prefixed with '.
      */
     get: {
       parameters: {
@@ -6521,7 +6533,7 @@ export interface paths {
     put?: never;
     /**
      * Record what the bank did with one withdraw of a batch
-     * @description paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a different one 409 STATE_CONFLICT. The last outcome closes the batch.
+     * @description paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a different one 409 STATE_CONFLICT, and so is a bank reference already recorded for another withdraw (reason bank_reference_in_use). The operator who records it is kept (recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or desk, else api). The last outcome closes the batch.
      */
     post: {
       parameters: {
@@ -6596,7 +6608,9 @@ export interface paths {
              *             "outcome": "paid",
              *             "bankReference": "SCB2611230001234",
              *             "failureReason": null,
-             *             "recordedAt": null
+             *             "recordedAt": null,
+             *             "recordedBy": "text",
+             *             "recordedVia": "api"
              *           }
              *         ]
              *       }
@@ -6646,6 +6660,10 @@ export interface paths {
                   bankReference: string | null;
                   failureReason: string | null;
                   recordedAt: string | null;
+                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                  recordedBy: string | null;
+                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                  recordedVia: ("api" | "cli" | "desk") | null;
                 }[];
               };
             };
@@ -7459,6 +7477,20 @@ export interface components {
                   reason: "outcome_already_recorded";
                   /** @enum {unknown} */
                   outcome: "paid" | "failed";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "bank_reference_in_use";
+                  /**
+                   * Format: uuid
+                   * @description The withdraw the bank reference is recorded for
+                   */
+                  withdrawId?: string;
+                  /**
+                   * Format: uuid
+                   * @description That withdraw's payout batch
+                   */
+                  batchId?: string;
                 }
               | {
                   /** @enum {string} */

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
+import { formatThb, parseAmount } from "../../lib/money.ts";
 import {
   ApiError,
   adminClient,
@@ -20,7 +21,9 @@ import { clientFlags, type OutputOptions, printResult, wholeNumber } from "../op
 interface BatchItem {
   position: number;
   withdrawId: string;
+  referenceId: string;
   amount: string;
+  destinationType: string;
   bankCode: string;
   bankAccountNumber: string;
   bankAccountName: string;
@@ -28,6 +31,8 @@ interface BatchItem {
   outcome: string | null;
   bankReference: string | null;
   failureReason: string | null;
+  recordedBy: string | null;
+  recordedVia: string | null;
 }
 
 interface Batch {
@@ -36,6 +41,7 @@ interface Batch {
   createdBy: string;
   itemCount: number;
   totalAmount: string;
+  paidAmount: string;
   paidCount: number;
   failedCount: number;
   openCount: number;
@@ -43,21 +49,40 @@ interface Batch {
   items?: BatchItem[];
 }
 
+/**
+ * A wire amount (a decimal string of satang, "150000.00") as the operator pays it: "1500.00
+ * THB", the figure of the CSV's amount_thb with its unit. A value that is not a wire amount is
+ * shown as it came, so nothing is silently re-read.
+ */
+export function thb(wire: string): string {
+  const satang = parseAmount(wire);
+  return satang === null ? wire : `${formatThb(satang)} THB`;
+}
+
 function summary(batch: Batch): string {
   return (
-    `Batch ${batch.id} (${batch.status}): ${batch.itemCount} withdraws, ${batch.totalAmount} satang; ` +
-    `${batch.paidCount} paid, ${batch.failedCount} failed, ${batch.openCount} open`
+    `Batch ${batch.id} (${batch.status}): ${batch.itemCount} withdraws, total ${thb(batch.totalAmount)}; ` +
+    `${batch.paidCount} paid (${thb(batch.paidAmount)}), ${batch.failedCount} failed, ${batch.openCount} open`
   );
+}
+
+function recordedBy(item: BatchItem): string {
+  if (item.recordedBy === null) return "";
+  return `, recorded by ${item.recordedBy}${item.recordedVia === null ? "" : ` via ${item.recordedVia}`}`;
 }
 
 function itemLine(item: BatchItem): string {
   const result =
     item.outcome === "paid"
-      ? `paid (${item.bankReference})`
+      ? `paid (${item.bankReference}${recordedBy(item)})`
       : item.outcome === "failed"
-        ? `failed (${item.failureReason})`
+        ? `failed (${item.failureReason}${recordedBy(item)})`
         : "open";
-  return `  ${item.position}. ${item.withdrawId}  ${item.amount}  ${item.bankCode} ${item.bankAccountNumber} ${item.bankAccountName}  ${result}`;
+  return (
+    `  ${item.position}. ${thb(item.amount)}  ${item.destinationType} ${item.bankCode} ` +
+    `${item.bankAccountNumber} ${item.bankAccountName}\n` +
+    `     withdraw ${item.withdrawId} (reference ${item.referenceId}, status ${item.withdrawStatus})  ${result}`
+  );
 }
 
 function details(batch: Batch): string {
@@ -140,7 +165,7 @@ async function downloadCsv(flags: OutputOptions, env: NodeJS.ProcessEnv, id: str
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/admin/v1/payout-batches/${encodeURIComponent(id)}/csv`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, "x-satang-client": "cli" },
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {

@@ -5,14 +5,102 @@
  * outcome. Every call goes to the operator API under /admin/v1 with the token as a Bearer
  * token; the token is kept in this tab's sessionStorage only. Text from the server is always
  * set as text, never parsed as HTML.
+ *
+ * Amounts come from the API in its wire form, decimal strings of satang ("150000.00"), and are
+ * shown in Thai baht with the unit ("฿1,500.00"): the figure the operator keys into the bank is
+ * the CSV's amount_thb, never the satang count. The page speaks English and Thai like the
+ * dashboard (i18n.js); the choice is kept with the dashboard's, so one choice serves both.
  */
 
+import { LANGS, MESSAGES } from "./i18n.js";
+
+/** @import { Lang, MessageKey } from "./i18n.js" */
+
 const TOKEN_KEY = "satang.operatorToken";
+/** The dashboard's key: a language chosen on either page holds for both. */
+const LANG_KEY = "satang.dashboard.lang";
+/** Everyone sees Bangkok time (UTC+7), whatever the time zone of their computer. */
+const TIME_ZONE = "Asia/Bangkok";
 const base = document.documentElement.dataset.base ?? "";
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 
-/** @typedef {{ position: number, withdrawId: string, referenceId: string, amount: string, bankCode: string, bankName: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string, outcome: string | null, bankReference: string | null, failureReason: string | null }} Item */
-/** @typedef {{ id: string, status: string, createdBy: string, itemCount: number, totalAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
+/** @typedef {{ position: number, withdrawId: string, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
+/** @typedef {{ id: string, status: string, createdBy: string, itemCount: number, totalAmount: string, paidAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
+
+// ---- Language -------------------------------------------------------------------------------
+
+/** @type {Lang} */
+let lang = initialLang();
+
+/** @returns {Lang} */
+function initialLang() {
+  const saved = LANGS.find((candidate) => candidate === localStorage.getItem(LANG_KEY));
+  if (saved) return saved;
+  // The server chose from Accept-Language for the first paint; the script follows it.
+  return document.documentElement.lang === "th" ? "th" : "en";
+}
+
+function applyLang() {
+  document.documentElement.lang = lang;
+  document.title = t("appTitle");
+}
+
+/**
+ * The text of `key` in the current language, its {placeholders} filled from `vars`.
+ * @param {MessageKey} key
+ * @param {Record<string, string | number>} [vars]
+ */
+function t(key, vars = {}) {
+  const text = MESSAGES[lang][key] ?? MESSAGES.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
+}
+
+/**
+ * A value of one of the server's lists in the current language; a value these texts do not know
+ * (added to the server after this page) shows as it is.
+ * @param {"batchStatus" | "outcome" | "via" | "withdrawStatus" | "destination"} family
+ * @param {string} value
+ */
+function valueText(family, value) {
+  const key = `${family}.${value}`;
+  return key in MESSAGES.en ? t(/** @type {MessageKey} */ (key)) : value;
+}
+
+/** The locale of dates and numbers: Thai gives Buddhist-era years. */
+function locale() {
+  return lang === "th" ? "th-TH" : "en-GB";
+}
+
+// ---- Formatting -----------------------------------------------------------------------------
+
+/**
+ * A wire amount (decimal string of satang) in Thai baht with its unit: "150000.00" -> "฿1,500.00".
+ * Exact: converted with BigInt, never a float.
+ * @param {string} wire
+ */
+function thb(wire) {
+  const satang = BigInt(String(wire).split(".")[0] || "0");
+  const baht = new Intl.NumberFormat(locale()).format(satang / 100n);
+  return `฿${baht}.${String(satang % 100n).padStart(2, "0")}`;
+}
+
+/** @param {string} iso */
+function formatTime(iso) {
+  return new Intl.DateTimeFormat(locale(), {
+    dateStyle: "medium",
+    timeStyle: "short",
+    timeZone: TIME_ZONE,
+  }).format(new Date(iso));
+}
+
+/** Who recorded an item's outcome, or the empty-value dash. @param {Item} item */
+function recordedByText(item) {
+  if (item.recordedBy === null) return t("none");
+  if (item.recordedVia === null) return item.recordedBy;
+  return t("recordedBy", { name: item.recordedBy, via: valueText("via", item.recordedVia) });
+}
+
+// ---- DOM ------------------------------------------------------------------------------------
 
 /**
  * @param {string} tag
@@ -34,6 +122,28 @@ function notice(text, kind = "error") {
   box.textContent = text;
 }
 
+/** What the page shows now, drawn again in the other language when the operator switches. */
+/** @type {() => void} */
+let redraw = () => renderLogin();
+
+function langButton() {
+  const other = lang === "th" ? "en" : "th";
+  const button = el(
+    "button",
+    { type: "button", class: "lang", lang: other, "aria-label": t("switchLanguageLabel") },
+    [t("switchLanguage")],
+  );
+  button.addEventListener("click", () => {
+    lang = other;
+    localStorage.setItem(LANG_KEY, other);
+    applyLang();
+    redraw();
+  });
+  return button;
+}
+
+// ---- API ------------------------------------------------------------------------------------
+
 function token() {
   return sessionStorage.getItem(TOKEN_KEY) ?? "";
 }
@@ -46,16 +156,22 @@ function token() {
  */
 async function request(method, path, body) {
   /** @type {Record<string, string>} */
-  const headers = { authorization: `Bearer ${token()}` };
+  // The desk names itself, so each outcome it records says it came from the desk.
+  const headers = { authorization: `Bearer ${token()}`, "x-satang-client": "desk" };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${base}/admin/v1${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  let response;
+  try {
+    response = await fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new Error(t("networkError"));
+  }
   if (response.status === 401) {
     sessionStorage.removeItem(TOKEN_KEY);
-    renderLogin("The operator token was refused.");
+    renderLogin(t("tokenRefused"));
     throw new Error("unauthorized");
   }
   return response;
@@ -69,17 +185,20 @@ async function call(method, path, body) {
   return envelope.data;
 }
 
+// ---- Views ----------------------------------------------------------------------------------
+
 /** @param {string} [message] */
 function renderLogin(message) {
+  redraw = () => renderLogin(message === undefined ? undefined : t("tokenRefused"));
   const input = /** @type {HTMLInputElement} */ (
     el("input", { id: "token", type: "password", autocomplete: "off", required: "" })
   );
   const form = el("form", { id: "login" }, [
-    el("h1", {}, ["Payout desk"]),
-    el("p", {}, ["Sign in with the operator token (ADMIN_TOKEN)."]),
-    el("label", { for: "token" }, ["Operator token"]),
+    el("div", { class: "row spread" }, [el("h1", {}, [t("deskTitle")]), langButton()]),
+    el("p", {}, [t("signInIntro")]),
+    el("label", { for: "token" }, [t("tokenLabel")]),
     input,
-    el("button", { type: "submit" }, ["Sign in"]),
+    el("button", { type: "submit" }, [t("signIn")]),
     el("p", { id: "notice", role: "alert" }, [message ?? ""]),
   ]);
   form.addEventListener("submit", (event) => {
@@ -97,28 +216,32 @@ function batchRow(batch) {
   open.addEventListener("click", () => void showBatch(batch.id));
   return el("tr", { "data-batch": batch.id }, [
     el("td", {}, [open]),
-    el("td", {}, [new Date(batch.createdAt).toLocaleString()]),
+    el("td", {}, [formatTime(batch.createdAt)]),
     el("td", {}, [batch.createdBy]),
-    el("td", { class: `status ${batch.status}` }, [batch.status]),
+    el("td", { class: `status ${batch.status}` }, [valueText("batchStatus", batch.status)]),
     el("td", { class: "num" }, [String(batch.itemCount)]),
-    el("td", { class: "num" }, [batch.totalAmount]),
-    el("td", {}, [`${batch.paidCount} paid, ${batch.failedCount} failed, ${batch.openCount} open`]),
+    el("td", { class: "num amount" }, [thb(batch.totalAmount)]),
+    el("td", {}, [
+      t("outcomesSummary", { paid: batch.paidCount, failed: batch.failedCount, open: batch.openCount }),
+    ]),
   ]);
 }
 
 function createForm() {
   const merchant = /** @type {HTMLInputElement} */ (
-    el("input", { id: "merchant", placeholder: "all merchants" })
+    el("input", { id: "merchant", placeholder: t("merchantPlaceholder") })
   );
   const max = /** @type {HTMLInputElement} */ (
     el("input", { id: "max", type: "number", min: "1", placeholder: "500" })
   );
-  const by = /** @type {HTMLInputElement} */ (el("input", { id: "by", placeholder: "your name" }));
+  const by = /** @type {HTMLInputElement} */ (
+    el("input", { id: "by", placeholder: t("createdByPlaceholder") })
+  );
   const form = el("form", { id: "create", class: "row" }, [
-    el("label", {}, ["Merchant id ", merchant]),
-    el("label", {}, ["At most ", max]),
-    el("label", {}, ["Created by ", by]),
-    el("button", { type: "submit" }, ["Create batch"]),
+    el("label", {}, [`${t("merchantId")} `, merchant]),
+    el("label", {}, [`${t("atMost")} `, max]),
+    el("label", {}, [`${t("createdBy")} `, by]),
+    el("button", { type: "submit" }, [t("createBatch")]),
   ]);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -129,7 +252,7 @@ function createForm() {
     if (by.value.trim()) body.createdBy = by.value.trim();
     try {
       const batch = await call("POST", "/payout-batches", body);
-      await showBatch(batch.id, `Batch created with ${batch.itemCount} withdraws.`);
+      await showBatch(batch.id, t("batchCreated", { count: batch.itemCount }));
     } catch (error) {
       notice(String(/** @type {Error} */ (error).message));
     }
@@ -137,40 +260,54 @@ function createForm() {
   return form;
 }
 
+/** @param {string[]} headings */
+function headRow(headings) {
+  return el("thead", {}, [
+    el(
+      "tr",
+      {},
+      headings.map((h) => el("th", { scope: "col" }, [h])),
+    ),
+  ]);
+}
+
 async function showDesk() {
   let list;
   try {
     list = await call("GET", "/payout-batches?limit=50");
   } catch (error) {
-    if (/** @type {Error} */ (error).message !== "unauthorized") notice(String(error));
+    if (/** @type {Error} */ (error).message !== "unauthorized")
+      notice(String(/** @type {Error} */ (error).message));
     return;
   }
+  redraw = () => void showDesk();
   const rows = /** @type {Batch[]} */ (list.data).map(batchRow);
   root.replaceChildren(
-    el("header", {}, [el("h1", {}, ["Payout desk"]), signOutButton()]),
+    el("header", {}, [el("h1", {}, [t("deskTitle")]), langButton(), signOutButton()]),
     el("p", { id: "notice", role: "alert" }),
-    el("h2", {}, ["New batch from pending withdraws"]),
+    el("h2", {}, [t("newBatchHeading")]),
     createForm(),
-    el("h2", {}, ["Batches"]),
+    el("h2", {}, [t("batchesHeading")]),
     rows.length === 0
-      ? el("p", { id: "empty" }, ["No batches yet."])
+      ? el("p", { id: "empty" }, [t("noBatches")])
       : el("table", { id: "batches" }, [
-          el("thead", {}, [
-            el(
-              "tr",
-              {},
-              ["Batch", "Created", "By", "Status", "Items", "Total", "Outcomes"].map((h) =>
-                el("th", {}, [h]),
-              ),
-            ),
+          headRow([
+            t("colBatch"),
+            t("colCreated"),
+            t("colBy"),
+            t("colStatus"),
+            t("colItems"),
+            t("colTotal"),
+            t("colOutcomes"),
           ]),
           el("tbody", {}, rows),
         ]),
+    el("p", { class: "muted" }, [t("timesNote")]),
   );
 }
 
 function signOutButton() {
-  const button = el("button", { type: "button", id: "signout" }, ["Sign out"]);
+  const button = el("button", { type: "button", id: "signout" }, [t("signOut")]);
   button.addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
     renderLogin();
@@ -180,9 +317,16 @@ function signOutButton() {
 
 /** @param {string} batchId */
 async function downloadCsv(batchId) {
-  const response = await request("GET", `/payout-batches/${batchId}/csv`);
+  let response;
+  try {
+    response = await request("GET", `/payout-batches/${batchId}/csv`);
+  } catch (error) {
+    if (/** @type {Error} */ (error).message !== "unauthorized")
+      notice(String(/** @type {Error} */ (error).message));
+    return;
+  }
   if (!response.ok) {
-    notice("The CSV could not be downloaded.");
+    notice(t("csvFailed"));
     return;
   }
   const url = URL.createObjectURL(await response.blob());
@@ -195,19 +339,32 @@ async function downloadCsv(batchId) {
 
 /** @param {string} batchId @param {Item} item */
 function outcomeCell(batchId, item) {
-  if (item.outcome === "paid") return el("td", { class: "paid" }, [`paid · ${item.bankReference}`]);
-  if (item.outcome === "failed") return el("td", { class: "failed" }, [`failed · ${item.failureReason}`]);
+  if (item.outcome === "paid") {
+    return el("td", { class: "outcome paid" }, [t("outcomePaid", { reference: item.bankReference ?? "" })]);
+  }
+  if (item.outcome === "failed") {
+    return el("td", { class: "outcome failed" }, [t("outcomeFailed", { reason: item.failureReason ?? "" })]);
+  }
   const reference = /** @type {HTMLInputElement} */ (
-    el("input", { placeholder: "bank reference", name: "reference" })
+    el("input", {
+      placeholder: t("bankReferencePlaceholder"),
+      name: "reference",
+      "aria-label": t("bankReferencePlaceholder"),
+    })
   );
-  const reason = /** @type {HTMLInputElement} */ (el("input", { placeholder: "reason", name: "reason" }));
-  const paid = el("button", { type: "button", name: "paid" }, ["Paid"]);
-  const failed = el("button", { type: "button", name: "failed" }, ["Failed"]);
-  /** @param {Record<string, string>} body */
+  const reason = /** @type {HTMLInputElement} */ (
+    el("input", { placeholder: t("reasonPlaceholder"), name: "reason", "aria-label": t("reasonPlaceholder") })
+  );
+  const paid = el("button", { type: "button", name: "paid" }, [t("markPaid")]);
+  const failed = el("button", { type: "button", name: "failed" }, [t("markFailed")]);
+  /** @param {{ outcome: "paid" | "failed", bankReference?: string, reason?: string }} body */
   const record = async (body) => {
     try {
       await call("POST", `/payout-batches/${batchId}/items/${item.withdrawId}/outcome`, body);
-      await showBatch(batchId, `Recorded ${body.outcome} for withdraw ${item.withdrawId}.`);
+      await showBatch(
+        batchId,
+        t("recorded", { outcome: valueText("outcome", body.outcome), id: item.withdrawId }),
+      );
     } catch (error) {
       notice(String(/** @type {Error} */ (error).message));
     }
@@ -221,7 +378,26 @@ function outcomeCell(batchId, item) {
     const value = reason.value.trim();
     void record(value ? { outcome: "failed", reason: value } : { outcome: "failed" });
   });
-  return el("td", { class: "record" }, [reference, paid, reason, failed]);
+  return el("td", { class: "outcome" }, [el("div", { class: "record" }, [reference, paid, reason, failed])]);
+}
+
+/** @param {string} batchId @param {Item} item */
+function itemRow(batchId, item) {
+  return el("tr", { "data-withdraw": item.withdrawId }, [
+    el("td", { class: "num" }, [String(item.position)]),
+    el("td", { class: "destination" }, [valueText("destination", item.destinationType)]),
+    el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`.trim()]),
+    el("td", { class: "mono" }, [item.bankAccountNumber]),
+    el("td", {}, [item.bankAccountName]),
+    el("td", { class: "num amount" }, [thb(item.amount)]),
+    el("td", { class: "reference" }, [item.referenceId]),
+    el("td", { class: "withdraw mono" }, [item.withdrawId]),
+    el("td", { class: `withdraw-status ${item.withdrawStatus}` }, [
+      valueText("withdrawStatus", item.withdrawStatus),
+    ]),
+    outcomeCell(batchId, item),
+    el("td", { class: "recorded-by" }, [recordedByText(item)]),
+  ]);
 }
 
 /** @param {string} batchId @param {string} [message] */
@@ -231,51 +407,59 @@ async function showBatch(batchId, message) {
   try {
     batch = await call("GET", `/payout-batches/${batchId}`);
   } catch (error) {
-    notice(String(/** @type {Error} */ (error).message));
+    if (/** @type {Error} */ (error).message !== "unauthorized")
+      notice(String(/** @type {Error} */ (error).message));
     return;
   }
-  const back = el("button", { type: "button", id: "back" }, ["All batches"]);
+  redraw = () => void showBatch(batchId);
+  const back = el("button", { type: "button", id: "back" }, [t("allBatches")]);
   back.addEventListener("click", () => void showDesk());
-  const csv = el("button", { type: "button", id: "csv" }, ["Download CSV"]);
+  const csv = el("button", { type: "button", id: "csv" }, [t("downloadCsv")]);
   csv.addEventListener("click", () => void downloadCsv(batch.id));
-  const rows = (batch.items ?? []).map((item) =>
-    el("tr", { "data-withdraw": item.withdrawId }, [
-      el("td", { class: "num" }, [String(item.position)]),
-      el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`]),
-      el("td", {}, [item.bankAccountNumber]),
-      el("td", {}, [item.bankAccountName]),
-      el("td", { class: "num" }, [item.amount]),
-      el("td", {}, [item.referenceId]),
-      el("td", {}, [item.withdrawStatus]),
-      outcomeCell(batch.id, item),
-    ]),
-  );
   root.replaceChildren(
-    el("header", {}, [el("h1", {}, ["Payout desk"]), back, signOutButton()]),
+    el("header", {}, [el("h1", {}, [t("deskTitle")]), back, langButton(), signOutButton()]),
     el("p", { id: "notice", role: "status", class: message ? "notice ok" : "notice" }, [message ?? ""]),
-    el("h2", { id: "batch-title" }, [`Batch ${batch.id} (${batch.status})`]),
-    el("p", { id: "batch-summary" }, [
-      `${batch.itemCount} withdraws, total ${batch.totalAmount} (satang); ${batch.paidCount} paid, ` +
-        `${batch.failedCount} failed, ${batch.openCount} open. Created by ${batch.createdBy}.`,
+    el("h2", { id: "batch-title" }, [
+      t("batchTitle", { id: batch.id, status: valueText("batchStatus", batch.status) }),
     ]),
+    el("p", { id: "batch-summary" }, [
+      t("batchSummary", {
+        count: batch.itemCount,
+        total: thb(batch.totalAmount),
+        paid: batch.paidCount,
+        paidAmount: thb(batch.paidAmount),
+        failed: batch.failedCount,
+        open: batch.openCount,
+        by: batch.createdBy,
+      }),
+    ]),
+    el("p", { id: "units", class: "muted" }, [t("amountsNote")]),
     el("div", { class: "row" }, [csv]),
-    el("table", { id: "items" }, [
-      el("thead", {}, [
+    el("div", { class: "scroll" }, [
+      el("table", { id: "items" }, [
+        headRow([
+          t("colPosition"),
+          t("colDestination"),
+          t("colBank"),
+          t("colAccount"),
+          t("colName"),
+          t("colAmount"),
+          t("colReference"),
+          t("colWithdraw"),
+          t("colWithdrawStatus"),
+          t("colOutcome"),
+          t("colRecordedBy"),
+        ]),
         el(
-          "tr",
+          "tbody",
           {},
-          ["#", "Bank", "Account", "Name", "Amount", "Reference", "Withdraw", "Outcome"].map((h) =>
-            el("th", {}, [h]),
-          ),
+          (batch.items ?? []).map((item) => itemRow(batch.id, item)),
         ),
       ]),
-      el("tbody", {}, rows),
     ]),
   );
 }
 
+applyLang();
 if (token()) void showDesk();
 else renderLogin();
-
-// A module of its own (no globals shared with the other pages' scripts).
-export {};

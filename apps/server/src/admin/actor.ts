@@ -1,0 +1,53 @@
+/**
+ * Who an operator request acts as, for the records that keep it (the payout desk's outcomes;
+ * the audit log of CONTRACT 2 later).
+ *
+ * `name` comes from the credential, never from the caller's say-so: operator authentication
+ * (auth.ts) sets it when it accepts the token. Today the only operator credential is the
+ * bearer ADMIN_TOKEN (or the token generated at first start, which stands in for it), so every
+ * operator is "admin-token". Named operator tokens (CONTRACT 2) will set the token's own name
+ * here, and everything that records an actor picks it up unchanged.
+ *
+ * `via` is the tool the operator used, as the tool declares it in the X-Satang-Client header
+ * ("cli" from `npx satang`, "desk" from the payout desk page); anything else is "api". It is a
+ * convenience for reading the record, not a credential.
+ */
+import type { FastifyRequest } from "fastify";
+
+export const OPERATOR_CHANNELS = ["api", "cli", "desk"] as const;
+export type OperatorChannel = (typeof OPERATOR_CHANNELS)[number];
+
+/** The actor name of the bootstrap operator token, ADMIN_TOKEN. */
+export const ADMIN_TOKEN_ACTOR = "admin-token";
+
+/** The header a tool names itself in. */
+export const OPERATOR_CLIENT_HEADER = "x-satang-client";
+
+export interface OperatorActor {
+  name: string;
+  via: OperatorChannel;
+}
+
+const actors = new WeakMap<FastifyRequest, string>();
+
+/** Called by operator authentication once it has accepted the request's credential. */
+export function setOperatorActor(request: FastifyRequest, name: string): void {
+  actors.set(request, name);
+}
+
+function channelOf(request: FastifyRequest): OperatorChannel {
+  const declared = request.headers[OPERATOR_CLIENT_HEADER];
+  const value = typeof declared === "string" ? declared.trim().toLowerCase() : "";
+  return value === "cli" || value === "desk" ? value : "api";
+}
+
+/**
+ * The actor of an authenticated operator request. A route behind operator authentication
+ * always has one; reaching this without one is a wiring mistake, so it stops the request.
+ */
+export function operatorActor(request: FastifyRequest): OperatorActor {
+  const name = actors.get(request);
+  if (name === undefined)
+    throw new Error("operatorActor called on a request operator authentication did not accept");
+  return { name, via: channelOf(request) };
+}
