@@ -5,9 +5,10 @@
  *   replaced a margin before its expiry, one fetch at a time (token.ts).
  * - Every call carries the standard headers: `resourceOwnerId` (the API key), a fresh
  *   `requestUId`, `accept-language`, and the bearer token.
- * - A 401 drops the token, fetches a new one and retries the call once. SCB's gateway refuses
- *   an unauthenticated request before any service acts on it, so the retry cannot repeat a
- *   transfer (docs/providers/scb.md, "Readings").
+ * - A 401 drops the token, fetches a new one and retries the call once. When no new token can
+ *   be had after a 401, the call counts as sent (its outcome uncertain): SCB's pages do not say
+ *   that a refused request was never acted on (docs/providers/scb.md, "Readings").
+ * - A failed token fetch is shared by every caller for a growing backoff (token.ts).
  * - Every call is bounded by a timeout (AbortSignal) and recorded, redacted (recorder.ts), with
  *   the headers that matter (never the authorization) and the SCB references it names.
  *
@@ -69,8 +70,9 @@ export type ScbCallErrorKind = "timeout" | "network" | "malformed" | "token";
 
 /**
  * SCB said nothing usable. `sent` tells whether the request may have reached SCB: false only
- * when it never left (no access token could be had), which makes a money call safe to send
- * again; true otherwise, since a timeout or a lost answer says nothing about what SCB did.
+ * when it never left (no access token could be had before its first attempt), which makes a
+ * money call safe to send again; true otherwise, since a timeout, a lost answer or a 401 whose
+ * retry could not get a token says nothing certain about what SCB did.
  */
 export class ScbCallError extends Error {
   constructor(
@@ -216,24 +218,37 @@ export class ScbClient {
 
   /** One call with the cached token; after a 401, one retry with a new token. */
   private async call<T>(spec: CallSpec): Promise<ScbAnswer<T>> {
-    let token = await this.usableToken(() => this.tokens.get());
+    let token = await this.usableToken(() => this.tokens.get(), false);
     let raw = await this.exchange(spec, token, 1);
     if (raw.status === 401) {
-      // The first request was refused as unauthenticated, so nothing was done: a failure to get
-      // a new token still means the call was not sent.
+      // The first request reached SCB. Its 401 is the gateway's word that the token was
+      // refused, but SCB's pages do not say that such a request was never acted on, so when no
+      // new token can be had the call counts as sent: its outcome is uncertain, never "not
+      // sent" (a credit confirm then goes to the inquiry instead of being sent again).
       const refused = token;
-      token = await this.usableToken(() => this.tokens.replace(refused));
+      token = await this.usableToken(() => this.tokens.replace(refused), true);
       raw = await this.exchange(spec, token, 2);
     }
     return toAnswer<T>(raw);
   }
 
-  /** A token, or the certainty that the call cannot be sent. */
-  private async usableToken(get: () => Promise<string>): Promise<string> {
+  /**
+   * A token, or an error saying the call could not go out. `sent` says whether an earlier
+   * attempt of the same call already reached SCB.
+   */
+  private async usableToken(get: () => Promise<string>, sent: boolean): Promise<string> {
     try {
       return await get();
     } catch (error) {
-      throw new ScbCallError("token", false, `no SCB access token: ${describeError(error).message}`);
+      const wait = this.tokens.backoffRemainingMs();
+      const backoff =
+        wait > 0 ? ` (SCB's token endpoint is not asked again for ${Math.ceil(wait / 1000)} s)` : "";
+      const message = `no SCB access token: ${describeError(error).message}${backoff}`;
+      throw new ScbCallError(
+        "token",
+        sent,
+        sent ? `${message}; the refused request may have reached SCB` : message,
+      );
     }
   }
 
