@@ -13,7 +13,8 @@
  */
 import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { formatThb } from "../../../src/lib/money.ts";
+import { billPayment as readBillPayment } from "promptparse/validate";
+import { formatThb, parseThb } from "../../../src/lib/money.ts";
 
 export type SimOperation =
   | "token"
@@ -59,6 +60,8 @@ export interface SimBillPayment {
   billerId: string;
   ref1: string;
   ref2: string | null;
+  /** Tag 62.07 of the QR paid, or null when it had none. */
+  ref3: string | null;
   amount: string;
   transactionDateandTime: string;
   sendingBankCode: string;
@@ -92,6 +95,12 @@ export interface SimulatorOptions {
   confirmationRetryMs?: number;
   /** The clock the bank reads (bill payment times, token expiry). */
   now?: () => Date;
+  /**
+   * The "Reference 3 prefix" the confirmation endpoint is registered for. SCB routes a QR 30
+   * confirmation by biller id and this prefix: when set, a payment whose ref3 does not start
+   * with it is booked (the inquiry shows it) but no confirmation is sent.
+   */
+  ref3Prefix?: string;
 }
 
 /** The simulator's answer to an expired or unknown token (SCB's own code is not published). */
@@ -210,6 +219,7 @@ export class ScbSimulator {
     ref1: string;
     amountSatang: bigint;
     ref2?: string | null;
+    ref3?: string | null;
     billerId?: string;
     at?: Date;
     sendingBankCode?: string;
@@ -223,6 +233,7 @@ export class ScbSimulator {
       billerId: input.billerId ?? this.options.billerId,
       ref1: input.ref1,
       ref2: input.ref2 ?? null,
+      ref3: input.ref3 ?? null,
       amount: formatThb(input.amountSatang),
       transactionDateandTime: bangkokIso(at),
       sendingBankCode: input.sendingBankCode ?? "004",
@@ -230,12 +241,29 @@ export class ScbSimulator {
       payerAccountNumber: "1234567890",
     };
     this.billPayments.push(payment);
-    if (input.confirm !== false && this.callbackUrl) {
+    const prefix = this.options.ref3Prefix;
+    const routed = prefix === undefined || (payment.ref3 ?? "").startsWith(prefix);
+    if (input.confirm !== false && routed && this.callbackUrl) {
       await this.deliverUntilAcknowledged(this.confirmationBody(payment));
       for (let i = 0; i < (input.resend ?? 0); i += 1)
         await this.sendConfirmation(this.confirmationBody(payment));
     }
     return payment;
+  }
+
+  /** A customer scans and pays a tag-30 QR as it is shown: its biller, references and amount. */
+  async payQr(payload: string, options: { at?: Date } = {}): Promise<SimBillPayment> {
+    const qr = readBillPayment(payload);
+    const amount = qr?.amount === undefined ? null : parseThb(qr.amount.toFixed(2));
+    if (!qr || amount === null) throw new Error("not a bill payment QR with an amount");
+    return this.pay({
+      billerId: qr.billerId,
+      ref1: qr.ref1,
+      ref2: qr.ref2 ?? null,
+      ref3: qr.ref3 ?? null,
+      amountSatang: amount,
+      at: options.at,
+    });
   }
 
   /** The confirmation SCB sends for a bill payment (QR 30 fields). */
@@ -256,7 +284,7 @@ export class ScbSimulator {
       transactionDateandTime: payment.transactionDateandTime,
       billPaymentRef1: payment.ref1,
       billPaymentRef2: payment.ref2 ?? "",
-      billPaymentRef3: "",
+      billPaymentRef3: payment.ref3 ?? "",
       currencyCode: "764",
       channelCode: "PMH",
       transactionType: "Domestic Transfer",
@@ -476,7 +504,7 @@ export class ScbSimulator {
         countryCode: "TH",
         ref1: payment.ref1,
         ref2: payment.ref2 ?? "",
-        ref3: "",
+        ref3: payment.ref3 ?? "",
       },
     });
   }
