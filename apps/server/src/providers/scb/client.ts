@@ -144,6 +144,21 @@ function toAnswer<T>(raw: RawAnswer): ScbAnswer<T> {
   };
 }
 
+/** `object[key]` when `object` is a JSON object, else undefined. */
+function fieldOf(object: unknown, key: string): unknown {
+  return object !== null && typeof object === "object" && !Array.isArray(object)
+    ? (object as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** The tokens a token answer's data carries, under SCB's names or the OAuth ones. */
+function tokenValuesOf(data: unknown): string[] {
+  const names = ["accessToken", "refreshToken", "access_token", "refresh_token", "id_token"];
+  return names
+    .map((name) => fieldOf(data, name))
+    .filter((value): value is string => typeof value === "string" && value !== "");
+}
+
 /** A count of seconds SCB printed as a JSON number or a numeric string. */
 function seconds(value: unknown): number | null {
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -151,9 +166,14 @@ function seconds(value: unknown): number | null {
   return null;
 }
 
+/** How many of the latest access tokens the records hide by value (a refused one may be quoted). */
+const TOKENS_HIDDEN_MAX = 4;
+
 export class ScbClient {
   private readonly tokens: TokenCache;
   private readonly baseUrl: string;
+  /** The latest access and refresh tokens SCB gave, newest last: hidden wherever a record quotes them. */
+  private readonly tokensGiven: string[] = [];
 
   constructor(private readonly options: ScbClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -279,9 +299,20 @@ export class ScbClient {
     let expiresInMs: number | null = null;
     if (expiresIn !== null && expiresIn > 0) expiresInMs = expiresIn * 1000;
     else if (expiresAt !== null && expiresAt * 1000 > now) expiresInMs = expiresAt * 1000 - now;
+    this.rememberTokens(data);
     if (expiresInMs === null)
       throw new ScbCallError("token", false, "SCB's access token answer has no expiry");
     return { value: data.accessToken, expiresInMs };
+  }
+
+  private rememberTokens(data: TokenData): void {
+    for (const value of tokenValuesOf(data)) this.tokensGiven.push(value);
+    this.tokensGiven.splice(0, Math.max(0, this.tokensGiven.length - 2 * TOKENS_HIDDEN_MAX));
+  }
+
+  /** Values no record may show, wherever they appear: the credentials and the tokens given. */
+  private secretValues(): string[] {
+    return [this.options.apiSecret, this.options.apiKey, ...this.tokensGiven];
   }
 
   private headers(spec: CallSpec, token: string | null): Record<string, string> {
@@ -330,6 +361,11 @@ export class ScbClient {
     raw: RawAnswer | undefined,
     failure: { message: string } | undefined,
   ): Promise<void> {
+    // A token answer's own tokens are hidden in its record too, under whatever name they came.
+    const secrets = [
+      ...this.secretValues(),
+      ...(spec.operation === "token" && raw ? tokenValuesOf(fieldOf(raw.body, "data")) : []),
+    ];
     try {
       await this.options.recorder.record({
         direction: "outbound",
@@ -341,10 +377,10 @@ export class ScbClient {
         startedAt,
         durationMs: Math.round(durationMs),
         requestHeaders: redactHeaders(headers),
-        requestBody: spec.body === undefined ? null : redact(spec.body),
+        requestBody: spec.body === undefined ? null : redact(spec.body, secrets),
         responseStatus: raw?.status ?? null,
-        responseBody: raw ? redact(raw.body) : null,
-        error: failure?.message ?? null,
+        responseBody: raw ? redact(raw.body, secrets) : null,
+        error: failure ? (redact(failure.message, secrets) as string) : null,
         // What the request named wins over what the answer repeats.
         keys: presentKeys({ ...(raw ? answerKeys(spec.operation, raw.body) : {}), ...spec.keys }),
       });

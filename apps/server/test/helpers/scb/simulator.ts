@@ -30,7 +30,15 @@ export type SimFailure =
   /** Nothing is done and the answer only comes after `holdMs`. */
   | { kind: "timeout" }
   /** SCB answers this (documented) failure. With `execute`, it still carries the request out. */
-  | { kind: "answer"; httpStatus: number; code: number; description: string; execute?: boolean }
+  | {
+      kind: "answer";
+      httpStatus: number;
+      code: number;
+      description: string;
+      execute?: boolean;
+      /** The answer's `data` (null when absent). */
+      data?: unknown;
+    }
   /** 401 as for an expired token. */
   | { kind: "unauthorized" };
 
@@ -149,6 +157,10 @@ export class ScbSimulator {
   url = "";
   /** How the token answer states its expiry: both as numbers (default), only expiresIn as a string, or only expiresAt. */
   tokenExpiryForm: "number" | "string" | "expiresAtOnly" = "number";
+  /** Token answers also carry the OAuth names `access_token`, `refresh_token` and an `id_token` JWT. */
+  tokenOAuthFields = false;
+  /** Every token value issued (access, refresh, id), so a test can look for them in records and logs. */
+  readonly secretsIssued: string[] = [];
 
   private readonly app: FastifyInstance;
   private readonly tokens = new Map<string, { expiresAtMs: number }>();
@@ -384,9 +396,10 @@ export class ScbSimulator {
         return reply.code(401).send({ status: SIM_TOKEN_EXPIRED });
       case "answer":
         if (failure.execute) await act(new CapturedReply());
-        return reply
-          .code(failure.httpStatus)
-          .send({ status: { code: failure.code, description: failure.description }, data: null });
+        return reply.code(failure.httpStatus).send({
+          status: { code: failure.code, description: failure.description },
+          data: failure.data ?? null,
+        });
       case "timeout_but_execute":
       case "timeout": {
         // The work is done at once; only the answer is late, after the client stopped waiting.
@@ -430,9 +443,22 @@ export class ScbSimulator {
     const expiresAtMs = this.now().getTime() + lifetime * 1000;
     this.tokens.set(value, { expiresAtMs });
     this.tokensIssued += 1;
+    const refreshToken = randomBytes(24).toString("hex");
+    const base64url = (json: unknown) => Buffer.from(JSON.stringify(json)).toString("base64url");
+    const idToken = `${base64url({ alg: "HS256" })}.${base64url({ sub: randomBytes(8).toString("hex") })}.${randomBytes(16).toString("base64url")}`;
+    this.secretsIssued.push(value, refreshToken, idToken);
+    const oauth = this.tokenOAuthFields
+      ? {
+          access_token: value,
+          refresh_token: refreshToken,
+          id_token: idToken,
+          note: `issued Bearer ${value}`,
+        }
+      : {};
     return reply.send({
       status: SUCCESS,
       data: {
+        ...oauth,
         accessToken: value,
         tokenType: "Bearer",
         expiresIn:
@@ -442,7 +468,7 @@ export class ScbSimulator {
               ? String(lifetime)
               : undefined,
         expiresAt: this.tokenExpiryForm === "string" ? undefined : Math.floor(expiresAtMs / 1000),
-        refreshToken: randomBytes(24).toString("hex"),
+        refreshToken,
         refreshExpiresIn: lifetime * 2,
       },
     });

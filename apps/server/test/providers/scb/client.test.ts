@@ -291,6 +291,41 @@ describe("SCB client: the record of every call", () => {
     }
   });
 
+  it("hides tokens in a record by key in any spelling, by shape and by value", async () => {
+    const rig = await startScbRig();
+    try {
+      rig.sim.tokenOAuthFields = true;
+      await inquiry(rig);
+      const [token, refresh, idToken] = rig.sim.secretsIssued as [string, string, string];
+      rig.sim.failNext("bill_payment_inquiry", {
+        kind: "answer",
+        httpStatus: 400,
+        code: 8101,
+        description: `VF0003 token ${token} refused (Bearer ${token})`,
+        data: {
+          access_token: token,
+          "refresh-token": refresh,
+          Access_Token: token,
+          echo: `the token was ${token}`,
+          claims: idToken,
+          nested: [{ detail: `jwt ${idToken}` }],
+        },
+      });
+      const answer = await inquiry(rig);
+      assert.equal(answer.httpStatus, 400);
+      const text = JSON.stringify(rig.recorder.exchanges);
+      for (const secret of [...rig.sim.secretsIssued, SCB_TEST.apiSecret]) {
+        assert.ok(!text.includes(secret), `a record contains ${secret.slice(0, 6)}...`);
+      }
+      assert.ok(text.includes("VF0003 token [redacted] refused"), "the rest of the answer stays readable");
+      const tokenRecord = rig.recorder.of("token")[0]!;
+      assert.equal((tokenRecord.responseBody as any).data.access_token, REDACTED);
+      assert.equal((tokenRecord.responseBody as any).data.id_token, REDACTED);
+    } finally {
+      await rig.close();
+    }
+  });
+
   it("records a call that got no answer, with the reason", async () => {
     const rig = await startScbRig({ timeoutMs: 3_000 });
     try {
