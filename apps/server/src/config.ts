@@ -51,9 +51,9 @@ export interface Config {
    */
   payoutPickup: "simulate" | "automatic";
   /**
-   * The payment provider (CONTRACT 15): `simulated` (the sandbox default) or `scb`. Undefined in
-   * a live deployment that names none: it then collects and pays nothing automatically, as
-   * before live providers existed. Set with SATANG_PROVIDER; live refuses `simulated`.
+   * The payment provider (CONTRACT 15): `simulated` (the sandbox default) or `scb`. Set with
+   * SATANG_PROVIDER; live requires it and refuses `simulated`. The type keeps `undefined` for
+   * callers that build a configuration by hand (tests), which then have no provider.
    */
   provider: ProviderName | undefined;
   /** Who pays withdraws: the provider's transfer API, or the operator's manual payout desk. */
@@ -135,6 +135,12 @@ export interface ScbConfig {
   callbackToken: string;
   /** SCB_REF2: the constant ref2 of every QR (A-Z0-9, at most 20), or null for none. */
   ref2: string | null;
+  /**
+   * SCB_REF3_PREFIX: the "Reference 3 prefix" SCB assigned to the biller profile (A-Z0-9, 1-8).
+   * Every QR's ref3 starts with it; SCB sends a QR 30 confirmation to the endpoint registered
+   * for the biller id and this prefix. Null leaves ref3 out.
+   */
+  ref3Prefix: string | null;
   /** Payouts through SCB's transfer API; null when SATANG_PAYOUTS=manual. */
   payer: ScbPayerConfig | null;
   reconcileIntervalMs: number;
@@ -330,7 +336,18 @@ function secretText(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, rule:
   return raw;
 }
 
-function scbBaseUrl(env: NodeJS.ProcessEnv): string {
+/**
+ * Whether `hostname` (as `URL` gives it) is a loopback address: 127.0.0.0/8, ::1 or localhost.
+ * CONTRACT 15 lets a live connector call such an address over http (a local simulator).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host === "::1") return true;
+  // URL has already written any IPv4 form (127.1, 0x7f.1, 2130706433) as four decimals.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function scbBaseUrl(env: NodeJS.ProcessEnv, envName: Environment): string {
   const raw = env.SCB_API_BASE_URL;
   if (raw === undefined || raw === "") {
     throw new ConfigError("SCB_API_BASE_URL is required when SATANG_PROVIDER=scb (an http or https URL)");
@@ -343,6 +360,13 @@ function scbBaseUrl(env: NodeJS.ProcessEnv): string {
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ConfigError("SCB_API_BASE_URL must use http: or https:");
+  }
+  // Credentials and money travel on this connection (CONTRACT 15): only a local simulator may
+  // be reached without TLS in live.
+  if (envName === "live" && parsed.protocol !== "https:" && !isLoopbackHost(parsed.hostname)) {
+    throw new ConfigError(
+      "SCB_API_BASE_URL must be an https URL when SATANG_ENV=live (http is accepted only for a loopback address: 127.0.0.0/8, ::1, localhost)",
+    );
   }
   // Credentials belong in SCB_API_KEY and SCB_API_SECRET, where they are kept out of logs.
   if (parsed.username || parsed.password) {
@@ -388,13 +412,17 @@ function loadScbPayer(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbPayerConf
   };
 }
 
-function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbConfig {
+function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode, envName: Environment): ScbConfig {
   const ref2 = env.SCB_REF2 || null;
   if (ref2 !== null && !/^[A-Z0-9]{1,20}$/.test(ref2)) {
     throw new ConfigError(`SCB_REF2 must be 1-20 upper-case letters or digits, got "${ref2}"`);
   }
+  const ref3Prefix = env.SCB_REF3_PREFIX || null;
+  if (ref3Prefix !== null && !/^[A-Z0-9]{1,8}$/.test(ref3Prefix)) {
+    throw new ConfigError(`SCB_REF3_PREFIX must be 1-8 upper-case letters or digits, got "${ref3Prefix}"`);
+  }
   return withRedaction({
-    apiBaseUrl: scbBaseUrl(env),
+    apiBaseUrl: scbBaseUrl(env, envName),
     apiKey: secretText(env, "SCB_API_KEY", /^[\x21-\x7E]{1,200}$/, "1-200 printable characters"),
     apiSecret: secretText(env, "SCB_API_SECRET", /^[\x21-\x7E]{1,200}$/, "1-200 printable characters"),
     billerId: secretText(env, "SCB_BILLER_ID", /^[0-9]{15}$/, "the 15-digit biller id"),
@@ -405,6 +433,7 @@ function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbConfig {
       "32-200 characters of letters, digits, _ or - (it is a URL path segment)",
     ),
     ref2,
+    ref3Prefix,
     payer: loadScbPayer(env, payouts),
     reconcileIntervalMs: integer(env, "SCB_RECONCILE_INTERVAL_S", 60, 1, 86_400) * 1000,
     // SCB's transfer answers say to inquire "after 45 minutes" (docs/providers/scb.md).
@@ -422,9 +451,14 @@ function loadProviderConfig(
   if (envName === "live" && asked === "simulated") {
     throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb");
   }
-  const provider = asked ?? (envName === "sandbox" ? "simulated" : undefined);
+  // A live deployment without a connector would serve payments that nothing collects and
+  // withdraws that nothing pays (CONTRACT 15): it does not start.
+  if (envName === "live" && asked === undefined) {
+    throw new ConfigError("SATANG_PROVIDER is required when SATANG_ENV=live (scb)");
+  }
+  const provider = asked ?? "simulated";
   const payouts = oneOf(env, "SATANG_PAYOUTS", PAYOUT_MODES) ?? "provider";
-  const scb = provider === "scb" ? loadScbConfig(env, payouts) : undefined;
+  const scb = provider === "scb" ? loadScbConfig(env, payouts, envName) : undefined;
   const scbExchangeRetentionDays = integer(
     env,
     "SCB_EXCHANGE_RETENTION_DAYS",

@@ -79,7 +79,8 @@ export interface DepsInput {
 /**
  * The provider payouts go to. Sandbox: the simulated bank. SATANG_PROVIDER=scb: SCB's credit
  * transfer, unless SATANG_PAYOUTS=manual (the payout desk pays, and the payout worker leaves
- * pending withdraws alone). A live deployment with no provider has none.
+ * pending withdraws alone). A configuration with no provider has none (built by hand: live
+ * refuses to start without SATANG_PROVIDER).
  */
 function payoutProvider(
   config: Config,

@@ -63,19 +63,60 @@ function redactPaths(): string[] {
 }
 
 /**
+ * A provider's confirmation route carries its callback token as the last path segment
+ * (CONTRACT 15: `/providers/{name}/confirmations/{token}`). Request logs show the segment by the
+ * setting's name, never its value, whatever the token looks like or whether it is right.
+ */
+const CONFIRMATION_PATH = /^(\/providers\/([A-Za-z0-9_-]+)\/confirmations\/)[^?#]*/;
+
+/** `url` as logged: a confirmation route's token replaced by the name of its setting. */
+export function loggedUrl(url: string): string {
+  return url.replace(CONFIRMATION_PATH, (_match, prefix: string, provider: string) => {
+    return `${prefix}{${provider.toUpperCase().replace(/-/g, "_")}_CALLBACK_TOKEN}`;
+  });
+}
+
+/** Fastify's request fields, with the URL as `loggedUrl` writes it. */
+function requestSerializer(request: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  headers?: Record<string, unknown>;
+  socket?: { remotePort?: number };
+}): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: typeof request.url === "string" ? loggedUrl(request.url) : request.url,
+    version: request.headers?.["accept-version"],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/**
  * pino options: JSON lines at LOG_LEVEL, with secrets, tokens and account numbers redacted by
  * field name, errors without their SQL and parameters, and every finished line redacted once
- * more by shape (lib/redaction.ts), the configured operator and metrics tokens included.
+ * more by shape (lib/redaction.ts) and by value: the configured operator and metrics tokens,
+ * and SCB's API key, API secret and callback token (SCB_CALLBACK_TOKEN), each named here
+ * rather than left to look like a token.
  */
 export function loggerOptions(
-  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "adminToken" | "metrics">>,
+  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "adminToken" | "metrics" | "scb">>,
 ): Record<string, unknown> {
-  const literals = [config.adminToken, config.metrics?.token].filter((t): t is string => Boolean(t));
+  const literals = [
+    config.adminToken,
+    config.metrics?.token,
+    config.scb?.callbackToken,
+    config.scb?.apiSecret,
+    config.scb?.apiKey,
+  ].filter((t): t is string => Boolean(t));
   const errorSerializer = (error: Error) => redactError(pino.stdSerializers.err(error));
   return {
     level: config.logLevel,
     redact: { paths: redactPaths(), censor: "[redacted]" },
-    serializers: { err: errorSerializer, error: errorSerializer },
+    serializers: { err: errorSerializer, error: errorSerializer, req: requestSerializer },
     hooks: { streamWrite: (line: string) => redactText(line, literals) },
   };
 }

@@ -9,6 +9,7 @@ import { buildApp } from "../../src/app.ts";
 import { bootstrap } from "../../src/bootstrap.ts";
 import { ok } from "../../src/http/envelope.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 const MISSING_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -441,7 +442,9 @@ describe("operator API: merchants", () => {
 describe("operator API: merchants in live", () => {
   let svc: TestService;
   before(async () => {
-    svc = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+    svc = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
   });
   after(async () => {
     await svc?.close();

@@ -19,6 +19,7 @@ import { loadConfig } from "../../src/config.ts";
 import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
 import { countMerchants } from "../../src/merchants/store.ts";
 import { lockDataDir, loggerOptions, type RunningServer, startServer } from "../../src/server.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 import { describeOnPostgres, openTestStore } from "../helpers/store.ts";
 
 const execFileAsync = promisify(execFile);
@@ -255,6 +256,7 @@ describe("first start variants", () => {
     const config = loadConfig({
       SATANG_ENV: "live",
       SECRET_KEY: "ef".repeat(32),
+      ...LIVE_PROVIDER_ENV,
       DATA_DIR: dataDir,
       PORT: "0",
       LOG_LEVEL: "silent",

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { inspect } from "node:util";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, isLoopbackHost, loadConfig } from "../../src/config.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 describe("configuration", () => {
   it("defaults to a sandbox on 127.0.0.1:3000 with the embedded store", () => {
@@ -17,7 +18,10 @@ describe("configuration", () => {
 
   it("uses 1000 requests per minute in live and lets RATE_LIMIT_PER_MINUTE override", () => {
     const key = "a".repeat(64);
-    assert.equal(loadConfig({ SATANG_ENV: "live", SECRET_KEY: key }).rateLimitPerMinute, 1000);
+    assert.equal(
+      loadConfig({ ...LIVE_PROVIDER_ENV, SATANG_ENV: "live", SECRET_KEY: key }).rateLimitPerMinute,
+      1000,
+    );
     assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: "7" }).rateLimitPerMinute, 7);
   });
 
@@ -73,11 +77,64 @@ const SCB_ENV = {
 const LIVE = { SATANG_ENV: "live", SECRET_KEY: "a".repeat(64) };
 
 describe("provider configuration", () => {
-  it("uses the simulated provider in sandbox and none in live unless one is named", () => {
+  it("uses the simulated provider in sandbox unless one is named", () => {
     assert.equal(loadConfig({}).provider, "simulated");
     assert.equal(loadConfig({}).payouts, "provider");
     assert.equal(loadConfig({}).scb, undefined);
-    assert.equal(loadConfig(LIVE).provider, undefined);
+    assert.equal(loadConfig({ ...SCB_ENV }).provider, "scb");
+  });
+
+  it("refuses a live start that names no provider, naming SATANG_PROVIDER", () => {
+    for (const provider of [undefined, ""]) {
+      const env: Record<string, string> = { ...LIVE };
+      if (provider !== undefined) env.SATANG_PROVIDER = provider;
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /SATANG_PROVIDER is required when SATANG_ENV=live/.test(error.message),
+      );
+    }
+    assert.equal(loadConfig({ ...LIVE, ...SCB_ENV }).provider, "scb");
+  });
+
+  it("refuses an http SCB base URL in live unless it is a loopback address, naming SCB_API_BASE_URL", () => {
+    for (const url of [
+      "http://api-sandbox.partners.scb/partners/sandbox",
+      "http://10.0.0.5:8080",
+      "http://128.0.0.1",
+      "http://[::2]:8080",
+      "http://localhost.example.com",
+      "http://127.0.0.1.nip.io",
+    ]) {
+      assert.throws(
+        () => loadConfig({ ...LIVE, ...SCB_ENV, SCB_API_BASE_URL: url }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.includes("SCB_API_BASE_URL") &&
+          error.message.includes("https"),
+        url,
+      );
+      // The sandbox keeps accepting it (a developer's own SCB stand-in).
+      assert.equal(
+        loadConfig({ ...SCB_ENV, SCB_API_BASE_URL: url }).scb!.apiBaseUrl,
+        url.replace(/\/+$/, ""),
+      );
+    }
+    for (const url of [
+      "https://api.partners.scb/partners",
+      "http://127.0.0.1:7799",
+      "http://127.255.255.254",
+      "http://127.1:80",
+      "http://[::1]:8080",
+      "http://localhost:3000/scb",
+      "http://LOCALHOST",
+    ]) {
+      assert.ok(loadConfig({ ...LIVE, ...SCB_ENV, SCB_API_BASE_URL: url }).scb, url);
+    }
+    assert.equal(isLoopbackHost("[::1]"), true);
+    assert.equal(isLoopbackHost("127.0.0.1"), true);
+    assert.equal(isLoopbackHost("126.255.255.255"), false);
   });
 
   it("refuses the simulated provider in live", () => {
@@ -112,6 +169,9 @@ describe("provider configuration", () => {
     assert.equal(at("SCB_RECONCILE_INTERVAL_S", "1").reconcileIntervalMs, 1_000);
     assert.equal(at("SCB_TIMEOUT_MS", "100").requestTimeoutMs, 100);
     assert.equal(at("SCB_REF2", "A".repeat(20)).ref2, "A".repeat(20));
+    assert.equal(at("SCB_REF3_PREFIX", "SCB").ref3Prefix, "SCB");
+    assert.equal(at("SCB_REF3_PREFIX", "A".repeat(8)).ref3Prefix, "A".repeat(8));
+    assert.equal(loadConfig({ ...SCB_ENV }).scb!.ref3Prefix, null);
     for (const [name, value] of [
       ["SCB_INQUIRY_DELAY_S", "2701"],
       ["SCB_RECONCILE_INTERVAL_S", "0"],
@@ -119,6 +179,9 @@ describe("provider configuration", () => {
       ["SCB_TOKEN_REFRESH_MARGIN_S", "901"],
       ["SCB_REF2", "A".repeat(21)],
       ["SCB_REF2", "abc"],
+      ["SCB_REF3_PREFIX", "A".repeat(9)],
+      ["SCB_REF3_PREFIX", "scb"],
+      ["SCB_REF3_PREFIX", "SC-B"],
     ]) {
       assert.throws(
         () => loadConfig({ ...SCB_ENV, [name!]: value! }),

@@ -12,6 +12,7 @@ import addFormatsModule from "ajv-formats";
 import type { Browser } from "playwright-core";
 import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 // ajv and ajv-formats are CommonJS: their classes are on .default under ESM.
 const Ajv = AjvModule.default ?? AjvModule;
@@ -134,7 +135,9 @@ describe("document order", () => {
   });
 
   it("in live, has no signing script and says nothing of signing in the page", async () => {
-    const live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32) } });
+    const live = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
     try {
       const page = await live.app.inject({ method: "GET", url: "/docs/" });
       assert.ok(!page.body.includes("docs-signing.js"));

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 describe("GET / in sandbox", () => {
   let svc: TestService;
@@ -47,7 +48,9 @@ describe("GET / in sandbox", () => {
 describe("GET / in live", () => {
   let svc: TestService;
   before(async () => {
-    svc = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+    svc = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
   });
   after(async () => {
     await svc.close();

@@ -7,6 +7,7 @@
  * them.
  */
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { FastifyInstance } from "fastify";
@@ -14,6 +15,7 @@ import { sql } from "kysely";
 import { buildApp } from "../../src/app.ts";
 import { loggerOptions } from "../../src/server.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { SCB_TEST } from "../helpers/scb/setup.ts";
 import { tableResolver } from "../helpers/webhooks.ts";
 
 describe("secrets in logs", () => {
@@ -160,5 +162,81 @@ describe("secrets in logs", () => {
     assert.doesNotMatch(text, /sec_[A-Za-z0-9_-]{8}/);
     // Request ids stay readable.
     assert.match(text, /"reqId":"[0-9a-f-]{36}"/);
+  });
+});
+
+describe("SCB's secrets in logs and records", () => {
+  // A UUID is a valid SCB_CALLBACK_TOKEN that no shape rule hides (a UUID is an id and stays
+  // readable in logs): the token must be hidden because it is named, not because of its shape.
+  const callbackToken = randomUUID();
+  const strangerToken = randomUUID();
+  let svc: TestService;
+  let app: FastifyInstance;
+  const lines: string[] = [];
+  before(async () => {
+    svc = await startService({
+      env: {
+        SATANG_PROVIDER: "scb",
+        SCB_API_BASE_URL: "http://127.0.0.1:9",
+        SCB_API_KEY: SCB_TEST.apiKey,
+        SCB_API_SECRET: SCB_TEST.apiSecret,
+        SCB_BILLER_ID: SCB_TEST.billerId,
+        SCB_CALLBACK_TOKEN: callbackToken,
+        SATANG_PAYOUTS: "manual",
+        SCB_TIMEOUT_MS: "2000",
+      },
+    });
+    const options = loggerOptions({ ...svc.deps.config, logLevel: "debug" });
+    app = await buildApp(svc.deps, {
+      logger: { ...options, stream: { write: (line: string) => lines.push(line) } },
+    });
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await svc.close();
+  });
+
+  it("logs the confirmation route with the token's name, and records no token", async () => {
+    const body = {
+      transactionId: "20260115SIM00000001",
+      amount: "100.00",
+      transactionDateandTime: "2026-01-15T12:00:00+07:00",
+      billPaymentRef1: "ABC123",
+      payeeProxyId: SCB_TEST.billerId,
+      currencyCode: "764",
+    };
+    const right = await app.inject({
+      method: "POST",
+      url: `/providers/scb/confirmations/${callbackToken}`,
+      payload: body,
+    });
+    assert.equal(right.statusCode, 200, right.body);
+    const wrong = await app.inject({
+      method: "POST",
+      url: `/providers/scb/confirmations/${strangerToken}?probe=1`,
+      payload: body,
+    });
+    assert.equal(wrong.statusCode, 404);
+    // A log line that quotes the token (a message, an error) hides it by value.
+    app.log.warn({ note: `configured ${callbackToken}` }, `token ${callbackToken} in a message`);
+
+    const text = lines.join("");
+    assert.match(
+      text,
+      /\/providers\/scb\/confirmations\/\{SCB_CALLBACK_TOKEN\}/,
+      "the route is logged by name",
+    );
+    for (const secret of [callbackToken, strangerToken, SCB_TEST.apiSecret, SCB_TEST.apiKey]) {
+      assert.ok(!text.includes(secret), `${secret.slice(0, 6)}... is in the logs`);
+    }
+    const recorded = JSON.stringify(
+      await svc.deps.db.selectFrom("scb_exchanges").selectAll().execute(),
+      (_key, value) => (typeof value === "bigint" ? String(value) : value),
+    );
+    assert.ok(recorded.includes("payment_confirmation"), "the confirmation was recorded");
+    for (const secret of [callbackToken, SCB_TEST.apiSecret, SCB_TEST.apiKey]) {
+      assert.ok(!recorded.includes(secret), `${secret.slice(0, 6)}... is in the recorded exchanges`);
+    }
   });
 });

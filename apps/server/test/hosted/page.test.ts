@@ -11,6 +11,7 @@ import type { PaymentStatus } from "../../src/db/types.ts";
 import { chooseLang, LANGS, MESSAGES } from "../../src/hosted/i18n.ts";
 import { displayThb, formatRemaining } from "../../src/hosted/page.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 let svc: TestService;
 let counter = 0;
@@ -639,7 +640,9 @@ describe("sandbox simulate route", () => {
 describe("live", () => {
   let live: TestService;
   before(async () => {
-    live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32) } });
+    live = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
   });
   after(async () => {
     await live.close();

@@ -24,6 +24,7 @@ import {
   RATE_LIMIT_WINDOW_MS,
 } from "../../src/lib/limits.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 
@@ -192,10 +193,14 @@ describe("rate limit defaults", () => {
     const secret = { SECRET_KEY: "ab".repeat(32) };
     assert.equal(loadConfig({}).rateLimitPerMinute, 100);
     assert.equal(loadConfig({ SATANG_ENV: "sandbox" }).rateLimitPerMinute, 100);
-    assert.equal(loadConfig({ SATANG_ENV: "live", ...secret }).rateLimitPerMinute, 1000);
+    assert.equal(
+      loadConfig({ SATANG_ENV: "live", ...secret, ...LIVE_PROVIDER_ENV }).rateLimitPerMinute,
+      1000,
+    );
     assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: "7" }).rateLimitPerMinute, 7);
     assert.equal(
-      loadConfig({ SATANG_ENV: "live", RATE_LIMIT_PER_MINUTE: "7", ...secret }).rateLimitPerMinute,
+      loadConfig({ SATANG_ENV: "live", RATE_LIMIT_PER_MINUTE: "7", ...secret, ...LIVE_PROVIDER_ENV })
+        .rateLimitPerMinute,
       7,
     );
     assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: "0" }), /RATE_LIMIT_PER_MINUTE/);
@@ -210,7 +215,7 @@ describe("rate limit defaults", () => {
         ["sandbox", "100"],
         ["live", "1000"],
       ] as const) {
-        const config = loadConfig({ SATANG_ENV: env, SECRET_KEY: "cd".repeat(32) });
+        const config = loadConfig({ SATANG_ENV: env, SECRET_KEY: "cd".repeat(32), ...LIVE_PROVIDER_ENV });
         const app = await buildApp({ ...svc.deps, config }, { extraApiRoutes: testRoutes });
         apps.push(app);
         const res = await signedGet(app, svc.credentials, new ManualClock(Date.now()));

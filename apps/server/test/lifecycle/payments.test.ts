@@ -21,6 +21,7 @@ import {
   MINUTE_MS,
   simulatePaymentRequest,
 } from "../helpers/lifecycle.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 let svc: TestService;
 
@@ -399,7 +400,9 @@ describe("late confirmation", () => {
 
 describe("sandbox routes in live", () => {
   it("answers every sandbox route 404 RESOURCE_NOT_FOUND", async () => {
-    const live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+    const live = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
     try {
       const payment = await createPayment(live, live.credentials);
       const routes: [string, string, unknown][] = [

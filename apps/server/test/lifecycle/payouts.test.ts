@@ -26,6 +26,7 @@ import {
   ledgerKinds,
   simulateWithdrawRequest,
 } from "../helpers/lifecycle.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 import { fundedMerchant } from "../helpers/withdraws.ts";
 
 let svc: TestService;
@@ -524,7 +525,9 @@ describe("automatic pickup with an unreliable provider", () => {
   });
 
   it("leaves pending withdraws alone when the deployment has no payout provider (live without an adapter)", async () => {
-    const live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32) } });
+    const live = await startService({
+      env: { SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32), ...LIVE_PROVIDER_ENV },
+    });
     try {
       const own = await fundedMerchant(live, {}, 10_000n);
       const withdraw = await createWithdraw(live, own);

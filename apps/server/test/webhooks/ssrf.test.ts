@@ -14,6 +14,7 @@ import { addressRefusal } from "../../src/events/url-guard.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 import {
   type Canary,
   cancelPendingDeliveries,
@@ -46,7 +47,7 @@ let canary: Canary;
 before(async () => {
   canary = await startCanary();
   svc = await startService({
-    env: { SATANG_ENV: "live", SECRET_KEY: "a".repeat(64) },
+    env: { SATANG_ENV: "live", SECRET_KEY: "a".repeat(64), ...LIVE_PROVIDER_ENV },
     deps: { webhooks: { resolve: resolver, timeoutMs: 2_000 } },
   });
 });
@@ -296,9 +297,19 @@ describe("the address rules", () => {
   it("allows loopback by default in the sandbox only; live refuses to start when asked to allow it", () => {
     assert.equal(loadConfig({}).webhookAllowLoopback, true);
     assert.equal(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: "false" }).webhookAllowLoopback, false);
-    assert.equal(loadConfig({ SATANG_ENV: "live", SECRET_KEY: "a".repeat(64) }).webhookAllowLoopback, false);
+    assert.equal(
+      loadConfig({ SATANG_ENV: "live", SECRET_KEY: "a".repeat(64), ...LIVE_PROVIDER_ENV })
+        .webhookAllowLoopback,
+      false,
+    );
     assert.throws(
-      () => loadConfig({ SATANG_ENV: "live", SECRET_KEY: "a".repeat(64), WEBHOOK_ALLOW_LOOPBACK: "true" }),
+      () =>
+        loadConfig({
+          SATANG_ENV: "live",
+          SECRET_KEY: "a".repeat(64),
+          ...LIVE_PROVIDER_ENV,
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+        }),
       /WEBHOOK_ALLOW_LOOPBACK/,
     );
     assert.throws(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK: "maybe" }), /WEBHOOK_ALLOW_LOOPBACK/);

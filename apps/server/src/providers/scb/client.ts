@@ -5,9 +5,10 @@
  *   replaced a margin before its expiry, one fetch at a time (token.ts).
  * - Every call carries the standard headers: `resourceOwnerId` (the API key), a fresh
  *   `requestUId`, `accept-language`, and the bearer token.
- * - A 401 drops the token, fetches a new one and retries the call once. SCB's gateway refuses
- *   an unauthenticated request before any service acts on it, so the retry cannot repeat a
- *   transfer (docs/providers/scb.md, "Readings").
+ * - A 401 drops the token, fetches a new one and retries the call once. When no new token can
+ *   be had after a 401, the call counts as sent (its outcome uncertain): SCB's pages do not say
+ *   that a refused request was never acted on (docs/providers/scb.md, "Readings").
+ * - A failed token fetch is shared by every caller for a growing backoff (token.ts).
  * - Every call is bounded by a timeout (AbortSignal) and recorded, redacted (recorder.ts), with
  *   the headers that matter (never the authorization) and the SCB references it names.
  *
@@ -69,8 +70,9 @@ export type ScbCallErrorKind = "timeout" | "network" | "malformed" | "token";
 
 /**
  * SCB said nothing usable. `sent` tells whether the request may have reached SCB: false only
- * when it never left (no access token could be had), which makes a money call safe to send
- * again; true otherwise, since a timeout or a lost answer says nothing about what SCB did.
+ * when it never left (no access token could be had before its first attempt), which makes a
+ * money call safe to send again; true otherwise, since a timeout, a lost answer or a 401 whose
+ * retry could not get a token says nothing certain about what SCB did.
  */
 export class ScbCallError extends Error {
   constructor(
@@ -142,6 +144,21 @@ function toAnswer<T>(raw: RawAnswer): ScbAnswer<T> {
   };
 }
 
+/** `object[key]` when `object` is a JSON object, else undefined. */
+function fieldOf(object: unknown, key: string): unknown {
+  return object !== null && typeof object === "object" && !Array.isArray(object)
+    ? (object as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** The tokens a token answer's data carries, under SCB's names or the OAuth ones. */
+function tokenValuesOf(data: unknown): string[] {
+  const names = ["accessToken", "refreshToken", "access_token", "refresh_token", "id_token"];
+  return names
+    .map((name) => fieldOf(data, name))
+    .filter((value): value is string => typeof value === "string" && value !== "");
+}
+
 /** A count of seconds SCB printed as a JSON number or a numeric string. */
 function seconds(value: unknown): number | null {
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -149,9 +166,14 @@ function seconds(value: unknown): number | null {
   return null;
 }
 
+/** How many of the latest access tokens the records hide by value (a refused one may be quoted). */
+const TOKENS_HIDDEN_MAX = 4;
+
 export class ScbClient {
   private readonly tokens: TokenCache;
   private readonly baseUrl: string;
+  /** The latest access and refresh tokens SCB gave, newest last: hidden wherever a record quotes them. */
+  private readonly tokensGiven: string[] = [];
 
   constructor(private readonly options: ScbClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -216,24 +238,37 @@ export class ScbClient {
 
   /** One call with the cached token; after a 401, one retry with a new token. */
   private async call<T>(spec: CallSpec): Promise<ScbAnswer<T>> {
-    let token = await this.usableToken(() => this.tokens.get());
+    let token = await this.usableToken(() => this.tokens.get(), false);
     let raw = await this.exchange(spec, token, 1);
     if (raw.status === 401) {
-      // The first request was refused as unauthenticated, so nothing was done: a failure to get
-      // a new token still means the call was not sent.
+      // The first request reached SCB. Its 401 is the gateway's word that the token was
+      // refused, but SCB's pages do not say that such a request was never acted on, so when no
+      // new token can be had the call counts as sent: its outcome is uncertain, never "not
+      // sent" (a credit confirm then goes to the inquiry instead of being sent again).
       const refused = token;
-      token = await this.usableToken(() => this.tokens.replace(refused));
+      token = await this.usableToken(() => this.tokens.replace(refused), true);
       raw = await this.exchange(spec, token, 2);
     }
     return toAnswer<T>(raw);
   }
 
-  /** A token, or the certainty that the call cannot be sent. */
-  private async usableToken(get: () => Promise<string>): Promise<string> {
+  /**
+   * A token, or an error saying the call could not go out. `sent` says whether an earlier
+   * attempt of the same call already reached SCB.
+   */
+  private async usableToken(get: () => Promise<string>, sent: boolean): Promise<string> {
     try {
       return await get();
     } catch (error) {
-      throw new ScbCallError("token", false, `no SCB access token: ${describeError(error).message}`);
+      const wait = this.tokens.backoffRemainingMs();
+      const backoff =
+        wait > 0 ? ` (SCB's token endpoint is not asked again for ${Math.ceil(wait / 1000)} s)` : "";
+      const message = `no SCB access token: ${describeError(error).message}${backoff}`;
+      throw new ScbCallError(
+        "token",
+        sent,
+        sent ? `${message}; the refused request may have reached SCB` : message,
+      );
     }
   }
 
@@ -264,9 +299,20 @@ export class ScbClient {
     let expiresInMs: number | null = null;
     if (expiresIn !== null && expiresIn > 0) expiresInMs = expiresIn * 1000;
     else if (expiresAt !== null && expiresAt * 1000 > now) expiresInMs = expiresAt * 1000 - now;
+    this.rememberTokens(data);
     if (expiresInMs === null)
       throw new ScbCallError("token", false, "SCB's access token answer has no expiry");
     return { value: data.accessToken, expiresInMs };
+  }
+
+  private rememberTokens(data: TokenData): void {
+    for (const value of tokenValuesOf(data)) this.tokensGiven.push(value);
+    this.tokensGiven.splice(0, Math.max(0, this.tokensGiven.length - 2 * TOKENS_HIDDEN_MAX));
+  }
+
+  /** Values no record may show, wherever they appear: the credentials and the tokens given. */
+  private secretValues(): string[] {
+    return [this.options.apiSecret, this.options.apiKey, ...this.tokensGiven];
   }
 
   private headers(spec: CallSpec, token: string | null): Record<string, string> {
@@ -315,6 +361,11 @@ export class ScbClient {
     raw: RawAnswer | undefined,
     failure: { message: string } | undefined,
   ): Promise<void> {
+    // A token answer's own tokens are hidden in its record too, under whatever name they came.
+    const secrets = [
+      ...this.secretValues(),
+      ...(spec.operation === "token" && raw ? tokenValuesOf(fieldOf(raw.body, "data")) : []),
+    ];
     try {
       await this.options.recorder.record({
         direction: "outbound",
@@ -326,10 +377,10 @@ export class ScbClient {
         startedAt,
         durationMs: Math.round(durationMs),
         requestHeaders: redactHeaders(headers),
-        requestBody: spec.body === undefined ? null : redact(spec.body),
+        requestBody: spec.body === undefined ? null : redact(spec.body, secrets),
         responseStatus: raw?.status ?? null,
-        responseBody: raw ? redact(raw.body) : null,
-        error: failure?.message ?? null,
+        responseBody: raw ? redact(raw.body, secrets) : null,
+        error: failure ? (redact(failure.message, secrets) as string) : null,
         // What the request named wins over what the answer repeats.
         keys: presentKeys({ ...(raw ? answerKeys(spec.operation, raw.body) : {}), ...spec.keys }),
       });

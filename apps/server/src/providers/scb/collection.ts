@@ -16,7 +16,7 @@ import {
   SCB_SUCCESS_CODE,
   SCB_TRANSACTION_ID_LENGTH_MAX,
 } from "./limits.ts";
-import { billPaymentQrPayload } from "./qr.ts";
+import { billPaymentQrPayload, ref3For } from "./qr.ts";
 import { isScbReference } from "./references.ts";
 import { bangkokDate, bangkokDatesBetween, parseScbTime } from "./time.ts";
 import type { BillPaymentRecord, ConfirmationAck, SlipData } from "./types.ts";
@@ -24,6 +24,8 @@ import type { BillPaymentRecord, ConfirmationAck, SlipData } from "./types.ts";
 export interface ScbCollectionSettings {
   billerId: string;
   ref2: string | null;
+  /** SCB_REF3_PREFIX: every QR's ref3 starts with it (SCB routes confirmations by it); null for none. */
+  ref3Prefix: string | null;
 }
 
 /** A payment as SCB's answer shows it. */
@@ -129,9 +131,16 @@ export class ScbCollection {
     ref1: string;
     ref2: string | null;
   } {
-    const { billerId, ref2 } = this.settings;
+    const { billerId, ref2, ref3Prefix } = this.settings;
+    const ref3 = ref3For(ref3Prefix, input.ref1);
     return {
-      qrPayload: billPaymentQrPayload({ billerId, ref1: input.ref1, ref2, amountSatang: input.amountSatang }),
+      qrPayload: billPaymentQrPayload({
+        billerId,
+        ref1: input.ref1,
+        ref2,
+        ref3,
+        amountSatang: input.amountSatang,
+      }),
       ref1: input.ref1,
       ref2,
     };

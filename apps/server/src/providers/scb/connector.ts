@@ -47,7 +47,11 @@ export function createScbConnector(
   });
   return {
     client,
-    collection: new ScbCollection(client, { billerId: config.billerId, ref2: config.ref2 }, deps.clock),
+    collection: new ScbCollection(
+      client,
+      { billerId: config.billerId, ref2: config.ref2, ref3Prefix: config.ref3Prefix },
+      deps.clock,
+    ),
     payouts: config.payer
       ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
       : null,

@@ -33,3 +33,11 @@ export const SCB_RESPONSE_BODY_MAX_BYTES = 1024 * 1024;
 export const SCB_CONFIRMATION_BODY_MAX_BYTES = 16 * 1024;
 /** Longest transaction id accepted from a confirmation or an answer. */
 export const SCB_TRANSACTION_ID_LENGTH_MAX = 64;
+/**
+ * After a failed access token fetch, no caller asks SCB's token endpoint again for this long
+ * (they share the failure): 1 s after the first failure in a row, doubling with each further
+ * failure, never more than 60 s. These are the service's own bounds, not SCB's: an outage costs
+ * SCB at most one token request a minute per process instead of one per call.
+ */
+export const SCB_TOKEN_BACKOFF_MIN_MS = 1_000;
+export const SCB_TOKEN_BACKOFF_MAX_MS = 60_000;

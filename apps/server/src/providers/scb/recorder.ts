@@ -70,15 +70,51 @@ export interface ScbRecorder {
 
 export const REDACTED = "[redacted]";
 
-/** Keys whose values are secrets: replaced whole. */
+/**
+ * Keys whose values are secrets: replaced whole. Compared without case, `_` or `-`, so
+ * `access_token`, `accessToken` and `Access-Token` are one key.
+ */
 const SECRET_KEYS = new Set([
   "applicationsecret",
+  "apisecret",
+  "clientsecret",
+  "secret",
+  "password",
+  "token",
   "accesstoken",
   "refreshtoken",
+  "idtoken",
+  "bearertoken",
   "authorization",
   "authcode",
   "codechallenge",
+  "codeverifier",
 ]);
+
+const keyName = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
+
+/**
+ * Secret shapes inside any string, whatever its key: a bearer credential (`Bearer <token>`) and
+ * a JWT (three base64url parts, the first two starting `eyJ`, a JSON object). An opaque token
+ * has no shape of its own (SCB's are UUIDs, like many ids), so those a client knows are named
+ * to `redact` as literals instead.
+ */
+const SECRET_SHAPES: RegExp[] = [
+  /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi,
+  /\beyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g,
+];
+
+/** Shortest literal worth hiding: shorter values would hide ordinary text. */
+const LITERAL_LENGTH_MIN = 8;
+
+function redactString(value: string, literals: readonly string[]): string {
+  let out = value;
+  for (const literal of literals) {
+    if (literal.length >= LITERAL_LENGTH_MIN) out = out.split(literal).join(REDACTED);
+  }
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, REDACTED);
+  return out;
+}
 /** Keys whose values identify an account or a person: masked to the last four characters. */
 const MASKED_KEY = /(accountno|accountnumber|proxyid|taxid|applicationkey|resourceownerid|citizenid)$/i;
 /** Inside a `proxy` or `account` object (slip verification), `value` is an id too. */
@@ -89,17 +125,23 @@ function mask(value: unknown): unknown {
   return maskAccountNumber(value);
 }
 
-/** A deep copy with secrets replaced and identifiers masked. */
-export function redact(value: unknown, parentKey = ""): unknown {
-  if (Array.isArray(value)) return value.map((item) => redact(item, parentKey));
+/**
+ * A deep copy with secrets replaced and identifiers masked: by key (SECRET_KEYS, MASKED_KEY),
+ * by shape (a bearer credential or a JWT in any string) and by value (`literals`: the secrets
+ * the caller knows, such as the API secret and the access tokens it was given, wherever they
+ * appear, even quoted in a description).
+ */
+export function redact(value: unknown, literals: readonly string[] = [], parentKey = ""): unknown {
+  if (typeof value === "string") return redactString(value, literals);
+  if (Array.isArray(value)) return value.map((item) => redact(item, literals, parentKey));
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const lower = key.toLowerCase();
-    if (SECRET_KEYS.has(lower)) out[key] = inner === undefined ? inner : REDACTED;
-    else if (MASKED_KEY.test(key)) out[key] = mask(inner);
-    else if (lower === "value" && MASKED_PARENTS.has(parentKey)) out[key] = mask(inner);
-    else out[key] = redact(inner, lower);
+    const name = keyName(key);
+    if (SECRET_KEYS.has(name)) out[key] = inner === undefined ? inner : REDACTED;
+    else if (MASKED_KEY.test(name)) out[key] = mask(inner);
+    else if (name === "value" && MASKED_PARENTS.has(parentKey)) out[key] = mask(inner);
+    else out[key] = redact(inner, literals, name);
   }
   return out;
 }

@@ -29,7 +29,13 @@ export interface LiveScb {
 }
 
 export async function startLiveScb(
-  options: { timeoutMs?: number; tokenLifetimeS?: number; env?: Record<string, string> } = {},
+  options: {
+    timeoutMs?: number;
+    tokenLifetimeS?: number;
+    env?: Record<string, string>;
+    /** SCB_REF3_PREFIX of the service, and the prefix the simulator routes confirmations by. */
+    ref3Prefix?: string;
+  } = {},
 ): Promise<LiveScb> {
   const bank = new ManualClock(Date.now());
   const sim = await ScbSimulator.start({
@@ -40,6 +46,7 @@ export async function startLiveScb(
     // A held answer outlasts any client timeout; closing the simulator releases it.
     holdMs: 120_000,
     now: () => bank.now(),
+    ref3Prefix: options.ref3Prefix,
   });
   // Exchanges go to the `scb_exchanges` table, as in a deployment, where the operator API reads them.
   const svc = await startService({
@@ -59,6 +66,7 @@ export async function startLiveScb(
       SCB_INQUIRY_DELAY_S: String(INQUIRY_DELAY_S),
       // Generous by default, so a loaded machine never turns a slow answer into a timeout.
       SCB_TIMEOUT_MS: String(options.timeoutMs ?? 20_000),
+      ...(options.ref3Prefix === undefined ? {} : { SCB_REF3_PREFIX: options.ref3Prefix }),
       ...options.env,
     },
     deps: { wallClock: bank },

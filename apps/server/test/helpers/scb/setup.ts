@@ -17,6 +17,21 @@ export const SCB_TEST = {
   inquiryDelayMs: 2_700_000,
 } as const;
 
+/**
+ * What a live start needs besides SECRET_KEY (CONTRACT 15: live names its connector): SCB,
+ * pointed at a loopback port where nothing listens (a call to SCB fails at once), withdraws
+ * paid from the manual payout desk. For tests of live behaviour that is not SCB's.
+ */
+export const LIVE_PROVIDER_ENV: Readonly<Record<string, string>> = {
+  SATANG_PROVIDER: "scb",
+  SCB_API_BASE_URL: "http://127.0.0.1:9",
+  SCB_API_KEY: SCB_TEST.apiKey,
+  SCB_API_SECRET: SCB_TEST.apiSecret,
+  SCB_BILLER_ID: SCB_TEST.billerId,
+  SCB_CALLBACK_TOKEN: "live_test_callback_token_0123456789abcdef",
+  SATANG_PAYOUTS: "manual",
+};
+
 export interface ScbRig {
   clock: ManualClock;
   sim: ScbSimulator;
@@ -33,6 +48,7 @@ export async function startScbRig(
     tokenLifetimeS?: number;
     refreshMarginMs?: number;
     ref2?: string | null;
+    ref3Prefix?: string | null;
   } = {},
 ): Promise<ScbRig> {
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 5, 0, 0));
@@ -58,7 +74,7 @@ export async function startScbRig(
   });
   const collection = new ScbCollection(
     client,
-    { billerId: SCB_TEST.billerId, ref2: options.ref2 ?? null },
+    { billerId: SCB_TEST.billerId, ref2: options.ref2 ?? null, ref3Prefix: options.ref3Prefix ?? null },
     clock,
   );
   const payouts = new ScbPayouts(

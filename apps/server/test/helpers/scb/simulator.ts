@@ -13,7 +13,8 @@
  */
 import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { formatThb } from "../../../src/lib/money.ts";
+import { billPayment as readBillPayment } from "promptparse/validate";
+import { formatThb, parseThb } from "../../../src/lib/money.ts";
 
 export type SimOperation =
   | "token"
@@ -29,7 +30,15 @@ export type SimFailure =
   /** Nothing is done and the answer only comes after `holdMs`. */
   | { kind: "timeout" }
   /** SCB answers this (documented) failure. With `execute`, it still carries the request out. */
-  | { kind: "answer"; httpStatus: number; code: number; description: string; execute?: boolean }
+  | {
+      kind: "answer";
+      httpStatus: number;
+      code: number;
+      description: string;
+      execute?: boolean;
+      /** The answer's `data` (null when absent). */
+      data?: unknown;
+    }
   /** 401 as for an expired token. */
   | { kind: "unauthorized" };
 
@@ -59,6 +68,8 @@ export interface SimBillPayment {
   billerId: string;
   ref1: string;
   ref2: string | null;
+  /** Tag 62.07 of the QR paid, or null when it had none. */
+  ref3: string | null;
   amount: string;
   transactionDateandTime: string;
   sendingBankCode: string;
@@ -92,6 +103,12 @@ export interface SimulatorOptions {
   confirmationRetryMs?: number;
   /** The clock the bank reads (bill payment times, token expiry). */
   now?: () => Date;
+  /**
+   * The "Reference 3 prefix" the confirmation endpoint is registered for. SCB routes a QR 30
+   * confirmation by biller id and this prefix: when set, a payment whose ref3 does not start
+   * with it is booked (the inquiry shows it) but no confirmation is sent.
+   */
+  ref3Prefix?: string;
 }
 
 /** The simulator's answer to an expired or unknown token (SCB's own code is not published). */
@@ -140,6 +157,10 @@ export class ScbSimulator {
   url = "";
   /** How the token answer states its expiry: both as numbers (default), only expiresIn as a string, or only expiresAt. */
   tokenExpiryForm: "number" | "string" | "expiresAtOnly" = "number";
+  /** Token answers also carry the OAuth names `access_token`, `refresh_token` and an `id_token` JWT. */
+  tokenOAuthFields = false;
+  /** Every token value issued (access, refresh, id), so a test can look for them in records and logs. */
+  readonly secretsIssued: string[] = [];
 
   private readonly app: FastifyInstance;
   private readonly tokens = new Map<string, { expiresAtMs: number }>();
@@ -210,6 +231,7 @@ export class ScbSimulator {
     ref1: string;
     amountSatang: bigint;
     ref2?: string | null;
+    ref3?: string | null;
     billerId?: string;
     at?: Date;
     sendingBankCode?: string;
@@ -223,6 +245,7 @@ export class ScbSimulator {
       billerId: input.billerId ?? this.options.billerId,
       ref1: input.ref1,
       ref2: input.ref2 ?? null,
+      ref3: input.ref3 ?? null,
       amount: formatThb(input.amountSatang),
       transactionDateandTime: bangkokIso(at),
       sendingBankCode: input.sendingBankCode ?? "004",
@@ -230,12 +253,29 @@ export class ScbSimulator {
       payerAccountNumber: "1234567890",
     };
     this.billPayments.push(payment);
-    if (input.confirm !== false && this.callbackUrl) {
+    const prefix = this.options.ref3Prefix;
+    const routed = prefix === undefined || (payment.ref3 ?? "").startsWith(prefix);
+    if (input.confirm !== false && routed && this.callbackUrl) {
       await this.deliverUntilAcknowledged(this.confirmationBody(payment));
       for (let i = 0; i < (input.resend ?? 0); i += 1)
         await this.sendConfirmation(this.confirmationBody(payment));
     }
     return payment;
+  }
+
+  /** A customer scans and pays a tag-30 QR as it is shown: its biller, references and amount. */
+  async payQr(payload: string, options: { at?: Date } = {}): Promise<SimBillPayment> {
+    const qr = readBillPayment(payload);
+    const amount = qr?.amount === undefined ? null : parseThb(qr.amount.toFixed(2));
+    if (!qr || amount === null) throw new Error("not a bill payment QR with an amount");
+    return this.pay({
+      billerId: qr.billerId,
+      ref1: qr.ref1,
+      ref2: qr.ref2 ?? null,
+      ref3: qr.ref3 ?? null,
+      amountSatang: amount,
+      at: options.at,
+    });
   }
 
   /** The confirmation SCB sends for a bill payment (QR 30 fields). */
@@ -256,7 +296,7 @@ export class ScbSimulator {
       transactionDateandTime: payment.transactionDateandTime,
       billPaymentRef1: payment.ref1,
       billPaymentRef2: payment.ref2 ?? "",
-      billPaymentRef3: "",
+      billPaymentRef3: payment.ref3 ?? "",
       currencyCode: "764",
       channelCode: "PMH",
       transactionType: "Domestic Transfer",
@@ -356,9 +396,10 @@ export class ScbSimulator {
         return reply.code(401).send({ status: SIM_TOKEN_EXPIRED });
       case "answer":
         if (failure.execute) await act(new CapturedReply());
-        return reply
-          .code(failure.httpStatus)
-          .send({ status: { code: failure.code, description: failure.description }, data: null });
+        return reply.code(failure.httpStatus).send({
+          status: { code: failure.code, description: failure.description },
+          data: failure.data ?? null,
+        });
       case "timeout_but_execute":
       case "timeout": {
         // The work is done at once; only the answer is late, after the client stopped waiting.
@@ -402,9 +443,22 @@ export class ScbSimulator {
     const expiresAtMs = this.now().getTime() + lifetime * 1000;
     this.tokens.set(value, { expiresAtMs });
     this.tokensIssued += 1;
+    const refreshToken = randomBytes(24).toString("hex");
+    const base64url = (json: unknown) => Buffer.from(JSON.stringify(json)).toString("base64url");
+    const idToken = `${base64url({ alg: "HS256" })}.${base64url({ sub: randomBytes(8).toString("hex") })}.${randomBytes(16).toString("base64url")}`;
+    this.secretsIssued.push(value, refreshToken, idToken);
+    const oauth = this.tokenOAuthFields
+      ? {
+          access_token: value,
+          refresh_token: refreshToken,
+          id_token: idToken,
+          note: `issued Bearer ${value}`,
+        }
+      : {};
     return reply.send({
       status: SUCCESS,
       data: {
+        ...oauth,
         accessToken: value,
         tokenType: "Bearer",
         expiresIn:
@@ -414,7 +468,7 @@ export class ScbSimulator {
               ? String(lifetime)
               : undefined,
         expiresAt: this.tokenExpiryForm === "string" ? undefined : Math.floor(expiresAtMs / 1000),
-        refreshToken: randomBytes(24).toString("hex"),
+        refreshToken,
         refreshExpiresIn: lifetime * 2,
       },
     });
@@ -476,7 +530,7 @@ export class ScbSimulator {
         countryCode: "TH",
         ref1: payment.ref1,
         ref2: payment.ref2 ?? "",
-        ref3: "",
+        ref3: payment.ref3 ?? "",
       },
     });
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ScbCallError } from "../../../src/providers/scb/client.ts";
+import { SCB_TOKEN_BACKOFF_MAX_MS, SCB_TOKEN_BACKOFF_MIN_MS } from "../../../src/providers/scb/limits.ts";
 import { REDACTED } from "../../../src/providers/scb/recorder.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { SCB_TEST, type ScbRig, startScbRig } from "../../helpers/scb/setup.ts";
@@ -63,6 +64,71 @@ describe("SCB client: access token", () => {
     const answer = await inquiry(rig);
     assert.equal(answer.httpStatus, 401);
     assert.equal(rig.sim.of("bill_payment_inquiry").length, calls + 2);
+  });
+});
+
+describe("SCB client: an outage of the token endpoint", () => {
+  const down = { kind: "answer", httpStatus: 503, code: 9999, description: "down" } as const;
+  const refusedForToken = (error: unknown) =>
+    error instanceof ScbCallError && error.kind === "token" && error.sent === false;
+
+  it("shares one failed fetch among concurrent callers, then shares the failure for the backoff", async () => {
+    const rig = await startScbRig();
+    try {
+      rig.sim.failNext("token", down, 2);
+      const first = await Promise.allSettled(Array.from({ length: 20 }, () => inquiry(rig)));
+      assert.ok(first.every((r) => r.status === "rejected" && refusedForToken(r.reason)));
+      assert.equal(rig.sim.of("token").length, 1, "twenty callers, one token request");
+      // Within the backoff nobody asks SCB's token endpoint: every caller gets the failure.
+      rig.clock.advance(SCB_TOKEN_BACKOFF_MIN_MS - 1);
+      const during = await Promise.allSettled(Array.from({ length: 20 }, () => inquiry(rig)));
+      assert.ok(during.every((r) => r.status === "rejected" && refusedForToken(r.reason)));
+      assert.match(String((during[0] as PromiseRejectedResult).reason.message), /not asked again/);
+      assert.equal(rig.sim.of("token").length, 1);
+      assert.equal(rig.sim.of("bill_payment_inquiry").length, 0, "no call left without a token");
+      // At its end one caller asks again (the second failure), and the next backoff is twice as long.
+      rig.clock.advance(1);
+      await Promise.allSettled(Array.from({ length: 5 }, () => inquiry(rig)));
+      assert.equal(rig.sim.of("token").length, 2);
+      rig.clock.advance(2 * SCB_TOKEN_BACKOFF_MIN_MS - 1);
+      await assert.rejects(inquiry(rig), refusedForToken);
+      assert.equal(rig.sim.of("token").length, 2);
+      rig.clock.advance(1);
+      // SCB is back: a token is fetched once and every caller goes through again.
+      const back = await Promise.all(Array.from({ length: 5 }, () => inquiry(rig)));
+      assert.ok(back.every((a) => a.code === 1000));
+      assert.equal(rig.sim.of("token").length, 3);
+      // A success ends the backoff: the next failure starts again at the shortest wait.
+      rig.sim.expireTokens();
+      rig.sim.failNext("token", down);
+      await assert.rejects(inquiry(rig));
+      rig.clock.advance(SCB_TOKEN_BACKOFF_MIN_MS);
+      assert.equal((await inquiry(rig)).code, 1000);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it("grows the backoff by doubling and never past its bound", async () => {
+    const rig = await startScbRig();
+    try {
+      rig.sim.failNext("token", down, 100);
+      await assert.rejects(inquiry(rig), refusedForToken);
+      const expected = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000];
+      assert.equal(expected.at(-1), SCB_TOKEN_BACKOFF_MAX_MS);
+      for (const [index, wait] of expected.entries()) {
+        const asked = rig.sim.of("token").length;
+        assert.equal(asked, index + 1);
+        rig.clock.advance(wait - 1);
+        await assert.rejects(inquiry(rig), refusedForToken);
+        assert.equal(rig.sim.of("token").length, asked, `no request 1 ms before the wait of ${wait} ms ends`);
+        rig.clock.advance(1);
+        await assert.rejects(inquiry(rig), refusedForToken);
+        assert.equal(rig.sim.of("token").length, asked + 1, `one request once the wait of ${wait} ms ends`);
+      }
+    } finally {
+      await rig.close();
+    }
   });
 });
 
@@ -129,8 +195,27 @@ describe("SCB client: headers, timeouts and failures", () => {
         return true;
       });
       assert.equal(broken.sim.of("bill_payment_inquiry").length, 0);
-      // The failure is not remembered: the next call fetches a token and goes through.
+      // Once the failure's backoff has passed, the next call fetches a token and goes through.
+      broken.clock.advance(SCB_TOKEN_BACKOFF_MIN_MS);
       assert.equal((await inquiry(broken)).code, 1000);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it("reports a call refused with 401 whose new token cannot be had as one that may have reached SCB", async () => {
+    const broken = await startScbRig();
+    try {
+      await inquiry(broken);
+      broken.sim.expireTokens();
+      broken.sim.failNext("token", { kind: "answer", httpStatus: 503, code: 9999, description: "down" });
+      await assert.rejects(inquiry(broken), (error: unknown) => {
+        assert.ok(error instanceof ScbCallError);
+        assert.equal(error.kind, "token");
+        assert.equal(error.sent, true, "the refused request reached SCB: its outcome is uncertain");
+        return true;
+      });
+      assert.equal(broken.sim.of("bill_payment_inquiry").length, 2, "the first call and the refused one");
     } finally {
       await broken.close();
     }
@@ -201,6 +286,41 @@ describe("SCB client: the record of every call", () => {
       ]) {
         assert.ok(!text.includes(secret), `the record contains ${secret.slice(0, 4)}...`);
       }
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it("hides tokens in a record by key in any spelling, by shape and by value", async () => {
+    const rig = await startScbRig();
+    try {
+      rig.sim.tokenOAuthFields = true;
+      await inquiry(rig);
+      const [token, refresh, idToken] = rig.sim.secretsIssued as [string, string, string];
+      rig.sim.failNext("bill_payment_inquiry", {
+        kind: "answer",
+        httpStatus: 400,
+        code: 8101,
+        description: `VF0003 token ${token} refused (Bearer ${token})`,
+        data: {
+          access_token: token,
+          "refresh-token": refresh,
+          Access_Token: token,
+          echo: `the token was ${token}`,
+          claims: idToken,
+          nested: [{ detail: `jwt ${idToken}` }],
+        },
+      });
+      const answer = await inquiry(rig);
+      assert.equal(answer.httpStatus, 400);
+      const text = JSON.stringify(rig.recorder.exchanges);
+      for (const secret of [...rig.sim.secretsIssued, SCB_TEST.apiSecret]) {
+        assert.ok(!text.includes(secret), `a record contains ${secret.slice(0, 6)}...`);
+      }
+      assert.ok(text.includes("VF0003 token [redacted] refused"), "the rest of the answer stays readable");
+      const tokenRecord = rig.recorder.of("token")[0]!;
+      assert.equal((tokenRecord.responseBody as any).data.access_token, REDACTED);
+      assert.equal((tokenRecord.responseBody as any).data.id_token, REDACTED);
     } finally {
       await rig.close();
     }

@@ -73,10 +73,8 @@ describe("provider selection", () => {
     assert.ok(deps.collector);
   });
 
-  it("live with no provider named: nothing collects or pays automatically", () => {
-    const deps = depsOf(LIVE);
-    assert.equal(deps.provider, undefined);
-    assert.equal(deps.scb, undefined);
+  it("refuses a live start that names no provider, naming SATANG_PROVIDER", () => {
+    assert.throws(() => depsOf(LIVE), /SATANG_PROVIDER is required/);
   });
 
   it("builds one connector per process: each buildDeps its own, no shared module state", () => {

@@ -114,6 +114,7 @@ describe("a live PromptPay payment", () => {
       billerId: SCB_TEST.billerId,
       ref1,
       ref2: null,
+      ref3: null,
       amount: "250.50",
       transactionDateandTime: new Date(live.bank.now().getTime() + 7 * 3_600_000).toISOString().slice(0, 19),
       sendingBankCode: "004",

@@ -255,4 +255,42 @@ describe("a withdraw paid by SCB credit transfer", () => {
       credentials: live.merchant,
     });
   });
+
+  it("keeps a withdraw whose confirm was refused with 401 and no new token could be had processing, for the inquiry", async () => {
+    const second = await newWithdraw(SCB_ACCOUNT);
+    live.sim.failNext("credit_confirm", { kind: "unauthorized" });
+    live.sim.failNext("token", { kind: "answer", httpStatus: 503, code: 9999, description: "down" });
+    await dispatchPendingWithdraws(live.svc.deps);
+    const row = await withdrawOf(second.id);
+    assert.equal(row.status, "processing", "not failed, not sent again: the inquiry decides");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, second.id), ["withdraw_hold"], "the hold is kept");
+    const stored = await live.svc.deps.db
+      .selectFrom("scb_transfers")
+      .selectAll()
+      .where("withdraw_id", "=", second.id)
+      .executeTakeFirstOrThrow();
+    assert.ok(stored.confirm_sent_at, "the confirm stays taken: it is never sent again");
+    assert.ok(stored.next_inquiry_at, "the transfer waits for its inquiry");
+    assert.equal(
+      stored.next_inquiry_at.getTime() - stored.confirm_sent_at.getTime() >= (INQUIRY_DELAY_S - 1) * 1000,
+      true,
+      "after SCB_INQUIRY_DELAY_S",
+    );
+    const confirmsOf = () =>
+      live.sim
+        .of("credit_confirm")
+        .filter((r) => (r.body as { tokenizerId?: string }).tokenizerId === stored.tokenizer_id).length;
+    assert.equal(confirmsOf(), 1, "one confirm request reached SCB");
+    // The token endpoint's backoff and the inquiry delay pass: the inquiry is asked, and the
+    // confirm is never sent again.
+    live.advance(INQUIRY_DELAY_S * 1000 + 1_000);
+    await reconcilePayouts(live.svc.deps);
+    assert.equal(confirmsOf(), 1);
+    assert.ok(
+      live.sim
+        .of("transfer_inquiry")
+        .some((r) => (r.body as { tokenizerId?: string }).tokenizerId === stored.tokenizer_id),
+    );
+    assert.equal((await withdrawOf(second.id)).status, "processing");
+  });
 });

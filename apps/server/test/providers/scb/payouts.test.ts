@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { SCB_TOKEN_BACKOFF_MIN_MS } from "../../../src/providers/scb/limits.ts";
 import type { ScbPayoutInput } from "../../../src/providers/scb/payouts.ts";
 import { partnerTransactionId, withdrawIdOf } from "../../../src/providers/scb/references.ts";
 import { SCB_TEST, type ScbRig, startScbRig } from "../../helpers/scb/setup.ts";
@@ -175,15 +176,32 @@ describe("SCB payouts: initiate, confirm, inquiry", () => {
     assert.equal(rig.sim.transfers.get(held.tokenizerId)!.confirmsReceived, 1);
   });
 
-  it("says not_sent when the confirm never left, so it may be sent again", async () => {
+  it("says not_sent when the confirm never left (no token before its first attempt), so it may be sent again", async () => {
+    const held = await initiated(rig, withdraw());
+    // The cached token reaches its expiry, and SCB's token endpoint is down: nothing is sent.
+    rig.clock.advance(1_800_000);
+    rig.sim.failNext("token", { kind: "answer", httpStatus: 503, code: 9999, description: "down" });
+    const confirms = rig.sim.of("credit_confirm").length;
+    const result = await rig.payouts.confirmPayout(held);
+    assert.equal(result.status, "not_sent");
+    assert.equal(rig.sim.of("credit_confirm").length, confirms, "no confirm request left");
+    rig.clock.advance(SCB_TOKEN_BACKOFF_MIN_MS);
+    const retried = await rig.payouts.confirmPayout(held);
+    assert.equal(retried.status, "paid");
+  });
+
+  it("keeps a confirm refused with 401 uncertain when no new token can be had: never not_sent", async () => {
     const held = await initiated(rig, withdraw());
     rig.sim.expireTokens();
     rig.sim.failNext("token", { kind: "answer", httpStatus: 503, code: 9999, description: "down" });
+    const confirms = rig.sim.of("credit_confirm").length;
     const result = await rig.payouts.confirmPayout(held);
-    assert.equal(result.status, "not_sent");
-    assert.equal(rig.sim.transfers.get(held.tokenizerId)!.confirmsReceived, 0);
-    const retried = await rig.payouts.confirmPayout(held);
-    assert.equal(retried.status, "paid");
+    assert.equal(rig.sim.of("credit_confirm").length, confirms + 1, "the confirm reached SCB once");
+    assert.equal(result.status, "unknown", JSON.stringify(result));
+    if (result.status !== "unknown") return;
+    assert.equal(result.checkAfterMs, SCB_TEST.inquiryDelayMs, "the inquiry decides, after SCB's delay");
+    assert.match(result.reason, /may have reached SCB/);
+    rig.clock.advance(SCB_TOKEN_BACKOFF_MIN_MS);
   });
 
   it("keeps a pending answer unknown and then accepted while SCB processes, failed when SCB fails it", async () => {

@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "promptparse";
+import { billPayment } from "promptparse/generate";
 import { parseThb } from "../../../src/lib/money.ts";
-import { billPaymentQrPayload } from "../../../src/providers/scb/qr.ts";
+import { billPaymentQrPayload, checkBillPaymentQr, ref3For } from "../../../src/providers/scb/qr.ts";
 
 /** EMVCo TLV: two-digit tag, two-digit length, value. */
 function tlv(payload: string): Map<string, string> {
@@ -59,6 +60,50 @@ describe("Thai QR tag 30 for SCB collection", () => {
     assert.ok(payload.endsWith(`6304${fields.get("63")}`), "the CRC is the last field");
     assert.equal(fields.get("63"), crc16(payload.slice(0, -4)));
     assert.ok(parse(payload, true), "a second parser accepts the CRC too");
+  });
+
+  it("carries ref3 (tag 62.07) as SCB_REF3_PREFIX then ref1, within 20 characters", () => {
+    const payload = billPaymentQrPayload({
+      billerId: BILLER,
+      ref1: "K7Q2M9XA",
+      ref2: null,
+      ref3: ref3For("SCB", "K7Q2M9XA"),
+      amountSatang: 100n,
+    });
+    const fields = tlv(payload);
+    assert.equal(tlv(fields.get("62")!).get("07"), "SCBK7Q2M9XA");
+    assert.equal(fields.get("63"), crc16(payload.slice(0, -4)));
+    assert.equal(ref3For("ABCDEFGH", "Z".repeat(20)), `ABCDEFGH${"Z".repeat(12)}`, "the prefix stays whole");
+    assert.equal(ref3For(null, "K7Q2M9XA"), null);
+    const without = tlv(
+      billPaymentQrPayload({ billerId: BILLER, ref1: "A1", ref2: null, amountSatang: 100n }),
+    );
+    assert.equal(without.has("62"), false, "no prefix, no ref3");
+    assert.throws(
+      () =>
+        billPaymentQrPayload({ billerId: BILLER, ref1: "A1", ref2: null, ref3: "scb-1", amountSatang: 100n }),
+      /ref3/,
+    );
+  });
+
+  it("refuses a QR that reads back with another amount or currency than asked", () => {
+    const asked = { billerId: BILLER, ref1: "K7Q2M9XA", ref2: null, amountSatang: 12_345n };
+    const good = billPaymentQrPayload(asked);
+    assert.doesNotThrow(() => checkBillPaymentQr(good, asked));
+    // Same biller and references, one satang more: a payment of 123.45 THB must never show it.
+    const otherAmount = billPayment({ billerId: BILLER, ref1: "K7Q2M9XA", amount: 123.46 });
+    assert.throws(() => checkBillPaymentQr(otherAmount, asked), /another amount/);
+    // No amount at all (a static QR the customer types any amount into).
+    const noAmount = billPayment({ billerId: BILLER, ref1: "K7Q2M9XA" });
+    assert.throws(() => checkBillPaymentQr(noAmount, asked), /another amount/);
+    // Tag 53 naming US dollars (840), CRC recomputed so that only the currency differs.
+    const body = good.slice(0, -4).replace("5303764", "5303840");
+    assert.notEqual(body, good.slice(0, -4));
+    const dollars = `${body}${crc16(body)}`;
+    assert.ok(parse(dollars, true), "a valid QR apart from its currency");
+    assert.throws(() => checkBillPaymentQr(dollars, asked), /currency/);
+    // Another ref3 than asked.
+    assert.throws(() => checkBillPaymentQr(good, { ...asked, ref3: "SCBK7Q2M9XA" }), /ref3/);
   });
 
   it("leaves ref2 out when none is configured", () => {
