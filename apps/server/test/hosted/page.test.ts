@@ -204,7 +204,8 @@ describe("PromptPay page", () => {
     assert.equal(
       csp,
       "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; " +
-        `style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+        // 'self' for style and font: the Thai web font's style sheet and files, served by the service.
+        `style-src 'self' 'sha256-${hash}'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
     assert.equal(res.headers["x-frame-options"], "DENY");
     assert.equal(res.headers["referrer-policy"], "no-referrer");
