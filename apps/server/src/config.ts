@@ -70,6 +70,12 @@ export interface Config {
   databaseBounds: DatabaseBounds;
   /** EMBEDDED_SYNC: `commit` (each commit on disk before its answer) or `off` (db/embedded-sync.ts). */
   embeddedSync: EmbeddedSyncMode;
+  /**
+   * EMBEDDED_TEMPLATE: a PGlite snapshot (a `dumpDataDir()` tarball) that a new, empty embedded
+   * store starts from instead of running initdb (4 to 7 s). The test suite points it at its
+   * migrated snapshot; unset, a new store is initialized as usual. A store that exists ignores it.
+   */
+  embeddedTemplate: string | undefined;
   /** Who may read /metrics (CONTRACT 14). */
   metrics: MetricsConfig;
   /** Connection timeouts and the per-address connection cap (CONTRACT 14). */
@@ -291,7 +297,7 @@ function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "htt
 /** The database's bounded waits (milliseconds) and the embedded store's durability. */
 function loadDatabaseSettings(
   env: NodeJS.ProcessEnv,
-): Pick<Config, "databaseBounds" | "embeddedSync" | "databasePreparedStatements"> {
+): Pick<Config, "databaseBounds" | "embeddedSync" | "databasePreparedStatements" | "embeddedTemplate"> {
   const d = DEFAULT_DATABASE_BOUNDS;
   // Behind a transaction-pooling PgBouncer (DATABASE_DIRECT_URL set) named statements are off.
   const prepared =
@@ -311,6 +317,7 @@ function loadDatabaseSettings(
       ),
     },
     embeddedSync: oneOf(env, "EMBEDDED_SYNC", EMBEDDED_SYNC_MODES) ?? "commit",
+    embeddedTemplate: env.EMBEDDED_TEMPLATE || undefined,
   };
 }
 

@@ -21,7 +21,7 @@ import { type BootstrapResult, bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError, parseSecretKey } from "./config.ts";
 import { DATA_DIR_LOCK_FILE, EMBEDDED_DATABASE_DIR, SECRET_KEY_FILE } from "./data-dir.ts";
 import { secureDataDir, tightenDataDir } from "./data-dir-permissions.ts";
-import { openStore, type Store } from "./db/connect.ts";
+import { embeddedStoreExists, openStore, type Store } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { buildDeps, type Deps } from "./deps.ts";
 import { JOBS } from "./jobs/index.ts";
@@ -229,10 +229,15 @@ export async function openConfiguredStore(config: Config): Promise<Store> {
   secureDataDir(config.dataDir, (message) => process.emitWarning(message, "DataDirPermissions"));
   const release = lockDataDir(config.dataDir);
   try {
+    const dataDir = join(config.dataDir, EMBEDDED_DATABASE_DIR);
+    const template = config.embeddedTemplate;
     const store = await openStore({
-      dataDir: join(config.dataDir, EMBEDDED_DATABASE_DIR),
+      dataDir,
       bounds,
       embeddedSync: config.embeddedSync,
+      ...(template && existsSync(template) && !embeddedStoreExists(dataDir)
+        ? { loadDataDir: new Blob([readFileSync(template)]) }
+        : {}),
     });
     tightenDataDir(config.dataDir);
     return {

@@ -2,7 +2,8 @@
  * Opens the store: PostgreSQL when a URL is given (the production store), otherwise embedded
  * PostgreSQL (PGlite) persisted in a directory. Both speak the same SQL through Kysely.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -193,6 +194,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     changes,
     close: () => closeBoth(changes, db),
   };
+}
+
+/** Whether `dataDir` already holds an embedded database (initdb writes PG_VERSION first). */
+export function embeddedStoreExists(dataDir: string): boolean {
+  return existsSync(join(dataDir, "PG_VERSION"));
 }
 
 async function closeBoth(changes: ChangeFeed, db: Kysely<Database>): Promise<void> {

@@ -20,7 +20,7 @@ import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
 import { countMerchants } from "../../src/merchants/store.ts";
 import { lockDataDir, loggerOptions, type RunningServer, startServer } from "../../src/server.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
-import { describeOnPostgres, openTestStore } from "../helpers/store.ts";
+import { describeOnPostgres, EMBEDDED_TEMPLATE_ENV, openTestStore } from "../helpers/store.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -89,7 +89,12 @@ describe("first start, restarts and shutdown on the embedded store", () => {
 
   it("generates the operator token and a demo merchant once, and prints them with a working curl example", async () => {
     const port = await freePort();
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: "silent",
+    });
     const printed: string[] = [];
     const slow = slowRoute();
     const server = await startServer(config, {
@@ -176,7 +181,12 @@ describe("first start, restarts and shutdown on the embedded store", () => {
 
   it("keeps its data, token and single demo merchant across two restarts", async () => {
     for (let restart = 1; restart <= 2; restart++) {
-      const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent" });
+      const config = loadConfig({
+        ...EMBEDDED_TEMPLATE_ENV,
+        DATA_DIR: dataDir,
+        PORT: "0",
+        LOG_LEVEL: "silent",
+      });
       const printed: string[] = [];
       const server = await startServer(config, { logger: false, print: (text) => printed.push(text) });
       try {
@@ -198,7 +208,12 @@ describe("first start, restarts and shutdown on the embedded store", () => {
   });
 
   it("refuses a second server on the same DATA_DIR while the first runs", async () => {
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+    });
     const first = await startServer(config, { logger: false, print: () => {} });
     try {
       await assert.rejects(startServer(config, { logger: false, print: () => {} }), (error: Error) => {
@@ -215,6 +230,7 @@ describe("first start, restarts and shutdown on the embedded store", () => {
 
   it("refuses to start with a SECRET_KEY other than the one that sealed the stored secrets", async () => {
     const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
       PORT: "0",
       LOG_LEVEL: "silent",
@@ -226,7 +242,13 @@ describe("first start, restarts and shutdown on the embedded store", () => {
       return true;
     });
     const key = readFileSync(join(dataDir, "secret.key"), "utf8").trim();
-    const right = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent", SECRET_KEY: key });
+    const right = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      SECRET_KEY: key,
+    });
     const server = await startServer(right, { logger: false, print: () => {} });
     await server.close();
   });
@@ -236,7 +258,13 @@ describe("first start variants", () => {
   it("with ADMIN_TOKEN set generates no token and writes no token file, but still creates the demo", async () => {
     const dataDir = temporaryDataDir();
     const adminToken = "operator-chosen-token-0123456789";
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken });
+    const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      ADMIN_TOKEN: adminToken,
+    });
     const printed: string[] = [];
     const server = await startServer(config, { logger: false, print: (text) => printed.push(text) });
     try {
@@ -257,6 +285,7 @@ describe("first start variants", () => {
       SATANG_ENV: "live",
       SECRET_KEY: "ef".repeat(32),
       ...LIVE_PROVIDER_ENV,
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
       PORT: "0",
       LOG_LEVEL: "silent",
@@ -343,6 +372,7 @@ describeOnPostgres("first start on PostgreSQL with several processes at once", (
     try {
       const config = loadConfig({
         DATABASE_URL: store.databaseUrl!,
+        ...EMBEDDED_TEMPLATE_ENV,
         DATA_DIR: dataDir,
         PORT: "0",
         LOG_LEVEL: "silent",

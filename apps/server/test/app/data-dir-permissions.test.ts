@@ -11,6 +11,7 @@ import { after, it } from "node:test";
 import { loadConfig } from "../../src/config.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { openConfiguredStore } from "../../src/server.ts";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const base = mkdtempSync(join(tmpdir(), "satang-data-dir-"));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ function openPaths(dir: string): string[] {
 }
 
 async function openAndWrite(dataDir: string): Promise<void> {
-  const store = await openConfiguredStore(loadConfig({ DATA_DIR: dataDir }));
+  const store = await openConfiguredStore(loadConfig({ ...EMBEDDED_TEMPLATE_ENV, DATA_DIR: dataDir }));
   try {
     await migrateToLatest(store.db);
   } finally {

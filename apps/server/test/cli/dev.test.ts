@@ -20,6 +20,7 @@ import { type CliIo, runCli } from "../../src/cli/program.ts";
 import { JOBS } from "../../src/jobs/index.ts";
 import { type RunningWorkers, startWorkers } from "../../src/jobs/runner.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -66,6 +67,7 @@ function envFor(credentials: Credentials): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
+    ...EMBEDDED_TEMPLATE_ENV,
     DATA_DIR: dataDir,
     SATANG_URL: baseUrl,
     SATANG_API_KEY: credentials.apiKey,

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const START_DEADLINE_MS = 240_000;
@@ -31,6 +32,7 @@ function serve(port: number): Serving {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
       PORT: String(port),
     },

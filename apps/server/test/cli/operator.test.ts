@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../../src/cli/program.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MISSING_ID = "00000000-0000-4000-8000-000000000000";
@@ -289,12 +290,14 @@ describe("satang operator commands", () => {
     writeFileSync(join(dataDir, "admin-token"), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
     const run = await satang(["merchant", "get", svc.credentials.merchantId, "--json"], {
       SATANG_URL: url,
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
     });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).id, svc.credentials.merchantId);
     const preferred = await satang(["merchant", "get", svc.credentials.merchantId, "--json"], {
       SATANG_URL: url,
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
       ADMIN_TOKEN: "wrong-token-from-the-environment",
     });
@@ -331,6 +334,7 @@ describe("satang serve and migrate", () => {
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "",
+        ...EMBEDDED_TEMPLATE_ENV,
         DATA_DIR: dataDir,
         PORT: String(port),
       },

@@ -113,8 +113,9 @@ export async function prepareTestDatabases(snapshotPath: string): Promise<void> 
     const store = await openStore({ databaseUrl: withDatabase(url, TEMPLATE_DATABASE) });
     await migrateToLatest(store.db);
     await store.close();
-    return;
   }
+  // The embedded snapshot is made on both runs: servers that tests start on a new DATA_DIR use
+  // the embedded store whatever TEST_DATABASE_URL says, and begin from it (EMBEDDED_TEMPLATE).
   const lite = await PGlite.create();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(lite) }) });
   await migrateToLatest(db);
@@ -122,3 +123,12 @@ export async function prepareTestDatabases(snapshotPath: string): Promise<void> 
   await writeFile(snapshotPath, Buffer.from(await dump.arrayBuffer()));
   await lite.close();
 }
+
+/**
+ * Settings that let a server started by a test on a new, empty DATA_DIR begin from the run's
+ * migrated snapshot instead of running PGlite's initdb (config EMBEDDED_TEMPLATE): seconds of
+ * CPU saved per start. Empty outside the suite's runner.
+ */
+export const EMBEDDED_TEMPLATE_ENV: Record<string, string> = process.env.SATANG_TEST_SNAPSHOT
+  ? { EMBEDDED_TEMPLATE: process.env.SATANG_TEST_SNAPSHOT }
+  : {};

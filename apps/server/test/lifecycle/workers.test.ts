@@ -14,6 +14,7 @@ import { signRequest } from "@satang/sdk";
 import { loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { spawnWorker, temporaryDir, waitFor } from "../helpers/processes.ts";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -30,7 +31,12 @@ describe("satang serve and satang worker on the embedded store", () => {
 
   it("runs the jobs in the serving process: a due payment expires without a separate worker", async () => {
     const port = await freePort();
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: "silent",
+    });
     const server = await startServer(config, { logger: false, print: () => {} });
     try {
       assert.equal(server.workers, true);
@@ -75,7 +81,7 @@ describe("satang serve and satang worker on the embedded store", () => {
       });
 
       // The embedded store belongs to this process: a worker beside it is refused.
-      const beside = spawnWorker({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+      const beside = spawnWorker({ ...EMBEDDED_TEMPLATE_ENV, DATA_DIR: dataDir, LOG_LEVEL: "silent" });
       assert.equal(await beside.exited, 2, beside.output());
       assert.match(beside.output(), /in use by another Satang process/);
     } finally {
@@ -85,6 +91,7 @@ describe("satang serve and satang worker on the embedded store", () => {
 
   it("serves without jobs with --no-workers", async () => {
     const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
       DATA_DIR: dataDir,
       PORT: String(await freePort()),
       LOG_LEVEL: "silent",
@@ -98,7 +105,7 @@ describe("satang serve and satang worker on the embedded store", () => {
   });
 
   it("starts `satang worker` alone and stops it cleanly on SIGTERM", async () => {
-    const worker = spawnWorker({ DATA_DIR: dataDir, LOG_LEVEL: "info" });
+    const worker = spawnWorker({ ...EMBEDDED_TEMPLATE_ENV, DATA_DIR: dataDir, LOG_LEVEL: "info" });
     try {
       await waitFor("the worker to start", () => worker.output().includes("worker started"));
       worker.child.kill("SIGTERM");
