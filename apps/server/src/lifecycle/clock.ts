@@ -37,17 +37,22 @@ export interface ClockView {
   offsetSeconds: number;
 }
 
-function clockView(ctx: LifecycleContext, offsetMs: bigint): ClockView {
+function clockView(ctx: ClockContext, offsetMs: bigint): ClockView {
   return { now: businessNow(ctx.clock, offsetMs).toISOString(), offsetSeconds: Number(offsetMs / 1000n) };
 }
 
-function sandboxOnly(ctx: LifecycleContext): void {
+/** What reading and resetting a clock use: the store, the service clock and the environment. */
+type ClockContext = Pick<LifecycleContext, "db" | "clock"> & {
+  config: Pick<LifecycleContext["config"], "env">;
+};
+
+function sandboxOnly(ctx: ClockContext): void {
   if (ctx.config.env !== "sandbox") {
     throw new AppError("RESOURCE_NOT_FOUND", "The test clock exists only in sandbox");
   }
 }
 
-export async function readMerchantClock(ctx: LifecycleContext, merchantId: string): Promise<ClockView> {
+export async function readMerchantClock(ctx: ClockContext, merchantId: string): Promise<ClockView> {
   sandboxOnly(ctx);
   const offset = isUuid(merchantId) ? await readClockOffset(ctx.db, merchantId) : undefined;
   if (offset === undefined) throw notFound("Merchant");
@@ -58,7 +63,7 @@ export async function readMerchantClock(ctx: LifecycleContext, merchantId: strin
  * Brings the merchant's test clock back to wall-clock time. Nothing becomes due by going back, so
  * no work is done; work already due stays done.
  */
-export async function resetMerchantClock(ctx: LifecycleContext, merchantId: string): Promise<ClockView> {
+export async function resetMerchantClock(ctx: ClockContext, merchantId: string): Promise<ClockView> {
   sandboxOnly(ctx);
   const offset = isUuid(merchantId) ? await resetClockOffset(ctx.db, merchantId) : undefined;
   if (offset === undefined) throw notFound("Merchant");
