@@ -84,14 +84,14 @@ describe("the test clock in the dashboard", () => {
     try {
       const banner = page.locator("#test-clock");
       await banner.waitFor();
-      assert.match(await banner.innerText(), /Test clock: \+5 min 1 s ahead of real time\./);
-      assert.ok((await banner.innerText()).includes(en.testClockDetail));
+      assert.match((await banner.textContent()) ?? "", /Test clock: \+5 min 1 s ahead of real time\./);
+      assert.ok(((await banner.textContent()) ?? "").includes(en.testClockDetail));
       await screenshot(page, "ahead-overview");
 
       await page.getByRole("link", { name: en.navPayments }).first().click();
       await page.getByRole("link", { name: "made-ahead" }).waitFor();
       await banner.waitFor();
-      assert.match(await banner.innerText(), /\+5 min 1 s ahead/);
+      assert.match((await banner.textContent()) ?? "", /\+5 min 1 s ahead/);
       await screenshot(page, "ahead-payments");
 
       await page.getByRole("button", { name: en.testClockReset }).click();
@@ -113,7 +113,7 @@ describe("the test clock in the dashboard", () => {
     try {
       const banner = page.locator("#test-clock");
       await banner.waitFor();
-      assert.match(await banner.innerText(), /นาฬิกาทดสอบ: เร็วกว่าเวลาจริง \+1 ชั่วโมง/);
+      assert.match((await banner.textContent()) ?? "", /นาฬิกาทดสอบ: เร็วกว่าเวลาจริง \+1 ชั่วโมง/);
       assert.ok(await page.getByRole("button", { name: th.testClockReset }).isVisible());
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
