@@ -249,6 +249,15 @@ export class Sandbox extends Resource {
     return this.call("sandbox.advanceClock", { body: { seconds } });
   }
 
+  /**
+   * Brings this merchant's business time back to wall-clock time. Records already made keep their
+   * times; an open payment still expires at its expiresAt.
+   */
+  resetClock(): Promise<SandboxClock> {
+    return this.call("sandbox.resetClock");
+  }
+
+  /** This merchant's business time and how far (offsetSeconds) it runs ahead of real time. */
   clock(): Promise<SandboxClock> {
     return this.call("sandbox.clock");
   }

@@ -183,6 +183,11 @@ export const ROUTES = {
     body: ADVANCE_CLOCK_FIELDS,
     response: SANDBOX_CLOCK_FIELDS,
   },
+  "sandbox.resetClock": {
+    ...write,
+    path: "/api/v1/sandbox/clock/reset",
+    response: SANDBOX_CLOCK_FIELDS,
+  },
   "sandbox.clock": { ...read, path: "/api/v1/sandbox/clock", response: SANDBOX_CLOCK_FIELDS },
 } as const satisfies Record<string, Route>;
 

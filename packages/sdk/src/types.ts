@@ -410,7 +410,7 @@ export type SettlementRun = DataOf<"/api/v1/sandbox/settlements/run", "post">;
 export const SIMULATE_PAYMENT_FIELDS = fieldsOf<SimulatePaymentParams>({ outcome: true });
 export const SIMULATE_WITHDRAW_FIELDS = fieldsOf<SimulateWithdrawParams>({ outcome: true });
 export const ADVANCE_CLOCK_FIELDS = fieldsOf<AdvanceClockParams>({ seconds: true });
-export const SANDBOX_CLOCK_FIELDS = fieldsOf<SandboxClock>({ now: true });
+export const SANDBOX_CLOCK_FIELDS = fieldsOf<SandboxClock>({ now: true, offsetSeconds: true });
 export const SETTLEMENT_RUN_FIELDS = fieldsOf<SettlementRun>({ count: true, amount: true, payments: true });
 
 // Compile-time checks: the runtime lists name every generated value, and each refinement is

@@ -8,6 +8,7 @@
  * 2 usage or configuration error, 3 the server could not be reached.
  */
 import { Command } from "commander";
+import { registerClockCommands } from "./commands/clock.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
@@ -37,6 +38,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerUserCommands,
   registerListenCommand,
   registerTriggerCommand,
+  registerClockCommands,
   registerExportCommand,
 ];
 

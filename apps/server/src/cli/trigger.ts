@@ -2,6 +2,11 @@
  * `satang trigger <event>`: makes the sandbox produce one event, the way a merchant's own code
  * and customers would: it creates a payment or a withdraw through the public API and then tells
  * the simulated bank (or the test clock) what happens. Every step is printed as it is done.
+ *
+ * `payment.expired` has to move the merchant's test clock past the payment's expiry; it then
+ * puts the clock back where it found it (at real time, or as far ahead as it was), so the
+ * merchant's later records are not stamped minutes ahead. The expired payment and its event keep
+ * the times they were made with, and the output says so.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -13,6 +18,7 @@ import {
   toSatangString,
   type Withdraw,
 } from "@satang/sdk";
+import { durationText, offsetText, restoreClock } from "./clock.ts";
 import type { CliIo } from "./io.ts";
 
 export interface TriggerOptions {
@@ -28,6 +34,8 @@ export interface TriggerResult {
   event: EventType;
   payment?: Payment;
   withdraw?: Withdraw;
+  /** Set when the trigger moved the test clock: how far ahead it was before and is after. */
+  clock?: { offsetSecondsBefore: number; offsetSecondsAfter: number };
   steps: string[];
 }
 
@@ -136,6 +144,29 @@ async function waitForExpiry(options: TriggerOptions, steps: Steps, payment: Pay
   return current;
 }
 
+/** Puts the test clock back to where the trigger found it, and says so (or says it could not). */
+async function putClockBack(
+  options: TriggerOptions,
+  steps: Steps,
+  offsetSecondsBefore: number,
+): Promise<NonNullable<TriggerResult["clock"]>> {
+  let restored: Awaited<ReturnType<typeof restoreClock>>;
+  try {
+    restored = await restoreClock(options.satang, offsetSecondsBefore);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the test clock was moved and could not be put back (${reason}): it may still run ahead of ` +
+        "real time. See it with `satang clock show`; `satang clock reset` brings it back.",
+    );
+  }
+  steps.say(
+    `Put the test clock back ${offsetText(restored.offsetSeconds)}, where it was; the expired payment ` +
+      "and its event keep the later times they were made with",
+  );
+  return { offsetSecondsBefore, offsetSecondsAfter: restored.offsetSeconds };
+}
+
 export async function runTrigger(options: TriggerOptions): Promise<TriggerResult> {
   const { satang, event } = options;
   const steps = new Steps(options);
@@ -152,11 +183,17 @@ export async function runTrigger(options: TriggerOptions): Promise<TriggerResult
       break;
     }
     case "payment.expired": {
+      const before = await satang.sandbox.clock();
       const payment = await createPayment(options, steps, options.amount, EXPIRES_IN_MINUTES);
-      const clock = await satang.sandbox.advanceClock(EXPIRES_IN_MINUTES * 60 + 1);
-      steps.say(`Moved the test clock ${EXPIRES_IN_MINUTES} minutes and 1 second on, to ${clock.now}`);
-      result.payment = await waitForExpiry(options, steps, payment);
-      steps.say(`Payment ${payment.id} expired`);
+      const step = EXPIRES_IN_MINUTES * 60 + 1;
+      const clock = await satang.sandbox.advanceClock(step);
+      steps.say(`Moved the test clock ${durationText(step)} on, to ${clock.now}`);
+      try {
+        result.payment = await waitForExpiry(options, steps, payment);
+        steps.say(`Payment ${payment.id} expired`);
+      } finally {
+        result.clock = await putClockBack(options, steps, before.offsetSeconds);
+      }
       break;
     }
     case "payment.canceled": {

@@ -4,6 +4,9 @@
  * versioned public API: it lives beside the page, changes with it, and is left out of the
  * OpenAPI document (docs/dashboard.md lists it).
  *
+ * In sandbox, GET /clock and POST /clock/reset read and reset the merchant's test clock
+ * (CONTRACT 10), so the page can say how far ahead it runs wherever it shows times.
+ *
  * Lists take the public API's query schemas and call its services, so filters, sorts, paging
  * and validation errors are exactly the API's. Every route is scoped to the session's merchant.
  */
@@ -31,11 +34,14 @@ import {
 import { type EventContext, getEvent, listEvents, redeliverEvent } from "../events/service.ts";
 import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
+import { EmptyBody } from "../http/fields.ts";
 import type { App } from "../http/typed-app.ts";
 import { createIntegration, type IntegrationContext, listIntegrations } from "../integrations/service.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
 import { ListPaymentsQuery, PaymentListEnvelope } from "../payments/schemas.ts";
 import { listPayments, type PaymentContext } from "../payments/service.ts";
+import { ClockEnvelope } from "../sandbox/schemas.ts";
 import { ListWithdrawsQuery, WithdrawListEnvelope } from "../withdraws/schemas.ts";
 import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
@@ -80,7 +86,19 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     exportRoutes(app, ctx);
     webhookEndpointRoutes(app, ctx);
     overviewRoutes(app, ctx);
+    if (ctx.config.env === "sandbox") testClockRoutes(app, ctx);
   };
+}
+
+function testClockRoutes(app: App, ctx: DashboardApiContext): void {
+  app.get("/clock", { schema: { response: { 200: ClockEnvelope } } }, async (request) =>
+    ok(await readMerchantClock(ctx, sessionOf(request).merchant.id)),
+  );
+  app.post(
+    "/clock/reset",
+    { preValidation: emptyBodyAsObject, schema: { body: EmptyBody, response: { 200: ClockEnvelope } } },
+    async (request) => ok(await resetMerchantClock(ctx, sessionOf(request).merchant.id)),
+  );
 }
 
 function meRoute(app: App, ctx: DashboardApiContext): void {

@@ -47,6 +47,12 @@ export interface Messages {
   copied: string;
   timeLeft: string;
   payBefore(deadline: string): string;
+  /** The sandbox note when the merchant's test clock runs ahead: how far, in words. */
+  testClockAhead(offset: string): string;
+  /** ...and when the payment expires by that clock (shown while it can be paid). */
+  testClockExpiry(time: string): string;
+  /** A whole number of seconds in words: "1 h 5 min 1 s". */
+  duration(days: number, hours: number, minutes: number, seconds: number): string;
   sandboxHeading: string;
   sandboxNote: string;
   simulate: string;
@@ -104,6 +110,18 @@ const en: Messages = {
   copied: "Copied",
   timeLeft: "Time left to pay",
   payBefore: (deadline) => `Pay before ${deadline}`,
+  testClockAhead: (offset) => `Sandbox test clock: ${offset} ahead of real time.`,
+  testClockExpiry: (time) =>
+    `By that clock this payment expires at ${time}; the countdown and “Pay before” show real time.`,
+  duration: (days, hours, minutes, seconds) =>
+    [
+      days ? `${days} ${days === 1 ? "day" : "days"}` : "",
+      hours ? `${hours} h` : "",
+      minutes ? `${minutes} min` : "",
+      seconds ? `${seconds} s` : "",
+    ]
+      .filter(Boolean)
+      .join(" "),
   sandboxHeading: "Sandbox",
   sandboxNote: "Test mode: no real money moves. Use the button to act as the customer.",
   simulate: "Simulate customer payment",
@@ -157,6 +175,17 @@ const th: Messages = {
   copied: "คัดลอกแล้ว",
   timeLeft: "เวลาที่เหลือในการชำระ",
   payBefore: (deadline) => `ชำระภายใน ${deadline}`,
+  testClockAhead: (offset) => `นาฬิกาทดสอบของแซนด์บ็อกซ์เร็วกว่าเวลาจริง ${offset}`,
+  testClockExpiry: (time) => `ตามนาฬิกานั้น รายการนี้หมดอายุเวลา ${time} ส่วนเวลานับถอยหลังและ “ชำระภายใน” เป็นเวลาจริง`,
+  duration: (days, hours, minutes, seconds) =>
+    [
+      days ? `${days} วัน` : "",
+      hours ? `${hours} ชั่วโมง` : "",
+      minutes ? `${minutes} นาที` : "",
+      seconds ? `${seconds} วินาที` : "",
+    ]
+      .filter(Boolean)
+      .join(" "),
   sandboxHeading: "แซนด์บ็อกซ์",
   sandboxNote: "โหมดทดสอบ: ไม่มีการโอนเงินจริง ใช้ปุ่มนี้เพื่อทำแทนลูกค้า",
   simulate: "จำลองการชำระเงินของลูกค้า",

@@ -116,8 +116,8 @@ h2{margin:0 0 .75rem;font-size:1.0625rem}
 button{font:inherit;cursor:pointer}
 .copy{min-height:32px;padding:.25rem .625rem;border:1px solid #0b4f8a;border-radius:.375rem;background:#fff;color:#0b4f8a;font-size:.8125rem;font-weight:600}
 .countdown{margin:1.25rem 0 0;text-align:center;color:#4f566b}
-.countdown time{display:block;color:#1a1f36;font-size:1.75rem;font-weight:700;font-variant-numeric:tabular-nums}
-.countdown.urgent time{color:#a61b12}
+.countdown #countdown{display:block;color:#1a1f36;font-size:1.75rem;font-weight:700;font-variant-numeric:tabular-nums}
+.countdown.urgent #countdown{color:#a61b12}
 .deadline{font-size:.875rem}
 .result{text-align:center;padding:1.25rem 0 0}
 .result svg{display:block;margin:0 auto .75rem;width:4rem;height:4rem}
@@ -129,6 +129,7 @@ button{font:inherit;cursor:pointer}
 .sandbox{margin-top:1.5rem;padding:1rem;border:2px dashed #b76e00;border-radius:.75rem;background:#fffaf0;text-align:center}
 .sandbox h2{margin:0;font-size:.8125rem;letter-spacing:.08em;text-transform:uppercase;color:#7a4100}
 .sandbox p{margin:.25rem 0 .75rem;font-size:.875rem;color:#5c3d00}
+.test-clock{font-size:.875rem;color:#7a4100;text-align:center}
 .primary{width:100%;min-height:48px;padding:.75rem 1rem;border:0;border-radius:.625rem;background:#0b4f8a;color:#fff;font-weight:600}
 .primary:hover{background:#093f6e}
 .primary[disabled]{background:#5b6679;cursor:progress}
@@ -273,13 +274,44 @@ ${transferRow(m, m.reference, transfer.reference, { mono: true, copy: transfer.r
   return "";
 }
 
+/** Marks where the time goes in "Pay before …", so the time can be an element of its own. */
+const SLOT = "\u0001";
+
+/**
+ * The time left and "Pay before": both real time, so they agree whatever the merchant's sandbox
+ * test clock says (the countdown is the payment's expiry less the merchant's business time; the
+ * deadline is when that reaches zero). The script rewrites the deadline when the status route
+ * says it moved (the merchant moved or reset its clock while the page was open).
+ */
 function countdown(view: HostedPayment, m: Messages, lang: Lang): string {
-  if (view.state !== "open" || view.expiresAt === null) return "";
+  if (view.state !== "open" || view.expiresAt === null || view.payBefore === null) return "";
   const remaining = formatRemaining(view.expiresAt.getTime() - view.now.getTime());
-  const deadline = m.payBefore(formatBangkokTime(view.expiresAt, lang));
+  const [before = "", after = ""] = m.payBefore(SLOT).split(SLOT);
+  const format = escapeHtml(JSON.stringify(BANGKOK_TIME));
+  const deadline = `<time id="pay-before" data-locale="${TIME_LOCALES[lang]}" data-format="${format}" datetime="${view.payBefore.toISOString()}">${escapeHtml(formatBangkokTime(view.payBefore, lang))}</time>`;
   return `<p class="countdown" data-when="open">${escapeHtml(m.timeLeft)}
 <time id="countdown" datetime="${escapeHtml(view.expiresAt.toISOString())}" aria-live="off">${remaining}</time>
-<span class="deadline">${escapeHtml(deadline)}</span></p>`;
+<span class="deadline">${escapeHtml(before)}${deadline}${escapeHtml(after)}</span></p>`;
+}
+
+function durationWords(m: Messages, totalSeconds: number): string {
+  const days = Math.floor(totalSeconds / 86_400);
+  const hours = Math.floor((totalSeconds % 86_400) / 3_600);
+  const minutes = Math.floor((totalSeconds % 3_600) / 60);
+  return m.duration(days, hours, minutes, totalSeconds % 60);
+}
+
+/**
+ * In sandbox, when the merchant's test clock runs ahead: by how much, and when the payment
+ * expires by that clock, so a tester sees why the record's times differ from the page's.
+ */
+function testClockNote(view: HostedPayment, m: Messages, opts: PageOptions): string {
+  if (!opts.sandbox || view.clockOffsetSeconds === 0) return "";
+  const expiry =
+    view.expiresAt === null
+      ? ""
+      : ` <span data-when="open"${hiddenUnless(view.state === "open")}>${escapeHtml(m.testClockExpiry(formatBangkokTime(view.expiresAt, opts.lang)))}</span>`;
+  return `<p id="test-clock" class="note test-clock">${escapeHtml(m.testClockAhead(durationWords(m, view.clockOffsetSeconds)))}${expiry}</p>`;
 }
 
 function sandboxSection(view: HostedPayment, m: Messages, opts: PageOptions): string {
@@ -396,6 +428,7 @@ ${methodSection(view, m, opts, amount)}
 ${countdown(view, m, opts.lang)}
 ${resultPanels(view, m, opts.lang)}
 ${sandboxSection(view, m, opts)}
+${testClockNote(view, m, opts)}
 <p id="connection" class="error" role="alert" hidden>${escapeHtml(m.connectionLost)}</p>
 <noscript><p class="note">${escapeHtml(m.noScript)}</p></noscript>
 </main>

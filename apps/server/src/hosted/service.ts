@@ -85,8 +85,16 @@ export interface HostedPayment {
   state: PageState;
   paymentMethod: PaymentMethod | null;
   expiresAt: Date | null;
+  /**
+   * The real (wall-clock) time at which the countdown reaches zero: `expiresAt` less the
+   * merchant's sandbox test-clock offset. "Pay before" shows this, so it agrees with the
+   * countdown even when the merchant's clock runs ahead (CONTRACT 10).
+   */
+  payBefore: Date | null;
   /** The merchant's business time when this was read: the page counts down from it. */
   now: Date;
+  /** How far the merchant's sandbox test clock runs ahead of real time, in whole seconds. */
+  clockOffsetSeconds: number;
   clientSecret: string;
   hasQr: boolean;
   bankTransfer: BankTransferDetails | null;
@@ -104,6 +112,8 @@ interface HostedStatus {
   amount: string;
   currency: "THB";
   expiresAt: string | null;
+  /** The real time the countdown reaches zero ("Pay before"); moves when the merchant's test clock does. */
+  payBefore: string | null;
   /** When the payment succeeded: the receipt's paid time. Null until it has. */
   paidAt: string | null;
   now: string;
@@ -157,7 +167,10 @@ export async function loadHostedPayment(ctx: HostedContext, id: string): Promise
     state,
     paymentMethod: payment.payment_method,
     expiresAt: payment.expires_at,
+    payBefore:
+      payment.expires_at === null ? null : new Date(payment.expires_at.getTime() - Number(clockOffsetMs)),
     now,
+    clockOffsetSeconds: Number(clockOffsetMs / 1000n),
     clientSecret: payment.client_secret,
     hasQr: payment.qr_payload !== null && state === "open",
     bankTransfer: bankTransferOf(payment),
@@ -180,6 +193,7 @@ function statusOf(payment: HostedPayment): HostedStatus {
     amount: formatAmount(payment.amountSatang),
     currency: "THB",
     expiresAt: payment.expiresAt === null ? null : payment.expiresAt.toISOString(),
+    payBefore: payment.payBefore === null ? null : payment.payBefore.toISOString(),
     paidAt: payment.paidAt === null ? null : payment.paidAt.toISOString(),
     now: payment.now.toISOString(),
   };

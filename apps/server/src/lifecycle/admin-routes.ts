@@ -2,18 +2,21 @@
  * The operator's lifecycle routes under /admin/v1 (CONTRACT 2, 10):
  *
  * - POST /merchants/:id/clock/advance  { seconds }  sandbox only: moves that merchant's test clock
+ * - POST /merchants/:id/clock/reset               sandbox only: brings it back to wall-clock time
  * - GET  /anomalies                    provider reports refused although money may have moved
  *
- * The clock route is registered only in sandbox, so live answers it 404 like an unknown route.
+ * The clock routes are registered only in sandbox, so live answers it 404 like an unknown route.
  * The operator check (admin/auth.ts, added to the operator scope in app.ts) runs before the
  * body is looked at.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
+import { emptyBodyAsObject } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
+import { EmptyBody } from "../http/fields.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { listAnomalies } from "./anomalies.ts";
-import { advanceMerchantClock } from "./clock.ts";
+import { advanceMerchantClock, resetMerchantClock } from "./clock.ts";
 import type { LifecycleContext } from "./context.ts";
 import {
   AdminClockEnvelope,
@@ -46,7 +49,27 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
         },
         async (request) => {
           const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds);
-          return ok({ merchantId: request.params.id.toLowerCase(), now: clock.now });
+          return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
+        },
+      );
+      app.post(
+        "/merchants/:id/clock/reset",
+        {
+          preValidation: emptyBodyAsObject,
+          schema: {
+            tags,
+            summary: "Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)",
+            description:
+              "Records already made keep their timestamps; an open payment's expiresAt stays where it " +
+              "was set, and a later change to a record is never stamped before its last one.",
+            params: MerchantIdParams,
+            body: EmptyBody,
+            response: { 200: AdminClockEnvelope },
+          },
+        },
+        async (request) => {
+          const clock = await resetMerchantClock(ctx, request.params.id);
+          return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
         },
       );
     }

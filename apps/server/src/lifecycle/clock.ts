@@ -2,9 +2,17 @@
  * The sandbox test clock (CONTRACT 10). Each merchant's business time is the service clock plus
  * the merchant's `clock_offset_ms`, stored in the database so every server and worker process
  * agrees on it. The merchant (POST /api/v1/sandbox/clock/advance) or the operator
- * (POST /admin/v1/merchants/{id}/clock/advance) moves it forward, never back, and only that
- * merchant's time moves. Authentication, rate limits and webhook timestamps use the wall clock
- * and never see the offset.
+ * (POST /admin/v1/merchants/{id}/clock/advance) moves it forward, and only that merchant's time
+ * moves. Authentication, rate limits and webhook timestamps use the wall clock and never see the
+ * offset.
+ *
+ * The only way back is the reset (POST /api/v1/sandbox/clock/reset, or the operator's
+ * /admin/v1/merchants/{id}/clock/reset): the offset returns to zero, so the merchant's time is
+ * wall-clock time again. Records already made keep their timestamps, and nothing moves backwards
+ * for a record: an open payment's `expiresAt` stays where it was set (so it expires when the
+ * merchant's time reaches it, later in real time than it would have under the moved clock), and
+ * a later change to a record made under the moved clock is stamped no earlier than the record's
+ * last change (payments/store.ts, withdraws/store.ts), so `updatedAt` never goes back.
  *
  * After moving the clock, the work that has become due for that merchant (payment expiry,
  * verification expiry, settlement) is done before the answer, like Stripe's test clocks: a test
@@ -20,23 +28,46 @@ import type { LifecycleContext } from "./context.ts";
 import { expireDuePayments } from "./payments.ts";
 import { expireDueVerifications } from "./payouts.ts";
 import { settleDuePayments } from "./settlement.ts";
-import { advanceClockOffset, readClockOffset } from "./store.ts";
+import { advanceClockOffset, readClockOffset, resetClockOffset } from "./store.ts";
 
-interface ClockView {
+export interface ClockView {
+  /** The merchant's business time. */
   now: string;
+  /** How far the merchant's clock runs ahead of wall-clock time, in whole seconds. */
+  offsetSeconds: number;
 }
 
-function sandboxOnly(ctx: LifecycleContext): void {
+function clockView(ctx: ClockContext, offsetMs: bigint): ClockView {
+  return { now: businessNow(ctx.clock, offsetMs).toISOString(), offsetSeconds: Number(offsetMs / 1000n) };
+}
+
+/** What reading and resetting a clock use: the store, the service clock and the environment. */
+type ClockContext = Pick<LifecycleContext, "db" | "clock"> & {
+  config: Pick<LifecycleContext["config"], "env">;
+};
+
+function sandboxOnly(ctx: ClockContext): void {
   if (ctx.config.env !== "sandbox") {
     throw new AppError("RESOURCE_NOT_FOUND", "The test clock exists only in sandbox");
   }
 }
 
-export async function readMerchantClock(ctx: LifecycleContext, merchantId: string): Promise<ClockView> {
+export async function readMerchantClock(ctx: ClockContext, merchantId: string): Promise<ClockView> {
   sandboxOnly(ctx);
   const offset = isUuid(merchantId) ? await readClockOffset(ctx.db, merchantId) : undefined;
   if (offset === undefined) throw notFound("Merchant");
-  return { now: businessNow(ctx.clock, offset).toISOString() };
+  return clockView(ctx, offset);
+}
+
+/**
+ * Brings the merchant's test clock back to wall-clock time. Nothing becomes due by going back, so
+ * no work is done; work already due stays done.
+ */
+export async function resetMerchantClock(ctx: ClockContext, merchantId: string): Promise<ClockView> {
+  sandboxOnly(ctx);
+  const offset = isUuid(merchantId) ? await resetClockOffset(ctx.db, merchantId) : undefined;
+  if (offset === undefined) throw notFound("Merchant");
+  return clockView(ctx, offset);
 }
 
 /** Does everything of one merchant that is due at its current business time. */
@@ -75,5 +106,5 @@ export async function advanceMerchantClock(
     );
   }
   await runDueWorkForMerchant(ctx, merchantId);
-  return { now: businessNow(ctx.clock, offset).toISOString() };
+  return clockView(ctx, offset);
 }

@@ -31,6 +31,11 @@ const openEnvelope = <T extends Parameters<typeof Type.Object>[0]>(data: T) =>
 export const AdminClockEnvelope = openEnvelope({
   merchantId: Type.String({ format: "uuid" }),
   now: Type.String({ format: "date-time", description: "The merchant's business time" }),
+  offsetSeconds: Type.Integer({
+    minimum: 0,
+    description:
+      "How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset)",
+  }),
 });
 
 export const AnomalyQuery = Type.Object(

@@ -325,6 +325,22 @@ export async function advanceClockOffset(
   return row?.clock_offset_ms;
 }
 
+/**
+ * Brings the merchant's clock offset back to zero (wall-clock time). Only a merchant whose clock
+ * runs ahead is written, so a reset of a clock at real time changes nothing and tells no cache
+ * to forget anything. Undefined when no such merchant exists.
+ */
+export async function resetClockOffset(db: Db, merchantId: string): Promise<bigint | undefined> {
+  const row = await db
+    .updateTable("merchants")
+    .set({ clock_offset_ms: 0n })
+    .where("id", "=", merchantId)
+    .where("clock_offset_ms", "<>", 0n)
+    .returning("clock_offset_ms")
+    .executeTakeFirst();
+  return row?.clock_offset_ms ?? readClockOffset(db, merchantId);
+}
+
 export async function readClockOffset(db: Db, merchantId: string): Promise<bigint | undefined> {
   const row = await db
     .selectFrom("merchants")

@@ -476,6 +476,15 @@ export type PaymentStamps = Partial<Pick<PaymentRow, "canceled_at" | "captured_a
 };
 
 /**
+ * The time a change to a payment is stamped with: the move's time, or the payment's last change
+ * when that is later. A sandbox merchant whose test clock was reset (lifecycle/clock.ts) may act
+ * on a payment made while its clock ran ahead; the payment's times never go backwards, so
+ * `updatedAt` keeps ordering its changes (webhook receivers compare it). The column names in the
+ * expression are the row's values before this UPDATE.
+ */
+const notBeforeLastChange = (at: Date) => sql<Date>`greatest(${at}::timestamptz, updated_at)`;
+
+/**
  * Moves a payment from one of `from` to `to` in one conditional statement, so a payment that
  * another request or a worker moved in the meantime is left alone. Undefined when nothing
  * changed. `merchantId` scopes a merchant's own request. Only payments/transitions.ts calls it.
@@ -496,11 +505,13 @@ export async function updatePaymentStatus(
     .updateTable("payments")
     .set({
       status: change.to,
-      updated_at: change.at,
-      ...stamps,
+      updated_at: notBeforeLastChange(change.at),
+      ...Object.fromEntries(
+        Object.entries(stamps).map(([column, at]) => [column, notBeforeLastChange(at as Date)]),
+      ),
       ...(confirmedAtIfUnset === undefined
         ? {}
-        : { confirmed_at: sql<Date>`coalesce(confirmed_at, ${confirmedAtIfUnset})` }),
+        : { confirmed_at: sql<Date>`coalesce(confirmed_at, ${notBeforeLastChange(confirmedAtIfUnset)})` }),
     })
     .where("id", "=", change.id)
     .where("status", "in", change.from);

@@ -150,7 +150,9 @@ export async function movePayment(
     at,
     stamps: move.stamps?.(at) ?? {},
   });
-  if (row) await applyEffects(trx, ctx, move, row, at);
+  // The posting and the event carry the time the payment was stamped with, which is later than
+  // `at` only when a reset test clock acts on a payment made ahead of it (payments/store.ts).
+  if (row) await applyEffects(trx, ctx, move, row, row.updated_at);
   return row;
 }
 

@@ -11,7 +11,7 @@ import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
 import type { App } from "../http/typed-app.ts";
-import { advanceMerchantClock, readMerchantClock } from "../lifecycle/clock.ts";
+import { advanceMerchantClock, readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { simulatePayment } from "../lifecycle/payments.ts";
 import { simulateWithdraw } from "../lifecycle/payouts.ts";
@@ -38,6 +38,7 @@ export function sandboxRoutes(ctx: LifecycleContext): FastifyPluginAsync {
     simulateWithdrawRoute(app, ctx);
     runSettlementsRoute(app, ctx);
     advanceClockRoute(app, ctx);
+    resetClockRoute(app, ctx);
     readClockRoute(app, ctx);
   };
 }
@@ -121,6 +122,27 @@ function advanceClockRoute(app: App, ctx: LifecycleContext): void {
       },
     },
     async (request) => ok(await advanceMerchantClock(ctx, merchantOf(request).id, request.body.seconds)),
+  );
+}
+
+function resetClockRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/clock/reset",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: "Bring the merchant's test clock back to wall-clock time",
+        description:
+          "The offset returns to 0, so new records are stamped with real time again. Records already " +
+          "made keep their timestamps and nothing moves backwards for a record: an open payment's " +
+          "expiresAt stays where it was set (it expires when the clock reaches it), and a later change " +
+          "to a record is never stamped before its last one.",
+        body: EmptyBody,
+        response: { 200: ClockEnvelope },
+      },
+    },
+    async (request) => ok(await resetMerchantClock(ctx, merchantOf(request).id)),
   );
 }
 

@@ -38,9 +38,17 @@ export type IdParams = Static<typeof IdParams>;
 const envelope = <T extends Parameters<typeof Type.Object>[0]>(data: T) =>
   envelopeSchema(Type.Object(data, { additionalProperties: true }));
 
-export const ClockEnvelope = envelope({
+/** The fields of every answer about a merchant's test clock (the operator's add `merchantId`). */
+export const clockFields = {
   now: Type.String({ format: "date-time", description: "The merchant's business time" }),
-});
+  offsetSeconds: Type.Integer({
+    minimum: 0,
+    description:
+      "How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset)",
+  }),
+};
+
+export const ClockEnvelope = envelope(clockFields);
 
 export const SettlementRunEnvelope = envelope({
   count: Type.Integer({ minimum: 0, description: "How many payments were settled" }),

@@ -460,6 +460,15 @@ export async function lockWithdraw(db: Db, withdrawId: string): Promise<WithOffs
 export type WithdrawStamps = Partial<Pick<WithdrawRow, "canceled_at" | "paid_at" | "failed_at">>;
 
 /**
+ * The time a change to a withdraw is stamped with: the move's time, or the withdraw's last change
+ * when that is later. A sandbox merchant whose test clock was reset (lifecycle/clock.ts) may act
+ * on a withdraw made while its clock ran ahead; the withdraw's times never go backwards, so
+ * `updatedAt` keeps ordering its changes (webhook receivers compare it). The column names in the
+ * expression are the row's values before this UPDATE.
+ */
+const notBeforeLastChange = (at: Date) => sql<Date>`greatest(${at}::timestamptz, updated_at)`;
+
+/**
  * Moves a withdraw from one of `from` to `to` in one conditional statement, so a withdraw that
  * another request or a worker moved in the meantime is left alone. Undefined when nothing
  * changed. `merchantId` scopes the merchant's own requests; the operator and the lifecycle pass
@@ -478,7 +487,13 @@ export async function updateWithdrawStatus(
 ): Promise<WithdrawRow | undefined> {
   let update = db
     .updateTable("withdraws")
-    .set({ status: change.to, updated_at: change.at, ...change.stamps })
+    .set({
+      status: change.to,
+      updated_at: notBeforeLastChange(change.at),
+      ...Object.fromEntries(
+        Object.entries(change.stamps).map(([column, at]) => [column, notBeforeLastChange(at as Date)]),
+      ),
+    })
     .where("id", "=", change.id)
     .where("status", "in", change.from);
   if (change.merchantId !== undefined) update = update.where("merchant_id", "=", change.merchantId);

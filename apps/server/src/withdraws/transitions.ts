@@ -171,7 +171,9 @@ export async function moveWithdraw(
     at,
     stamps: move.stamps?.(at) ?? {},
   });
-  if (row) await applyEffects(trx, move, row, at);
+  // The posting and the event carry the time the withdraw was stamped with, which is later than
+  // `at` only when a reset test clock acts on a withdraw made ahead of it (withdraws/store.ts).
+  if (row) await applyEffects(trx, move, row, row.updated_at);
   return row;
 }
 

@@ -325,3 +325,92 @@ describe("satang trigger, every event", () => {
     assert.match(down.out.stderr, /Cannot reach Satang/);
   });
 });
+
+describe("satang clock, and trigger leaving the test clock as it found it", () => {
+  function io(env: Record<string, string>) {
+    const out = { stdout: "", stderr: "" };
+    const cliIo: CliIo = {
+      stdout: (text) => {
+        out.stdout += text;
+      },
+      stderr: (text) => {
+        out.stderr += text;
+      },
+      env,
+    };
+    return { out, cliIo };
+  }
+
+  it("trigger payment.expired puts a clock that was at real time back to real time, and says so", async () => {
+    const merchant = await svc.newMerchant();
+    const sdk = svc.sdkFor(merchant);
+    const { out, cliIo } = io(envFor(merchant));
+    assert.deepEqual(await runCli(["trigger", "payment.expired"], cliIo), { exitCode: 0 }, out.stderr);
+    assert.match(out.stdout, /Moved the test clock 5 minutes 1 second on/);
+    assert.match(out.stdout, /Put the test clock back at real time, where it was/);
+    assert.deepEqual(await sdk.sandbox.clock(), { now: svc.clock.now().toISOString(), offsetSeconds: 0 });
+    // The merchant's next record carries real time, not five minutes ahead.
+    const next = await sdk.payments.create({
+      amount: "1000.00",
+      referenceId: `after-trigger-${Date.now()}`,
+      paymentMethod: "promptpay",
+      customerBankAccountName: "Somchai Jaidee",
+      customerBankAccountNumber: "4000000991",
+      customerBankCode: "014",
+    });
+    assert.equal(next.createdAt, svc.clock.now().toISOString());
+  });
+
+  it("trigger payment.expired puts a clock that ran ahead back to the same offset, and reports both in --json", async () => {
+    const merchant = await svc.newMerchant();
+    const sdk = svc.sdkFor(merchant);
+    await sdk.sandbox.advanceClock(3600);
+    const { out, cliIo } = io(envFor(merchant));
+    assert.deepEqual(
+      await runCli(["trigger", "payment.expired", "--json"], cliIo),
+      { exitCode: 0 },
+      out.stderr,
+    );
+    const result = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+    assert.equal(result.payment.status, "expired");
+    assert.deepEqual(result.clock, { offsetSecondsBefore: 3600, offsetSecondsAfter: 3600 });
+    assert.equal((await sdk.sandbox.clock()).offsetSeconds, 3600);
+  });
+
+  it("shows, advances and resets the merchant's clock", async () => {
+    const merchant = await svc.newMerchant();
+    const env = envFor(merchant);
+    const wall = svc.clock.now();
+
+    const advanced = io(env);
+    assert.deepEqual(await runCli(["clock", "advance", "301"], advanced.cliIo), { exitCode: 0 });
+    assert.match(advanced.out.stdout, /Moved the test clock 5 minutes 1 second forward/);
+
+    const shown = io(env);
+    assert.deepEqual(await runCli(["clock", "show"], shown.cliIo), { exitCode: 0 });
+    const ahead = new Date(wall.getTime() + 301_000).toISOString();
+    assert.equal(shown.out.stdout, `Test clock: ${ahead} (5 minutes 1 second ahead of real time)\n`);
+
+    const reset = io(env);
+    assert.deepEqual(await runCli(["clock", "reset"], reset.cliIo), { exitCode: 0 });
+    assert.match(reset.out.stdout, /^Reset the test clock \(it was 5 minutes 1 second ahead\)/);
+    assert.match(reset.out.stdout, new RegExp(`Test clock: ${wall.toISOString()} \\(at real time\\)\\n$`));
+
+    const json = io(env);
+    assert.deepEqual(await runCli(["clock", "show", "--json"], json.cliIo), { exitCode: 0 });
+    assert.deepEqual(JSON.parse(json.out.stdout), { now: wall.toISOString(), offsetSeconds: 0 });
+
+    const again = io(env);
+    assert.deepEqual(await runCli(["clock", "reset"], again.cliIo), { exitCode: 0 });
+    assert.match(again.out.stdout, /already at real time/);
+  });
+
+  it("refuses a step that is not whole seconds with exit code 2", async () => {
+    const merchant = await svc.newMerchant();
+    for (const step of ["0", "-5", "1.5", "soon"]) {
+      const { cliIo } = io(envFor(merchant));
+      assert.deepEqual(await runCli(["clock", "advance", step], cliIo), { exitCode: 2 }, step);
+    }
+    assert.equal((await svc.sdkFor(merchant).sandbox.clock()).offsetSeconds, 0);
+  });
+});

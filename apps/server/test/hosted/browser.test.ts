@@ -18,7 +18,7 @@ import { type Lang, MESSAGES } from "../../src/hosted/i18n.ts";
 import { formatBangkokTime } from "../../src/hosted/page.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { launchChromium, MOBILE, RESULTS_DIR } from "../helpers/browser.ts";
-import { startService, type TestService } from "../helpers/harness.ts";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 
 // Globals of the page, for the functions that run in it: this project compiles without the DOM
 // types, and declaring these two here keeps them out of every other file.
@@ -63,9 +63,14 @@ after(async () => {
 
 /** A signed API request over real HTTP, as a merchant's server would send it. */
 async function api(method: string, path: string, body?: unknown): Promise<any> {
+  return apiAs(svc.credentials, method, path, body);
+}
+
+/** `api` with another merchant's credentials. */
+async function apiAs(credentials: Credentials, method: string, path: string, body?: unknown): Promise<any> {
   const text = body === undefined ? "" : JSON.stringify(body);
   const headers: Record<string, string> = {
-    ...signRequest({ apiKey: svc.credentials.apiKey, apiSecret: svc.credentials.apiSecret, body: text }),
+    ...signRequest({ apiKey: credentials.apiKey, apiSecret: credentials.apiSecret, body: text }),
     ...(text === "" ? {} : { "content-type": "application/json" }),
   };
   const response = await fetch(`${origin}${path}`, {
@@ -198,6 +203,50 @@ describe("hosted payment page in Chromium", () => {
       assert.ok(withSecret.some((r) => r.url.endsWith("/status")));
       for (const request of opened.requests)
         assert.ok(!request.url.includes(payment.clientSecret), request.url);
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it("agrees its deadline with its countdown while the merchant's test clock runs ahead, and after a reset", async () => {
+    const merchant = await svc.newMerchant({ name: "Clock Shop" });
+    await apiAs(merchant, "POST", "/api/v1/sandbox/clock/advance", { seconds: 301 });
+    counter += 1;
+    const payment = await apiAs(merchant, "POST", "/api/v1/payments", {
+      amount: "50000",
+      referenceId: `browser-clock-${counter}`,
+      paymentMethod: "promptpay",
+      customerBankAccountName: "Somchai Jaidee",
+      customerBankAccountNumber: String(5_100_000_000 + counter),
+      customerBankCode: "014",
+      expiresInMinutes: 10,
+    });
+    const expiresAt = new Date(payment.expiresAt);
+    const realDeadline = new Date(expiresAt.getTime() - 301_000);
+    const { page, errors, close } = await open(payment.nextAction.paymentAppUrl, DESKTOP);
+    try {
+      // Ten minutes are left by the merchant's clock, and "Pay before" is ten real minutes away.
+      assert.match(await text(page, "#countdown"), /^(10:00|09:[0-5][0-9])$/);
+      assert.equal(await page.locator("#pay-before").getAttribute("datetime"), realDeadline.toISOString());
+      assert.equal(await text(page, "#pay-before"), formatBangkokTime(realDeadline, "en"));
+      assert.ok(await page.locator("#test-clock").isVisible());
+      assert.match(await text(page, "#test-clock"), /Sandbox test clock: 5 min 1 s ahead of real time\./);
+      await screenshot(page, "hosted-page-test-clock-ahead.png");
+
+      // The merchant resets its clock while the page is open: the payment keeps its expiresAt, so
+      // five more real minutes are left, and the deadline moves with the countdown.
+      await apiAs(merchant, "POST", "/api/v1/sandbox/clock/reset");
+      await page.waitForFunction(
+        (iso) => document.getElementById("pay-before").getAttribute("datetime") === iso,
+        expiresAt.toISOString(),
+      );
+      assert.equal(await text(page, "#pay-before"), formatBangkokTime(expiresAt, "en"));
+      assert.equal(await page.locator("#test-clock").isVisible(), false, "the old offset's note is gone");
+      await page.waitForFunction(() =>
+        /^1[45]:[0-5][0-9]$/.test(document.getElementById("countdown").textContent),
+      );
+      await screenshot(page, "hosted-page-test-clock-reset.png");
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { PaymentStatus } from "../../src/db/types.ts";
 import { chooseLang, LANGS, MESSAGES } from "../../src/hosted/i18n.ts";
-import { displayThb, formatRemaining } from "../../src/hosted/page.ts";
+import { displayThb, formatBangkokTime, formatRemaining } from "../../src/hosted/page.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
@@ -348,6 +348,59 @@ describe("final states", () => {
     const res = await page(id);
     assert.ok(res.body.includes('aria-live="off">06:00</time>'));
   });
+
+  it("shows a deadline that agrees with the countdown, and the test clock's offset, when the merchant's clock runs ahead", async () => {
+    const creds = await svc.newMerchant({ name: "Clock Ahead" });
+    // The clock moves first, so the payment is made (and expires) in the moved time, as after
+    // `satang trigger payment.expired` without a reset.
+    const advanced = await svc.request(
+      "POST",
+      "/api/v1/sandbox/clock/advance",
+      { seconds: 301 },
+      { credentials: creds },
+    );
+    assert.equal(advanced.status, 200);
+    const payment = await createPayment({ expiresInMinutes: 10 }, creds);
+    const expiresAt = new Date(payment.expiresAt);
+    const realDeadline = new Date(svc.clock.now().getTime() + 10 * 60_000);
+    assert.equal(expiresAt.getTime() - realDeadline.getTime(), 301_000);
+
+    const en = (await page(payment.id, { "accept-language": "en" })).body;
+    assert.ok(en.includes('aria-live="off">10:00</time>'), "ten minutes are left by the merchant's clock");
+    // "Pay before" is ten real minutes from now, where the countdown reaches zero.
+    assert.match(openingTag(en, 'id="pay-before"'), new RegExp(`datetime="${realDeadline.toISOString()}"`));
+    assert.ok(en.includes(`>${formatBangkokTime(realDeadline, "en")}</time>`));
+    assert.ok(!en.includes(`Pay before ${formatBangkokTime(expiresAt, "en")}`));
+    assert.ok(en.includes("Sandbox test clock: 5 min 1 s ahead of real time."));
+    assert.ok(en.includes(`By that clock this payment expires at ${formatBangkokTime(expiresAt, "en")}`));
+
+    const th = (await page(payment.id, { "accept-language": "th" })).body;
+    assert.ok(th.includes("นาฬิกาทดสอบของแซนด์บ็อกซ์เร็วกว่าเวลาจริง 5 นาที 1 วินาที"));
+    assert.ok(th.includes(`ชำระภายใน <time id="pay-before"`));
+
+    const status = await svc.app.inject({
+      method: "GET",
+      url: `/pay/${payment.id}/status`,
+      headers: { "x-client-secret": payment.clientSecret },
+    });
+    assert.equal(status.json().data.payBefore, realDeadline.toISOString());
+    assert.equal(status.json().data.expiresAt, payment.expiresAt);
+
+    // After a reset the payment keeps its expiry: the countdown and the deadline both move on.
+    const reset = await svc.request("POST", "/api/v1/sandbox/clock/reset", undefined, { credentials: creds });
+    assert.equal(reset.status, 200);
+    const afterReset = (await page(payment.id, { "accept-language": "en" })).body;
+    assert.ok(afterReset.includes('aria-live="off">15:01</time>'));
+    assert.match(openingTag(afterReset, 'id="pay-before"'), new RegExp(`datetime="${payment.expiresAt}"`));
+    assert.ok(!afterReset.includes('id="test-clock"'), "no test-clock note at real time");
+  });
+
+  it("shows no test-clock note for a merchant at real time", async () => {
+    const payment = await createPayment();
+    const res = await page(payment.id, { "accept-language": "en" });
+    assert.ok(!res.body.includes('id="test-clock"'));
+    assert.match(openingTag(res.body, 'id="pay-before"'), new RegExp(`datetime="${payment.expiresAt}"`));
+  });
 });
 
 describe("description, reference and receipt", () => {
@@ -477,6 +530,7 @@ describe("status route", () => {
         amount: "123450.00",
         currency: "THB",
         expiresAt: payment.expiresAt,
+        payBefore: payment.expiresAt,
         paidAt: null,
         now: svc.clock.now().toISOString(),
       },

@@ -1,13 +1,26 @@
 /**
- * The sandbox test clock (CONTRACT 10): per merchant, forward only, stored in the database, and
- * never seen by authentication.
+ * The sandbox test clock (CONTRACT 10): per merchant, forward only until reset, stored in the
+ * database, and never seen by authentication. A reset brings the merchant back to wall-clock
+ * time; records keep their timestamps and nothing moves backwards for a record.
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { paymentExpiryJob } from "../../src/jobs/lifecycle.ts";
 import { CLOCK_ADVANCE_SECONDS_MAX, CLOCK_OFFSET_MAX_MS } from "../../src/lib/limits.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
-import { advanceClock, createPayment, eventTypes, HOUR_MS } from "../helpers/lifecycle.ts";
+import {
+  advanceClock,
+  createPayment,
+  createWithdraw,
+  eventsOf,
+  eventTypes,
+  HOUR_MS,
+  MINUTE_MS,
+  simulatePaymentRequest,
+  simulateWithdrawRequest,
+} from "../helpers/lifecycle.ts";
+import { fundedMerchant } from "../helpers/withdraws.ts";
 
 let svc: TestService;
 
@@ -127,7 +140,11 @@ describe("the operator's clock advance", () => {
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const expected = new Date(svc.clock.now().getTime() + 24 * HOUR_MS).toISOString();
-    assert.deepEqual(res.body.data, { merchantId: merchant.merchantId, now: expected });
+    assert.deepEqual(res.body.data, {
+      merchantId: merchant.merchantId,
+      now: expected,
+      offsetSeconds: 86_400,
+    });
     assert.equal(await readClock(merchant), expected);
   });
 
@@ -150,5 +167,236 @@ describe("the operator's clock advance", () => {
     assert.equal(backwards.status, 400);
     assert.equal(backwards.body.error.metadata.field, "seconds");
     assert.equal(await offsetOf(merchant.merchantId), 0n);
+  });
+});
+
+const resetClock = async (credentials: Credentials) => {
+  const res = await svc.request("POST", "/api/v1/sandbox/clock/reset", undefined, { credentials });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.data as { now: string; offsetSeconds: number };
+};
+
+const paymentOf = async (credentials: Credentials, id: string) => {
+  const res = await svc.request("GET", `/api/v1/payments/${id}`, undefined, { credentials });
+  assert.equal(res.status, 200);
+  return res.body.data;
+};
+
+describe("the merchant's clock reset", () => {
+  it("answers the clock's offset on read and advance", async () => {
+    const merchant = await svc.newMerchant();
+    const read = await svc.request("GET", "/api/v1/sandbox/clock", undefined, { credentials: merchant });
+    assert.deepEqual(read.body.data, { now: svc.clock.now().toISOString(), offsetSeconds: 0 });
+    const advanced = await svc.request(
+      "POST",
+      "/api/v1/sandbox/clock/advance",
+      { seconds: 301 },
+      { credentials: merchant },
+    );
+    assert.equal(advanced.body.data.offsetSeconds, 301);
+  });
+
+  it("brings the clock back to wall-clock time, for this merchant only, and new records are stamped with it", async () => {
+    const merchant = await svc.newMerchant();
+    const other = await svc.newMerchant();
+    await advanceClock(svc, merchant, 5 * 60);
+    await advanceClock(svc, other, 60);
+    const made = await createPayment(svc, merchant);
+    const wall = svc.clock.now().toISOString();
+
+    const reset = await resetClock(merchant);
+    assert.deepEqual(reset, { now: wall, offsetSeconds: 0 });
+    assert.equal(await readClock(merchant), wall);
+    assert.equal(await offsetOf(merchant.merchantId), 0n);
+    assert.equal(await offsetOf(other.merchantId), 60_000n, "another merchant's clock stays moved");
+
+    const fresh = await createPayment(svc, merchant);
+    assert.equal(fresh.createdAt, wall, "a record made after the reset carries wall-clock time");
+    const kept = await paymentOf(merchant, made.id);
+    assert.equal(kept.createdAt, made.createdAt, "a record made before keeps its timestamps");
+    assert.equal(kept.expiresAt, made.expiresAt);
+  });
+
+  it("answers the wall-clock time when the clock was never moved, and accepts an empty JSON body", async () => {
+    const merchant = await svc.newMerchant();
+    const res = await svc.request("POST", "/api/v1/sandbox/clock/reset", {}, { credentials: merchant });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, { now: svc.clock.now().toISOString(), offsetSeconds: 0 });
+    const extra = await svc.request(
+      "POST",
+      "/api/v1/sandbox/clock/reset",
+      { seconds: 1 },
+      { credentials: merchant },
+    );
+    assert.equal(extra.status, 400);
+    assert.equal(extra.body.error.metadata.field, "seconds");
+  });
+
+  it("needs the merchant's signature", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 60);
+    const res = await svc.app.inject({ method: "POST", url: "/api/v1/sandbox/clock/reset" });
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.json().error.code, "INVALID_CREDENTIALS");
+    assert.equal(await offsetOf(merchant.merchantId), 60_000n);
+  });
+
+  it("leaves an open payment's expiry where it was set: it expires when the merchant's clock reaches it, not before", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 3600);
+    const payment = await createPayment(svc, merchant, { expiresInMinutes: 15 });
+    const expiresAt = new Date(payment.expiresAt).getTime();
+    assert.equal(expiresAt, svc.clock.now().getTime() + HOUR_MS + 15 * MINUTE_MS);
+    await resetClock(merchant);
+
+    // The expiry worker compares against the merchant's time, which is wall-clock time again.
+    svc.clock.advance(HOUR_MS + 15 * MINUTE_MS - 1);
+    while ((await paymentExpiryJob.runOnce(svc.deps)) > 0) {}
+    const open = await paymentOf(merchant, payment.id);
+    assert.equal(
+      open.status,
+      "requires_action",
+      "one millisecond before expiresAt the payment is still open",
+    );
+    assert.equal(open.expiresAt, payment.expiresAt);
+
+    svc.clock.advance(1);
+    while ((await paymentExpiryJob.runOnce(svc.deps)) > 0) {}
+    const expired = await paymentOf(merchant, payment.id);
+    assert.equal(expired.status, "expired");
+    assert.equal(expired.updatedAt, payment.expiresAt);
+    const events = await eventsOf(svc.deps.db, payment.id);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdAt.toISOString()]),
+      [["payment.expired", payment.expiresAt]],
+    );
+  });
+
+  it("never stamps a change to a payment made ahead of the reset before its last change", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 3600);
+    const payment = await createPayment(svc, merchant);
+    await resetClock(merchant);
+    svc.clock.advance(60_000);
+
+    const res = await simulatePaymentRequest(svc, merchant, payment.id, "succeeded");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const paid = res.body.data;
+    assert.equal(paid.status, "succeeded");
+    // One minute of wall-clock time after the reset is still before the payment was made.
+    for (const field of ["updatedAt", "confirmedAt", "capturedAt"]) {
+      assert.equal(paid[field], payment.createdAt, `${field} is not before createdAt`);
+    }
+    const events = await eventsOf(svc.deps.db, payment.id);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdAt.toISOString(), event.object.updatedAt]),
+      [["payment.received", payment.createdAt, payment.createdAt]],
+    );
+
+    // A payment made after the reset is stamped with the merchant's (wall-clock) time.
+    const fresh = await createPayment(svc, merchant);
+    const freshPaid = (await simulatePaymentRequest(svc, merchant, fresh.id, "succeeded")).body.data;
+    assert.equal(freshPaid.capturedAt, svc.clock.now().toISOString());
+  });
+
+  it("keeps a withdraw's updatedAt in order across a reset, so webhook receivers can order its events", async () => {
+    const merchant = await fundedMerchant(svc);
+    await advanceClock(svc, merchant, 3600);
+    const withdraw = await createWithdraw(svc, merchant);
+    const processing = (await simulateWithdrawRequest(svc, merchant, withdraw.id, "processing")).body.data;
+    assert.equal(processing.updatedAt, withdraw.createdAt);
+    await resetClock(merchant);
+
+    const res = await simulateWithdrawRequest(svc, merchant, withdraw.id, "paid");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const paid = res.body.data;
+    assert.equal(paid.status, "paid");
+    assert.equal(paid.updatedAt, processing.updatedAt);
+    assert.equal(paid.paidAt, processing.updatedAt);
+    const events = await eventsOf(svc.deps.db, withdraw.id);
+    const eventOf = (type: string) => events.find((event) => event.type === type)!;
+    const [first, second] = [eventOf("withdraw.processing"), eventOf("withdraw.paid")];
+    assert.ok(second.createdAt >= first.createdAt, "withdraw.paid is not older than withdraw.processing");
+    assert.ok(second.object.updatedAt >= first.object.updatedAt, "a receiver comparing updatedAt keeps paid");
+  });
+});
+
+describe("the operator's clock reset", () => {
+  it("brings a merchant's clock back to wall-clock time and answers like the advance", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 600);
+    const res = await svc.admin("POST", `/admin/v1/merchants/${merchant.merchantId}/clock/reset`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const wall = svc.clock.now().toISOString();
+    assert.deepEqual(res.body.data, { merchantId: merchant.merchantId, now: wall, offsetSeconds: 0 });
+    assert.equal(await readClock(merchant), wall);
+  });
+
+  it("answers 404 for an unknown or malformed merchant id and 401 without the token", async () => {
+    const missing = await svc.admin(
+      "POST",
+      "/admin/v1/merchants/00000000-0000-4000-8000-000000000000/clock/reset",
+    );
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, "RESOURCE_NOT_FOUND");
+    assert.equal((await svc.admin("POST", "/admin/v1/merchants/nope/clock/reset")).status, 404);
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 60);
+    const path = `/admin/v1/merchants/${merchant.merchantId}/clock/reset`;
+    assert.equal((await svc.admin("POST", path, undefined, "not-the-token-0123456789")).status, 401);
+    assert.equal(await offsetOf(merchant.merchantId), 60_000n);
+  });
+});
+
+describe("a reset made by another process", () => {
+  it("is seen by this process's next create, whose merchant it had in memory", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 3600);
+    const ahead = await createPayment(svc, merchant);
+    assert.equal(new Date(ahead.createdAt).getTime(), svc.clock.now().getTime() + HOUR_MS);
+    // Another process's services over the same store reset the clock.
+    const other = svc.depsWith({});
+    const { resetMerchantClock } = await import("../../src/lifecycle/clock.ts");
+    await resetMerchantClock(other, merchant.merchantId);
+    const after = await createPayment(svc, merchant);
+    assert.equal(after.createdAt, svc.clock.now().toISOString());
+  });
+});
+
+describe("the clock reset in the API document", () => {
+  it("lists the merchant's and the operator's reset with their answers' schemas", async () => {
+    const res = await svc.app.inject({ method: "GET", url: "/api/v1/openapi.json" });
+    const doc = res.json();
+    const merchantReset = doc.paths["/api/v1/sandbox/clock/reset"]?.post;
+    assert.ok(merchantReset, "POST /api/v1/sandbox/clock/reset is documented");
+    const data = merchantReset.responses["200"].content["application/json"].schema.properties.data;
+    assert.deepEqual(Object.keys(data.properties).sort(), ["now", "offsetSeconds"]);
+    assert.ok(doc.paths["/admin/v1/merchants/{id}/clock/reset"]?.post, "the operator's reset is documented");
+    const read = doc.paths["/api/v1/sandbox/clock"].get.responses["200"].content["application/json"].schema;
+    assert.ok(read.properties.data.properties.offsetSeconds, "the read answers the offset too");
+  });
+});
+
+describe("the clock reset in live", () => {
+  let live: TestService;
+  before(async () => {
+    live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+  });
+  after(async () => {
+    await live?.close();
+  });
+
+  it("answers 404 RESOURCE_NOT_FOUND on the merchant's and the operator's route, and is not documented", async () => {
+    const merchant = await live.newMerchant();
+    const res = await live.request("POST", "/api/v1/sandbox/clock/reset", undefined, {
+      credentials: merchant,
+    });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.error.code, "RESOURCE_NOT_FOUND");
+    const admin = await live.admin("POST", `/admin/v1/merchants/${merchant.merchantId}/clock/reset`);
+    assert.equal(admin.status, 404);
+    assert.equal(admin.body.error.code, "RESOURCE_NOT_FOUND");
+    const doc = (await live.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    assert.equal(doc.paths["/api/v1/sandbox/clock/reset"], undefined);
   });
 });

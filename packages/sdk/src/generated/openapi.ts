@@ -2904,7 +2904,8 @@ export interface paths {
              * @example {
              *       "success": true,
              *       "data": {
-             *         "now": "2026-01-15T12:00:00.000Z"
+             *         "now": "2026-01-15T12:00:00.000Z",
+             *         "offsetSeconds": 1
              *       }
              *     }
              */
@@ -2917,6 +2918,111 @@ export interface paths {
                  * @description The merchant's business time
                  */
                 now: string;
+                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+                offsetSeconds: number;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description RATE_LIMIT_EXCEEDED */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandbox/clock/reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Bring the merchant's test clock back to wall-clock time
+     * @description The offset returns to 0, so new records are stamped with real time again. Records already made keep their timestamps and nothing moves backwards for a record: an open payment's expiresAt stays where it was set (it expires when the clock reaches it), and a later change to a record is never stamped before its last one.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /** @example {} */
+          "application/json": Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "now": "2026-01-15T12:00:00.000Z",
+             *         "offsetSeconds": 1
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /**
+                 * Format: date-time
+                 * @description The merchant's business time
+                 */
+                now: string;
+                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+                offsetSeconds: number;
               } & {
                 [key: string]: unknown;
               };
@@ -2994,7 +3100,8 @@ export interface paths {
              * @example {
              *       "success": true,
              *       "data": {
-             *         "now": "2026-01-15T12:00:00.000Z"
+             *         "now": "2026-01-15T12:00:00.000Z",
+             *         "offsetSeconds": 1
              *       }
              *     }
              */
@@ -3007,6 +3114,8 @@ export interface paths {
                  * @description The merchant's business time
                  */
                 now: string;
+                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+                offsetSeconds: number;
               } & {
                 [key: string]: unknown;
               };
@@ -5776,7 +5885,8 @@ export interface paths {
              *       "success": true,
              *       "data": {
              *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "now": "2026-01-15T12:00:00.000Z"
+             *         "now": "2026-01-15T12:00:00.000Z",
+             *         "offsetSeconds": 1
              *       }
              *     }
              */
@@ -5791,6 +5901,99 @@ export interface paths {
                  * @description The merchant's business time
                  */
                 now: string;
+                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+                offsetSeconds: number;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/merchants/{id}/clock/reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)
+     * @description Records already made keep their timestamps; an open payment's expiresAt stays where it was set, and a later change to a record is never stamped before its last one.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /** @example {} */
+          "application/json": Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+             *         "now": "2026-01-15T12:00:00.000Z",
+             *         "offsetSeconds": 1
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /** Format: uuid */
+                merchantId: string;
+                /**
+                 * Format: date-time
+                 * @description The merchant's business time
+                 */
+                now: string;
+                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+                offsetSeconds: number;
               } & {
                 [key: string]: unknown;
               };

@@ -15,6 +15,7 @@ What each event takes:
   payment.received     a PromptPay payment, paid by the simulated customer
   payment.failed       a PromptPay payment, failed by the simulated bank
   payment.expired      a PromptPay payment expiring in 5 minutes, then the test clock moved 5 minutes on
+                       and put back where it was (see \`satang clock\`)
   payment.canceled     a PromptPay payment, canceled
   withdraw.processing  a withdraw the simulated bank takes
   withdraw.paid        a withdraw taken, then paid

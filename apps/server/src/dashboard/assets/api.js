@@ -5,7 +5,7 @@
 
 /**
  * @import { ApiKey, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
- *   Page, Payment, PaymentDetail, Redelivery, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
+ *   Page, Payment, PaymentDetail, Redelivery, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
  *   Withdraw,
  *   WithdrawDetail } from "./types.js"
  */
@@ -105,6 +105,10 @@ export const getConstants = () =>
   /** @type {Promise<Constants>} */ (request(`${DASHBOARD_API}/constants`, "GET"));
 
 export const getMe = () => /** @type {Promise<Me>} */ (dashboard("GET", "/me"));
+
+/** Sandbox only: the merchant's test clock, and bringing it back to real time. */
+export const getTestClock = () => /** @type {Promise<TestClock>} */ (dashboard("GET", "/clock"));
+export const resetTestClock = () => /** @type {Promise<TestClock>} */ (dashboard("POST", "/clock/reset"));
 export const getBalance = () => /** @type {Promise<Balance>} */ (dashboard("GET", "/balance"));
 
 /** @param {URLSearchParams} query */

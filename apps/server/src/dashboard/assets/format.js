@@ -59,3 +59,26 @@ export function bankText(code) {
   if (!bank) return code;
   return `${currentLang() === "th" ? bank.nameTh : bank.name} (${code})`;
 }
+
+/**
+ * A whole number of seconds in words, largest units first: "5 min 1 s".
+ * @param {number} totalSeconds
+ * @returns {string}
+ */
+export function formatDuration(totalSeconds) {
+  /** @type {Array<[number, import("./i18n.js").MessageKey]>} */
+  const units = [
+    [86_400, "durationDays"],
+    [3_600, "durationHours"],
+    [60, "durationMinutes"],
+    [1, "durationSeconds"],
+  ];
+  let rest = Math.max(0, Math.floor(totalSeconds));
+  const parts = [];
+  for (const [size, key] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(t(key, { n: new Intl.NumberFormat(locale()).format(n) }));
+  }
+  return parts.length === 0 ? t("durationSeconds", { n: 0 }) : parts.join(" ");
+}

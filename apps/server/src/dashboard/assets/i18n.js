@@ -24,6 +24,16 @@ const en = {
   signedInAs: "Signed in as {email}",
   menu: "Menu",
   timesNote: "Times are shown in Bangkok time (UTC+7).",
+  testClockAhead: "Test clock: +{offset} ahead of real time.",
+  testClockDetail:
+    "New records are stamped with the test clock. Records made while it ran ahead keep their times; open payments still expire at their expiry time.",
+  testClockReset: "Reset the test clock",
+  testClockResetting: "Resetting…",
+  testClockResetDone: "The test clock is back at real time.",
+  durationDays: "{n} d",
+  durationHours: "{n} h",
+  durationMinutes: "{n} min",
+  durationSeconds: "{n} s",
 
   loginTitle: "Sign in to the Satang dashboard",
   loginIntro: "Use the email and password your Satang operator gave you.",
@@ -327,6 +337,16 @@ const th = {
   signedInAs: "เข้าสู่ระบบในชื่อ {email}",
   menu: "เมนู",
   timesNote: "เวลาทั้งหมดแสดงเป็นเวลากรุงเทพฯ (UTC+7)",
+  testClockAhead: "นาฬิกาทดสอบ: เร็วกว่าเวลาจริง +{offset}",
+  testClockDetail:
+    "รายการใหม่จะใช้เวลาตามนาฬิกาทดสอบ รายการที่สร้างขึ้นระหว่างที่นาฬิกาเดินเร็วจะคงเวลาเดิมไว้ และรายการชำระเงินที่ยังเปิดอยู่จะหมดอายุตามเวลาหมดอายุเดิม",
+  testClockReset: "รีเซ็ตนาฬิกาทดสอบ",
+  testClockResetting: "กำลังรีเซ็ต…",
+  testClockResetDone: "นาฬิกาทดสอบกลับมาเป็นเวลาจริงแล้ว",
+  durationDays: "{n} วัน",
+  durationHours: "{n} ชั่วโมง",
+  durationMinutes: "{n} นาที",
+  durationSeconds: "{n} วินาที",
 
   loginTitle: "เข้าสู่ระบบแดชบอร์ด Satang",
   loginIntro: "ใช้อีเมลและรหัสผ่านที่ผู้ดูแลระบบ Satang ให้ไว้",

@@ -33,6 +33,13 @@
  */
 
 /**
+ * The merchant's sandbox test clock (GET /dashboard/api/clock).
+ * @typedef {object} TestClock
+ * @property {string} now the merchant's business time
+ * @property {number} offsetSeconds how far it runs ahead of real time
+ */
+
+/**
  * GET /dashboard/api/me: who is signed in, for which merchant, until when.
  * @typedef {object} Me
  * @property {User} user

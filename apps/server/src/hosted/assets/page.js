@@ -30,6 +30,7 @@ const SETTLED = ["succeeded", "canceled", "failed"];
  * @typedef {object} HostedStatus
  * @property {string} state what the page shows: open, processing, succeeded, expired, canceled, failed
  * @property {string | null} expiresAt
+ * @property {string | null} [payBefore]
  * @property {string | null} paidAt when the payment succeeded: the receipt's paid time
  * @property {string} now the merchant's business time
  */
@@ -158,10 +159,19 @@ function tick(page) {
  * @param {string} iso
  */
 function showPaidAt(iso) {
-  const time = document.getElementById("paid-at");
   const row = document.getElementById("paid-at-row");
+  if (row && writeTime(document.getElementById("paid-at"), iso)) row.hidden = false;
+}
+
+/**
+ * Writes an instant into a time element in the locale and format its data names.
+ * @param {HTMLElement | null} time
+ * @param {string} iso
+ * @returns {boolean} whether it was written
+ */
+function writeTime(time, iso) {
   const at = Date.parse(iso);
-  if (!time || !row || Number.isNaN(at)) return;
+  if (!time || Number.isNaN(at)) return false;
   try {
     const options = JSON.parse(time.dataset.format ?? "{}");
     time.textContent = new Intl.DateTimeFormat(time.dataset.locale, options).format(at);
@@ -170,7 +180,22 @@ function showPaidAt(iso) {
     time.textContent = new Date(at).toLocaleString();
   }
   time.setAttribute("datetime", new Date(at).toISOString());
-  row.hidden = false;
+  return true;
+}
+
+/**
+ * Keeps "Pay before" with the countdown: when the merchant moves or resets its sandbox test
+ * clock while the page is open, the countdown re-anchors to the server's time and the real
+ * deadline moves with it. The sandbox note naming the clock's old offset is then out of date,
+ * so it goes (a reload words the new one).
+ * @param {string | null | undefined} iso
+ */
+function showPayBefore(iso) {
+  const time = document.getElementById("pay-before");
+  if (!iso || !time || time.getAttribute("datetime") === iso) return;
+  writeTime(time, iso);
+  const note = document.getElementById("test-clock");
+  if (note) note.hidden = true;
 }
 
 /**
@@ -189,6 +214,7 @@ function apply(page, status) {
   // A page never goes back to inviting payment: once it has said "expired" (its own
   // countdown ran out) it waits for the server to say what happened instead.
   if (next === "open" && page.state !== "open") return;
+  showPayBefore(status.payBefore);
   if (next === "succeeded" && status.paidAt) showPaidAt(status.paidAt);
   show(page, next);
   if (SETTLED.includes(next)) stop(page);

@@ -6,9 +6,10 @@
 
 /** @import { MessageKey } from "../i18n.js" */
 /** @import { Me } from "../types.js" */
-import { logout } from "../api.js";
+import { getTestClock, logout, resetTestClock } from "../api.js";
 import { langButton } from "../components.js";
 import { h, link, replace } from "../dom.js";
+import { formatDuration } from "../format.js";
 import { t } from "../lang.js";
 import { refresh, section } from "../router.js";
 import { currentSession, endSession } from "../session.js";
@@ -146,6 +147,51 @@ function header(me, path) {
 }
 
 /**
+ * The sandbox's test-clock banner: empty (and hidden) while the merchant's clock is at real
+ * time; otherwise how far it runs ahead, what that means for the times on screen, and a button
+ * that brings it back. Filled once the clock is read, so it never holds the page up.
+ * @param {Me} me
+ */
+function testClockBanner(me) {
+  const banner = h("div", { id: "test-clock", class: "test-clock", hidden: true });
+  if (me.environment !== "sandbox") return banner;
+  getTestClock()
+    .then((clock) => {
+      if (clock.offsetSeconds <= 0) return;
+      const button = h("button", { type: "button", class: "button secondary" }, t("testClockReset"));
+      const failure = h("span", { role: "alert" });
+      button.addEventListener("click", async () => {
+        button.setAttribute("disabled", "");
+        button.textContent = t("testClockResetting");
+        try {
+          await resetTestClock();
+          await refresh({ redraw: true, flash: t("testClockResetDone") });
+        } catch (error) {
+          button.removeAttribute("disabled");
+          button.textContent = t("testClockReset");
+          failure.textContent = error instanceof Error ? error.message : String(error);
+        }
+      });
+      replace(
+        banner,
+        h(
+          "p",
+          null,
+          h("strong", null, t("testClockAhead", { offset: formatDuration(clock.offsetSeconds) })),
+          " ",
+          t("testClockDetail"),
+        ),
+        button,
+        failure,
+      );
+      banner.hidden = false;
+    })
+    // The banner is a courtesy: a failed read leaves the page as it is.
+    .catch(() => {});
+  return banner;
+}
+
+/**
  * Draws the frame of a new page, with a loading line where the view will go.
  * @param {Me} me
  * @param {string} path
@@ -156,6 +202,7 @@ export function renderShell(me, path) {
     app,
     h("a", { class: "skip-link", href: "#main", onclick: skipToMain }, t("skipToContent")),
     header(me, path),
+    testClockBanner(me),
     h(
       "main",
       { id: "main", class: "content", tabindex: "-1" },
