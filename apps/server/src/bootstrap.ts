@@ -16,12 +16,13 @@
  * processes starting at once against one PostgreSQL generate one token and one demo merchant:
  * the second waits for the first to commit, then sees what it created.
  */
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { readAdminTokenHash, storeAdminTokenHash } from "./admin/auth.ts";
 import { ConfigError } from "./config.ts";
 import { ADMIN_TOKEN_FILE } from "./data-dir.ts";
+import { createPrivateDir } from "./data-dir-permissions.ts";
 import type { Db } from "./db/handles.ts";
 import type { Deps } from "./deps.ts";
 import { createIntegration } from "./integrations/service.ts";
@@ -123,7 +124,7 @@ async function checkSecretKey(deps: Deps, trx: Db): Promise<void> {
 
 /** Writes the token readable only by its owner, replacing any older file in one step. */
 function writeTokenFile(dataDir: string, token: string): string {
-  mkdirSync(dataDir, { recursive: true });
+  createPrivateDir(dataDir);
   const file = join(dataDir, ADMIN_TOKEN_FILE);
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${token}\n`, { mode: 0o600 });

@@ -321,5 +321,14 @@ describe("satang trigger, every event", () => {
     const down = io({ ...env, SATANG_URL: "http://127.0.0.1:9" });
     assert.deepEqual(await runCli(["trigger", "payment.received"], down.cliIo), { exitCode: 3 });
     assert.match(down.out.stderr, /Cannot reach Satang/);
+    assert.match(down.out.stderr, /that address is the address in SATANG_URL/);
+
+    // No SATANG_URL: the CLI falls back to http://HOST:PORT and says so, naming SATANG_URL.
+    const { SATANG_URL: _url, ...withoutUrl } = env;
+    const fallback = io({ ...withoutUrl, PORT: "9" });
+    assert.deepEqual(await runCli(["trigger", "payment.received"], fallback.cliIo), { exitCode: 3 });
+    assert.match(fallback.out.stderr, /Cannot reach Satang at http:\/\/127\.0\.0\.1:9/);
+    assert.match(fallback.out.stderr, /because SATANG_URL is not set/);
+    assert.match(fallback.out.stderr, /set SATANG_URL to the server's address/);
   });
 });

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import {
   ApiError,
+  addressSource,
   adminClient,
   REQUEST_TIMEOUT_MS,
   resolveBaseUrl,
@@ -144,7 +145,11 @@ async function downloadCsv(flags: OutputOptions, env: NodeJS.ProcessEnv, id: str
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new UnreachableError(baseUrl, error instanceof Error ? error.message : String(error));
+    throw new UnreachableError(
+      baseUrl,
+      error instanceof Error ? error.message : String(error),
+      addressSource(flags, env),
+    );
   }
   // Decoded by hand: Response.text() would drop the byte order mark spreadsheets need.
   const text = Buffer.from(await response.arrayBuffer()).toString("utf8");
