@@ -10,27 +10,32 @@
  *   written to DATA_DIR/admin-token (mode 0600), so the CLI on the same machine finds it.
  * - Demo merchant: in sandbox, on a database without merchants, create "Demo Shop" with one
  *   integration and print its credentials with a signed curl example, so a new user makes a
- *   first request within a minute.
+ *   first request within a minute. It also gets a dashboard login (a fixed email and a
+ *   generated password, printed once like the secret, kept only as an argon2id hash), because
+ *   the start banner and the landing page point at /dashboard and nobody could get in otherwise.
  *
  * All of it happens in one transaction holding a transaction-level advisory lock, so several
  * processes starting at once against one PostgreSQL generate one token and one demo merchant:
  * the second waits for the first to commit, then sees what it created.
  */
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { readAdminTokenHash, storeAdminTokenHash } from "./admin/auth.ts";
 import { ConfigError } from "./config.ts";
+import { createDashboardUser } from "./dashboard/users.ts";
 import { ADMIN_TOKEN_FILE } from "./data-dir.ts";
+import { createPrivateDir } from "./data-dir-permissions.ts";
 import type { Db } from "./db/handles.ts";
 import type { Deps } from "./deps.ts";
 import { createIntegration } from "./integrations/service.ts";
 import { sha256Hex } from "./lib/crypto.ts";
 import { curlExample } from "./lib/curl-example.ts";
 import { randomToken } from "./lib/ids.ts";
-import { ADMIN_TOKEN_RANDOM_BYTES } from "./lib/limits.ts";
+import { ADMIN_TOKEN_RANDOM_BYTES, DEMO_PASSWORD_RANDOM_BYTES } from "./lib/limits.ts";
 import { createMerchant, type MerchantInput } from "./merchants/service.ts";
 import { countMerchants } from "./merchants/store.ts";
+import { DEMO_LOGIN_EMAIL } from "./sandbox/demo.ts";
 
 export { curlExample };
 
@@ -51,6 +56,9 @@ interface DemoCredentials {
   integrationId: string;
   apiKey: string;
   apiSecret: string;
+  /** The dashboard login created with it. */
+  dashboardEmail: string;
+  dashboardPassword: string;
 }
 
 export interface BootstrapResult {
@@ -123,7 +131,7 @@ async function checkSecretKey(deps: Deps, trx: Db): Promise<void> {
 
 /** Writes the token readable only by its owner, replacing any older file in one step. */
 function writeTokenFile(dataDir: string, token: string): string {
-  mkdirSync(dataDir, { recursive: true });
+  createPrivateDir(dataDir);
   const file = join(dataDir, ADMIN_TOKEN_FILE);
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${token}\n`, { mode: 0o600 });
@@ -154,11 +162,20 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
       const integration = await createIntegration({ ...deps, db: trx }, merchant.id, {
         name: "Demo integration",
       });
+      // Hashing the password (about 150 ms) holds the bootstrap lock a moment longer, once, at
+      // the first start; the login then exists exactly when the demo merchant does.
+      const dashboardPassword = randomToken(DEMO_PASSWORD_RANDOM_BYTES);
+      await createDashboardUser({ ...deps, db: trx }, merchant.id, {
+        email: DEMO_LOGIN_EMAIL,
+        password: dashboardPassword,
+      });
       demo = {
         merchantId: merchant.id,
         integrationId: integration.id,
         apiKey: integration.apiKey,
         apiSecret: integration.apiSecret,
+        dashboardEmail: DEMO_LOGIN_EMAIL,
+        dashboardPassword,
       };
     }
   });
@@ -171,6 +188,10 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
   const message = firstStartMessage(deps, adminToken, adminTokenFile, demo);
   if (message !== "") (options.print ?? ((text) => process.stdout.write(text)))(message);
   return { adminToken, adminTokenFile, demo, message };
+}
+
+function dashboardUrl(publicBaseUrl: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, "")}/dashboard`;
 }
 
 function indent(text: string, spaces: number): string {
@@ -214,6 +235,14 @@ function firstStartMessage(
       ' satang: "10000.00") by pasting this into a shell:',
       "",
       indent(curlExample(deps.config.publicBaseUrl, demo.apiKey, demo.apiSecret), 3),
+      "",
+      ` Dashboard login of "${DEMO_MERCHANT.name}", at ${dashboardUrl(deps.config.publicBaseUrl)}:`,
+      "",
+      `   Email       ${demo.dashboardEmail}`,
+      `   Password    ${demo.dashboardPassword}`,
+      "",
+      " The password is shown only now (the database keeps an argon2id hash). More logins:",
+      `   npx satang user create --merchant ${demo.merchantId} --email you@example.com --password <12+ characters>`,
       "",
     );
   }

@@ -13,7 +13,7 @@
  * 0666, but it sits in directories that are 0700: no other user can reach it.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { isMainThread } from "node:worker_threads";
 
 const GROUP_OTHER_BITS = 0o077;
@@ -39,13 +39,31 @@ export function tightenDataDir(dir: string): string[] {
 }
 
 /**
+ * Creates `dir` and any missing parent 0700, whatever the umask. Every place that may be the
+ * first to create DATA_DIR goes through here (the sandbox's secret key is written before the
+ * store opens), so a directory the service made itself is private from the start and the
+ * too-open warning below is kept for a directory someone else made.
+ */
+export function createPrivateDir(dir: string): void {
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir applies the umask to the mode; a permissive umask must not leave the new directories
+  // open, so each one this call created is set to 0700 explicitly.
+  if (created === undefined) return;
+  const first = resolve(created);
+  for (let path = resolve(dir); path.length >= first.length; path = dirname(path)) {
+    chmodSync(path, 0o700);
+    if (path === first) break;
+  }
+}
+
+/**
  * Creates `dir` (0700) if needed, fixes any too-open mode under it, and sets the process umask
  * to 0o077. `warn` is told about every path it fixed.
  */
 export function secureDataDir(dir: string, warn: (message: string) => void): string[] {
   // A worker thread cannot set the umask (the process's main thread owns it).
   if (isMainThread) process.umask(GROUP_OTHER_BITS);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  createPrivateDir(dir);
   const fixed: string[] = [];
   tighten(dir, fixed);
   if (fixed.length > 0) {

@@ -10,7 +10,7 @@
  * `startWorker` is the same process without HTTP (`satang worker`): the background jobs only.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -20,7 +20,7 @@ import { buildApp } from "./app.ts";
 import { type BootstrapResult, bootstrap } from "./bootstrap.ts";
 import { type Config, ConfigError, parseSecretKey } from "./config.ts";
 import { DATA_DIR_LOCK_FILE, EMBEDDED_DATABASE_DIR, SECRET_KEY_FILE } from "./data-dir.ts";
-import { secureDataDir, tightenDataDir } from "./data-dir-permissions.ts";
+import { createPrivateDir, secureDataDir, tightenDataDir } from "./data-dir-permissions.ts";
 import { embeddedStoreExists, openStore, type Store } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { buildDeps, type Deps } from "./deps.ts";
@@ -130,7 +130,7 @@ export function loggerOptions(
 function resolveSecretKey(config: Config): Buffer {
   if (config.secretKey) return config.secretKey;
   if (config.env === "live") throw new ConfigError("SECRET_KEY is required when SATANG_ENV=live");
-  mkdirSync(config.dataDir, { recursive: true });
+  createPrivateDir(config.dataDir);
   const file = join(config.dataDir, SECRET_KEY_FILE);
   if (!existsSync(file)) {
     // The key is written in full to a private file first and then linked into place: linking
@@ -169,7 +169,7 @@ function processIsAlive(pid: number): boolean {
  */
 export function lockDataDir(dataDir: string): () => void {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  createPrivateDir(dir);
   const file = join(dir, DATA_DIR_LOCK_FILE);
   // The pid is written in full before the lock file appears (a link fails when the name
   // exists), so another process never reads a half-written lock. Two processes taking over the

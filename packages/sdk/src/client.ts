@@ -36,6 +36,7 @@ import type {
   SettlementRun,
   SimulatedPaymentOutcome,
   SimulatedWithdrawOutcome,
+  UpdateWebhookEndpointParams,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   Withdraw,
@@ -191,6 +192,15 @@ export class WebhookEndpoints extends Resource {
 
   retrieve(id: string): Promise<WebhookEndpoint> {
     return this.call("webhookEndpoints.retrieve", { params: { id } });
+  }
+
+  /**
+   * `{ disabled: true }` stops deliveries to the endpoint at once (its pending deliveries are
+   * canceled; nothing is queued for it while disabled); `{ disabled: false }` resumes them for
+   * new events. The endpoint keeps its URL and secret.
+   */
+  update(id: string, params: UpdateWebhookEndpointParams): Promise<WebhookEndpoint> {
+    return this.call("webhookEndpoints.update", { params: { id }, body: params });
   }
 
   /** Stops deliveries to the endpoint at once. */

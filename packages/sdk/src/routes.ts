@@ -24,12 +24,13 @@ import {
   SETTLEMENT_RUN_FIELDS,
   SIMULATE_PAYMENT_FIELDS,
   SIMULATE_WITHDRAW_FIELDS,
+  UPDATE_WEBHOOK_ENDPOINT_FIELDS,
   WEBHOOK_ENDPOINT_FIELDS,
   WEBHOOK_ENDPOINT_WITH_SECRET_FIELDS,
   WITHDRAW_FIELDS,
 } from "./types.ts";
 
-export type HttpMethod = "GET" | "POST" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
 /**
  * When a failed attempt may be repeated:
@@ -130,6 +131,13 @@ export const ROUTES = {
   "webhookEndpoints.retrieve": {
     ...read,
     path: "/api/v1/webhook-endpoints/{id}",
+    response: WEBHOOK_ENDPOINT_FIELDS,
+  },
+  "webhookEndpoints.update": {
+    ...write,
+    method: "PATCH",
+    path: "/api/v1/webhook-endpoints/{id}",
+    body: UPDATE_WEBHOOK_ENDPOINT_FIELDS,
     response: WEBHOOK_ENDPOINT_FIELDS,
   },
   "webhookEndpoints.delete": {

@@ -376,6 +376,8 @@ export const WEBHOOK_ENDPOINT_FIELDS = fieldsOf<WebhookEndpoint>({
   url: true,
   events: true,
   description: true,
+  disabled: true,
+  disabledAt: true,
   previousSecretExpiresAt: true,
   createdAt: true,
   updatedAt: true,
@@ -385,11 +387,16 @@ export const WEBHOOK_ENDPOINT_WITH_SECRET_FIELDS = fieldsOf<WebhookEndpointWithS
   url: true,
   events: true,
   description: true,
+  disabled: true,
+  disabledAt: true,
   previousSecretExpiresAt: true,
   createdAt: true,
   updatedAt: true,
   secret: true,
 });
+/** `{ disabled: true }` stops deliveries to the endpoint; `{ disabled: false }` resumes them. */
+export type UpdateWebhookEndpointParams = BodyOf<"/api/v1/webhook-endpoints/{id}", "patch">;
+export const UPDATE_WEBHOOK_ENDPOINT_FIELDS = fieldsOf<UpdateWebhookEndpointParams>({ disabled: true });
 export const CREATE_WEBHOOK_ENDPOINT_FIELDS = fieldsOf<CreateWebhookEndpointParams>({
   url: true,
   events: true,

@@ -37,13 +37,31 @@ export class UnreachableError extends Error {
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** Where the address came from, as `addressSource` says it. */
+    readonly source: string = "",
   ) {
-    super(
-      `Cannot reach the Satang server at ${url} (${reason}). Is it running? Start it with \`npm start\` ` +
-        "(or `npx satang serve`), or point the CLI at it with --url or SATANG_URL.",
-    );
+    super(unreachableMessage(url, reason, source));
     this.name = "UnreachableError";
   }
+}
+
+/**
+ * Where this invocation's server address comes from, said so that a developer who forgot
+ * SATANG_URL learns that the CLI fell back to a default.
+ */
+export function addressSource(options: ClientOptions, env: NodeJS.ProcessEnv): string {
+  if (options.url) return "the address given with --url";
+  if (env.SATANG_URL) return "the address in SATANG_URL";
+  return "the default http://HOST:PORT (127.0.0.1:3000 unless HOST or PORT say otherwise), because SATANG_URL is not set";
+}
+
+/** What to say when nothing answers at `url`: where that address came from and how to change it. */
+export function unreachableMessage(url: string, reason: string, source: string): string {
+  return (
+    `Cannot reach the Satang server at ${url} (${reason})${source ? `; that is ${source}` : ""}. ` +
+    "Is it running? Start it with `npm start` (or `npx satang serve`), or set SATANG_URL to the " +
+    "server's address (e.g. SATANG_URL=https://sandbox.example.com), or pass --url."
+  );
 }
 
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -129,7 +147,7 @@ export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): Adm
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
       } catch (error) {
-        throw new UnreachableError(baseUrl, describeFailure(error));
+        throw new UnreachableError(baseUrl, describeFailure(error), addressSource(options, env));
       }
       const text = await response.text();
       let envelope: { success?: boolean; data?: unknown; error?: Record<string, unknown> } | undefined;

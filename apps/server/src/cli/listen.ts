@@ -7,7 +7,9 @@
  *   pointing at it. The server's own delivery worker sends each event there (the real delivery
  *   path, retries included); the listener verifies the server's signature with the endpoint's
  *   secret, forwards, and answers the server with the forward's outcome. The endpoint is deleted
- *   on Ctrl-C. Needs a server on this machine (sandbox allows loopback webhook URLs).
+ *   on Ctrl-C. Needs a server on this machine (sandbox allows loopback webhook URLs). The
+ *   endpoint is checked every 2 s: deleted by someone else, the command stops with exit status
+ *   1 and says so; disabled, it says that nothing arrives until it is enabled.
  * - poll: reads GET /api/v1/events every few seconds and forwards what is new. Works with any
  *   server the API key can reach, and without its workers.
  *
@@ -18,7 +20,16 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect } from "node:net";
 import { hostname } from "node:os";
-import { type EventType, type Satang, SatangError, type SatangEvent, ValidationError } from "@satang/sdk";
+import {
+  ConnectionError,
+  type EventType,
+  InvalidCredentialsError,
+  ResourceNotFoundError,
+  type Satang,
+  SatangError,
+  type SatangEvent,
+  ValidationError,
+} from "@satang/sdk";
 import { WEBHOOK_TIMEOUT_MS } from "../lib/limits.ts";
 import { UsageError } from "./client.ts";
 import type { CliIo } from "./io.ts";
@@ -34,6 +45,8 @@ export interface ListenOptions {
   signingSecret?: string | undefined;
   mode: ListenMode;
   pollIntervalMs: number;
+  /** How often endpoint mode checks that its endpoint still exists and is enabled. */
+  endpointCheckIntervalMs?: number;
   json: boolean;
   io: CliIo;
   /** Resolves when the command should stop; by default on SIGINT or SIGTERM. */
@@ -47,6 +60,12 @@ const LISTEN_PATH = "/satang-listen";
 const POLL_PAGE_SIZE = 100;
 const POLL_PAGES_MAX = 10;
 const BODY_MAX_BYTES = 1024 * 1024;
+/**
+ * Endpoint mode asks the server this often whether its endpoint is still there. Deleting it (from
+ * the dashboard, the API, or another `satang listen` cleaning up) stops every delivery, and
+ * nothing else would tell this process: without the check it would wait in silence.
+ */
+const ENDPOINT_CHECK_INTERVAL_MS = 2_000;
 /** Standard Webhooks secrets carry at least 24 random bytes (CONTRACT 12). */
 const SIGNING_SECRET_BYTES_MIN = 24;
 
@@ -283,6 +302,68 @@ async function removeEndpoint(options: ListenOptions, endpointId: string): Promi
   }
 }
 
+/** The endpoint this process delivers through was deleted: nothing more can arrive. */
+class EndpointGone extends Error {
+  constructor(endpointId: string) {
+    super(
+      `The temporary webhook endpoint ${endpointId} was deleted (from the dashboard, the API, or ` +
+        "another satang listen), so the server no longer sends events here. Stopped; run satang " +
+        "listen again for a new endpoint.",
+    );
+    this.name = "EndpointGone";
+  }
+}
+
+/**
+ * Watches the endpoint until `stopped`: says when it is disabled or enabled again, and throws
+ * EndpointGone as soon as it is deleted. Deleting it again or re-creating it behind the
+ * developer's back would undo what someone chose to do, so the command stops instead, with a
+ * non-zero exit status, and says why. A failed check (the server restarting) is said once and
+ * tried again; refused credentials end the command like any other refusal.
+ */
+async function watchEndpoint(
+  options: ListenOptions,
+  endpointId: string,
+  stopped: Promise<void>,
+): Promise<void> {
+  const interval = options.endpointCheckIntervalMs ?? ENDPOINT_CHECK_INTERVAL_MS;
+  let stop = false;
+  void stopped.then(() => {
+    stop = true;
+  });
+  let disabled = false;
+  let unreachable = false;
+  while (!stop) {
+    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, interval))]);
+    if (stop) return;
+    let endpoint: { disabled?: boolean };
+    try {
+      endpoint = await options.satang.webhookEndpoints.retrieve(endpointId);
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) throw new EndpointGone(endpointId);
+      if (error instanceof InvalidCredentialsError || !(error instanceof SatangError)) throw error;
+      if (!unreachable) {
+        const why = error instanceof ConnectionError ? "the server cannot be reached" : error.message;
+        note(options, `Could not check the webhook endpoint ${endpointId} (${why}); trying again.`);
+      }
+      unreachable = true;
+      continue;
+    }
+    if (unreachable) note(options, `The server answers again; still forwarding.`);
+    unreachable = false;
+    if (endpoint.disabled === true && !disabled) {
+      note(
+        options,
+        `The temporary webhook endpoint ${endpointId} was disabled: the server sends no events until ` +
+          "it is enabled again (dashboard, or PATCH /api/v1/webhook-endpoints/{id}).",
+      );
+    } else if (endpoint.disabled !== true && disabled) {
+      note(options, `The temporary webhook endpoint ${endpointId} was enabled again; forwarding.`);
+    }
+    disabled = endpoint.disabled === true;
+  }
+}
+
 async function listenWithEndpoint(
   options: ListenOptions,
   signingSecret: string,
@@ -311,7 +392,13 @@ async function listenWithEndpoint(
       "endpoint",
       `temporary webhook endpoint ${endpoint.id} -> ${url} (removed when you stop)`,
     );
-    await stopped;
+    try {
+      await watchEndpoint(options, endpoint.id, stopped);
+    } catch (error) {
+      // A deleted endpoint has nothing left to remove.
+      if (error instanceof EndpointGone) endpointId = undefined;
+      throw error;
+    }
   } finally {
     // A delivery still waiting for the secret is refused rather than left hanging.
     setSecret("");

@@ -7,7 +7,7 @@
 import { ConnectionError, SatangError } from "@satang/sdk";
 import { CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
-import { ApiError, UnreachableError, UsageError } from "./client.ts";
+import { ApiError, addressSource, UnreachableError, UsageError } from "./client.ts";
 import { type CliIo, EXIT_API_ERROR, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from "./io.ts";
 
 /** Commander has already printed its message (or the help text) when it throws. */
@@ -76,17 +76,23 @@ function reportRefusal(error: SatangError, io: CliIo, json: boolean): number {
   return EXIT_API_ERROR;
 }
 
-/** Reports a failure of a developer command (`listen`, `trigger`) and returns its exit code. */
-export function reportDevError(error: unknown, io: CliIo, json: boolean): number {
+/**
+ * Reports a failure of a developer command (`listen`, `trigger`) and returns its exit code.
+ * `url` is the command's --url flag, if given: an unreachable server is reported with where
+ * its address came from.
+ */
+export function reportDevError(error: unknown, io: CliIo, json: boolean, url?: string): number {
   if (error instanceof CommanderError) return commanderExit(error);
   if (error instanceof UsageError || error instanceof ConfigError) {
     io.stderr(`satang: ${error.message}\n`);
     return EXIT_USAGE;
   }
   if (error instanceof ConnectionError) {
+    const source = addressSource({ url }, io.env);
     io.stderr(
-      `satang: ${error.message}. Is the server running? Start it with \`npm start\`, or point the CLI at it ` +
-        "with --url or SATANG_URL.\n",
+      `satang: ${error.message}; that address is ${source}. Is the server running? Start it with ` +
+        "`npm start`, or set SATANG_URL to the server's address (e.g. " +
+        "SATANG_URL=https://sandbox.example.com), or pass --url.\n",
     );
     return EXIT_UNREACHABLE;
   }

@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints managed from the dashboard: create (the secret is in that answer only),
- * rotate the secret, delete, and send a test event. Each route calls the same service as the
+ * rotate the secret, disable and enable, delete, and send a test event. Each route calls the same service as the
  * public /api/v1/webhook-endpoints route (events/endpoints.ts), with the same body schemas, so
  * URL rules, limits and refusals are exactly the API's. Registered inside dashboardApiRoutes,
  * whose session hook guards them; another merchant's endpoint is 404 like a missing one.
@@ -10,6 +10,7 @@ import {
   deleteEndpoint,
   type EndpointContext,
   rotateEndpointSecret,
+  updateEndpoint,
 } from "../events/endpoints.ts";
 import {
   CreateEndpointBody,
@@ -17,6 +18,7 @@ import {
   EndpointEnvelope,
   EndpointIdParams,
   EndpointWithSecretEnvelope,
+  UpdateEndpointBody,
 } from "../events/schemas.ts";
 import { sendTestEvent } from "../events/test-event.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
@@ -42,6 +44,12 @@ export function webhookEndpointRoutes(app: App, ctx: EndpointContext): void {
       schema: { params: EndpointIdParams, body: EmptyBody, response: { 200: EndpointWithSecretEnvelope } },
     },
     async (request) => ok(await rotateEndpointSecret(ctx, sessionOf(request).merchant, request.params.id)),
+  );
+  app.patch(
+    "/webhook-endpoints/:id",
+    { schema: { params: EndpointIdParams, body: UpdateEndpointBody, response: { 200: EndpointEnvelope } } },
+    async (request) =>
+      ok(await updateEndpoint(ctx, sessionOf(request).merchant, request.params.id, request.body)),
   );
   app.delete(
     "/webhook-endpoints/:id",

@@ -26,6 +26,7 @@ import { statements as listCounts } from "./migrations/0050_list_counts.ts";
 import { statements as scbExchangeLookup } from "./migrations/0060_scb_exchange_lookup.ts";
 import { statements as withdrawDayTotals } from "./migrations/0070_withdraw_day_totals.ts";
 import { statements as payoutDeskRecords } from "./migrations/0081_payout_desk_records.ts";
+import { statements as webhookEndpointDisabled } from "./migrations/0083_webhook_endpoint_disabled.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0060_scb_exchange_lookup": scbExchangeLookup,
   "0070_withdraw_day_totals": withdrawDayTotals,
   "0081_payout_desk_records": payoutDeskRecords,
+  "0083_webhook_endpoint_disabled": webhookEndpointDisabled,
 };
 
 interface MigrationReport {

@@ -250,6 +250,8 @@ interface WebhookEndpointsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Date | null;
+  /** When it was disabled; null while enabled (0083). A disabled endpoint receives nothing. */
+  disabled_at: Date | null;
 }
 
 /** One event to send to one endpoint, with its retry state (0005). Times are wall-clock. */

@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints of a merchant: create (the secret is shown once and stored only encrypted,
- * like integration secrets), list, retrieve, delete, and secret rotation.
+ * like integration secrets), list, retrieve, disable and enable, delete, and secret rotation.
  *
  * The URL is checked in full before anything is stored (events/url-guard.ts), outside the
  * transaction, because resolving a host name can take seconds and a transaction should not
@@ -24,7 +24,7 @@ import {
   WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX,
   WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
 } from "../lib/limits.ts";
-import { ALL_EVENTS, type CreateEndpointBody, type PageQuery } from "./schemas.ts";
+import { ALL_EVENTS, type CreateEndpointBody, type PageQuery, type UpdateEndpointBody } from "./schemas.ts";
 import type { WebhookSettings } from "./settings.ts";
 import { newEndpointSecret } from "./signing.ts";
 import {
@@ -36,6 +36,7 @@ import {
   lockMerchantEndpoints,
   markEndpointDeleted,
   rotateEndpointSecretRow,
+  setEndpointDisabled,
 } from "./store.ts";
 import { UrlRefused, vetWebhookUrl } from "./url-guard.ts";
 import { type EndpointRecord, endpointView } from "./view.ts";
@@ -155,6 +156,29 @@ export async function deleteEndpoint(
     if (!deleted) throw endpointNotFound();
     await cancelPendingDeliveriesOf(trx, id, ctx.wallClock.now());
     return deleted;
+  });
+  return endpointView(row, ctx.wallClock.now());
+}
+
+/**
+ * Disables or enables an endpoint. Disabling cancels its pending deliveries in the same
+ * transaction, so nothing queued before is sent while it is disabled; the outbox leaves it out
+ * of events made meanwhile. Enabling sends the events made from then on; missed ones can be
+ * redelivered by event id.
+ */
+export async function updateEndpoint(
+  ctx: Pick<EndpointContext, "db" | "clock" | "wallClock">,
+  merchant: Merchant,
+  id: string,
+  body: UpdateEndpointBody,
+): Promise<EndpointRecord> {
+  if (!isUuid(id)) throw endpointNotFound();
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const at = businessNow(ctx.clock, merchant.clock_offset_ms);
+    const updated = await setEndpointDisabled(trx, merchant.id, id, body.disabled ? at : null, at);
+    if (!updated) throw endpointNotFound();
+    if (body.disabled) await cancelPendingDeliveriesOf(trx, id, ctx.wallClock.now());
+    return updated;
   });
   return endpointView(row, ctx.wallClock.now());
 }

@@ -16,6 +16,7 @@ import {
   getEndpoint,
   listEndpoints,
   rotateEndpointSecret,
+  updateEndpoint,
 } from "./endpoints.ts";
 import {
   CreateEndpointBody,
@@ -31,6 +32,7 @@ import {
   PageQuery,
   RedeliverBody,
   RedeliveryEnvelope,
+  UpdateEndpointBody,
 } from "./schemas.ts";
 import { type EventContext, getEvent, listEvents, redeliverEvent } from "./service.ts";
 
@@ -44,6 +46,7 @@ export function webhookEndpointRoutes(ctx: EndpointContext): FastifyPluginAsync 
     createEndpointRoute(app, ctx);
     listEndpointsRoute(app, ctx);
     retrieveEndpointRoute(app, ctx);
+    updateEndpointRoute(app, ctx);
     deleteEndpointRoute(app, ctx);
     rotateSecretRoute(app, ctx);
   };
@@ -108,6 +111,27 @@ function retrieveEndpointRoute(app: App, ctx: EndpointContext): void {
       },
     },
     async (request) => ok(await getEndpoint(ctx, merchantOf(request), request.params.id)),
+  );
+}
+
+function updateEndpointRoute(app: App, ctx: EndpointContext): void {
+  app.patch(
+    "/:id",
+    {
+      schema: {
+        tags: ENDPOINT_TAGS,
+        summary: "Disable or enable webhook endpoint",
+        description:
+          '{ "disabled": true } stops deliveries to the endpoint at once (its pending deliveries are ' +
+          "canceled, and no event is queued for it while it is disabled) and keeps its URL, secret " +
+          'and history; { "disabled": false } enables it again for the events made from then on. ' +
+          "Missed events can be redelivered by event id. Repeating either is harmless.",
+        params: EndpointIdParams,
+        body: UpdateEndpointBody,
+        response: { 200: EndpointEnvelope },
+      },
+    },
+    async (request) => ok(await updateEndpoint(ctx, merchantOf(request), request.params.id, request.body)),
   );
 }
 

@@ -48,6 +48,19 @@ export const CreateEndpointBody = Type.Object(
 );
 export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 
+export const UpdateEndpointBody = Type.Object(
+  {
+    disabled: Type.Boolean({
+      description:
+        "true disables the endpoint: events are not sent to it (none is queued for it while it is " +
+        "disabled) and its pending deliveries are canceled. false enables it again: events from " +
+        "then on are sent. Missed events can be sent with POST /api/v1/events/{id}/redeliver.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type UpdateEndpointBody = Static<typeof UpdateEndpointBody>;
+
 export const EndpointIdParams = Type.Object({
   id: Type.String({ description: "Webhook endpoint UUID" }),
 });
@@ -91,6 +104,10 @@ const EndpointSchema = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   description: nullable(Type.String()),
+  disabled: Type.Boolean({
+    description: "true while the endpoint is disabled: it receives no events until it is enabled again.",
+  }),
+  disabledAt: nullable({ ...timestamp, description: "When it was disabled; null while enabled." }),
   previousSecretExpiresAt: nullable(timestamp),
   createdAt: timestamp,
   updatedAt: timestamp,

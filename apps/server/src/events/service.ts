@@ -62,6 +62,11 @@ export async function redeliverEvent(ctx: EventContext, merchant: Merchant, id: 
     if (body.endpointId !== undefined) {
       const endpoint = await findActiveEndpoint(trx, merchantId, body.endpointId);
       if (!endpoint) throw new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
+      if (endpoint.disabled_at !== null) {
+        throw new AppError("STATE_CONFLICT", "The webhook endpoint is disabled; enable it first", {
+          reason: "endpoint_disabled",
+        });
+      }
       if (!subscribes(endpoint.event_types, event.type)) {
         throw new AppError("VALIDATION_ERROR", `The endpoint does not subscribe to ${event.type} events`, {
           field: "endpointId",

@@ -40,11 +40,20 @@ export async function countActiveEndpoints(db: Db, merchantId: string): Promise<
 
 export async function insertEndpoint(
   db: Db,
-  row: Omit<WebhookEndpointRow, "previous_secret_encrypted" | "previous_secret_expires_at" | "deleted_at">,
+  row: Omit<
+    WebhookEndpointRow,
+    "previous_secret_encrypted" | "previous_secret_expires_at" | "deleted_at" | "disabled_at"
+  >,
 ): Promise<WebhookEndpointRow> {
   return db
     .insertInto("webhook_endpoints")
-    .values({ ...row, previous_secret_encrypted: null, previous_secret_expires_at: null, deleted_at: null })
+    .values({
+      ...row,
+      previous_secret_encrypted: null,
+      previous_secret_expires_at: null,
+      deleted_at: null,
+      disabled_at: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -92,6 +101,31 @@ export async function markEndpointDeleted(
     .executeTakeFirst();
 }
 
+/**
+ * Disables (`disabledAt` set) or enables (null) an endpoint that is not deleted. Disabling an
+ * endpoint already disabled keeps its first time; enabling one already enabled changes nothing.
+ * Answers the endpoint as it is now, or undefined when there is none.
+ */
+export async function setEndpointDisabled(
+  db: Db,
+  merchantId: string,
+  id: string,
+  disabledAt: Date | null,
+  at: Date,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .updateTable("webhook_endpoints")
+    .set((eb) => ({
+      disabled_at: disabledAt === null ? null : eb.fn.coalesce("disabled_at", sql.val(disabledAt)),
+      updated_at: at,
+    }))
+    .where("merchant_id", "=", merchantId)
+    .where("id", "=", id)
+    .where("deleted_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export async function cancelPendingDeliveriesOf(db: Db, endpointId: string, at: Date): Promise<void> {
   await db
     .updateTable("webhook_deliveries")
@@ -131,8 +165,8 @@ export async function rotateEndpointSecretRow(
 /**
  * The outbox fan-out: one pending delivery for each of the merchant's endpoints that
  * subscribes to the event's type, inserted in the caller's transaction (the event's own).
- * An endpoint created after this commits does not receive the event; one deleted before does
- * not either.
+ * An endpoint created after this commits does not receive the event; one deleted or disabled
+ * before does not either.
  */
 export async function insertDeliveriesForEvent(db: Db, event: EventRow): Promise<void> {
   await sql`
@@ -141,11 +175,12 @@ export async function insertDeliveriesForEvent(db: Db, event: EventRow): Promise
     from webhook_endpoints e
     where e.merchant_id = ${event.merchant_id}
       and e.deleted_at is null
+      and e.disabled_at is null
       and (${event.type}::text = any (e.event_types) or '*' = any (e.event_types))
   `.execute(db);
 }
 
-/** The merchant's endpoints that subscribe to `type` now. */
+/** The merchant's enabled endpoints that subscribe to `type` now. */
 export async function findSubscribedEndpoints(
   db: Db,
   merchantId: string,
@@ -156,6 +191,7 @@ export async function findSubscribedEndpoints(
     .selectAll()
     .where("merchant_id", "=", merchantId)
     .where("deleted_at", "is", null)
+    .where("disabled_at", "is", null)
     .where((eb) =>
       eb.or([
         eb(sql.val<string>(type), "=", eb.fn.any("event_types")),
@@ -221,6 +257,7 @@ export interface ClaimedDelivery {
   secretEncrypted: string;
   previousSecretEncrypted: string | null;
   previousSecretExpiresAt: Date | null;
+  /** The endpoint was deleted or disabled after the delivery was made: it is not sent. */
   endpointDeleted: boolean;
 }
 
@@ -321,16 +358,17 @@ export async function claimDueDeliveries(db: Db, options: ClaimOptions): Promise
       "w.previous_secret_encrypted as previousSecretEncrypted",
       "w.previous_secret_expires_at as previousSecretExpiresAt",
       "w.deleted_at as endpointDeletedAt",
+      "w.disabled_at as endpointDisabledAt",
     ])
     .where("d.id", "in", [...attempts.keys()])
     .orderBy("d.next_attempt_at", (ob) => ob.asc().nullsFirst())
     .orderBy("d.id")
     .execute();
-  return rows.map(({ endpointDeletedAt, ...row }) => ({
+  return rows.map(({ endpointDeletedAt, endpointDisabledAt, ...row }) => ({
     ...row,
     leaseId: options.leaseId,
     attemptNumber: (attempts.get(row.id) ?? 0) + 1,
-    endpointDeleted: endpointDeletedAt !== null,
+    endpointDeleted: endpointDeletedAt !== null || endpointDisabledAt !== null,
   }));
 }
 
@@ -432,7 +470,7 @@ export async function renewLeases(
     .execute();
 }
 
-/** Cancels a claimed delivery whose endpoint was deleted after the claim. */
+/** Cancels a claimed delivery whose endpoint was deleted or disabled after the claim. */
 export async function cancelClaimedDelivery(db: Db, id: string, leaseId: string, at: Date): Promise<void> {
   await db
     .updateTable("webhook_deliveries")

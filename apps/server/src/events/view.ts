@@ -35,6 +35,8 @@ export interface EndpointRecord {
   url: string;
   events: string[];
   description: string | null;
+  disabled: boolean;
+  disabledAt: string | null;
   previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -47,6 +49,8 @@ export function endpointView(row: WebhookEndpointRow, wallNow: Date): EndpointRe
     url: row.url,
     events: row.event_types,
     description: row.description,
+    disabled: row.disabled_at !== null,
+    disabledAt: row.disabled_at === null ? null : row.disabled_at.toISOString(),
     previousSecretExpiresAt: rotating ? row.previous_secret_expires_at!.toISOString() : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -46,6 +46,8 @@ export const CLIENT_SECRET_RANDOM_BYTES = 24;
 export const API_SECRET_RANDOM_BYTES = 32;
 export const API_KEY_RANDOM_BYTES = 18;
 export const ADMIN_TOKEN_RANDOM_BYTES = 32;
+/** The sandbox demo merchant's generated dashboard password: 16 bytes, 22 base64url characters. */
+export const DEMO_PASSWORD_RANDOM_BYTES = 16;
 export const SIGNATURE_REPLAY_RETENTION_MS = 2 * TIMESTAMP_TOLERANCE_MS;
 /** Authentication's in-process cache (http/auth-cache.ts): API keys kept, and for how long at most. */
 export const AUTH_CACHE_ENTRIES_MAX = 10_000;

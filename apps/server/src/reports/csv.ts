@@ -51,6 +51,18 @@ function plainTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
+/**
+ * The byte-order mark that tells Excel a CSV file is UTF-8. Without it Excel on Windows reads
+ * the file in the machine's legacy code page and Thai names come out garbled; with it, most
+ * other readers skip it, but a program that parses the bytes itself may not, so it is asked for.
+ */
+export const UTF8_BOM = "\uFEFF";
+
+/** The Asia/Bangkok calendar day (YYYY-MM-DD) of an instant: the day a Thai merchant calls it. */
+export function bangkokDay(at: Date): string {
+  return new Date(at.getTime() + BANGKOK_OFFSET_MS).toISOString().slice(0, 10);
+}
+
 /** `[utc, bangkok]` cells of an instant, both empty when there is none. */
 export function timeCells(at: Date | null): [Cell, Cell] {
   if (at === null) return [null, null];

@@ -28,7 +28,9 @@ const DESCRIPTION =
   `CRLF). dateFrom and dateTo are required and at most ${EXPORT_RANGE_DAYS_MAX} days apart, ` +
   "else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps " +
   "in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting " +
-  "with = + - @ is prefixed with ' so spreadsheets do not run it.";
+  "with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a " +
+  "UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last " +
+  "Asia/Bangkok days of the range.";
 
 /** Answers an export: CSV headers, then the stream (errors before this point were envelopes). */
 export function sendCsv(reply: FastifyReply, csv: CsvExport): FastifyReply {

@@ -25,11 +25,20 @@ const dateTo = Type.String({
   description: `ISO 8601 instant; rows created before it. ${range}`,
 });
 
+const bom = Type.Boolean({
+  default: false,
+  description:
+    "true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as " +
+    "UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's " +
+    "download asks for it.",
+});
+
 export const PaymentsExportQuery = Type.Object({
   status: Type.Optional(stringEnum(PAYMENT_STATUSES)),
   paymentMethod: Type.Optional(stringEnum(PAYMENT_METHODS)),
   dateFrom,
   dateTo,
+  bom: Type.Optional(bom),
 });
 export type PaymentsExportQuery = Static<typeof PaymentsExportQuery>;
 
@@ -38,6 +47,7 @@ export const WithdrawsExportQuery = Type.Object({
   destinationType: Type.Optional(stringEnum(DESTINATION_TYPES)),
   dateFrom,
   dateTo,
+  bom: Type.Optional(bom),
 });
 export type WithdrawsExportQuery = Static<typeof WithdrawsExportQuery>;
 
@@ -54,6 +64,7 @@ export const LedgerExportQuery = Type.Object({
   ),
   dateFrom,
   dateTo,
+  bom: Type.Optional(bom),
 });
 export type LedgerExportQuery = Static<typeof LedgerExportQuery>;
 

@@ -16,7 +16,17 @@ import { findBank } from "../lib/bank-codes.ts";
 import { fieldError } from "../lib/errors.ts";
 import { EXPORT_BATCH_ROWS, EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
 import { formatThb } from "../lib/money.ts";
-import { type Cell, csvHeader, csvRow, numberCell, textCell, timeCells, timeColumns } from "./csv.ts";
+import {
+  bangkokDay,
+  type Cell,
+  csvHeader,
+  csvRow,
+  numberCell,
+  textCell,
+  timeCells,
+  timeColumns,
+  UTF8_BOM,
+} from "./csv.ts";
 import type { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
 import {
   type ExportWindow,
@@ -37,7 +47,13 @@ export const EXPORT_KINDS = ["payments", "withdraws", "ledger"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export interface CsvExport {
-  /** A file name for Content-Disposition: `<kind>-<from>-<to>.csv` (UTC dates). */
+  /**
+   * A file name for Content-Disposition: `<kind>-<first day>-<last day>.csv`, the Asia/Bangkok
+   * calendar days of the first and the last instant of [dateFrom, dateTo). A dashboard range of
+   * Bangkok days 1-26 November is named `...-2026-11-01-2026-11-26.csv`; an API range of UTC
+   * days, 2026-01-01 to 2026-02-01, keeps `...-2026-01-01-2026-02-01.csv` (its last instant is
+   * 06:59 on 1 February in Bangkok).
+   */
   filename: string;
   body: Readable;
 }
@@ -192,9 +208,10 @@ async function* csvChunks<R extends { id: string; created_at: Date }>(
   plan: ExportPlan<R>,
   window: ExportWindow,
   first: R[],
+  bom: boolean,
 ): AsyncGenerator<string> {
   let rows = first;
-  yield csvHeader(plan.columns) + rows.map((row) => csvRow(plan.cells(row))).join("");
+  yield (bom ? UTF8_BOM : "") + csvHeader(plan.columns) + rows.map((row) => csvRow(plan.cells(row))).join("");
   while (rows.length === window.limit) {
     rows = await plan.read({ ...window, after: lastPosition(rows) });
     if (rows.length > 0) yield rows.map((row) => csvRow(plan.cells(row))).join("");
@@ -204,7 +221,7 @@ async function* csvChunks<R extends { id: string; created_at: Date }>(
 async function startExport<R extends { id: string; created_at: Date }>(
   kind: ExportKind,
   merchant: Merchant,
-  query: { dateFrom: string; dateTo: string },
+  query: { dateFrom: string; dateTo: string; bom?: boolean | undefined },
   plan: ExportPlan<R>,
 ): Promise<CsvExport> {
   const range = exportRange(query);
@@ -215,10 +232,10 @@ async function startExport<R extends { id: string; created_at: Date }>(
     limit: EXPORT_BATCH_ROWS,
   };
   const first = await plan.read(window);
-  const day = (at: Date) => at.toISOString().slice(0, 10);
+  const lastInstant = new Date(range.dateTo.getTime() - 1);
   return {
-    filename: `${kind}-${day(range.dateFrom)}-${day(range.dateTo)}.csv`,
-    body: Readable.from(csvChunks(plan, window, first), { objectMode: false }),
+    filename: `${kind}-${bangkokDay(range.dateFrom)}-${bangkokDay(lastInstant)}.csv`,
+    body: Readable.from(csvChunks(plan, window, first, query.bom === true), { objectMode: false }),
   };
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
 import { loadConfig } from "../../src/config.ts";
+import { createPrivateDir, secureDataDir } from "../../src/data-dir-permissions.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { openConfiguredStore } from "../../src/server.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
@@ -70,4 +71,35 @@ it("creates a fresh DATA_DIR whose files are all 0600 and directories 0700", asy
   const files = readdirSync(join(dataDir, "pglite"), { recursive: true });
   assert.ok(files.length > 10, `the embedded store wrote its files (${files.length})`);
   assert.deepEqual(openPaths(dataDir), []);
+});
+
+it("creates a missing DATA_DIR and its missing parents 0700 whatever the umask", () => {
+  const previous = process.umask(0o022);
+  try {
+    const dataDir = join(base, "made", "by", "satang");
+    createPrivateDir(dataDir);
+    for (const path of [join(base, "made"), join(base, "made", "by"), dataDir]) {
+      assert.equal(lstatSync(path).mode & 0o777, 0o700, path);
+    }
+    // Already there: left as it is (secureDataDir is what fixes and warns).
+    chmodSync(dataDir, 0o755);
+    createPrivateDir(dataDir);
+    assert.equal(lstatSync(dataDir).mode & 0o777, 0o755);
+  } finally {
+    process.umask(previous);
+  }
+});
+
+it("warns about a DATA_DIR someone else made too open, not about one it made itself", () => {
+  const warnings: string[] = [];
+  const made = join(base, "own");
+  createPrivateDir(made);
+  secureDataDir(made, (message) => warnings.push(message));
+  assert.equal(warnings.length, 0, warnings.join("\n"));
+  const theirs = join(base, "theirs");
+  mkdirSync(theirs);
+  chmodSync(theirs, 0o755);
+  secureDataDir(theirs, (message) => warnings.push(message));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /readable or writable by other users/);
 });

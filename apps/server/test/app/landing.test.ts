@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { DEMO_LOGIN_EMAIL } from "../../src/sandbox/demo.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
@@ -42,6 +43,26 @@ describe("GET / in sandbox", () => {
     assert.ok(!html.includes(demo.apiKey));
     assert.ok(!html.includes(demo.apiSecret));
     assert.ok(!/<script/i.test(html));
+  });
+});
+
+describe("GET / in sandbox, the way into the dashboard", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  it("names the demo login printed at first start and the command that makes another", async () => {
+    const html = (await svc.app.inject({ method: "GET", url: "/" })).body;
+    assert.ok(html.includes(`<code>${DEMO_LOGIN_EMAIL}</code>`), "the demo login's email");
+    assert.match(html, /printed its email .* and a generated password,\s+once, in its output/);
+    assert.ok(
+      html.includes("npx satang user create --merchant &lt;merchant id&gt; --email"),
+      "the command for another login",
+    );
   });
 });
 

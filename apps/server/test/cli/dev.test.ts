@@ -207,6 +207,51 @@ describe("satang listen and satang trigger, as processes", () => {
     assert.equal((await sdk.webhookEndpoints.list()).total, 0);
   });
 
+  it("says when its endpoint is disabled and enabled again, and stops with exit status 1 when it is deleted", async () => {
+    const merchant = await svc.newMerchant();
+    const sdk: Satang = svc.sdkFor(merchant);
+    const listen = spawnSatang(["listen", "--forward-to", receiverUrl, "--json"], envFor(merchant));
+    await waitFor(() => jsonLine(listen, (line) => line.ready === true), "the ready line", listen);
+    const [endpoint] = (await sdk.webhookEndpoints.list()).data;
+    assert.ok(endpoint, "the temporary endpoint");
+
+    await sdk.webhookEndpoints.update(endpoint.id, { disabled: true });
+    await waitFor(
+      () => (/was disabled: the server sends no events/.test(listen.output.stderr) ? true : undefined),
+      "the disabled notice",
+      listen,
+    );
+    await sdk.webhookEndpoints.update(endpoint.id, { disabled: false });
+    await waitFor(
+      () => (/was enabled again/.test(listen.output.stderr) ? true : undefined),
+      "the enabled notice",
+      listen,
+    );
+
+    // Someone deletes it (the dashboard's Delete button, say): the listener notices within
+    // seconds instead of waiting in silence for events that can no longer come.
+    const deletedAt = Date.now();
+    await sdk.webhookEndpoints.delete(endpoint.id);
+    const stopped = await Promise.race([
+      listen.done,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000)),
+    ]);
+    assert.ok(
+      stopped,
+      `listen still runs 30 s after its endpoint was deleted; stderr: ${listen.output.stderr}`,
+    );
+    assert.equal(stopped.code, 1, stopped.stderr);
+    assert.match(stopped.stderr, new RegExp(`webhook endpoint ${endpoint.id} was deleted`));
+    assert.match(stopped.stderr, /run satang listen again/);
+    assert.doesNotMatch(stopped.stderr, /Could not remove/, "a deleted endpoint is not deleted twice");
+    assert.ok(Date.now() - deletedAt < 30_000);
+    assert.equal(
+      (await sdk.webhookEndpoints.list()).total,
+      0,
+      "nothing was re-created behind the developer's back",
+    );
+  });
+
   it("forwards in poll mode, only the event types asked for, signed with a given secret", async () => {
     const merchant = await svc.newMerchant();
     const secret = "whsec_dGVzdC1zZWNyZXQtb2YtdGhpcnR5LXR3by1ieXRlcyE=";
@@ -323,6 +368,15 @@ describe("satang trigger, every event", () => {
     const down = io({ ...env, SATANG_URL: "http://127.0.0.1:9" });
     assert.deepEqual(await runCli(["trigger", "payment.received"], down.cliIo), { exitCode: 3 });
     assert.match(down.out.stderr, /Cannot reach Satang/);
+    assert.match(down.out.stderr, /that address is the address in SATANG_URL/);
+
+    // No SATANG_URL: the CLI falls back to http://HOST:PORT and says so, naming SATANG_URL.
+    const { SATANG_URL: _url, ...withoutUrl } = env;
+    const fallback = io({ ...withoutUrl, PORT: "9" });
+    assert.deepEqual(await runCli(["trigger", "payment.received"], fallback.cliIo), { exitCode: 3 });
+    assert.match(fallback.out.stderr, /Cannot reach Satang at http:\/\/127\.0\.0\.1:9/);
+    assert.match(fallback.out.stderr, /because SATANG_URL is not set/);
+    assert.match(fallback.out.stderr, /set SATANG_URL to the server's address/);
   });
 });
 

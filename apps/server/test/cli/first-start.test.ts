@@ -1,12 +1,14 @@
 /**
  * `satang serve` on a fresh data directory, as a process: progress while the store opens and
  * migrates; a start that cannot bind its port exits non-zero with a clear message and creates no
- * one-time credentials, so the next successful start still prints the operator token and the
- * demo secret; every start prints where the API, /docs and /dashboard are.
+ * one-time credentials, so the next successful start still prints the operator token, the demo
+ * secret and the demo dashboard login (which logs in, and which the landing page names without
+ * its password); every start prints where the API, /docs and /dashboard are; DATA_DIR, created
+ * by the start itself, is private from the start and draws no permissions warning.
  */
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,8 +19,10 @@ import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const START_DEADLINE_MS = 240_000;
 
-const dataDir = mkdtempSync(join(tmpdir(), "satang-first-start-"));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+const parent = mkdtempSync(join(tmpdir(), "satang-first-start-"));
+/** Not there yet: the first start creates it, as `npm start` creates ./data. */
+const dataDir = join(parent, "data");
+after(() => rmSync(parent, { recursive: true, force: true }));
 
 interface Serving {
   child: ChildProcessWithoutNullStreams;
@@ -98,6 +102,10 @@ describe("satang serve: first start", () => {
       assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${takenPort} is already in use.*set PORT`));
       assert.doesNotMatch(stdout, /: first start|API secret|Operator \(admin API\) token/);
       assert.ok(!existsSync(join(dataDir, "admin-token")), "no token was generated");
+      // The start created DATA_DIR itself (its secret key first), private from the start: no
+      // warning about permissions it chose.
+      assert.equal(statSync(dataDir).mode & 0o777, 0o700);
+      assert.doesNotMatch(stderr, /DataDirPermissions|readable or writable by other users/);
     } finally {
       blocker.close();
     }
@@ -115,8 +123,30 @@ describe("satang serve: first start", () => {
       const token = readFileSync(join(dataDir, "admin-token"), "utf8").trim();
       assert.ok(stdout.includes(token), "the operator token is printed by the start that created it");
       assertAddresses(stdout, port);
+      assert.doesNotMatch(first.output().stderr, /DataDirPermissions/);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(health.status, 200);
+
+      // The banner and the landing page point at /dashboard: the first start made a way in.
+      assert.match(
+        stdout,
+        new RegExp(`Dashboard login of "Demo Shop", at http://127\\.0\\.0\\.1:${port}/dashboard`),
+      );
+      const login = /Email +(\S+)\n +Password +(\S+)/.exec(stdout);
+      assert.ok(login, "the banner prints the demo login's email and password");
+      const [, email, password] = login;
+      assert.match(stdout, /npx satang user create --merchant [0-9a-f-]{36} --email/);
+      const signIn = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      assert.equal(signIn.status, 200, await signIn.clone().text());
+      assert.match(((await signIn.json()) as { data: { token: string } }).data.token, /\S{20,}/);
+      const landing = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+      assert.ok(landing.includes(email!), "the landing page names the demo login's email");
+      assert.ok(landing.includes("npx satang user create"), "and how to make another login");
+      assert.ok(!landing.includes(password!), "never the password");
       await stop(first);
     } finally {
       first.child.kill("SIGKILL");
@@ -127,7 +157,7 @@ describe("satang serve: first start", () => {
       const stdout = await untilListening(second);
       assert.match(stdout, /opening the embedded database/);
       assertAddresses(stdout, port);
-      assert.doesNotMatch(stdout, /: first start|API secret/);
+      assert.doesNotMatch(stdout, /: first start|API secret|Password/);
       await stop(second);
     } finally {
       second.child.kill("SIGKILL");

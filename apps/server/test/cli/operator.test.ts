@@ -258,8 +258,12 @@ describe("satang operator commands", () => {
     assert.equal(run.code, 3);
     assert.match(run.stderr, /Cannot reach the Satang server at http:\/\/127\.0\.0\.1:\d+/);
     assert.match(run.stderr, /npm start/);
+    assert.match(run.stderr, /that is the address given with --url/);
     const fromEnv = await satang(["merchant", "get", MISSING_ID], { PORT: String(port), ADMIN_TOKEN: "x" });
     assert.equal(fromEnv.code, 3, "HOST and PORT name the server when --url and SATANG_URL are absent");
+    // A developer who did not know about SATANG_URL learns that the CLI used its default.
+    assert.match(fromEnv.stderr, /the default http:\/\/HOST:PORT .*because SATANG_URL is not set/);
+    assert.match(fromEnv.stderr, /set SATANG_URL to the server's address/);
   });
 
   it("exits 2 on usage and configuration errors", async () => {

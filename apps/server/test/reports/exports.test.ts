@@ -181,6 +181,57 @@ describe("payments.csv", () => {
   });
 });
 
+describe("for spreadsheets", () => {
+  it("starts with a UTF-8 byte-order mark only when bom=true, so Excel shows Thai correctly", async () => {
+    for (const kind of ["payments", "withdraws", "ledger"]) {
+      const plain = await csv(`/api/v1/reports/${kind}.csv?${wide()}`);
+      assert.notEqual(plain.text.charCodeAt(0), 0xfeff, `${kind}: no mark by default`);
+      const off = await csv(`/api/v1/reports/${kind}.csv?${wide()}&bom=false`);
+      assert.equal(off.text, plain.text);
+      const marked = await csv(`/api/v1/reports/${kind}.csv?${wide()}&bom=true`);
+      assert.equal(marked.text.charCodeAt(0), 0xfeff, `${kind}: the mark comes first`);
+      assert.equal(marked.text.slice(1), plain.text, `${kind}: and nothing else changes`);
+      assert.equal(marked.res.headers["content-type"], "text/csv; charset=utf-8");
+    }
+    const thai = await csv(`/api/v1/reports/payments.csv?${wide()}&bom=true`);
+    assert.ok(
+      Buffer.from(thai.text, "utf8")
+        .subarray(0, 3)
+        .equals(Buffer.from([0xef, 0xbb, 0xbf])),
+    );
+    const bad = await svc.request("GET", `/api/v1/reports/payments.csv?${wide()}&bom=maybe`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, "VALIDATION_ERROR");
+    assert.deepEqual(bad.body.error.metadata, { field: "bom" });
+  });
+
+  it("documents bom in the OpenAPI document of every export", async () => {
+    const doc = (await svc.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    for (const kind of ["payments", "withdraws", "ledger"]) {
+      const bom = doc.paths[`/api/v1/reports/${kind}.csv`].get.parameters.find((p: any) => p.name === "bom");
+      assert.ok(bom, kind);
+      assert.equal(bom.in, "query");
+      assert.equal(bom.schema.type, "boolean");
+      assert.match(bom.description ?? bom.schema.description, /byte-order mark/);
+    }
+  });
+
+  it("names the file by the first and last Asia/Bangkok days of the range", async () => {
+    const disposition = async (query: string) =>
+      String((await csv(`/api/v1/reports/payments.csv?${query}`)).res.headers["content-disposition"]);
+    // Bangkok days 1 to 26 November, as the dashboard asks for them: 31 October 17:00 UTC onwards.
+    const bangkok = await disposition(
+      `dateFrom=${encodeURIComponent("2026-11-01T00:00:00+07:00")}&dateTo=${encodeURIComponent("2026-11-27T00:00:00+07:00")}`,
+    );
+    assert.equal(bangkok, 'attachment; filename="payments-2026-11-01-2026-11-26.csv"');
+    // UTC days keep the names they always had.
+    assert.equal(
+      await disposition("dateFrom=2026-01-01&dateTo=2026-02-01"),
+      'attachment; filename="payments-2026-01-01-2026-02-01.csv"',
+    );
+  });
+});
+
 describe("the date range", () => {
   const base = Date.UTC(2026, 0, 1);
 

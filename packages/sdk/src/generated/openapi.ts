@@ -3212,6 +3212,8 @@ export interface paths {
              *               "withdraw.paid"
              *             ],
              *             "description": "Order 1001: 2 x Thai iced tea",
+             *             "disabled": true,
+             *             "disabledAt": null,
              *             "previousSecretExpiresAt": null,
              *             "createdAt": "2026-01-15T12:00:00.000Z",
              *             "updatedAt": "2026-01-15T12:00:00.000Z"
@@ -3234,6 +3236,9 @@ export interface paths {
                   url: string;
                   events: string[];
                   description: string | null;
+                  /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                  disabled: boolean;
+                  disabledAt: string | null;
                   previousSecretExpiresAt: string | null;
                   /** Format: date-time */
                   createdAt: string;
@@ -3350,6 +3355,8 @@ export interface paths {
              *           "withdraw.paid"
              *         ],
              *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "disabled": true,
+             *         "disabledAt": null,
              *         "previousSecretExpiresAt": null,
              *         "createdAt": "2026-01-15T12:00:00.000Z",
              *         "updatedAt": "2026-01-15T12:00:00.000Z",
@@ -3366,6 +3373,9 @@ export interface paths {
                 url: string;
                 events: string[];
                 description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
                 previousSecretExpiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
@@ -3458,6 +3468,8 @@ export interface paths {
              *           "withdraw.paid"
              *         ],
              *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "disabled": true,
+             *         "disabledAt": null,
              *         "previousSecretExpiresAt": null,
              *         "createdAt": "2026-01-15T12:00:00.000Z",
              *         "updatedAt": "2026-01-15T12:00:00.000Z"
@@ -3473,6 +3485,9 @@ export interface paths {
                 url: string;
                 events: string[];
                 description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
                 previousSecretExpiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
@@ -3555,6 +3570,8 @@ export interface paths {
              *           "withdraw.paid"
              *         ],
              *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "disabled": true,
+             *         "disabledAt": null,
              *         "previousSecretExpiresAt": null,
              *         "createdAt": "2026-01-15T12:00:00.000Z",
              *         "updatedAt": "2026-01-15T12:00:00.000Z"
@@ -3570,6 +3587,9 @@ export interface paths {
                 url: string;
                 events: string[];
                 description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
                 previousSecretExpiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
@@ -3619,7 +3639,118 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Disable or enable webhook endpoint
+     * @description { "disabled": true } stops deliveries to the endpoint at once (its pending deliveries are canceled, and no event is queued for it while it is disabled) and keeps its URL, secret and history; { "disabled": false } enables it again for the events made from then on. Missed events can be redelivered by event id. Repeating either is harmless.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Webhook endpoint UUID */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "disabled": true
+           *     }
+           */
+          "application/json": {
+            /** @description true disables the endpoint: events are not sent to it (none is queued for it while it is disabled) and its pending deliveries are canceled. false enables it again: events from then on are sent. Missed events can be sent with POST /api/v1/events/{id}/redeliver. */
+            disabled: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+             *         "url": "https://shop.example/webhooks/satang",
+             *         "events": [
+             *           "payment.received",
+             *           "withdraw.paid"
+             *         ],
+             *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "disabled": true,
+             *         "disabledAt": null,
+             *         "previousSecretExpiresAt": null,
+             *         "createdAt": "2026-01-15T12:00:00.000Z",
+             *         "updatedAt": "2026-01-15T12:00:00.000Z"
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /** Format: uuid */
+                id: string;
+                url: string;
+                events: string[];
+                description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
+                previousSecretExpiresAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description RATE_LIMIT_EXCEEDED */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
     trace?: never;
   };
   "/api/v1/webhook-endpoints/{id}/rotate-secret": {
@@ -3669,6 +3800,8 @@ export interface paths {
              *           "withdraw.paid"
              *         ],
              *         "description": "Order 1001: 2 x Thai iced tea",
+             *         "disabled": true,
+             *         "disabledAt": null,
              *         "previousSecretExpiresAt": null,
              *         "createdAt": "2026-01-15T12:00:00.000Z",
              *         "updatedAt": "2026-01-15T12:00:00.000Z",
@@ -3685,6 +3818,9 @@ export interface paths {
                 url: string;
                 events: string[];
                 description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
                 previousSecretExpiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
@@ -4262,7 +4398,7 @@ export interface paths {
     };
     /**
      * Export payments as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. Filters as in List payments.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List payments.
      */
     get: {
       parameters: {
@@ -4288,6 +4424,8 @@ export interface paths {
            * @example 2026-01-16T00:00:00.000Z
            */
           dateTo: string;
+          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+          bom?: boolean;
         };
         header?: never;
         path?: never;
@@ -4359,7 +4497,7 @@ export interface paths {
     };
     /**
      * Export withdraws as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. Filters as in List withdraws.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List withdraws.
      */
     get: {
       parameters: {
@@ -4383,6 +4521,8 @@ export interface paths {
            * @example 2026-01-16T00:00:00.000Z
            */
           dateTo: string;
+          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+          bom?: boolean;
         };
         header?: never;
         path?: never;
@@ -4454,7 +4594,7 @@ export interface paths {
     };
     /**
      * Export ledger movements as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
      */
     get: {
       parameters: {
@@ -4486,6 +4626,8 @@ export interface paths {
            * @example 2026-01-16T00:00:00.000Z
            */
           dateTo: string;
+          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+          bom?: boolean;
         };
         header?: never;
         path?: never;

@@ -11,7 +11,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { signRequest } from "@satang/sdk";
 import { Argument, type Command } from "commander";
-import { ApiError, UnreachableError } from "../client.ts";
+import { ApiError, addressSource, UnreachableError } from "../client.ts";
 import { type CliIo, type CommandContext, EXIT_OK } from "../io.ts";
 import { reportError } from "../report.ts";
 import { type DevFlags, devClient, devFlags } from "./dev-options.ts";
@@ -70,7 +70,11 @@ async function runExport(kind: ExportKind, flags: ExportFlags, io: CliIo): Promi
   try {
     response = await fetch(`${baseUrl}${path}`, { headers: { ...headers } });
   } catch (error) {
-    throw new UnreachableError(baseUrl, (error as Error & { cause?: Error }).cause?.message ?? String(error));
+    throw new UnreachableError(
+      baseUrl,
+      (error as Error & { cause?: Error }).cause?.message ?? String(error),
+      addressSource(flags, io.env),
+    );
   }
   if (!response.ok || !response.body) throw await refusal(response);
   const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);

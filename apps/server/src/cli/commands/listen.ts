@@ -117,7 +117,7 @@ export function registerListenCommand(program: Command, { io, finish }: CommandC
         });
         finish({ exitCode: EXIT_OK });
       } catch (error) {
-        finish({ exitCode: reportDevError(error, io, Boolean(flags.json)) });
+        finish({ exitCode: reportDevError(error, io, Boolean(flags.json), flags.url) });
       }
     });
 }

@@ -8,6 +8,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { formatThb, parseAmount } from "../../lib/money.ts";
 import {
   ApiError,
+  addressSource,
   adminClient,
   REQUEST_TIMEOUT_MS,
   resolveBaseUrl,
@@ -169,7 +170,11 @@ async function downloadCsv(flags: OutputOptions, env: NodeJS.ProcessEnv, id: str
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new UnreachableError(baseUrl, error instanceof Error ? error.message : String(error));
+    throw new UnreachableError(
+      baseUrl,
+      error instanceof Error ? error.message : String(error),
+      addressSource(flags, env),
+    );
   }
   // Decoded by hand: Response.text() would drop the byte order mark spreadsheets need.
   const text = Buffer.from(await response.arrayBuffer()).toString("utf8");

@@ -57,7 +57,7 @@ export function registerTriggerCommand(program: Command, { io, finish }: Command
         });
         finish({ exitCode: EXIT_OK });
       } catch (error) {
-        finish({ exitCode: reportDevError(error, io, Boolean(flags.json)) });
+        finish({ exitCode: reportDevError(error, io, Boolean(flags.json), flags.url) });
       }
     });
 }

@@ -145,6 +145,14 @@ export const rotateWebhookSecret = (id) =>
   /** @type {Promise<WebhookEndpointWithSecret>} */ (
     dashboard("POST", `/webhook-endpoints/${part(id)}/rotate-secret`, {})
   );
+/**
+ * @param {string} id
+ * @param {boolean} disabled
+ */
+export const setWebhookEndpointDisabled = (id, disabled) =>
+  /** @type {Promise<WebhookEndpoint>} */ (
+    dashboard("PATCH", `/webhook-endpoints/${part(id)}`, { disabled })
+  );
 /** @param {string} id */
 export const deleteWebhookEndpoint = (id) => dashboard("DELETE", `/webhook-endpoints/${part(id)}`);
 /** @param {string} id */

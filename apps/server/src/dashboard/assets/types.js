@@ -159,6 +159,8 @@
  * @property {string} url
  * @property {string[]} events
  * @property {string | null} description
+ * @property {boolean} disabled true while it receives no events
+ * @property {string | null} disabledAt
  * @property {string | null} previousSecretExpiresAt
  * @property {string} createdAt
  * @property {string} updatedAt

@@ -1,6 +1,6 @@
 // @ts-check
-// One event (#/events/{id}): what it is about, each webhook delivery with its attempts, and the
-// button that sends it again.
+// One event (#/events/{id}): what it is about, its payload as webhooks send it, each webhook
+// delivery with its attempts, and the button that sends it again.
 
 /** @import { Child } from "../dom.js" */
 /** @import { Delivery, DeliveryAttempt } from "../types.js" */
@@ -25,6 +25,45 @@ import { refresh } from "../router.js";
  */
 function deliveryTone(status) {
   return ["succeeded", "failed", "pending"].includes(status) ? status : "canceled";
+}
+
+/**
+ * The error column: what went wrong and the receiver's answer, for a failed attempt only. A
+ * successful attempt has no error, whatever its receiver answered in its body.
+ * @param {DeliveryAttempt} attempt
+ */
+function attemptErrorCell(attempt) {
+  if (attempt.succeeded) return h("td", null, t("none"));
+  return h(
+    "td",
+    { title: attempt.error ?? undefined },
+    attempt.errorCode
+      ? valueText("attemptErrorCode", attempt.errorCode)
+      : attemptErrorText(attempt) || t("none"),
+    attempt.responseExcerpt
+      ? h("pre", { class: "excerpt", "aria-label": t("attemptResponse") }, attempt.responseExcerpt)
+      : null,
+  );
+}
+
+/**
+ * The event as webhooks send it, pretty-printed. It is inserted as text, so whatever the
+ * merchant's metadata holds is shown, never run.
+ * @param {{ id: string, type: string, createdAt: string, data: unknown }} event
+ */
+function payloadSection(event) {
+  const payload = { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data };
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "payload-heading" },
+    h("h2", { id: "payload-heading" }, t("eventPayload")),
+    h("p", { class: "muted small" }, t("eventPayloadHelp")),
+    h(
+      "pre",
+      { class: "payload", tabindex: 0, "aria-labelledby": "payload-heading" },
+      h("code", null, JSON.stringify(payload, null, 2)),
+    ),
+  );
 }
 
 /** @param {DeliveryAttempt[]} attempts */
@@ -52,16 +91,7 @@ function attemptsTable(attempts) {
         h("td", null, attempt.statusCode === null ? t("none") : String(attempt.statusCode)),
         h("td", { class: "num" }, t("durationMs", { ms: attempt.durationMs })),
         h("td", null, formatTime(attempt.startedAt)),
-        h(
-          "td",
-          { title: attempt.error ?? undefined },
-          attempt.errorCode
-            ? valueText("attemptErrorCode", attempt.errorCode)
-            : attemptErrorText(attempt) || t("none"),
-          attempt.responseExcerpt
-            ? h("pre", { class: "excerpt", "aria-label": t("attemptResponse") }, attempt.responseExcerpt)
-            : null,
-        ),
+        attemptErrorCell(attempt),
       ),
     ),
     { showCaption: true },
@@ -152,6 +182,7 @@ export async function eventDetailView(id) {
         [t("fieldObject"), objectLink(event)],
       ]),
     ),
+    payloadSection(event),
     h(
       "section",
       { class: "card", "aria-labelledby": "deliveries-heading" },

@@ -1,11 +1,13 @@
 // @ts-check
 // CSV exports (#/exports): payments, withdraws or ledger movements for a range of Bangkok
-// days, downloaded from the same exports as GET /api/v1/reports/<kind>.csv (at most 366 days).
+// days, downloaded from the same exports as GET /api/v1/reports/<kind>.csv (at most 366 days),
+// with the byte-order mark Excel needs for Thai unless the user unticks "For Excel".
 
 /** @import { Child } from "../dom.js" */
 /** @import { ExportKind } from "../api.js" */
 import { ApiError, downloadExport, SessionEnded } from "../api.js";
 import { alertBox, heading } from "../components.js";
+import { checkDayFields, dayField, dayValue } from "../day-input.js";
 import { h, replace } from "../dom.js";
 import { nextDay } from "../format.js";
 import { t } from "../lang.js";
@@ -47,10 +49,11 @@ function save(blob, filename) {
  * @param {HTMLButtonElement} button
  */
 async function submit(form, status, button) {
+  if (!checkDayFields(form)) return;
   const data = new FormData(form);
   const kind = /** @type {ExportKind} */ (String(data.get("kind")));
-  const from = String(data.get("from") || "");
-  const to = String(data.get("to") || "");
+  const from = dayValue(/** @type {HTMLInputElement} */ (form.elements.namedItem("from")));
+  const to = dayValue(/** @type {HTMLInputElement} */ (form.elements.namedItem("to")));
   if (!from || !to) {
     replace(status, alertBox(t("exportRangeInvalid")));
     return;
@@ -58,6 +61,8 @@ async function submit(form, status, button) {
   const query = new URLSearchParams({
     dateFrom: `${from}T00:00:00+07:00`,
     dateTo: `${nextDay(to)}T00:00:00+07:00`,
+    // The byte-order mark makes Excel read the file as UTF-8, so Thai names stay readable.
+    bom: data.get("bom") === "on" ? "true" : "false",
   });
   button.disabled = true;
   replace(status, h("p", { role: "status" }, t("exportPreparing")));
@@ -107,17 +112,18 @@ export async function exportsView() {
             KINDS.map(([value, key]) => h("option", { value }, t(key))),
           ),
         ),
+        dayField("x-from", "from", t("exportFrom"), monthStart(), { required: true }),
+        dayField("x-to", "to", t("exportTo"), bangkokToday(), { required: true }),
         h(
           "div",
-          { class: "field" },
-          h("label", { for: "x-from" }, t("exportFrom")),
-          h("input", { id: "x-from", name: "from", type: "date", value: monthStart(), required: true }),
-        ),
-        h(
-          "div",
-          { class: "field" },
-          h("label", { for: "x-to" }, t("exportTo")),
-          h("input", { id: "x-to", name: "to", type: "date", value: bangkokToday(), required: true }),
+          { class: "field checkbox-field" },
+          h(
+            "label",
+            { for: "x-bom" },
+            h("input", { id: "x-bom", name: "bom", type: "checkbox", checked: true }),
+            ` ${t("exportBom")}`,
+          ),
+          h("small", { class: "muted small" }, t("exportBomHelp")),
         ),
       ),
       h("div", { class: "actions" }, button),

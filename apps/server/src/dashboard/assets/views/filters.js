@@ -9,6 +9,7 @@
 /** @import { ValueFamily } from "../lang.js" */
 /** @import { Constants } from "../types.js" */
 import { constants } from "../constants.js";
+import { checkDayFields, dayField, dayValue } from "../day-input.js";
 import { h } from "../dom.js";
 import { nextDay } from "../format.js";
 import { t, valueText } from "../lang.js";
@@ -105,21 +106,6 @@ function select(id, name, label, options, current) {
 }
 
 /**
- * @param {string} id
- * @param {string} name
- * @param {string} label
- * @param {string} current
- */
-function dateField(id, name, label, current) {
-  return h(
-    "div",
-    { class: "field" },
-    h("label", { for: id }, label),
-    h("input", { id, name, type: "date", value: current }),
-  );
-}
-
-/**
  * The sort fields with the default first, as the select offers them.
  * @param {string[]} fields
  */
@@ -150,8 +136,8 @@ function fields(list, params) {
         params.get(filter.name) || "",
       ),
     ),
-    dateField("f-from", "from", t("filterFrom"), params.get("from") || ""),
-    dateField("f-to", "to", t("filterTo"), params.get("to") || ""),
+    dayField("f-from", "from", t("filterFrom"), params.get("from") || ""),
+    dayField("f-to", "to", t("filterTo"), params.get("to") || ""),
     list.sortFields &&
       select(
         "f-sortBy",
@@ -193,7 +179,10 @@ function filteredHref(list, form) {
   const defaults = { ...DEFAULT_SORT, limit: String(constants().pageSizeDefault) };
   const next = new URLSearchParams();
   for (const [name, value] of new FormData(form)) {
-    if (value !== "" && defaults[name] !== value) next.set(name, String(value));
+    // A day field's text is in the reader's form (dd/mm/yyyy in Thai); the URL holds ISO days.
+    const field = form.elements.namedItem(name);
+    const text = field instanceof HTMLInputElement && "day" in field.dataset ? dayValue(field) : value;
+    if (text && defaults[name] !== text) next.set(name, String(text));
   }
   return `#${list.path}${next.size ? `?${next}` : ""}`;
 }
@@ -219,7 +208,7 @@ export function filterPanel(list, params, options = {}) {
       "aria-label": t("filters"),
       onsubmit: (event) => {
         event.preventDefault();
-        navigate(filteredHref(list, form));
+        if (checkDayFields(form)) navigate(filteredHref(list, form));
       },
     },
     h("div", { class: "filter-grid" }, fields(list, params)),

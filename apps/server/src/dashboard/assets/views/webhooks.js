@@ -1,7 +1,8 @@
 // @ts-check
 // The merchant's webhook endpoints (#/webhooks): add one (its signing secret is shown once,
-// here, and never stored in the browser), send it a test event, rotate its secret, delete it.
-// Rotating and deleting ask once more in place, starting on the safe choice.
+// here, and never stored in the browser), send it a test event, rotate its secret, disable it
+// (it keeps its URL and secret but receives nothing) and enable it again, delete it. Rotating,
+// disabling and deleting ask once more in place, starting on the safe choice.
 
 /** @import { Child } from "../dom.js" */
 /** @import { WebhookEndpoint, WebhookEndpointWithSecret } from "../types.js" */
@@ -13,9 +14,10 @@ import {
   rotateWebhookSecret,
   SessionEnded,
   sendWebhookTest,
+  setWebhookEndpointDisabled,
 } from "../api.js";
 import { attemptErrorText } from "../attempt-error.js";
-import { alertBox, definitionList, heading, table } from "../components.js";
+import { alertBox, badge, definitionList, heading, table } from "../components.js";
 import { constants } from "../constants.js";
 import { h, replace } from "../dom.js";
 import { formatTime } from "../format.js";
@@ -172,7 +174,36 @@ function actionsCell(endpoint) {
     const test = button(t("sendTest"), "secondary");
     const rotate = button(t("rotateSecret"), "secondary");
     const remove = button(t("deleteEndpoint"), "danger");
+    const toggle = button(t(endpoint.disabled ? "enableEndpoint" : "disableEndpoint"), "secondary");
     test.addEventListener("click", () => runTest(endpoint, test, result));
+    toggle.addEventListener("click", async () => {
+      if (endpoint.disabled) {
+        // Enabling loses nothing, so it needs no second question.
+        toggle.disabled = true;
+        try {
+          await setWebhookEndpointDisabled(endpoint.id, false);
+          await refresh({ flash: t("endpointEnabled", { url: label }) });
+        } catch (error) {
+          if (error instanceof SessionEnded) return;
+          replace(cell, alertBox(describeError(error)));
+        }
+        return;
+      }
+      confirmInPlace(
+        cell,
+        {
+          label: t("disableEndpoint"),
+          question: t("disableConfirm", { url: label }),
+          confirm: t("confirmDisable"),
+          danger: false,
+          run: async () => {
+            await setWebhookEndpointDisabled(endpoint.id, true);
+            await refresh({ flash: t("endpointDisabled", { url: label }) });
+          },
+        },
+        showButtons,
+      );
+    });
     rotate.addEventListener("click", () =>
       confirmInPlace(
         cell,
@@ -205,7 +236,7 @@ function actionsCell(endpoint) {
         showButtons,
       ),
     );
-    replace(cell, h("div", { class: "actions" }, test, rotate, remove), result);
+    replace(cell, h("div", { class: "actions" }, test, rotate, toggle, remove), result);
   };
   showButtons();
   return cell;
@@ -262,6 +293,13 @@ function endpointRow(endpoint) {
             endpoint.events.map((type) => h("li", null, h("code", null, type))),
           ),
     ),
+    h(
+      "td",
+      null,
+      endpoint.disabled
+        ? badge("canceled", t("endpointDisabledBadge"))
+        : badge("succeeded", t("endpointActive")),
+    ),
     h("td", null, endpoint.description || t("none")),
     h("td", null, formatTime(endpoint.createdAt)),
     actionsCell(endpoint),
@@ -271,7 +309,14 @@ function endpointRow(endpoint) {
 /** @returns {Promise<Child[]>} */
 export async function webhooksView() {
   const endpoints = await listWebhookEndpoints();
-  const heads = [t("colUrl"), t("colEvents"), t("colDescription"), t("colCreated"), t("colActions")];
+  const heads = [
+    t("colUrl"),
+    t("colEvents"),
+    t("endpointState"),
+    t("colDescription"),
+    t("colCreated"),
+    t("colActions"),
+  ];
   return [
     heading(t("webhooksTitle")),
     h("p", { class: "muted" }, t("webhooksIntro")),
