@@ -33,6 +33,7 @@ import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
+import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -86,7 +87,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installErrorHandling(app);
   await registerOpenApi(app, deps.config);
 
-  await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
+  // Answers SCB gave that the connector could not read are logged with the app's logger.
+  deps.scb?.unreadable.attach(app.log);
+  await app
+    .register(opsRoutes({ ...deps, extraMetrics: () => unreadableAnswersMetric(deps.db) }))
+    .register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
   await app.register(operatorRoutes(deps), { prefix: "/admin/v1" });
   // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
+import type { ScbConfirmationStatus, ScbTransactionSource } from "../db/scb-tables.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 export interface ConfirmationRow {
@@ -17,6 +17,7 @@ export interface ConfirmationRow {
   status: ScbConfirmationStatus;
   result: string | null;
   deliveries: number;
+  received_at: Date;
 }
 
 /**
@@ -136,7 +137,10 @@ export interface CollectionToCheck {
   collection_reference: string;
   created_at: Date;
   status: string;
+  /** How many times it has been asked about, this time included. */
   checks: number;
+  /** Real time of the last answered question, or null before the first. */
+  last_checked_at: Date | null;
 }
 
 /**
@@ -158,6 +162,7 @@ export async function claimDueCollections(
       "payments.created_at",
       "payments.status",
       "scb_payment_checks.checks",
+      "scb_payment_checks.last_checked_at",
     ])
     .where("payments.collection_reference", "is not", null)
     .where((eb) =>
@@ -207,14 +212,15 @@ export async function claimDueCollections(
     collection_reference: row.collection_reference as string,
     created_at: row.created_at,
     status: row.status,
-    checks: row.checks ?? 0,
+    checks: (row.checks ?? 0) + 1,
+    last_checked_at: row.last_checked_at ?? null,
   }));
 }
 
 export async function noteCollectionCheck(
   db: Db,
   paymentId: string,
-  note: { lastError: string | null; nextCheckAt?: Date; at: Date },
+  note: { lastError: string | null; nextCheckAt?: Date; checkedAt?: Date; at: Date },
 ): Promise<void> {
   await db
     .updateTable("scb_payment_checks")
@@ -222,7 +228,55 @@ export async function noteCollectionCheck(
       last_error: note.lastError === null ? null : note.lastError.slice(0, 500),
       updated_at: note.at,
       ...(note.nextCheckAt ? { next_check_at: note.nextCheckAt } : {}),
+      ...(note.checkedAt ? { last_checked_at: note.checkedAt } : {}),
     })
     .where("payment_id", "=", paymentId)
     .execute();
+}
+
+/**
+ * Keeps a transaction SCB showed for the operator's biller, with what became of it (the daily
+ * report's paid-in figures). The first sighting wins; a later one changes nothing.
+ */
+export async function recordScbTransaction(
+  db: Db,
+  row: {
+    transactionId: string;
+    ref1: string;
+    amountSatang: bigint;
+    paidAt: Date | null;
+    paidDate: string;
+    paymentId: string | null;
+    result: string;
+    seenBy: ScbTransactionSource;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto("scb_transactions")
+    .values({
+      transaction_id: row.transactionId,
+      ref1: row.ref1,
+      amount_satang: row.amountSatang,
+      paid_at: row.paidAt,
+      paid_date: row.paidDate,
+      payment_id: row.paymentId,
+      result: row.result.slice(0, 100),
+      seen_by: row.seenBy,
+      first_seen_at: row.at,
+      updated_at: row.at,
+    })
+    .onConflict((oc) => oc.column("transaction_id").doNothing())
+    .execute();
+}
+
+/** Whether SCB's transaction was credited to a payment (its callback was applied). */
+export async function wasCredited(db: Db, provider: string, transactionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("provider_callbacks")
+    .select("result")
+    .where("provider", "=", provider)
+    .where("callback_id", "=", transactionId)
+    .executeTakeFirst();
+  return row?.result === "applied";
 }

@@ -37,6 +37,12 @@ export const AnomalyQuery = Type.Object(
   {
     ...pageQueryProperties,
     merchantId: Type.Optional(Type.String({ format: "uuid", description: "Only this merchant's" })),
+    open: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: only the anomalies still open; false: only those closed (their money was credited after all)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -57,6 +63,12 @@ const AnomalySchema = Type.Object(
     amount: nullableString,
     callbackId: nullableString,
     createdAt: Type.String({ format: "date-time" }),
+    closedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When the anomaly stopped being true (its money was credited after all); null while open",
+    }),
+    resolution: Type.Union([Type.String(), Type.Null()], {
+      description: "Why it was closed, e.g. credited: SCB's transaction was credited to the payment",
+    }),
   },
   { additionalProperties: true },
 );
