@@ -438,7 +438,7 @@ async function reconcileCollections(ctx: ScbContext): Promise<number> {
       : payment.created_at;
     const search = await ctx.scb.collection.findPayments({
       ref1: payment.collection_reference,
-      from: since > payment.created_at ? since : payment.created_at,
+      from: new Date(Math.max(since.getTime(), payment.created_at.getTime())),
     });
     if (search.status === "unavailable") {
       await noteCollectionCheck(ctx.db, payment.id, { lastError: search.error, at: ctx.clock.now() });

@@ -71,7 +71,7 @@ export interface ScbExchange {
  * (by the parsers of collection.ts) can be marked on its record with `markUnreadable`.
  */
 export interface ScbRecorder {
-  record(exchange: ScbExchange): void | string | Promise<void | string>;
+  record(exchange: ScbExchange): undefined | string | Promise<undefined | string>;
   markUnreadable?(exchangeId: string, reason: string): void | Promise<void>;
 }
 

@@ -75,7 +75,7 @@ export interface SimBillPayment {
   payerName: string;
   payerAccountNumber: string;
   /** Before this (bank) time the inquiry does not show it yet, though its confirmation was sent. */
-  visibleAt: Date | null;
+  visibleAt?: Date | null;
 }
 
 export interface SimRequest {
@@ -463,7 +463,7 @@ export class ScbSimulator {
           p.ref1 === q.reference1 &&
           p.transactionDateandTime.slice(0, 10) === q.transactionDate &&
           (q.reference2 === undefined || p.ref2 === q.reference2) &&
-          (p.visibleAt === null || p.visibleAt.getTime() <= this.now().getTime()),
+          (!p.visibleAt || p.visibleAt.getTime() <= this.now().getTime()),
       )
       .map((p) => this.inquiryRowForm(this.inquiryRow(p)));
     return reply.send({ status: SUCCESS, data: rows });
