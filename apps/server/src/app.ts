@@ -28,6 +28,7 @@ import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
+import { dailyReportRoutes } from "./lifecycle/report-routes.ts";
 import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
@@ -61,6 +62,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(dashboardAdminRoutes(deps));
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
+    await operator.register(dailyReportRoutes(deps));
   };
 }
 

@@ -280,3 +280,163 @@ export async function wasCredited(db: Db, provider: string, transactionId: strin
     .executeTakeFirst();
   return row?.result === "applied";
 }
+
+// The daily sweep (scb-sweep.ts) and the daily report (daily-report.ts).
+
+export interface SweepRow {
+  sweep_date: string;
+  status: "running" | "finished";
+  cursor_created_at: Date | null;
+  cursor_id: string | null;
+  asked: number;
+  found: number;
+}
+
+/**
+ * Takes the sweep of one date for a while (`leaseUntil`), creating it on first sight; undefined
+ * when it is finished or another worker holds it.
+ */
+export async function claimSweep(
+  db: Db,
+  date: string,
+  at: Date,
+  leaseUntil: Date,
+): Promise<SweepRow | undefined> {
+  await db
+    .insertInto("scb_sweeps")
+    .values({ sweep_date: date, status: "running", started_at: at, asked: 0, found: 0 })
+    .onConflict((oc) => oc.column("sweep_date").doNothing())
+    .execute();
+  return db
+    .updateTable("scb_sweeps")
+    .set({ lease_until: leaseUntil })
+    .where("sweep_date", "=", date)
+    .where("status", "=", "running")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
+    .returning(["sweep_date", "status", "cursor_created_at", "cursor_id", "asked", "found"])
+    .executeTakeFirst();
+}
+
+/** Live PromptPay payments (their ref1) created in [from, to), after the cursor, oldest first. */
+export function referencesToSweep(
+  db: Db,
+  window: { from: Date; to: Date; after: { createdAt: Date; id: string } | null; limit: number },
+): Promise<{ id: string; collection_reference: string; created_at: Date }[]> {
+  let query = db
+    .selectFrom("payments")
+    .select(["id", "collection_reference", "created_at"])
+    .where("collection_reference", "is not", null)
+    .where("created_at", ">=", window.from)
+    .where("created_at", "<", window.to);
+  const after = window.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", ">", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy("created_at").orderBy("id").limit(window.limit).execute() as Promise<
+    { id: string; collection_reference: string; created_at: Date }[]
+  >;
+}
+
+export async function advanceSweep(
+  db: Db,
+  date: string,
+  progress: {
+    cursor: { createdAt: Date; id: string } | null;
+    asked: number;
+    found: number;
+    lastError: string | null;
+    finishedAt: Date | null;
+  },
+): Promise<void> {
+  await db
+    .updateTable("scb_sweeps")
+    .set((eb) => ({
+      ...(progress.cursor
+        ? { cursor_created_at: progress.cursor.createdAt, cursor_id: progress.cursor.id }
+        : {}),
+      asked: eb("asked", "+", progress.asked),
+      found: eb("found", "+", progress.found),
+      last_error: progress.lastError === null ? null : progress.lastError.slice(0, 500),
+      lease_until: null,
+      ...(progress.finishedAt ? { status: "finished" as const, finished_at: progress.finishedAt } : {}),
+    }))
+    .where("sweep_date", "=", date)
+    .execute();
+}
+
+export function findSweep(db: Db, date: string) {
+  return db
+    .selectFrom("scb_sweeps")
+    .select(["status", "asked", "found", "last_error", "finished_at"])
+    .where("sweep_date", "=", date)
+    .executeTakeFirst();
+}
+
+export interface Figure {
+  count: number;
+  amountSatang: bigint;
+}
+
+const figureOf = (
+  row: { count: string | number | bigint; amount: string | number | bigint | null } | undefined,
+) => ({
+  count: Number(row?.count ?? 0),
+  amountSatang: BigInt(row?.amount ?? 0),
+});
+
+/** SCB's transactions of one Bangkok date: all of them, and those credited. */
+export async function transactionFigures(
+  db: Db,
+  date: string,
+): Promise<{ paidIn: Figure; credited: Figure }> {
+  const rows = await db
+    .selectFrom("scb_transactions")
+    .select((eb) => [
+      sql<boolean>`result = 'applied'`.as("credited"),
+      eb.fn.countAll<string>().as("count"),
+      eb.fn.sum<string>("amount_satang").as("amount"),
+    ])
+    .where("paid_date", "=", date)
+    .groupBy(sql`result = 'applied'`)
+    .execute();
+  const credited = figureOf(rows.find((r) => r.credited));
+  const refused = figureOf(rows.find((r) => !r.credited));
+  return {
+    paidIn: {
+      count: credited.count + refused.count,
+      amountSatang: credited.amountSatang + refused.amountSatang,
+    },
+    credited,
+  };
+}
+
+/** Withdraws paid in [from, to). */
+export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
+  const row = await db
+    .selectFrom("withdraws")
+    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+    .where("status", "=", "paid")
+    .where("paid_at", ">=", from)
+    .where("paid_at", "<", to)
+    .executeTakeFirst();
+  return figureOf(row);
+}
+
+/**
+ * Withdraws created before `to` still processing (their transfer undecided), counted from the
+ * withdraws table alone: the payout side keeps the list of undecided transfers itself.
+ */
+export async function undecidedFigure(db: Db, to: Date): Promise<Figure> {
+  const row = await db
+    .selectFrom("withdraws")
+    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+    .where("status", "=", "processing")
+    .where("created_at", "<", to)
+    .executeTakeFirst();
+  return figureOf(row);
+}
