@@ -7,8 +7,8 @@
  *   Uncertain transfers are asked about by the payout reconciler, on the schedule SCB's provider
  *   gives it. Without SCB it does nothing.
  * - `scb-daily-sweep` (lifecycle/scb-sweep.ts): once a Bangkok date has ended (and an hour
- *   more), asks SCB about every reference issued in the week before its end on that date, a
- *   batch per run and again at once while it finds work, then looks again every 30 seconds.
+ *   more), asks SCB about every reference issued in the week before its end on that date, one
+ *   batch per run, every 30 seconds: the sweep's share of SCB's inquiry stays bounded.
  * - `scb-exchange-retention` (providers/scb/exchanges.ts): deletes recorded exchanges older than
  *   SCB_EXCHANGE_RETENTION_DAYS, a batch per run and again at once while it finds some, then
  *   looks again an hour later. It runs whatever the provider, so exchanges recorded before SCB
@@ -36,7 +36,11 @@ const SCB_SWEEP_JOB_INTERVAL_MS = 30_000;
 export const scbSweepJob: Job<LifecycleContext> = {
   name: "scb-daily-sweep",
   intervalMs: SCB_SWEEP_JOB_INTERVAL_MS,
-  runOnce: (ctx) => sweepScbDate(ctx),
+  // One batch per interval (answering 0 keeps the runner from running it again at once).
+  runOnce: async (ctx) => {
+    await sweepScbDate(ctx);
+    return 0;
+  },
 };
 
 export const scbExchangeRetentionJob: Job<ExchangeRetentionContext> = {

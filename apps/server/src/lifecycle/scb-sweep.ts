@@ -13,7 +13,6 @@
  * a worker holds it by a lease, so any number of workers can run the job.
  */
 import { withTransaction } from "../db/handles.ts";
-import { JOB_BATCH_SIZE } from "../lib/limits.ts";
 import type { ScbConnector } from "../providers/scb/connector.ts";
 import { BANGKOK_OFFSET_MS } from "../providers/scb/limits.ts";
 import { addDays, bangkokDate } from "../providers/scb/time.ts";
@@ -25,6 +24,11 @@ import { advanceSweep, claimSweep, referencesToSweep } from "./scb-store.ts";
 export const SWEEP_LOOKBACK_DAYS = 7;
 /** A date is swept once it ended this long ago (Bangkok time). */
 export const SWEEP_DELAY_MS = 60 * 60_000;
+/**
+ * References asked about per run of the job. The job runs every 30 seconds and does one batch
+ * per run, so the sweep adds at most 40 inquiries a minute (docs/providers/scb.md).
+ */
+export const SWEEP_BATCH_SIZE = 20;
 /** How long a worker holds a sweep before another may take it over. */
 const SWEEP_LEASE_MS = 120_000;
 
@@ -40,7 +44,7 @@ export function sweepDateAt(now: Date): string {
 
 /**
  * One batch of the sweep of `date` (by default the latest due one): asks SCB about up to
- * JOB_BATCH_SIZE references on that date and credits or raises what it finds. Answers how many
+ * SWEEP_BATCH_SIZE references on that date and credits or raises what it finds. Answers how many
  * references it asked about (0 when the sweep is finished, held elsewhere, or SCB throttles).
  */
 export async function sweepScbDate(ctx: LifecycleContext, date?: string): Promise<number> {
@@ -61,7 +65,7 @@ export async function sweepScbDate(ctx: LifecycleContext, date?: string): Promis
       sweep.cursor_created_at && sweep.cursor_id
         ? { createdAt: sweep.cursor_created_at, id: sweep.cursor_id }
         : null,
-    limit: JOB_BATCH_SIZE,
+    limit: SWEEP_BATCH_SIZE,
   });
   return sweepBatch(ctx, scb, { day, dayStart, references });
 }
@@ -100,7 +104,7 @@ async function sweepBatch(
     found += search.payments.length;
     cursor = { createdAt: reference.created_at, id: reference.id };
   }
-  const finished = batch.references.length < JOB_BATCH_SIZE;
+  const finished = batch.references.length < SWEEP_BATCH_SIZE;
   await advanceSweep(ctx.db, batch.day, {
     cursor,
     asked,
