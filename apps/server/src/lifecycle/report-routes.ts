@@ -34,7 +34,7 @@ const FigureSchema = Type.Object({
 });
 
 const DailyReportSchema = Type.Object({
-  date: Type.String(),
+  date: Type.String({ description: "The Bangkok calendar day", examples: ["2026-01-15"] }),
   timeZone: Type.Literal("Asia/Bangkok"),
   paidIn: FigureSchema,
   credited: FigureSchema,
@@ -45,7 +45,10 @@ const DailyReportSchema = Type.Object({
     status: Type.Union([Type.Literal("not_started"), Type.Literal("running"), Type.Literal("finished")]),
     asked: Type.Integer({ minimum: 0 }),
     found: Type.Integer({ minimum: 0 }),
-    lastError: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([
+      Type.String({ examples: ["SCB answered HTTP 503, code 9999: Service unavailable"] }),
+      Type.Null(),
+    ]),
   }),
 });
 
