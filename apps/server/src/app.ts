@@ -30,11 +30,13 @@ import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
+import { dailyReportRoutes } from "./lifecycle/report-routes.ts";
 import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
+import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -62,6 +64,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(dashboardAdminRoutes(deps));
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
+    await operator.register(dailyReportRoutes(deps));
   };
 }
 
@@ -89,7 +92,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installErrorHandling(app);
   await registerOpenApi(app, deps.config);
 
-  await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
+  // Answers SCB gave that the connector could not read are logged with the app's logger.
+  deps.scb?.unreadable.attach(app.log);
+  await app
+    .register(opsRoutes({ ...deps, extraMetrics: () => unreadableAnswersMetric(deps.db) }))
+    .register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
   await app.register(fontRoutes());
   await app.register(operatorRoutes(deps), { prefix: "/admin/v1" });

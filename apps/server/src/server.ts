@@ -486,6 +486,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   const { deps, store } = await openProcess(config);
   const log =
     options.logger === false ? pino({ enabled: false }) : pino(options.logger ?? loggerOptions(config));
+  deps.scb?.unreadable.attach(log);
   const workers = startWorkers(deps, JOBS, log);
   const close = shutdownOnce({
     store,

@@ -53,6 +53,12 @@ export const ExchangeListQuery = Type.Object(
         [ERROR_MESSAGE_KEYWORD]: `must be 1 to ${SCB_TRANSACTION_ID_LENGTH_MAX} characters`,
       }),
     ),
+    unreadable: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: only the answers the connector could not read (each counted by the metric satang_scb_unreadable_answers); false: only the others",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -128,6 +134,10 @@ const ExchangeSchema = Type.Object({
   transRef: nullableText(
     "SCB's transaction id (a confirmation's, a slip's, an inquiry's only row)",
     "20260115SIM00000042",
+  ),
+  unreadable: nullableText(
+    "Why the connector could not read SCB's answer (counted by the metric satang_scb_unreadable_answers); null when it could",
+    "row 1: transactionId is missing",
   ),
 });
 

@@ -1,4 +1,4 @@
-/** Table types of the SCB connector's tables (migrations 0030 and 0060, docs/providers/scb.md). */
+/** Table types of the SCB connector's tables (migrations 0030, 0060 and 0085, docs/providers/scb.md). */
 import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -33,6 +33,8 @@ interface ScbPaymentChecksTable {
   /** Business time of the reconciler's next question about this payment. */
   next_check_at: Date;
   updated_at: Timestamp;
+  /** Migration 0085: real time of the last answered question; the next asks the dates since. */
+  last_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 interface ScbTransfersTable {
@@ -76,6 +78,40 @@ interface ScbExchangesTable {
   trans_ref: string | null;
   payment_id: string | null;
   withdraw_id: string | null;
+  /** Migration 0085: why the connector could not read SCB's answer; null when it could. */
+  unreadable: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type ScbTransactionSource = "confirmation" | "reconciler" | "sweep";
+
+/** Migration 0085: a transaction SCB showed for the operator's biller, and what became of it. */
+interface ScbTransactionsTable {
+  transaction_id: string;
+  ref1: string;
+  amount_satang: bigint;
+  paid_at: Date | null;
+  /** The Bangkok date it was paid on, "YYYY-MM-DD". */
+  paid_date: string;
+  payment_id: string | null;
+  /** `applied`, or why it was not credited (the anomaly's reason). */
+  result: string;
+  seen_by: ScbTransactionSource;
+  first_seen_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Migration 0085: the daily sweep of one Bangkok date. */
+interface ScbSweepsTable {
+  sweep_date: string;
+  status: "running" | "finished";
+  cursor_created_at: Date | null;
+  cursor_id: string | null;
+  asked: number;
+  found: number;
+  last_error: string | null;
+  lease_until: Date | null;
+  started_at: Timestamp;
+  finished_at: Date | null;
 }
 
 export interface ScbTables {
@@ -83,4 +119,6 @@ export interface ScbTables {
   scb_payment_checks: ScbPaymentChecksTable;
   scb_transfers: ScbTransfersTable;
   scb_exchanges: ScbExchangesTable;
+  scb_transactions: ScbTransactionsTable;
+  scb_sweeps: ScbSweepsTable;
 }

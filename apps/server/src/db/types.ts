@@ -337,6 +337,9 @@ interface ProviderAnomaliesTable {
   amount_satang: bigint | null;
   callback_id: string | null;
   created_at: Timestamp;
+  /** Migration 0085: when the anomaly stopped being true (its money was credited after all). */
+  closed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  resolution: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The sandbox provider's simulated bank: the payouts it has received (0006). */

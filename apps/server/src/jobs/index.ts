@@ -8,7 +8,7 @@ import type { ExchangeRetentionContext } from "../providers/scb/exchanges.ts";
 import { keptTotalsFoldJob } from "./kept-totals.ts";
 import { LIFECYCLE_JOBS } from "./lifecycle.ts";
 import type { Job } from "./runner.ts";
-import { scbExchangeRetentionJob, scbReconcileJob } from "./scb.ts";
+import { scbExchangeRetentionJob, scbReconcileJob, scbSweepJob } from "./scb.ts";
 import { webhookDeliveryJob } from "./webhooks.ts";
 
 /** What the jobs run with: the process's dependencies satisfy it. */
@@ -18,6 +18,7 @@ export const JOBS: readonly Job<JobsContext>[] = [
   webhookDeliveryJob,
   ...LIFECYCLE_JOBS,
   scbReconcileJob,
+  scbSweepJob,
   keptTotalsFoldJob,
   scbExchangeRetentionJob,
 ];

@@ -93,6 +93,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
         const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
         const { records, total } = await listAnomalies(ctx, {
           merchantId: request.query.merchantId,
+          open: request.query.open,
           page: pageNumber,
           limit,
         });

@@ -41,6 +41,8 @@ export async function recordAnomaly(trx: Db, ctx: { clock: Clock }, input: Anoma
     amount_satang: refusal.amountSatang,
     callback_id: input.callbackId,
     created_at: businessNow(ctx.clock, offset ?? 0n),
+    closed_at: null,
+    resolution: null,
   };
   await insertAnomaly(trx, row);
 }
@@ -58,6 +60,8 @@ interface AnomalyRecord {
   amount: string | null;
   callbackId: string | null;
   createdAt: string;
+  closedAt: string | null;
+  resolution: string | null;
 }
 
 function anomalyView(row: ProviderAnomalyRow): AnomalyRecord {
@@ -74,15 +78,18 @@ function anomalyView(row: ProviderAnomalyRow): AnomalyRecord {
     amount: row.amount_satang === null ? null : formatAmount(row.amount_satang),
     callbackId: row.callback_id,
     createdAt: row.created_at.toISOString(),
+    closedAt: row.closed_at ? row.closed_at.toISOString() : null,
+    resolution: row.resolution,
   };
 }
 
 export async function listAnomalies(
   ctx: { db: Db },
-  query: { merchantId: string | undefined; page: number; limit: number },
+  query: { merchantId: string | undefined; open?: boolean | undefined; page: number; limit: number },
 ): Promise<{ records: AnomalyRecord[]; total: number }> {
   const { rows, total } = await listAnomalyRows(ctx.db, {
     merchantId: query.merchantId,
+    open: query.open,
     offset: (query.page - 1) * query.limit,
     limit: query.limit,
   });

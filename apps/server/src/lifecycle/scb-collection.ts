@@ -16,7 +16,8 @@
  * is written to `provider_anomalies` for the operator, and credits nothing.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { withTransaction } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import type { ScbTransactionSource } from "../db/scb-tables.ts";
 import type { PaymentRow } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { JOB_BATCH_SIZE, LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";
@@ -33,6 +34,7 @@ import {
 } from "../providers/scb/collection.ts";
 import type { ScbConnector } from "../providers/scb/connector.ts";
 import { SCB_PROVIDER_NAME } from "../providers/scb/names.ts";
+import { bangkokDate } from "../providers/scb/time.ts";
 import type { ConfirmationAck } from "../providers/scb/types.ts";
 import { recordAnomaly } from "./anomalies.ts";
 import type { LifecycleContext } from "./context.ts";
@@ -44,13 +46,32 @@ import {
   dueConfirmationRechecks,
   noteCollectionCheck,
   recordConfirmation,
+  recordScbTransaction,
+  wasCredited,
 } from "./scb-store.ts";
-import { insertCallbackIfAbsent, setCallbackResult } from "./store.ts";
+import { closeAnomalies, insertCallbackIfAbsent, setCallbackResult } from "./store.ts";
 
 /** How long a confirmation being checked is left to its checker before the reconciler retries. */
 const CONFIRMATION_CHECK_LEASE_MS = 120_000;
-/** Expired payments (the late-confirmation window) are asked about at most this often. */
+/**
+ * How long a confirmation SCB's inquiry does not show yet is checked again (every
+ * SCB_RECONCILE_INTERVAL_S) before it is recorded as unconfirmed: a genuine payment can reach
+ * the inquiry after its confirmation.
+ */
+export const UNSHOWN_CONFIRMATION_RECHECK_MS = 10 * 60_000;
+/** An open payment's checks back off (interval, doubled each time) to at most this. */
+const OPEN_PAYMENT_CHECK_INTERVAL_MAX_MS = 15 * 60_000;
+/** Expired payments (the late-confirmation window) are asked about at least this far apart... */
 const EXPIRED_PAYMENT_CHECK_INTERVAL_MS = 15 * 60_000;
+/** ...backing off to at most this (the daily sweep asks about every reference again). */
+const EXPIRED_PAYMENT_CHECK_INTERVAL_MAX_MS = 60 * 60_000;
+/**
+ * A check asks the Bangkok dates since the previous answered check, less this: a payment made
+ * just before midnight can reach the inquiry just after it.
+ */
+const INQUIRY_VISIBILITY_GRACE_MS = 60 * 60_000;
+/** Anomalies a credit of the same SCB transaction makes untrue. */
+const CLOSED_BY_CREDIT = ["unconfirmed_confirmation", "altered_confirmation"] as const;
 
 type ScbContext = LifecycleContext & { scb: ScbConnector };
 
@@ -107,9 +128,25 @@ function paidButRefused(refusal: Refusal, paid: bigint): Refusal {
 export async function creditScbTransaction(
   ctx: LifecycleContext,
   paid: VerifiedPayment,
+  seenBy: ScbTransactionSource,
 ): Promise<CreditResult> {
   const row = await findPaymentByCollectionReference(ctx.db, paid.ref1);
   const paymentId = row?.id ?? null;
+  const at = ctx.clock.now();
+  // The Bangkok date SCB paid it on (its own clock when SCB printed no time).
+  const paidDate = bangkokDate(paid.paidAt ?? (ctx.scb?.clock ?? ctx.clock).now());
+  const keep = (trx: Db, result: string) =>
+    recordScbTransaction(trx, {
+      transactionId: paid.transactionId,
+      ref1: paid.ref1,
+      amountSatang: paid.amountSatang,
+      paidAt: paid.paidAt,
+      paidDate,
+      paymentId,
+      result,
+      seenBy,
+      at,
+    });
   return withTransaction(ctx.db, async (trx): Promise<CreditResult> => {
     const fresh = await insertCallbackIfAbsent(trx, {
       provider: SCB_PROVIDER_NAME,
@@ -135,9 +172,22 @@ export async function creditScbTransaction(
       refusal = amountRefusal(row, paid.amountSatang);
     } else {
       const applied = await applyPaymentReport(trx, ctx, row.id, "succeeded");
-      if (applied.kind === "applied") return { result: "applied", paymentId };
+      if (applied.kind === "applied") {
+        await keep(trx, "applied");
+        // A confirmation of this transaction recorded as unconfirmed (SCB's inquiry did not show
+        // it yet) or altered is no longer money SCB holds uncredited.
+        await closeAnomalies(trx, {
+          provider: SCB_PROVIDER_NAME,
+          callbackId: paid.transactionId,
+          reasons: CLOSED_BY_CREDIT,
+          resolution: `credited: SCB's transaction ${paid.transactionId} was credited to payment ${row.id}`,
+          at,
+        });
+        return { result: "applied", paymentId };
+      }
       refusal = paidButRefused(applied.refusal, paid.amountSatang);
     }
+    await keep(trx, refusal.reason);
     await setCallbackResult(trx, SCB_PROVIDER_NAME, paid.transactionId, "refused", refusal.reason);
     await recordAnomaly(trx, ctx, {
       provider: SCB_PROVIDER_NAME,
@@ -171,6 +221,19 @@ async function unconfirmed(
   const row = await findPaymentByCollectionReference(ctx.db, claim.ref1);
   const at = ctx.clock.now();
   await withTransaction(ctx.db, async (trx) => {
+    // The transaction was credited meanwhile (the reconciler found it): nothing is uncredited.
+    const credited = await wasCredited(trx, SCB_PROVIDER_NAME, claim.transactionId);
+    if (credited) {
+      await decideConfirmation(trx, claim.transactionId, {
+        status: "verified",
+        paymentId: row?.id ?? null,
+        result: "duplicate",
+        detail: null,
+        nextCheckAt: null,
+        at,
+      });
+      return;
+    }
     await recordAnomaly(trx, ctx, {
       provider: SCB_PROVIDER_NAME,
       subjectType: "payment",
@@ -198,12 +261,16 @@ async function unconfirmed(
 }
 
 /** Acts on SCB's answer about one confirmation and records the decision. */
-async function actOnCheck(ctx: ScbContext, check: Exclude<ConfirmationCheck, { status: "malformed" }>) {
+async function actOnCheck(
+  ctx: ScbContext,
+  check: Exclude<ConfirmationCheck, { status: "malformed" }>,
+  receivedAt: Date,
+) {
   const at = ctx.clock.now();
   const { claim } = check;
   switch (check.status) {
     case "verified": {
-      const credit = await creditScbTransaction(ctx, check.payment);
+      const credit = await creditScbTransaction(ctx, check.payment, "confirmation");
       await decideConfirmation(ctx.db, claim.transactionId, {
         status: "verified",
         paymentId: credit.paymentId,
@@ -215,6 +282,18 @@ async function actOnCheck(ctx: ScbContext, check: Exclude<ConfirmationCheck, { s
       return;
     }
     case "not_found":
+      if (check.retry && at.getTime() - receivedAt.getTime() < UNSHOWN_CONFIRMATION_RECHECK_MS) {
+        // Not shown yet: asked again each interval for a bounded time before it is an anomaly.
+        await decideConfirmation(ctx.db, claim.transactionId, {
+          status: "received",
+          paymentId: null,
+          result: null,
+          detail: `SCB's inquiry does not show it yet: ${check.reason}`,
+          nextCheckAt: new Date(at.getTime() + reconcileIntervalMs(ctx)),
+          at,
+        });
+        return;
+      }
       return unconfirmed(ctx, claim, {
         status: "not_found",
         reason: "unconfirmed_confirmation",
@@ -244,7 +323,7 @@ async function checkConfirmation(ctx: ScbContext, row: ConfirmationRow): Promise
   const check = await ctx.scb.collection.confirmPayment(claimBody(row));
   if (check.status === "malformed")
     throw new Error(`a stored confirmation reads as malformed: ${check.error}`);
-  await actOnCheck(ctx, check);
+  await actOnCheck(ctx, check, row.received_at);
 }
 
 /**
@@ -283,7 +362,7 @@ export async function receiveScbConfirmation(
   }
   if (row) {
     const check = await scb.scb.collection.confirmPayment(recorded.fresh ? rawBody : claimBody(row));
-    if (check.status !== "malformed") await actOnCheck(scb, check);
+    if (check.status !== "malformed") await actOnCheck(scb, check, row.received_at);
   }
   return confirmationAck(claim.transactionId);
 }
@@ -307,12 +386,30 @@ async function recheckConfirmations(ctx: ScbContext): Promise<number> {
 }
 
 /**
- * Asks SCB about live PromptPay payments whose confirmation may have been lost: open ones every
- * SCB_RECONCILE_INTERVAL_S, expired ones within the late-confirmation window less often. Every
- * transaction SCB shows under a payment's ref1 since its creation is credited (once).
+ * How long until a payment's next question, after its `checks`-th: the interval, doubled after
+ * each check, up to 15 minutes while it is open; at least 15 minutes and at most an hour once it
+ * expired (docs/providers/scb.md, "How often SCB is asked").
+ */
+export function nextCheckDelayMs(intervalMs: number, checks: number, expired: boolean): number {
+  const doubled = intervalMs * 2 ** Math.min(Math.max(checks - 1, 0), 20);
+  if (!expired) return Math.min(doubled, Math.max(intervalMs, OPEN_PAYMENT_CHECK_INTERVAL_MAX_MS));
+  return Math.min(
+    Math.max(doubled, intervalMs, EXPIRED_PAYMENT_CHECK_INTERVAL_MS),
+    Math.max(intervalMs, EXPIRED_PAYMENT_CHECK_INTERVAL_MAX_MS),
+  );
+}
+
+/**
+ * Asks SCB about live PromptPay payments whose confirmation may have been lost: open ones first
+ * an interval after create, then less and less often (nextCheckDelayMs), expired ones within the
+ * late-confirmation window at most every 15 minutes. Each check asks the Bangkok dates since the
+ * previous answered one (less an hour), so a payment costs one inquiry per check, two across
+ * midnight. Every transaction SCB shows under a payment's ref1 is credited (once). While SCB
+ * throttles the inquiry (429), nothing is claimed, and what was claimed waits for the end of it.
  */
 async function reconcileCollections(ctx: ScbContext): Promise<number> {
   const interval = reconcileIntervalMs(ctx);
+  if (ctx.scb.collection.throttledUntil()) return 0;
   const claimed = await withTransaction(ctx.db, (trx) => {
     const now = ctx.clock.now();
     return claimDueCollections(trx, {
@@ -324,23 +421,38 @@ async function reconcileCollections(ctx: ScbContext): Promise<number> {
     });
   });
   for (const payment of claimed) {
-    const search = await ctx.scb.collection.findPayments({
-      ref1: payment.collection_reference,
-      from: payment.created_at,
-    });
     const at = ctx.clock.now();
-    if (search.status === "unavailable") {
-      await noteCollectionCheck(ctx.db, payment.id, { lastError: search.error, at });
+    const throttled = ctx.scb.collection.throttledUntil();
+    if (throttled) {
+      const resume = new Date(at.getTime() + (throttled.getTime() - ctx.scb.clock.now().getTime()));
+      await noteCollectionCheck(ctx.db, payment.id, {
+        lastError: `SCB throttled the inquiry (HTTP 429) until ${throttled.toISOString()}`,
+        nextCheckAt: resume,
+        at,
+      });
       continue;
     }
-    for (const paid of search.payments) await creditScbTransaction(ctx, paid);
-    const expired = payment.status === "expired";
+    const askedAt = ctx.scb.clock.now();
+    const since = payment.last_checked_at
+      ? new Date(payment.last_checked_at.getTime() - INQUIRY_VISIBILITY_GRACE_MS)
+      : payment.created_at;
+    const search = await ctx.scb.collection.findPayments({
+      ref1: payment.collection_reference,
+      from: new Date(Math.max(since.getTime(), payment.created_at.getTime())),
+    });
+    if (search.status === "unavailable") {
+      await noteCollectionCheck(ctx.db, payment.id, { lastError: search.error, at: ctx.clock.now() });
+      continue;
+    }
+    for (const paid of search.payments) await creditScbTransaction(ctx, paid, "reconciler");
+    const done = ctx.clock.now();
+    const delay = nextCheckDelayMs(interval, payment.checks, payment.status === "expired");
     await noteCollectionCheck(ctx.db, payment.id, {
-      lastError: null,
-      at,
-      ...(expired
-        ? { nextCheckAt: new Date(at.getTime() + Math.max(interval, EXPIRED_PAYMENT_CHECK_INTERVAL_MS)) }
-        : {}),
+      lastError: search.unreadable.length > 0 ? `unreadable: ${search.unreadable.join("; ")}` : null,
+      at: done,
+      // Rows that could not be read are not taken as "not paid": the dates stay to be asked.
+      ...(search.unreadable.length > 0 ? {} : { checkedAt: askedAt }),
+      nextCheckAt: new Date(done.getTime() + delay),
     });
   }
   return claimed.length;

@@ -51,18 +51,27 @@ async function record(
   answer: Answer,
 ): Promise<void> {
   try {
-    await scb.recorder.record(
-      inboundConfirmation({
-        headers: request.headers,
-        rawBody: request.rawBody,
-        bodyMaxBytes: SCB_CONFIRMATION_BODY_MAX_BYTES,
-        startedAt: started.at,
-        durationMs: performance.now() - started.ms,
-        responseStatus: answer.status,
-        responseBody: answer.body,
-        error: answer.error,
-      }),
-    );
+    const exchange = inboundConfirmation({
+      headers: request.headers,
+      rawBody: request.rawBody,
+      bodyMaxBytes: SCB_CONFIRMATION_BODY_MAX_BYTES,
+      startedAt: started.at,
+      durationMs: performance.now() - started.ms,
+      responseStatus: answer.status,
+      responseBody: answer.body,
+      error: answer.error,
+    });
+    // A confirmation that could not be read is answered 400 (SCB sends it again) and counted
+    // with the answers the connector could not read.
+    const unreadable = answer.status === 400 ? answer.error : null;
+    const id = await scb.recorder.record({ ...exchange, unreadable });
+    if (unreadable !== null) {
+      await scb.unreadable.report({
+        operation: "payment_confirmation",
+        exchangeId: typeof id === "string" ? id : null,
+        reason: unreadable,
+      });
+    }
   } catch (error) {
     scb.onRecorderError?.(error);
   }

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
+import type { ScbConfirmationStatus, ScbTransactionSource } from "../db/scb-tables.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 export interface ConfirmationRow {
@@ -17,6 +17,7 @@ export interface ConfirmationRow {
   status: ScbConfirmationStatus;
   result: string | null;
   deliveries: number;
+  received_at: Date;
 }
 
 /**
@@ -136,7 +137,10 @@ export interface CollectionToCheck {
   collection_reference: string;
   created_at: Date;
   status: string;
+  /** How many times it has been asked about, this time included. */
   checks: number;
+  /** Real time of the last answered question, or null before the first. */
+  last_checked_at: Date | null;
 }
 
 /**
@@ -158,6 +162,7 @@ export async function claimDueCollections(
       "payments.created_at",
       "payments.status",
       "scb_payment_checks.checks",
+      "scb_payment_checks.last_checked_at",
     ])
     .where("payments.collection_reference", "is not", null)
     .where((eb) =>
@@ -207,14 +212,15 @@ export async function claimDueCollections(
     collection_reference: row.collection_reference as string,
     created_at: row.created_at,
     status: row.status,
-    checks: row.checks ?? 0,
+    checks: (row.checks ?? 0) + 1,
+    last_checked_at: row.last_checked_at ?? null,
   }));
 }
 
 export async function noteCollectionCheck(
   db: Db,
   paymentId: string,
-  note: { lastError: string | null; nextCheckAt?: Date; at: Date },
+  note: { lastError: string | null; nextCheckAt?: Date; checkedAt?: Date; at: Date },
 ): Promise<void> {
   await db
     .updateTable("scb_payment_checks")
@@ -222,7 +228,215 @@ export async function noteCollectionCheck(
       last_error: note.lastError === null ? null : note.lastError.slice(0, 500),
       updated_at: note.at,
       ...(note.nextCheckAt ? { next_check_at: note.nextCheckAt } : {}),
+      ...(note.checkedAt ? { last_checked_at: note.checkedAt } : {}),
     })
     .where("payment_id", "=", paymentId)
     .execute();
+}
+
+/**
+ * Keeps a transaction SCB showed for the operator's biller, with what became of it (the daily
+ * report's paid-in figures). The first sighting wins; a later one changes nothing.
+ */
+export async function recordScbTransaction(
+  db: Db,
+  row: {
+    transactionId: string;
+    ref1: string;
+    amountSatang: bigint;
+    paidAt: Date | null;
+    paidDate: string;
+    paymentId: string | null;
+    result: string;
+    seenBy: ScbTransactionSource;
+    at: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto("scb_transactions")
+    .values({
+      transaction_id: row.transactionId,
+      ref1: row.ref1,
+      amount_satang: row.amountSatang,
+      paid_at: row.paidAt,
+      paid_date: row.paidDate,
+      payment_id: row.paymentId,
+      result: row.result.slice(0, 100),
+      seen_by: row.seenBy,
+      first_seen_at: row.at,
+      updated_at: row.at,
+    })
+    .onConflict((oc) => oc.column("transaction_id").doNothing())
+    .execute();
+}
+
+/** Whether SCB's transaction was credited to a payment (its callback was applied). */
+export async function wasCredited(db: Db, provider: string, transactionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("provider_callbacks")
+    .select("result")
+    .where("provider", "=", provider)
+    .where("callback_id", "=", transactionId)
+    .executeTakeFirst();
+  return row?.result === "applied";
+}
+
+// The daily sweep (scb-sweep.ts) and the daily report (daily-report.ts).
+
+export interface SweepRow {
+  sweep_date: string;
+  status: "running" | "finished";
+  cursor_created_at: Date | null;
+  cursor_id: string | null;
+  asked: number;
+  found: number;
+}
+
+/**
+ * Takes the sweep of one date for a while (`leaseUntil`), creating it on first sight; undefined
+ * when it is finished or another worker holds it.
+ */
+export async function claimSweep(
+  db: Db,
+  date: string,
+  at: Date,
+  leaseUntil: Date,
+): Promise<SweepRow | undefined> {
+  await db
+    .insertInto("scb_sweeps")
+    .values({ sweep_date: date, status: "running", started_at: at, asked: 0, found: 0 })
+    .onConflict((oc) => oc.column("sweep_date").doNothing())
+    .execute();
+  return db
+    .updateTable("scb_sweeps")
+    .set({ lease_until: leaseUntil })
+    .where("sweep_date", "=", date)
+    .where("status", "=", "running")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
+    .returning(["sweep_date", "status", "cursor_created_at", "cursor_id", "asked", "found"])
+    .executeTakeFirst();
+}
+
+/** Live PromptPay payments (their ref1) created in [from, to), after the cursor, oldest first. */
+export function referencesToSweep(
+  db: Db,
+  window: { from: Date; to: Date; after: { createdAt: Date; id: string } | null; limit: number },
+): Promise<{ id: string; collection_reference: string; created_at: Date }[]> {
+  let query = db
+    .selectFrom("payments")
+    .select(["id", "collection_reference", "created_at"])
+    .where("collection_reference", "is not", null)
+    .where("created_at", ">=", window.from)
+    .where("created_at", "<", window.to);
+  const after = window.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", ">", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy("created_at").orderBy("id").limit(window.limit).execute() as Promise<
+    { id: string; collection_reference: string; created_at: Date }[]
+  >;
+}
+
+export async function advanceSweep(
+  db: Db,
+  date: string,
+  progress: {
+    cursor: { createdAt: Date; id: string } | null;
+    asked: number;
+    found: number;
+    lastError: string | null;
+    finishedAt: Date | null;
+  },
+): Promise<void> {
+  await db
+    .updateTable("scb_sweeps")
+    .set((eb) => ({
+      ...(progress.cursor
+        ? { cursor_created_at: progress.cursor.createdAt, cursor_id: progress.cursor.id }
+        : {}),
+      asked: eb("asked", "+", progress.asked),
+      found: eb("found", "+", progress.found),
+      last_error: progress.lastError === null ? null : progress.lastError.slice(0, 500),
+      lease_until: null,
+      ...(progress.finishedAt ? { status: "finished" as const, finished_at: progress.finishedAt } : {}),
+    }))
+    .where("sweep_date", "=", date)
+    .execute();
+}
+
+export function findSweep(db: Db, date: string) {
+  return db
+    .selectFrom("scb_sweeps")
+    .select(["status", "asked", "found", "last_error", "finished_at"])
+    .where("sweep_date", "=", date)
+    .executeTakeFirst();
+}
+
+export interface Figure {
+  count: number;
+  amountSatang: bigint;
+}
+
+const figureOf = (
+  row: { count: string | number | bigint; amount: string | number | bigint | null } | undefined,
+) => ({
+  count: Number(row?.count ?? 0),
+  amountSatang: BigInt(row?.amount ?? 0),
+});
+
+/** SCB's transactions of one Bangkok date: all of them, and those credited. */
+export async function transactionFigures(
+  db: Db,
+  date: string,
+): Promise<{ paidIn: Figure; credited: Figure }> {
+  const rows = await db
+    .selectFrom("scb_transactions")
+    .select((eb) => [
+      sql<boolean>`result = 'applied'`.as("credited"),
+      eb.fn.countAll<string>().as("count"),
+      eb.fn.sum<string>("amount_satang").as("amount"),
+    ])
+    .where("paid_date", "=", date)
+    .groupBy(sql`result = 'applied'`)
+    .execute();
+  const credited = figureOf(rows.find((r) => r.credited));
+  const refused = figureOf(rows.find((r) => !r.credited));
+  return {
+    paidIn: {
+      count: credited.count + refused.count,
+      amountSatang: credited.amountSatang + refused.amountSatang,
+    },
+    credited,
+  };
+}
+
+/** Withdraws paid in [from, to). */
+export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
+  const row = await db
+    .selectFrom("withdraws")
+    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+    .where("status", "=", "paid")
+    .where("paid_at", ">=", from)
+    .where("paid_at", "<", to)
+    .executeTakeFirst();
+  return figureOf(row);
+}
+
+/**
+ * Withdraws created before `to` still processing (their transfer undecided), counted from the
+ * withdraws table alone: the payout side keeps the list of undecided transfers itself.
+ */
+export async function undecidedFigure(db: Db, to: Date): Promise<Figure> {
+  const row = await db
+    .selectFrom("withdraws")
+    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+    .where("status", "=", "processing")
+    .where("created_at", "<", to)
+    .executeTakeFirst();
+  return figureOf(row);
 }

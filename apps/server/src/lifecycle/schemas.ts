@@ -42,6 +42,12 @@ export const AnomalyQuery = Type.Object(
   {
     ...pageQueryProperties,
     merchantId: Type.Optional(Type.String({ format: "uuid", description: "Only this merchant's" })),
+    open: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: only the anomalies still open; false: only those closed (their money was credited after all)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -62,6 +68,20 @@ const AnomalySchema = Type.Object(
     amount: nullableString,
     callbackId: nullableString,
     createdAt: Type.String({ format: "date-time" }),
+    closedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When the anomaly stopped being true (its money was credited after all); null while open",
+    }),
+    resolution: Type.Union(
+      [
+        Type.String({
+          examples: [
+            "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f",
+          ],
+        }),
+        Type.Null(),
+      ],
+      { description: "Why it was closed, e.g. credited: SCB's transaction was credited to the payment" },
+    ),
   },
   { additionalProperties: true },
 );

@@ -294,12 +294,32 @@ export async function insertAnomaly(db: Db, row: ProviderAnomalyRow): Promise<vo
   await db.insertInto("provider_anomalies").values(row).execute();
 }
 
+/**
+ * Closes the open anomalies a provider raised about one callback id (a transaction) for these
+ * reasons; says how many.
+ */
+export async function closeAnomalies(
+  db: Db,
+  input: { provider: string; callbackId: string; reasons: readonly string[]; resolution: string; at: Date },
+): Promise<number> {
+  const closed = await db
+    .updateTable("provider_anomalies")
+    .set({ closed_at: input.at, resolution: input.resolution })
+    .where("provider", "=", input.provider)
+    .where("callback_id", "=", input.callbackId)
+    .where("reason", "in", [...input.reasons])
+    .where("closed_at", "is", null)
+    .executeTakeFirst();
+  return Number(closed.numUpdatedRows);
+}
+
 export async function listAnomalyRows(
   db: Db,
-  filter: { merchantId: string | undefined; offset: number; limit: number },
+  filter: { merchantId: string | undefined; open?: boolean | undefined; offset: number; limit: number },
 ): Promise<{ rows: ProviderAnomalyRow[]; total: number }> {
   let query = db.selectFrom("provider_anomalies");
   if (filter.merchantId !== undefined) query = query.where("merchant_id", "=", filter.merchantId);
+  if (filter.open !== undefined) query = query.where("closed_at", filter.open ? "is" : "is not", null);
   return selectPage(query, filter, { column: "created_at", direction: "desc" });
 }
 

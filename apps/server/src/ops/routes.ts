@@ -26,6 +26,8 @@ interface OpsContext {
   config: Pick<Config, "adminToken" | "metrics">;
   /** The store's own probe, which does not wait behind the pool; `select 1` on `db` otherwise. */
   databaseReachable?: ((timeoutMs: number) => Promise<boolean>) | undefined;
+  /** Metrics read at scrape time by the composition root (Prometheus text), after the process's own. */
+  extraMetrics?: () => Promise<string>;
 }
 
 async function databaseAnswers(ctx: OpsContext): Promise<boolean> {
@@ -84,14 +86,15 @@ export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
         .send(errorBody(new AppError("SERVICE_UNAVAILABLE", "Database is not reachable", { retryAfter: 2 })));
     });
 
-    app.decorate("renderMetrics", async () => ({
-      contentType: metrics.contentType,
-      text: await metrics.render(),
-    }));
+    const render = async () => {
+      const text = await metrics.render();
+      return ctx.extraMetrics ? `${text.trimEnd()}\n\n${await ctx.extraMetrics()}` : text;
+    };
+    app.decorate("renderMetrics", async () => ({ contentType: metrics.contentType, text: await render() }));
     if (ctx.config.metrics.port !== undefined) return;
     app.get("/metrics", { ...hidden, preHandler: metricsAuthentication(ctx) }, async (_request, reply) => {
       reply.type(metrics.contentType);
-      return metrics.render();
+      return render();
     });
   };
   // Not encapsulated (what fastify-plugin does): the onResponse hook must apply to the whole app.

@@ -135,4 +135,20 @@ describe("satang scb", () => {
     const run = await satang(["scb", "exchanges", "--page", "x"]);
     assert.equal(run.code, 2);
   });
+
+  it("report --date prints the day's figures in THB, and the API's data with --json", async () => {
+    const { paid } = await paidPayment();
+    const day = paid.transactionDateandTime.slice(0, 10);
+    const text = await satang(["scb", "report", "--date", day]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`^${day} \\(Asia/Bangkok\\), amounts in THB`));
+    assert.match(text.stdout, /^credited +[1-9][0-9]* +[0-9.]+ THB$/m);
+    const json = await satang(["scb", "report", "--date", day, "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    const data = JSON.parse(json.stdout);
+    assert.equal(data.date, day);
+    assert.ok(data.credited.count >= 1);
+    const bad = await satang(["scb", "report", "--date", "15/01/2026"]);
+    assert.notEqual(bad.code, 0);
+  });
 });

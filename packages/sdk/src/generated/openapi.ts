@@ -6188,6 +6188,8 @@ export interface paths {
           limit?: number;
           /** @description Only this merchant's */
           merchantId?: string;
+          /** @description true: only the anomalies still open; false: only those closed (their money was credited after all) */
+          open?: boolean;
         };
         header?: never;
         path?: never;
@@ -6218,7 +6220,9 @@ export interface paths {
              *             "message": "Payment not found",
              *             "amount": "10000.00",
              *             "callbackId": "cb_20260115_000123",
-             *             "createdAt": "2026-01-15T12:00:00.000Z"
+             *             "createdAt": "2026-01-15T12:00:00.000Z",
+             *             "closedAt": null,
+             *             "resolution": "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f"
              *           }
              *         ],
              *         "total": 1,
@@ -6250,6 +6254,10 @@ export interface paths {
                   callbackId: string | null;
                   /** Format: date-time */
                   createdAt: string;
+                  /** @description When the anomaly stopped being true (its money was credited after all); null while open */
+                  closedAt: string | null;
+                  /** @description Why it was closed, e.g. credited: SCB's transaction was credited to the payment */
+                  resolution: string | null;
                 } & {
                   [key: string]: unknown;
                 })[];
@@ -7085,6 +7093,8 @@ export interface paths {
           withdrawId?: string;
           /** @description Only the exchanges naming this SCB reference: a ref1, a partner transaction id, a tokenizer id or a transRef (exact match) */
           reference?: string;
+          /** @description true: only the answers the connector could not read (each counted by the metric satang_scb_unreadable_answers); false: only the others */
+          unreadable?: boolean;
         };
         header?: never;
         path?: never;
@@ -7133,7 +7143,8 @@ export interface paths {
              *             "ref1": "K7Q2M9X4HT3B",
              *             "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
              *             "tokenizerId": "TKN20260115000123",
-             *             "transRef": "20260115SIM00000042"
+             *             "transRef": "20260115SIM00000042",
+             *             "unreadable": "row 1: transactionId is missing"
              *           }
              *         ],
              *         "total": 1,
@@ -7205,6 +7216,7 @@ export interface paths {
                   partnerTransactionId: string | null;
                   tokenizerId: string | null;
                   transRef: string | null;
+                  unreadable: string | null;
                 }[];
                 total: number;
                 page: number;
@@ -7301,7 +7313,8 @@ export interface paths {
              *         "ref1": "K7Q2M9X4HT3B",
              *         "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
              *         "tokenizerId": "TKN20260115000123",
-             *         "transRef": "20260115SIM00000042"
+             *         "transRef": "20260115SIM00000042",
+             *         "unreadable": "row 1: transactionId is missing"
              *       }
              *     }
              */
@@ -7366,6 +7379,7 @@ export interface paths {
                 partnerTransactionId: string | null;
                 tokenizerId: string | null;
                 transRef: string | null;
+                unreadable: string | null;
               };
             };
           };
@@ -7549,6 +7563,253 @@ export interface paths {
               };
             };
           };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/reports/daily": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The operator's report of one day: paid in, credited, unmatched, paid out, undecided
+     * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The Bangkok calendar day, YYYY-MM-DD
+           * @example 2026-01-15
+           */
+          date: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": true,
+             *       "data": {
+             *         "date": "2026-01-15",
+             *         "timeZone": "Asia/Bangkok",
+             *         "paidIn": {
+             *           "count": 1,
+             *           "amount": "25050.00",
+             *           "amountThb": "250.50"
+             *         },
+             *         "credited": {
+             *           "count": 1,
+             *           "amount": "25050.00",
+             *           "amountThb": "250.50"
+             *         },
+             *         "unmatched": {
+             *           "count": 1,
+             *           "amount": "25050.00",
+             *           "amountThb": "250.50"
+             *         },
+             *         "paidOut": {
+             *           "count": 1,
+             *           "amount": "25050.00",
+             *           "amountThb": "250.50"
+             *         },
+             *         "undecided": {
+             *           "count": 1,
+             *           "amount": "25050.00",
+             *           "amountThb": "250.50"
+             *         },
+             *         "sweep": {
+             *           "status": "not_started",
+             *           "asked": 1,
+             *           "found": 1,
+             *           "lastError": "SCB answered HTTP 503, code 9999: Service unavailable"
+             *         }
+             *       }
+             *     }
+             */
+            "application/json": {
+              /** @enum {boolean} */
+              success: true;
+              data: {
+                /**
+                 * @description The Bangkok calendar day
+                 * @example 2026-01-15
+                 */
+                date: string;
+                /** @enum {string} */
+                timeZone: "Asia/Bangkok";
+                paidIn: {
+                  count: number;
+                  /**
+                   * @description Satang in the wire form
+                   * @example 25050.00
+                   */
+                  amount: string;
+                  /**
+                   * @description The same amount in THB, two decimals
+                   * @example 250.50
+                   */
+                  amountThb: string;
+                };
+                credited: {
+                  count: number;
+                  /**
+                   * @description Satang in the wire form
+                   * @example 25050.00
+                   */
+                  amount: string;
+                  /**
+                   * @description The same amount in THB, two decimals
+                   * @example 250.50
+                   */
+                  amountThb: string;
+                };
+                unmatched: {
+                  count: number;
+                  /**
+                   * @description Satang in the wire form
+                   * @example 25050.00
+                   */
+                  amount: string;
+                  /**
+                   * @description The same amount in THB, two decimals
+                   * @example 250.50
+                   */
+                  amountThb: string;
+                };
+                paidOut: {
+                  count: number;
+                  /**
+                   * @description Satang in the wire form
+                   * @example 25050.00
+                   */
+                  amount: string;
+                  /**
+                   * @description The same amount in THB, two decimals
+                   * @example 250.50
+                   */
+                  amountThb: string;
+                };
+                undecided: {
+                  count: number;
+                  /**
+                   * @description Satang in the wire form
+                   * @example 25050.00
+                   */
+                  amount: string;
+                  /**
+                   * @description The same amount in THB, two decimals
+                   * @example 250.50
+                   */
+                  amountThb: string;
+                };
+                sweep: {
+                  status: "not_started" | "running" | "finished";
+                  asked: number;
+                  found: number;
+                  lastError: string | null;
+                };
+              };
+            };
+          };
+        };
+        /** @description INVALID_CREDENTIALS */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "success": false,
+             *       "error": {
+             *         "code": "RESOURCE_NOT_FOUND",
+             *         "message": "Payment not found"
+             *       }
+             *     }
+             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/reports/daily.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The operator's report of one day as CSV (amounts in THB)
+     * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The Bangkok calendar day, YYYY-MM-DD
+           * @example 2026-01-15
+           */
+          date: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
         };
         /** @description INVALID_CREDENTIALS */
         401: {

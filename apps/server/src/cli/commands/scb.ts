@@ -19,6 +19,7 @@ interface ExchangeFlags extends OutputOptions {
   to?: string;
   page?: number;
   limit?: number;
+  unreadable?: boolean;
 }
 
 /** The list's query parameters, by the API's names. */
@@ -32,6 +33,7 @@ const QUERY_OF: ReadonlyArray<[keyof ExchangeFlags, string]> = [
   ["payment", "paymentId"],
   ["withdraw", "withdrawId"],
   ["reference", "reference"],
+  ["unreadable", "unreadable"],
 ];
 
 function directionOption(value: string): string {
@@ -59,6 +61,7 @@ function registerExchanges(scb: Command, io: CliIo): void {
     .option("--to <date>", "started before this ISO 8601 date or time")
     .option("--page <n>", "page number", wholeNumber)
     .option("--limit <n>", "exchanges per page (1-100)", wholeNumber)
+    .option("--unreadable", "only the answers the connector could not read")
     .action(async (flags: ExchangeFlags) => {
       const query = new URLSearchParams();
       for (const [flag, name] of QUERY_OF) {
@@ -99,10 +102,67 @@ function registerPayment(scb: Command, io: CliIo): void {
     });
 }
 
-/** Adds `scb exchanges`, `scb exchange` and `scb payment` to the program. */
+interface ReportFigure {
+  count: number;
+  amountThb: string;
+}
+
+interface DailyReportData {
+  date: string;
+  paidIn: ReportFigure;
+  credited: ReportFigure;
+  unmatched: ReportFigure;
+  paidOut: ReportFigure;
+  undecided: ReportFigure;
+  sweep: { status: string; asked: number; found: number };
+}
+
+function dateOption(value: string): string {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value)) throw new InvalidArgumentError("expected YYYY-MM-DD");
+  return value;
+}
+
+/** The report as lines a person reads: figure, count, amount in THB. */
+export function formatDailyReport(report: DailyReportData): string {
+  const rows: [string, ReportFigure][] = [
+    ["paid in", report.paidIn],
+    ["credited", report.credited],
+    ["unmatched", report.unmatched],
+    ["paid out", report.paidOut],
+    ["undecided", report.undecided],
+  ];
+  const lines = [`${report.date} (Asia/Bangkok), amounts in THB`];
+  for (const [name, figure] of rows)
+    lines.push(
+      `${name.padEnd(10)} ${String(figure.count).padStart(6)}  ${figure.amountThb.padStart(16)} THB`,
+    );
+  lines.push(
+    `sweep      ${report.sweep.status} (${report.sweep.asked} references asked, ${report.sweep.found} found)`,
+  );
+  return lines.join("\n");
+}
+
+function registerReport(scb: Command, io: CliIo): void {
+  clientFlags(
+    scb
+      .command("report")
+      .description("the day's figures: paid in, credited, unmatched, paid out, undecided (THB)"),
+  )
+    .requiredOption("--date <date>", "the Bangkok day, YYYY-MM-DD", dateOption)
+    .action(async (flags: OutputOptions & { date: string }) => {
+      const data = await adminClient(flags, io.env).call<DailyReportData>(
+        "GET",
+        `/reports/daily?date=${encodeURIComponent(flags.date)}`,
+      );
+      printResult(io, flags, data, () => formatDailyReport(data));
+    });
+}
+
+/** Adds `scb exchanges`, `scb exchange`, `scb payment` and `scb report` to the program. */
 export function registerScbCommands(program: Command, { io }: CommandContext): void {
   const scb = program.command("scb").description("what SCB was asked and answered; payments by SCB ref1");
   registerExchanges(scb, io);
   registerExchange(scb, io);
   registerPayment(scb, io);
+  registerReport(scb, io);
 }

@@ -64,6 +64,10 @@ export interface ScbAnswer<T> {
   code: number | null;
   description: string | null;
   data: T | undefined;
+  /** The id its record was kept under, to mark it when its body turns out unreadable. */
+  exchangeId: string | null;
+  /** The wait SCB asked for with a 429 or 503 (`Retry-After`, seconds or an HTTP date), or null. */
+  retryAfterMs: number | null;
 }
 
 export type ScbCallErrorKind = "timeout" | "network" | "malformed" | "token";
@@ -79,6 +83,8 @@ export class ScbCallError extends Error {
     readonly kind: ScbCallErrorKind,
     readonly sent: boolean,
     message: string,
+    /** The record of the exchange that gave no usable answer, when one was kept. */
+    readonly exchangeId: string | null = null,
   ) {
     super(message);
     this.name = "ScbCallError";
@@ -93,6 +99,18 @@ export function newRequestUId(): string {
 interface RawAnswer {
   status: number;
   body: unknown;
+  retryAfterMs: number | null;
+  exchangeId: string | null;
+}
+
+/** `Retry-After` as delta seconds or an HTTP date, in milliseconds from `now`; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: Date): number | null {
+  if (header === null) return null;
+  const text = header.trim();
+  if (/^[0-9]{1,9}$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now.getTime());
 }
 
 interface CallSpec {
@@ -141,6 +159,8 @@ function toAnswer<T>(raw: RawAnswer): ScbAnswer<T> {
     code: numeric,
     description: typeof description === "string" ? description : null,
     data: envelope.data,
+    exchangeId: raw.exchangeId,
+    retryAfterMs: raw.retryAfterMs,
   };
 }
 
@@ -343,12 +363,26 @@ export class ScbClient {
         signal,
         redirect: "error",
       });
-      raw = { status: response.status, body: await readBody(response) };
+      raw = {
+        status: response.status,
+        body: await readBody(response),
+        retryAfterMs: retryAfterMs(response.headers.get("retry-after"), this.options.clock.now()),
+        exchangeId: null,
+      };
     } catch (error) {
       failure = describeError(error);
     }
-    await this.record(spec, headers, attempt, startedAt, performance.now() - started, raw, failure);
-    if (!raw) throw new ScbCallError(failure!.kind, true, failure!.message);
+    const exchangeId = await this.record(
+      spec,
+      headers,
+      attempt,
+      startedAt,
+      performance.now() - started,
+      raw,
+      failure,
+    );
+    if (!raw) throw new ScbCallError(failure!.kind, true, failure!.message, exchangeId);
+    raw.exchangeId = exchangeId;
     return raw;
   }
 
@@ -359,15 +393,15 @@ export class ScbClient {
     startedAt: Date,
     durationMs: number,
     raw: RawAnswer | undefined,
-    failure: { message: string } | undefined,
-  ): Promise<void> {
+    failure: { kind: ScbCallErrorKind; message: string } | undefined,
+  ): Promise<string | null> {
     // A token answer's own tokens are hidden in its record too, under whatever name they came.
     const secrets = [
       ...this.secretValues(),
       ...(spec.operation === "token" && raw ? tokenValuesOf(fieldOf(raw.body, "data")) : []),
     ];
     try {
-      await this.options.recorder.record({
+      const id = await this.options.recorder.record({
         direction: "outbound",
         operation: spec.operation,
         requestUId: headers.requestUId!,
@@ -383,9 +417,13 @@ export class ScbClient {
         error: failure ? (redact(failure.message, secrets) as string) : null,
         // What the request named wins over what the answer repeats.
         keys: presentKeys({ ...(raw ? answerKeys(spec.operation, raw.body) : {}), ...spec.keys }),
+        // An answer that is not JSON (or too large) is one the connector could not read.
+        unreadable: failure?.kind === "malformed" ? failure.message : null,
       });
+      return typeof id === "string" ? id : null;
     } catch (error) {
       this.options.onRecorderError?.(error);
+      return null;
     }
   }
 }

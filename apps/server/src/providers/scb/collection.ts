@@ -52,8 +52,11 @@ export interface ConfirmationClaim {
 export type ConfirmationCheck =
   /** SCB shows this transaction for the operator's biller and ref1, as claimed. */
   | { status: "verified"; claim: ConfirmationClaim; payment: VerifiedPayment }
-  /** SCB does not show it: forged, or not yet visible. Credits nothing. */
-  | { status: "not_found"; claim: ConfirmationClaim; reason: string }
+  /**
+   * SCB does not show it: forged, or not yet visible. Credits nothing. `retry`: asking again may
+   * show it (false when the claim cannot be one of ours at all).
+   */
+  | { status: "not_found"; claim: ConfirmationClaim; reason: string; retry: boolean }
   /** SCB shows the transaction, but not as claimed (amount, biller). Credits nothing. */
   | { status: "mismatch"; claim: ConfirmationClaim; payment: VerifiedPayment; fields: string[] }
   /** SCB could not be asked: decide later. */
@@ -62,19 +65,66 @@ export type ConfirmationCheck =
   | { status: "malformed"; error: string };
 
 export type PaymentSearch =
-  | { status: "answered"; payments: VerifiedPayment[] }
+  /** `unreadable`: why rows of SCB's answer could not be read (each reported, see UnreadableSink). */
+  | { status: "answered"; payments: VerifiedPayment[]; unreadable: string[] }
   | { status: "unavailable"; error: string };
 
-const TRANSACTION_ID_PATTERN = new RegExp(`^[A-Za-z0-9]{1,${SCB_TRANSACTION_ID_LENGTH_MAX}}$`);
+/** An answer (or a row of one) SCB gave that the connector could not read. */
+export interface UnreadableAnswer {
+  operation: "bill_payment_inquiry" | "slip_verification" | "payment_confirmation";
+  /** The record of the exchange (scb_exchanges id), when one was kept. */
+  exchangeId: string | null;
+  reason: string;
+}
+
+/** Told of every answer the connector could not read: counted, logged, listed for the operator. */
+export type UnreadableSink = (answer: UnreadableAnswer) => void | Promise<void>;
+
+/**
+ * Transaction ids are taken as SCB prints them: any printable ASCII without spaces, 1 to 64
+ * characters. SCB's pages type them only as "String"; a narrower rule (letters and digits) would
+ * turn every payment into "not found" the day SCB's ids carry a dash (docs/providers/scb.md).
+ */
+const TRANSACTION_ID_PATTERN = new RegExp(`^[\\x21-\\x7E]{1,${SCB_TRANSACTION_ID_LENGTH_MAX}}$`);
+
+/** Without Retry-After, the first wait after a 429, doubled on each one in a row. */
+const THROTTLE_WAIT_FIRST_MS = 60_000;
+/** The longest wait after 429s without Retry-After, and the longest Retry-After honoured. */
+const THROTTLE_WAIT_MAX_MS = 15 * 60_000;
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 
-/** An amount SCB printed as a string or a JSON number, in satang; null when not exact. */
+/**
+ * An amount SCB printed as a JSON number or a string ("250.50", "250.5", "1,250.50"), in satang;
+ * null when it is not an exact amount of baht with at most two decimals.
+ */
 export function scbAmount(value: unknown): bigint | null {
   if (typeof value === "number" && Number.isFinite(value)) return parseThb(String(value));
-  if (typeof value === "string") return parseThb(value.trim());
-  return null;
+  if (typeof value !== "string") return null;
+  const trimmed = value.trim();
+  const plain = /^[0-9]{1,3}(,[0-9]{3})+(\.[0-9]{1,2})?$/.test(trimmed) ? trimmed.replace(/,/g, "") : trimmed;
+  return parseThb(plain);
 }
+
+/**
+ * Whether a currency SCB printed is the baht: ISO 4217's numeric "764" (SCB's pages: "Thai Baht
+ * is '764'"), as a string or a number, or its letters "THB". Absent counts as the baht: the
+ * inquiry is asked for a THB biller.
+ */
+export function isBaht(value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return true;
+  if (typeof value === "number") return value === 764;
+  if (typeof value !== "string") return false;
+  const text = value.trim().toUpperCase();
+  return text === "764" || text === "THB";
+}
+
+/** What one row of an inquiry's answer is. */
+type RowReading =
+  | { kind: "payment"; payment: VerifiedPayment }
+  /** A payment, but not to this operator (another biller, another currency). */
+  | { kind: "other" }
+  | { kind: "unreadable"; reason: string };
 
 /** The acknowledgment SCB expects once a confirmation was received. */
 export function confirmationAck(transactionId: string): ConfirmationAck {
@@ -119,11 +169,24 @@ export function parseConfirmation(
 }
 
 export class ScbCollection {
+  /**
+   * Real time before which the inquiry is not called: SCB answered 429 (throttled). Kept by this
+   * process's connector, like its access token; each process backs off on its own 429s.
+   */
+  private throttledUntilMs = 0;
+  private throttledInARow = 0;
+
   constructor(
     private readonly client: ScbClient,
     private readonly settings: ScbCollectionSettings,
     private readonly clock: Clock,
+    private readonly onUnreadable: UnreadableSink = () => {},
   ) {}
+
+  /** Until when SCB asked not to be asked (a 429), or null when it may be asked now. */
+  throttledUntil(): Date | null {
+    return this.clock.now().getTime() < this.throttledUntilMs ? new Date(this.throttledUntilMs) : null;
+  }
 
   /** The QR a customer scans to pay `amountSatang` under `ref1`. */
   instruction(input: { ref1: string; amountSatang: bigint }): {
@@ -159,16 +222,27 @@ export class ScbCollection {
         status: "not_found",
         claim,
         reason: "billPaymentRef1 cannot be a reference this service issued",
+        retry: false,
       };
     }
     const search = await this.searchDate(claim.ref1, bangkokDate(claim.paidAt));
     if (search.status === "unavailable") return { status: "unavailable", claim, error: search.error };
     const payment = search.payments.find((p) => p.transactionId === claim.transactionId);
+    if (!payment && search.unreadable.length > 0) {
+      // A row SCB showed could not be read: it may be this transaction. Ask again; the row is
+      // counted and listed for the operator (never silently "not found").
+      return {
+        status: "unavailable",
+        claim,
+        error: `SCB's answer could not be read: ${search.unreadable.join("; ")}`,
+      };
+    }
     if (!payment) {
       return {
         status: "not_found",
         claim,
         reason: "SCB's inquiry does not show this transaction for this biller and ref1",
+        retry: true,
       };
     }
     const fields: string[] = [];
@@ -184,14 +258,16 @@ export class ScbCollection {
    * whole answer unavailable: a partial answer must not read as "not paid".
    */
   async findPayments(input: { ref1: string; from: Date; to?: Date }): Promise<PaymentSearch> {
-    if (!isScbReference(input.ref1)) return { status: "answered", payments: [] };
+    if (!isScbReference(input.ref1)) return { status: "answered", payments: [], unreadable: [] };
     const byId = new Map<string, VerifiedPayment>();
+    const unreadable: string[] = [];
     for (const date of bangkokDatesBetween(input.from, input.to ?? this.clock.now())) {
       const search = await this.searchDate(input.ref1, date);
       if (search.status === "unavailable") return search;
       for (const payment of search.payments) byId.set(payment.transactionId, payment);
+      unreadable.push(...search.unreadable);
     }
-    return { status: "answered", payments: [...byId.values()] };
+    return { status: "answered", payments: [...byId.values()], unreadable };
   }
 
   /**
@@ -213,10 +289,47 @@ export class ScbCollection {
     }
     if (unavailableAnswer(answer)) return { status: "unavailable", error: answerText(answer) };
     if (answer.code !== SCB_SUCCESS_CODE || !answer.data) return { status: "answered", payment: null };
-    return { status: "answered", payment: this.fromSlip(answer.data) };
+    const reading = this.fromSlip(answer.data);
+    if (reading.kind === "unreadable") {
+      await this.unreadable("slip_verification", answer.exchangeId, reading.reason);
+      return { status: "unavailable", error: `SCB's answer could not be read: ${reading.reason}` };
+    }
+    return { status: "answered", payment: reading.kind === "payment" ? reading.payment : null };
+  }
+
+  /** Reports an unreadable answer; a sink that fails never changes what SCB's answer meant. */
+  private async unreadable(
+    operation: UnreadableAnswer["operation"],
+    exchangeId: string | null,
+    reason: string,
+  ): Promise<void> {
+    try {
+      await this.onUnreadable({ operation, exchangeId, reason });
+    } catch {
+      // The answer stays unread either way; the record of the exchange still holds its body.
+    }
+  }
+
+  /** Notes SCB's answer for the throttle: a 429 starts (or lengthens) a wait, anything else ends it. */
+  private noteThrottle(answer: ScbAnswer<unknown>): void {
+    if (answer.httpStatus !== 429) {
+      this.throttledInARow = 0;
+      return;
+    }
+    this.throttledInARow += 1;
+    const doubling = THROTTLE_WAIT_FIRST_MS * 2 ** Math.min(this.throttledInARow - 1, 10);
+    const wait = Math.min(answer.retryAfterMs ?? doubling, THROTTLE_WAIT_MAX_MS);
+    this.throttledUntilMs = Math.max(this.throttledUntilMs, this.clock.now().getTime() + wait);
   }
 
   private async searchDate(ref1: string, date: string): Promise<PaymentSearch> {
+    const waitUntil = this.throttledUntil();
+    if (waitUntil) {
+      return {
+        status: "unavailable",
+        error: `SCB throttled the inquiry (HTTP 429); not asked again before ${waitUntil.toISOString()}`,
+      };
+    }
     let answer: ScbAnswer<BillPaymentRecord[] | BillPaymentRecord>;
     try {
       answer = await this.client.billPaymentInquiry({
@@ -226,66 +339,96 @@ export class ScbCollection {
         reference1: ref1,
       });
     } catch (error) {
+      if (error instanceof ScbCallError && error.kind === "malformed")
+        await this.unreadable("bill_payment_inquiry", error.exchangeId, error.message);
       return { status: "unavailable", error: error instanceof ScbCallError ? error.message : String(error) };
     }
+    this.noteThrottle(answer);
     if (unavailableAnswer(answer)) return { status: "unavailable", error: answerText(answer) };
     // Any other refusal (SCB documents no code for "nothing paid") shows no payment.
-    if (answer.code !== SCB_SUCCESS_CODE || !answer.data) return { status: "answered", payments: [] };
+    if (answer.code !== SCB_SUCCESS_CODE || answer.data === undefined || answer.data === null)
+      return { status: "answered", payments: [], unreadable: [] };
+    if (typeof answer.data !== "object") {
+      const reason = "data is neither a transaction nor a list of transactions";
+      await this.unreadable("bill_payment_inquiry", answer.exchangeId, reason);
+      return { status: "answered", payments: [], unreadable: [reason] };
+    }
     const rows = Array.isArray(answer.data) ? answer.data : [answer.data];
-    const payments = rows
-      .map((row) => this.fromInquiryRow(row))
-      .filter((p): p is VerifiedPayment => p !== null && p.ref1 === ref1);
-    return { status: "answered", payments };
+    const payments: VerifiedPayment[] = [];
+    const unreadable: string[] = [];
+    rows.forEach((row, index) => {
+      const reading = this.fromInquiryRow(row);
+      if (reading.kind === "unreadable") unreadable.push(`row ${index + 1}: ${reading.reason}`);
+      else if (reading.kind === "payment" && reading.payment.ref1 === ref1) payments.push(reading.payment);
+    });
+    if (unreadable.length > 0)
+      await this.unreadable("bill_payment_inquiry", answer.exchangeId, unreadable.join("; ").slice(0, 500));
+    return { status: "answered", payments, unreadable };
   }
 
   /**
    * A row of the inquiry SCB answered for the operator's biller id. A row naming another biller
-   * or another currency, or without an exact amount, is not a payment to this operator.
+   * or another currency is not a payment to this operator; a row without a readable transaction
+   * id, ref1, exact amount or (when printed) time is one the connector could not read.
    */
-  private fromInquiryRow(row: BillPaymentRecord): VerifiedPayment | null {
-    if (typeof row !== "object" || row === null) return null;
+  private fromInquiryRow(row: BillPaymentRecord): RowReading {
+    if (typeof row !== "object" || row === null || Array.isArray(row))
+      return { kind: "unreadable", reason: "not an object" };
     const transactionId = text(row.transactionId);
-    const ref1 = text(row.billPaymentRef1);
-    const amountSatang = scbAmount(row.amount);
-    if (!transactionId || !TRANSACTION_ID_PATTERN.test(transactionId) || !ref1 || amountSatang === null)
-      return null;
+    if (!transactionId || !TRANSACTION_ID_PATTERN.test(transactionId))
+      return { kind: "unreadable", reason: "transactionId is missing or unreadable" };
     const biller = text(row.payeeProxyId);
     // The inquiry is asked for this biller id: a row that names one must name it.
-    if (biller !== null && biller !== this.settings.billerId) return null;
-    const currency = row.currencyCode;
-    if (currency !== undefined && currency !== null && String(currency) !== "764") return null;
+    if (biller !== null && biller !== this.settings.billerId) return { kind: "other" };
+    if (!isBaht(row.currencyCode)) return { kind: "other" };
+    const ref1 = text(row.billPaymentRef1);
+    if (!ref1) return { kind: "unreadable", reason: `${transactionId}: billPaymentRef1 is missing` };
+    const amountSatang = scbAmount(row.amount);
+    if (amountSatang === null)
+      return { kind: "unreadable", reason: `${transactionId}: amount is unreadable` };
     const when = text(row.transactionDateandTime);
+    const paidAt = when ? parseScbTime(when) : null;
+    if (when && !paidAt)
+      return { kind: "unreadable", reason: `${transactionId}: transactionDateandTime is unreadable` };
     return {
-      transactionId,
-      billerId: this.settings.billerId,
-      ref1,
-      ref2: text(row.billPaymentRef2),
-      amountSatang,
-      paidAt: when ? parseScbTime(when) : null,
-      sendingBankCode: text(row.sendingBankCode),
+      kind: "payment",
+      payment: {
+        transactionId,
+        billerId: this.settings.billerId,
+        ref1,
+        ref2: text(row.billPaymentRef2),
+        amountSatang,
+        paidAt,
+        sendingBankCode: text(row.sendingBankCode),
+      },
     };
   }
 
   /** The slip's receiver must be the operator's biller id: the slip query does not name it. */
-  private fromSlip(data: SlipData): VerifiedPayment | null {
+  private fromSlip(data: SlipData): RowReading {
+    const biller = text(data.receiver?.proxy?.value);
+    if (biller !== this.settings.billerId) return { kind: "other" };
     const transactionId = text(data.transRef);
     const ref1 = text(data.ref1);
     const amountSatang = scbAmount(data.amount);
-    const biller = text(data.receiver?.proxy?.value);
-    if (!transactionId || !ref1 || amountSatang === null || biller !== this.settings.billerId) return null;
+    if (!transactionId || !ref1 || amountSatang === null)
+      return { kind: "unreadable", reason: "transRef, ref1 or amount is missing or unreadable" };
     return {
-      transactionId,
-      billerId: biller,
-      ref1,
-      ref2: text(data.ref2),
-      amountSatang,
-      paidAt: slipTime(text(data.transDate), text(data.transTime)),
-      sendingBankCode: text(data.sendingBank),
+      kind: "payment",
+      payment: {
+        transactionId,
+        billerId: biller,
+        ref1,
+        ref2: text(data.ref2),
+        amountSatang,
+        paidAt: slipTime(text(data.transDate), text(data.transTime)),
+        sendingBankCode: text(data.sendingBank),
+      },
     };
   }
 }
 
-/** No usable word from SCB: a server error, or our own credentials refused after a retry. */
+/** No usable word from SCB: a server error, a throttle, or our own credentials refused after a retry. */
 function unavailableAnswer(answer: ScbAnswer<unknown>): boolean {
   return (
     answer.httpStatus >= 500 ||

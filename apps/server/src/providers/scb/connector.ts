@@ -9,6 +9,7 @@ import { ScbClient } from "./client.ts";
 import { ScbCollection } from "./collection.ts";
 import { ScbPayouts } from "./payouts.ts";
 import type { ScbRecorder } from "./recorder.ts";
+import { UnreadableAnswers } from "./unreadable.ts";
 
 export interface ScbConnector {
   client: ScbClient;
@@ -23,6 +24,8 @@ export interface ScbConnector {
   clock: Clock;
   /** Told when a record could not be kept; nothing else changes. */
   onRecorderError: ((error: unknown) => void) | undefined;
+  /** Answers SCB gave that the connector could not read: marked, counted, logged. */
+  unreadable: UnreadableAnswers;
 }
 
 export { SCB_PROVIDER_NAME } from "./names.ts";
@@ -45,12 +48,14 @@ export function createScbConnector(
     recorder: deps.recorder,
     onRecorderError: deps.onRecorderError,
   });
+  const unreadable = new UnreadableAnswers(deps.recorder, deps.onRecorderError);
   return {
     client,
     collection: new ScbCollection(
       client,
       { billerId: config.billerId, ref2: config.ref2, ref3Prefix: config.ref3Prefix },
       deps.clock,
+      (answer) => unreadable.report(answer),
     ),
     payouts: config.payer
       ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
@@ -59,5 +64,6 @@ export function createScbConnector(
     recorder: deps.recorder,
     clock: deps.clock,
     onRecorderError: deps.onRecorderError,
+    unreadable,
   };
 }

@@ -46,6 +46,8 @@ export interface ExchangeRecord {
   partnerTransactionId: string | null;
   tokenizerId: string | null;
   transRef: string | null;
+  /** Why the connector could not read SCB's answer, or null when it could. */
+  unreadable: string | null;
 }
 
 /** The list's query as its schema hands it over (admin/scb-schemas.ts). */
@@ -59,6 +61,7 @@ export interface ExchangeListQuery {
   paymentId?: string;
   withdrawId?: string;
   reference?: string;
+  unreadable?: boolean;
 }
 
 export function exchangeView(row: ExchangeRow): ExchangeRecord {
@@ -84,6 +87,7 @@ export function exchangeView(row: ExchangeRow): ExchangeRecord {
     partnerTransactionId: row.partner_transaction_id,
     tokenizerId: row.tokenizer_id,
     transRef: row.trans_ref,
+    unreadable: row.unreadable,
   };
 }
 
@@ -99,11 +103,35 @@ export async function listScbExchanges(
     paymentId: query.paymentId,
     withdrawId: query.withdrawId,
     reference: query.reference,
+    unreadable: query.unreadable,
     dateFrom: params.dateFrom,
     dateTo: params.dateTo,
   };
   const { rows, total } = await listExchanges(ctx.db, filters, params);
   return listPage(rows.map(exchangeView), total, params);
+}
+
+/**
+ * How many recorded answers the connector could not read, by operation: the metric
+ * `satang_scb_unreadable_answers` (Prometheus text). Read from the records, so every process
+ * shows the same figure; it counts the exchanges still kept (SCB_EXCHANGE_RETENTION_DAYS).
+ */
+export async function unreadableAnswersMetric(db: Db): Promise<string> {
+  const rows = await db
+    .selectFrom("scb_exchanges")
+    .select(["operation", (eb) => eb.fn.countAll<string>().as("count")])
+    .where("unreadable", "is not", null)
+    .groupBy("operation")
+    .orderBy("operation")
+    .execute();
+  const lines = [
+    "# HELP satang_scb_unreadable_answers Recorded SCB answers the connector could not read, by operation",
+    "# TYPE satang_scb_unreadable_answers gauge",
+  ];
+  if (rows.length === 0) lines.push('satang_scb_unreadable_answers{operation="bill_payment_inquiry"} 0');
+  for (const row of rows)
+    lines.push(`satang_scb_unreadable_answers{operation="${row.operation}"} ${Number(row.count)}`);
+  return `${lines.join("\n")}\n`;
 }
 
 /** The largest id a bigserial can hold. */

@@ -61,11 +61,18 @@ export interface ScbExchange {
   /** Why there was no usable answer, or null. */
   error: string | null;
   keys: ExchangeKeys;
+  /** Why the connector could not read the answer (a body that is not JSON), or absent. */
+  unreadable?: string | null;
 }
 
-/** Where records go. The client waits for `record` but never lets its failure change an outcome. */
+/**
+ * Where records go. The client waits for `record` but never lets its failure change an outcome.
+ * `record` may answer the id it kept the exchange under, so that an answer found unreadable later
+ * (by the parsers of collection.ts) can be marked on its record with `markUnreadable`.
+ */
 export interface ScbRecorder {
-  record(exchange: ScbExchange): void | Promise<void>;
+  record(exchange: ScbExchange): undefined | string | Promise<undefined | string>;
+  markUnreadable?(exchangeId: string, reason: string): void | Promise<void>;
 }
 
 export const REDACTED = "[redacted]";
@@ -268,8 +275,15 @@ export function inboundConfirmation(input: {
 export class MemoryRecorder implements ScbRecorder {
   readonly exchanges: ScbExchange[] = [];
 
-  record(exchange: ScbExchange): void {
+  /** The exchange's id is its position, from 1. */
+  record(exchange: ScbExchange): string {
     this.exchanges.push(exchange);
+    return String(this.exchanges.length);
+  }
+
+  markUnreadable(exchangeId: string, reason: string): void {
+    const exchange = this.exchanges[Number(exchangeId) - 1];
+    if (exchange) exchange.unreadable = reason;
   }
 
   of(operation: ScbOperation): ScbExchange[] {

@@ -125,10 +125,10 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 export class DatabaseRecorder implements ScbRecorder {
   constructor(private readonly db: Db) {}
 
-  async record(exchange: ScbExchange): Promise<void> {
+  async record(exchange: ScbExchange): Promise<string> {
     const { ref1, partnerTransactionId, tokenizerId, transRef } = exchange.keys;
     const derived = partnerTransactionId ? withdrawIdOf(partnerTransactionId) : null;
-    await this.db
+    const row = await this.db
       .insertInto("scb_exchanges")
       .values({
         direction: exchange.direction,
@@ -154,7 +154,19 @@ export class DatabaseRecorder implements ScbRecorder {
           (tokenizerId
             ? sql<string>`(select withdraw_id from scb_transfers where tokenizer_id = ${tokenizerId})`
             : null),
+        unreadable: exchange.unreadable ?? null,
       })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return String(row.id);
+  }
+
+  async markUnreadable(exchangeId: string, reason: string): Promise<void> {
+    if (!/^[0-9]{1,18}$/.test(exchangeId)) return;
+    await this.db
+      .updateTable("scb_exchanges")
+      .set({ unreadable: reason.slice(0, 500) })
+      .where("id", "=", BigInt(exchangeId))
       .execute();
   }
 }
@@ -169,6 +181,8 @@ export interface ExchangeFilters {
   withdrawId?: string | undefined;
   /** A ref1, partner transaction id, tokenizer id or transRef: exchanges naming it. */
   reference?: string | undefined;
+  /** Only the answers the connector could not read (true), or only the others (false). */
+  unreadable?: boolean | undefined;
   /** started_at in [dateFrom, dateTo). */
   dateFrom?: Date | undefined;
   dateTo?: Date | undefined;
@@ -196,6 +210,8 @@ export function listExchanges(
       ]),
     );
   }
+  if (filters.unreadable !== undefined)
+    query = query.where("unreadable", filters.unreadable ? "is not" : "is", null);
   if (filters.dateFrom !== undefined) query = query.where("started_at", ">=", filters.dateFrom);
   if (filters.dateTo !== undefined) query = query.where("started_at", "<", filters.dateTo);
   return selectPage(query, window, { column: "started_at", direction: "desc" });

@@ -34,12 +34,40 @@ export function addDays(date: string, days: number): string {
 }
 
 /**
- * Reads a time SCB printed. ISO 8601 with an offset is taken as written; without one it is
- * Bangkok time (QR 30 times are "in GMT+7"). Null when unreadable.
+ * Reads a time SCB printed, in every form its pages and answers show: ISO 8601 extended
+ * ("2026-01-15T19:00:00", with a space instead of the T, with fractions of a second, with an
+ * offset "Z", "+07:00" or "+0700") and basic ("20260115T190000", "20260115190000"). With an
+ * offset it is taken as written; without one it is Bangkok time (QR 30 times are "in GMT+7").
+ * Null when unreadable.
  */
 export function parseScbTime(text: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(text)) return null;
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}+07:00`;
-  const ms = Date.parse(zoned);
-  return Number.isNaN(ms) ? null : new Date(ms);
+  const trimmed = text.trim();
+  const extended =
+    /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+      trimmed,
+    );
+  const basic =
+    /^(\d{4})(\d{2})(\d{2})T?(\d{2})(\d{2})(\d{2})?(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
+  const parts = extended ?? basic;
+  if (!parts) return null;
+  const [, year, month, day, hour, minute, second = "00", fraction = "", zone] = parts;
+  const offset =
+    zone === undefined
+      ? "+07:00"
+      : zone.toUpperCase() === "Z"
+        ? "Z"
+        : zone.replace(/^([+-]\d{2}):?(\d{2})$/, "$1:$2");
+  const millis = fraction === "" ? "" : `.${fraction.padEnd(3, "0").slice(0, 3)}`;
+  const iso = `${year}-${month}-${day}T${hour}:${minute}:${second}${millis}${offset}`;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return null;
+  // Date.parse rolls impossible fields over (a 31st of February); refuse them instead.
+  const local = new Date(ms + (offset === "Z" ? 0 : offsetMs(offset))).toISOString();
+  if (local.slice(0, 19) !== `${year}-${month}-${day}T${hour}:${minute}:${second}`) return null;
+  return new Date(ms);
+}
+
+function offsetMs(offset: string): number {
+  const sign = offset.startsWith("-") ? -1 : 1;
+  return sign * (Number(offset.slice(1, 3)) * 3_600_000 + Number(offset.slice(4, 6)) * 60_000);
 }

@@ -29,7 +29,10 @@ export type SimFailure =
   | { kind: "timeout_but_execute" }
   /** Nothing is done and the answer only comes after `holdMs`. */
   | { kind: "timeout" }
-  /** SCB answers this (documented) failure. With `execute`, it still carries the request out. */
+  /**
+   * SCB answers this (documented) failure, with `headers` (e.g. Retry-After on a 429). With
+   * `execute`, it still carries the request out.
+   */
   | {
       kind: "answer";
       httpStatus: number;
@@ -38,6 +41,7 @@ export type SimFailure =
       execute?: boolean;
       /** The answer's `data` (null when absent). */
       data?: unknown;
+      headers?: Record<string, string>;
     }
   /** 401 as for an expired token. */
   | { kind: "unauthorized" };
@@ -75,6 +79,8 @@ export interface SimBillPayment {
   sendingBankCode: string;
   payerName: string;
   payerAccountNumber: string;
+  /** Before this (bank) time the inquiry does not show it yet, though its confirmation was sent. */
+  visibleAt?: Date | null;
 }
 
 export interface SimRequest {
@@ -155,6 +161,8 @@ export class ScbSimulator {
     status: "CONFIRM_COMPLETED",
   };
   url = "";
+  /** How the inquiry prints each row (SCB's real forms may differ from the pages'); identity by default. */
+  inquiryRowForm: (row: Record<string, unknown>) => unknown = (row) => row;
   /** How the token answer states its expiry: both as numbers (default), only expiresIn as a string, or only expiresAt. */
   tokenExpiryForm: "number" | "string" | "expiresAtOnly" = "number";
   /** Token answers also carry the OAuth names `access_token`, `refresh_token` and an `id_token` JWT. */
@@ -237,11 +245,17 @@ export class ScbSimulator {
     sendingBankCode?: string;
     confirm?: boolean;
     resend?: number;
+    /** The inquiry shows the payment only this long after it was made (its confirmation goes at once). */
+    visibleAfterMs?: number;
+    /** SCB's transaction id, when a test needs one of another form. */
+    transactionId?: string;
   }): Promise<SimBillPayment> {
     this.transactionCounter += 1;
     const at = input.at ?? this.now();
     const payment: SimBillPayment = {
-      transactionId: `${bangkokDay(at).replace(/-/g, "")}SIM${String(this.transactionCounter).padStart(8, "0")}`,
+      transactionId:
+        input.transactionId ??
+        `${bangkokDay(at).replace(/-/g, "")}SIM${String(this.transactionCounter).padStart(8, "0")}`,
       billerId: input.billerId ?? this.options.billerId,
       ref1: input.ref1,
       ref2: input.ref2 ?? null,
@@ -251,6 +265,7 @@ export class ScbSimulator {
       sendingBankCode: input.sendingBankCode ?? "004",
       payerName: "SOMCHAI JAIDEE",
       payerAccountNumber: "1234567890",
+      visibleAt: input.visibleAfterMs ? new Date(at.getTime() + input.visibleAfterMs) : null,
     };
     this.billPayments.push(payment);
     const prefix = this.options.ref3Prefix;
@@ -396,6 +411,7 @@ export class ScbSimulator {
         return reply.code(401).send({ status: SIM_TOKEN_EXPIRED });
       case "answer":
         if (failure.execute) await act(new CapturedReply());
+        for (const [name, value] of Object.entries(failure.headers ?? {})) reply.header(name, value);
         return reply.code(failure.httpStatus).send({
           status: { code: failure.code, description: failure.description },
           data: failure.data ?? null,
@@ -494,9 +510,10 @@ export class ScbSimulator {
           p.billerId === q.billerId &&
           p.ref1 === q.reference1 &&
           p.transactionDateandTime.slice(0, 10) === q.transactionDate &&
-          (q.reference2 === undefined || p.ref2 === q.reference2),
+          (q.reference2 === undefined || p.ref2 === q.reference2) &&
+          (!p.visibleAt || p.visibleAt.getTime() <= this.now().getTime()),
       )
-      .map((p) => this.inquiryRow(p));
+      .map((p) => this.inquiryRowForm(this.inquiryRow(p)));
     return reply.send({ status: SUCCESS, data: rows });
   }
 

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseConfirmation } from "../../../src/providers/scb/collection.ts";
+import {
+  isBaht,
+  parseConfirmation,
+  ScbCollection,
+  scbAmount,
+  type UnreadableAnswer,
+} from "../../../src/providers/scb/collection.ts";
+import { parseScbTime } from "../../../src/providers/scb/time.ts";
+import { UnreadableAnswers } from "../../../src/providers/scb/unreadable.ts";
 import { type ConfirmationReceiver, startConfirmationReceiver } from "../../helpers/scb/receiver.ts";
 import { SCB_TEST, type ScbRig, startScbRig } from "../../helpers/scb/setup.ts";
 
@@ -232,5 +240,85 @@ describe("SCB collection: reconciliation and slips", () => {
       status: "answered",
       payment: null,
     });
+  });
+});
+
+describe("SCB collection: every form SCB's pages show is read, and what cannot be read is reported", () => {
+  let rig: ScbRig;
+  let receiver: ConfirmationReceiver;
+  const reported: UnreadableAnswer[] = [];
+  before(async () => {
+    rig = await startScbRig();
+    const unreadable = new UnreadableAnswers(rig.recorder);
+    const collection = new ScbCollection(
+      rig.client,
+      { billerId: SCB_TEST.billerId, ref2: null, ref3Prefix: null },
+      rig.clock,
+      (a) => {
+        reported.push(a);
+        return unreadable.report(a);
+      },
+    );
+    receiver = await startConfirmationReceiver(collection);
+    rig.sim.callbackUrl = receiver.url;
+  });
+  after(async () => {
+    await receiver.close();
+    await rig.close();
+  });
+
+  it("verifies a transaction id with dashes and underscores, currency THB, a time without the T and a number amount", async () => {
+    rig.sim.inquiryRowForm = (row) => ({
+      ...row,
+      currencyCode: "THB",
+      transactionDateandTime: String(row.transactionDateandTime).slice(0, 19).replace("T", " "),
+      amount: Number(row.amount),
+    });
+    const paid = await rig.sim.pay({
+      ref1: "REFFORMS1",
+      amountSatang: 123_450n,
+      transactionId: "2026-0115_SCB-000123",
+    });
+    const check = receiver.checks.at(-1)!;
+    assert.equal(check.status, "verified");
+    if (check.status === "verified") {
+      assert.equal(check.payment.transactionId, paid.transactionId);
+      assert.equal(check.payment.amountSatang, 123_450n);
+      assert.equal(check.payment.paidAt?.toISOString(), rig.clock.now().toISOString().slice(0, 19) + ".000Z");
+    }
+    assert.deepEqual(reported, []);
+    rig.sim.inquiryRowForm = (row) => row;
+  });
+
+  it("reads the currency as 764 (string or number) or THB, and times in ISO basic and extended forms", () => {
+    assert.ok(isBaht("764") && isBaht(764) && isBaht("thb") && isBaht(undefined));
+    assert.ok(!isBaht("840") && !isBaht("USD"));
+    for (const form of [
+      "2026-01-15T19:00:00",
+      "2026-01-15 19:00:00",
+      "2026-01-15T19:00:00.000+07:00",
+      "2026-01-15T19:00:00+0700",
+      "2026-01-15T12:00:00Z",
+      "20260115190000",
+      "20260115T190000+0700",
+    ])
+      assert.equal(parseScbTime(form)?.toISOString(), "2026-01-15T12:00:00.000Z", form);
+    assert.equal(parseScbTime("2026-02-31T10:00:00"), null);
+    assert.equal(scbAmount("1,250.50"), 125_050n);
+    assert.equal(scbAmount("1,25.50"), null);
+  });
+
+  it("reports a row it cannot read with its exchange id and answers unavailable, never not found", async () => {
+    rig.sim.inquiryRowForm = (row) => ({ ...row, transactionDateandTime: "yesterday afternoon" });
+    await rig.sim.pay({ ref1: "REFUNREAD1", amountSatang: 700n });
+    const check = receiver.checks.at(-1)!;
+    assert.equal(check.status, "unavailable");
+    assert.equal(reported.length, 1);
+    assert.equal(reported[0]?.operation, "bill_payment_inquiry");
+    assert.match(reported[0]?.reason ?? "", /transactionDateandTime is unreadable/);
+    const exchange = rig.recorder.exchanges[Number(reported[0]?.exchangeId) - 1];
+    assert.equal(exchange?.operation, "bill_payment_inquiry");
+    assert.match(exchange?.unreadable ?? "", /transactionDateandTime is unreadable/);
+    rig.sim.inquiryRowForm = (row) => row;
   });
 });

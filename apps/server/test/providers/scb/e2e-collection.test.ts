@@ -12,7 +12,7 @@ import { billPayment as readBillPayment } from "promptparse/validate";
 import { JOBS } from "../../../src/jobs/index.ts";
 import { startWorkers } from "../../../src/jobs/runner.ts";
 import { expireDuePayments } from "../../../src/lifecycle/payments.ts";
-import { reconcileScb } from "../../../src/lifecycle/scb-collection.ts";
+import { reconcileScb, UNSHOWN_CONFIRMATION_RECHECK_MS } from "../../../src/lifecycle/scb-collection.ts";
 import { assertLedgerConsistent } from "../../helpers/ledger.ts";
 import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { CALLBACK_TOKEN, type LiveScb, RECONCILE_INTERVAL_S, startLiveScb } from "../../helpers/scb/live.ts";
@@ -125,8 +125,16 @@ describe("a live PromptPay payment", () => {
     assert.equal(delivery.status, 200, "acknowledged: SCB need not send it again");
     assert.equal(await statusOf(payment.id), "requires_action");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), []);
+    // Not shown by SCB's inquiry: asked again for a bounded time before it is an anomaly.
+    assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), []);
+    assert.equal((await confirmationRow("20990101FORGED0001"))?.status, "received");
+    live.advance(UNSHOWN_CONFIRMATION_RECHECK_MS + 1_000);
+    await reconcileScb(live.svc.deps);
+    assert.equal(await statusOf(payment.id), "requires_action");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), []);
     const anomalies = await anomaliesOf(live.svc.deps.db, payment.id);
     assert.deepEqual(anomalies, [{ reason: "unconfirmed_confirmation", report: "payment.succeeded" }]);
+    assert.equal((await confirmationRow("20990101FORGED0001"))?.status, "not_found");
     assert.equal(amountSatang, 25_050n);
   });
 
