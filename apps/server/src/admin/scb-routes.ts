@@ -49,6 +49,7 @@ function listExchangesRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "List the exchanges with SCB, newest first",
+        operationId: "listScbExchanges",
         description:
           "Every call to SCB with its answer (or why none came) and every payment confirmation SCB " +
           "posted, redacted as recorded: no token, no secret, no full account number. dateFrom and " +
@@ -68,6 +69,7 @@ function showExchangeRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "One exchange with SCB",
+        operationId: "retrieveScbExchange",
         params: ExchangeIdParams,
         response: { 200: ExchangeEnvelope },
       },
@@ -83,6 +85,7 @@ function paymentByReferenceRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "Find a live PromptPay payment by its SCB ref1, with its merchant id",
+        operationId: "retrievePaymentByScbReference",
         description:
           "The reference SCB shows for a bill payment (ref1) is the payment's collection reference, " +
           "unique in the deployment. Upper case; lower case is found too. None: 404.",

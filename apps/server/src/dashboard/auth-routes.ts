@@ -41,6 +41,7 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
         schema: {
           tags,
           summary: "Log in to the dashboard",
+          operationId: "logIn",
           description:
             "For people using the dashboard, not for API integrations. 200 with a session token valid " +
             "for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); " +
@@ -77,6 +78,7 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
         schema: {
           tags,
           summary: "Log out of the dashboard",
+          operationId: "logOut",
           description: "Ends the session of the bearer token at once.",
           security: DASHBOARD_SECURITY,
           body: EmptyBody,

@@ -66,6 +66,7 @@ function createEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Create webhook endpoint",
+        operationId: "createWebhookEndpoint",
         description:
           "201 with the endpoint and its signing secret (whsec_...), shown only here. Events are " +
           "POSTed to the URL following the Standard Webhooks specification.",
@@ -87,6 +88,7 @@ function listEndpointsRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "List webhook endpoints",
+        operationId: "listWebhookEndpoints",
         description: "Newest first. Secrets are never listed.",
         querystring: PageQuery,
         response: { 200: EndpointListEnvelope },
@@ -103,6 +105,7 @@ function retrieveEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Retrieve webhook endpoint",
+        operationId: "retrieveWebhookEndpoint",
         params: EndpointIdParams,
         response: { 200: EndpointEnvelope },
       },
@@ -118,6 +121,7 @@ function deleteEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Delete webhook endpoint",
+        operationId: "deleteWebhookEndpoint",
         description: "Stops deliveries to it at once; its pending deliveries are canceled.",
         params: EndpointIdParams,
         response: { 200: EndpointEnvelope },
@@ -135,6 +139,7 @@ function rotateSecretRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Rotate the signing secret",
+        operationId: "rotateWebhookEndpointSecret",
         description:
           "200 with the new secret, shown only here. For 24 hours deliveries carry two signatures, " +
           "one per secret, so receivers can switch over without failing verification.",
@@ -154,6 +159,7 @@ function listEventsRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "List events",
+        operationId: "listEvents",
         description: "Newest first (sortOrder=asc for oldest first); ties are broken by id.",
         querystring: ListEventsQuery,
         response: { 200: EventListEnvelope },
@@ -170,6 +176,7 @@ function retrieveEventRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "Retrieve event with its deliveries",
+        operationId: "retrieveEvent",
         description: "The event as webhooks send it, plus every delivery and its attempt log.",
         params: EventIdParams,
         response: { 200: EventEnvelope },
@@ -187,6 +194,7 @@ function redeliverRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "Redeliver event",
+        operationId: "redeliverEvent",
         description:
           "202: schedules a new delivery, sent at once, to every endpoint that subscribes to the " +
           "event now, or to the one endpointId. 409 STATE_CONFLICT when no endpoint subscribes.",

@@ -36,6 +36,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
           schema: {
             tags,
             summary: "Move a merchant's sandbox test clock forward (sandbox only)",
+            operationId: "advanceMerchantTestClock",
             description:
               "Moves only that merchant's business time, never back; work that becomes due is done " +
               "before the answer.",
@@ -57,6 +58,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
         schema: {
           tags,
           summary: "Provider reports the service refused although money may have moved",
+          operationId: "listAnomalies",
           description:
             "A payment confirmed more than 72 hours after it expired or after it was canceled, a " +
             "payout reported paid for a canceled withdraw, a paid payout reported failed, a late " +

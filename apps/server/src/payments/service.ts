@@ -64,7 +64,12 @@ import {
 } from "./transitions.ts";
 import { paymentView, type ViewContext } from "./view.ts";
 
-const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
+export const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
+
+/** A cancel of a payment in a final status (interface.md: 400 VALIDATION_ERROR). */
+export function paymentNotCancelable(status: string): AppError {
+  return fieldError("VALIDATION_ERROR", "status", `Payment cannot be canceled: its status is ${status}`);
+}
 
 /**
  * What the payment services use: the database or a transaction, the business clock, and the
@@ -416,11 +421,7 @@ export async function cancelPayment(
     if (canceled) return canceled;
     const current = await findPayment(trx, merchant.id, id);
     if (!current) throw paymentNotFound();
-    throw fieldError(
-      "VALIDATION_ERROR",
-      "status",
-      `Payment cannot be canceled: its status is ${current.status}`,
-    );
+    throw paymentNotCancelable(current.status);
   });
   return paymentView(row, ctx.config);
 }

@@ -52,6 +52,7 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Take pending withdraws into a payout batch (manual payout desk)",
+        operationId: "createPayoutBatch",
         description:
           "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
           "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
@@ -72,6 +73,7 @@ function listRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "List payout batches, newest first",
+        operationId: "listPayoutBatches",
         querystring: BatchListQuery,
         response: { 200: BatchListEnvelope },
       },
@@ -87,6 +89,7 @@ function showRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "A payout batch with its items",
+        operationId: "retrievePayoutBatch",
         params: BatchIdParams,
         response: { 200: BatchEnvelope },
       },
@@ -102,6 +105,7 @@ function csvRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Download a payout batch as CSV (the operator pays from it)",
+        operationId: "downloadPayoutBatchCsv",
         description:
           "text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, " +
           "bank_name, account_number (in full), account_name, amount_thb (two decimals), " +
@@ -128,6 +132,7 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Record what the bank did with one withdraw of a batch",
+        operationId: "recordPayoutOutcome",
         description:
           "paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a " +
           "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
