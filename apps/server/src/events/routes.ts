@@ -3,16 +3,19 @@
  * /api/v1/events (CONTRACT 12). HMAC authentication runs before these handlers (app.ts); each
  * route is its schema and one service call.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   createEndpoint,
   deleteEndpoint,
   type EndpointContext,
+  endpointNotFound,
   getEndpoint,
   listEndpoints,
   rotateEndpointSecret,
@@ -32,7 +35,10 @@ import {
   RedeliverBody,
   RedeliveryEnvelope,
 } from "./schemas.ts";
-import { type EventContext, getEvent, listEvents, redeliverEvent } from "./service.ts";
+import { type EventContext, eventNotFound, getEvent, listEvents, redeliverEvent } from "./service.ts";
+
+const endpointMissing = documented("No webhook endpoint of this merchant has this id", endpointNotFound());
+const eventMissing = documented("No event of this merchant has this id", eventNotFound());
 
 const ENDPOINT_TAGS = ["webhooks"];
 const EVENT_TAGS = ["events"];
@@ -107,6 +113,7 @@ function retrieveEndpointRoute(app: App, ctx: EndpointContext): void {
         summary: "Retrieve webhook endpoint",
         operationId: "retrieveWebhookEndpoint",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         response: { 200: EndpointEnvelope },
       },
     },
@@ -124,6 +131,7 @@ function deleteEndpointRoute(app: App, ctx: EndpointContext): void {
         operationId: "deleteWebhookEndpoint",
         description: "Stops deliveries to it at once; its pending deliveries are canceled.",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         response: { 200: EndpointEnvelope },
       },
     },
@@ -144,6 +152,7 @@ function rotateSecretRoute(app: App, ctx: EndpointContext): void {
           "200 with the new secret, shown only here. For 24 hours deliveries carry two signatures, " +
           "one per secret, so receivers can switch over without failing verification.",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         body: EmptyBody,
         response: { 200: EndpointWithSecretEnvelope },
       },
@@ -179,6 +188,7 @@ function retrieveEventRoute(app: App, ctx: EventContext): void {
         operationId: "retrieveEvent",
         description: "The event as webhooks send it, plus every delivery and its attempt log.",
         params: EventIdParams,
+        "x-errors": [eventMissing],
         response: { 200: EventEnvelope },
       },
     },
@@ -199,6 +209,7 @@ function redeliverRoute(app: App, ctx: EventContext): void {
           "202: schedules a new delivery, sent at once, to every endpoint that subscribes to the " +
           "event now, or to the one endpointId. 409 STATE_CONFLICT when no endpoint subscribes.",
         params: EventIdParams,
+        "x-errors": [eventMissing],
         body: RedeliverBody,
         response: { 202: RedeliveryEnvelope },
       },

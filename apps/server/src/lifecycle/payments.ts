@@ -20,7 +20,11 @@ export type SimulatedPaymentOutcome = "succeeded" | "failed";
 const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
 
 /** 409 for a simulated report the payment's status does not allow. */
-export function reportRefused(message: string | null | undefined, status: string | null, reason: string): AppError {
+export function reportRefused(
+  message: string | null | undefined,
+  status: string | null,
+  reason: string,
+): AppError {
   return new AppError("STATE_CONFLICT", message ?? "The payment cannot make this transition", {
     status,
     reason,
