@@ -52,21 +52,24 @@ Every \`/api/v1\` request carries three headers:
 |---|---|
 | \`X-API-Key\` | the integration's API key |
 | \`X-Timestamp\` | Unix time in milliseconds, as a decimal string |
-| \`X-Signature\` | \`sha256=\` + lowercase hex \`HMAC-SHA256(secret, timestamp + "." + rawBody)\` |
+| \`X-Signature\` | \`sha256=\` + lowercase hex \`HMAC-SHA256(secret, timestamp + "." + raw body)\` |
 
 - The signed message is the timestamp string, a dot, then the request body **exactly as sent**
   (the empty string when there is no body). Never sign a re-serialized object.
 - The timestamp must be within ${TIMESTAMP_TOLERANCE_MS / 1000} seconds of the server's clock.
 - A signed write (any method other than GET) is accepted once: send a fresh timestamp each time.
 - Signature v2 also binds the method, the path and the query: \`X-Signature: v2=\` + hex
-  \`HMAC-SHA256(secret, timestamp + "." + METHOD + "." + pathWithQuery + "." + rawBody)\`.
+  \`HMAC-SHA256(secret, timestamp + "." + METHOD + "." + path with query + "." + raw body)\`.
   An integration may be set to require it.
 - Any failure answers 401 \`INVALID_CREDENTIALS\` with one generic message;
   401 \`AUTHENTICATION_ERROR\` means the merchant of a valid key is disabled.
 
-Example (shell): \`TS=$(date +%s%3N); SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256
--hmac "$API_SECRET" | sed 's/^.* //')\`, then send \`X-Timestamp: $TS\` and
-\`X-Signature: sha256=$SIG\` with the same \`$BODY\`.
+Example (shell), then send \`X-Timestamp: $TS\` and \`X-Signature: sha256=$SIG\` with the same \`$BODY\`:
+
+\`\`\`sh
+TS=$(date +%s%3N)
+SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$API_SECRET" | sed 's/^.* //')
+\`\`\`
 
 ## Conventions
 - Bodies are JSON objects with \`Content-Type: application/json\`, at most ${BODY_SIZE_MAX_BYTES / 1024} KiB.

@@ -361,10 +361,10 @@ describe("examples and Try it out", () => {
     }
     assert.ok(
       description.includes(
-        '`HMAC-SHA256(secret, timestamp + "." + METHOD + "." + pathWithQuery + "." + rawBody)`',
+        '`HMAC-SHA256(secret, timestamp + "." + METHOD + "." + path with query + "." + raw body)`',
       ),
       "the v2 formula is one code span",
     );
-    assert.ok(description.includes('`HMAC-SHA256(secret, timestamp + "." + rawBody)`'), "the v1 formula");
+    assert.ok(description.includes('`HMAC-SHA256(secret, timestamp + "." + raw body)`'), "the v1 formula");
   });
 });
