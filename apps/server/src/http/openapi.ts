@@ -159,6 +159,27 @@ type OpenApiDocument = {
   "x-tagGroups"?: unknown[];
 };
 
+/** What a success status means, for responses whose schema has no description of its own. */
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  "200": "OK",
+  "201": "Created",
+  "202": "Accepted: the work is queued",
+};
+
+/** Success responses described by their status rather than the plugin's "Default Response". */
+function successDescribed(responses: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const described = response as { description?: string };
+      const text = SUCCESS_DESCRIPTIONS[status];
+      return [
+        status,
+        described.description === "Default Response" && text ? { ...described, description: text } : response,
+      ];
+    }),
+  );
+}
+
 /** The merchant API's paths first, then the operator API's, each in the order registered. */
 function merchantApiFirst(
   paths: NonNullable<OpenApiDocument["paths"]>,
@@ -247,7 +268,7 @@ export async function registerOpenApi(
         for (const operation of Object.values(operations)) {
           const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
           delete operation[ERRORS_KEY];
-          operation.responses = { ...operation.responses, ...errorResponses(errors) };
+          operation.responses = { ...successDescribed(operation.responses ?? {}), ...errorResponses(errors) };
         }
       }
       document.paths = merchantApiFirst(paths);

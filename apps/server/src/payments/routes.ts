@@ -27,9 +27,11 @@ import {
   getPayment,
   getPaymentByReference,
   listPayments,
+  methodUnavailable,
   type PaymentContext,
   paymentNotCancelable,
   paymentNotFound,
+  promptPayAmountTooLarge,
 } from "./service.ts";
 
 const tags = ["payments"];
@@ -74,6 +76,9 @@ function createRoute(app: App, ctx: PaymentContext): void {
             duplicateReference("payment", "order-1001"),
           ),
           documented("The idempotencyKey was already used with a different body", idempotencyKeyMismatch()),
+          documented("The amount is larger than a PromptPay QR can carry", promptPayAmountTooLarge()),
+          documented("The merchant has no PromptPay id configured", methodUnavailable("promptpay")),
+          documented("The merchant has no collection account configured", methodUnavailable("bank_transfer")),
         ],
       },
     },

@@ -271,6 +271,16 @@ describe("real errors are documented for the operation that answered them", () =
     assert.equal(again.body.error.metadata.field, "status");
 
     assertDocumented("listPayments", await svc.request("GET", "/api/v1/payments?page=abc"));
+
+    // A merchant set up for neither method: each method's own refusal, word for word.
+    const bare = await svc.newMerchant({ promptpayId: undefined, collectionAccount: undefined });
+    for (const paymentMethod of ["promptpay", "bank_transfer"]) {
+      const refused = await svc.request("POST", "/api/v1/payments", paymentBody({ paymentMethod }), {
+        credentials: bare,
+      });
+      assert.equal(refused.status, 400);
+      assertDocumented("createPayment", refused);
+    }
   });
 
   it("withdraws: 404, a frozen wallet's 403, a matching payout's 409 and a refused cancel", async () => {
