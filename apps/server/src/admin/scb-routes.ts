@@ -9,14 +9,16 @@
  * Registered whatever the provider: a deployment that stopped using SCB still shows what it
  * recorded, and one that never used it shows an empty list.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Db } from "../db/handles.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
-import { getPaymentByCollectionReference } from "../payments/service.ts";
+import { getPaymentByCollectionReference, paymentNotFound } from "../payments/service.ts";
 import type { ViewContext } from "../payments/view.ts";
-import { getScbExchange, listScbExchanges } from "../providers/scb/exchanges.ts";
+import { exchangeNotFound, getScbExchange, listScbExchanges } from "../providers/scb/exchanges.ts";
 import {
   ExchangeEnvelope,
   ExchangeIdParams,
@@ -71,6 +73,7 @@ function showExchangeRoute(app: App, ctx: ScbAdminContext): void {
         summary: "One exchange with SCB",
         operationId: "retrieveScbExchange",
         params: ExchangeIdParams,
+        "x-errors": [documented("No SCB exchange has this id", exchangeNotFound())],
         response: { 200: ExchangeEnvelope },
       },
     },
@@ -90,6 +93,7 @@ function paymentByReferenceRoute(app: App, ctx: ScbAdminContext): void {
           "The reference SCB shows for a bill payment (ref1) is the payment's collection reference, " +
           "unique in the deployment. Upper case; lower case is found too. None: 404.",
         params: ScbReferenceParams,
+        "x-errors": [documented("No live PromptPay payment has this ref1", paymentNotFound())],
         response: { 200: OperatorPaymentEnvelope },
       },
     },

@@ -8,9 +8,12 @@
  * The operator check (admin/auth.ts, added to the operator scope in app.ts) runs before the
  * body is looked at.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { ok, page } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
+import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { listAnomalies } from "./anomalies.ts";
 import { advanceMerchantClock } from "./clock.ts";
@@ -41,6 +44,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
               "Moves only that merchant's business time, never back; work that becomes due is done " +
               "before the answer.",
             params: MerchantIdParams,
+            "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
             body: ClockAdvanceBody,
             response: { 200: AdminClockEnvelope },
           },

@@ -8,10 +8,12 @@
  * - GET  /payout-batches/:id/csv                           the file the operator pays from
  * - POST /payout-batches/:id/items/:withdrawId/outcome     paid (bank reference) or failed (reason)
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   BatchEnvelope,
@@ -24,12 +26,16 @@ import {
 } from "./schemas.ts";
 import {
   batchCsvFile,
+  batchNotFound,
   createBatch,
+  deskOff,
   getBatch,
   listPayoutBatches,
   type PayoutDeskContext,
   recordOutcome,
 } from "./service.ts";
+
+const batchMissing = documented("No payout batch has this id", batchNotFound());
 
 const tags = ["admin"];
 
@@ -53,6 +59,9 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
         tags,
         summary: "Take pending withdraws into a payout batch (manual payout desk)",
         operationId: "createPayoutBatch",
+        "x-errors": [
+          documented("Withdraws are paid through the provider (SATANG_PAYOUTS is not manual)", deskOff()),
+        ],
         description:
           "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
           "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
@@ -91,6 +100,7 @@ function showRoute(app: App, ctx: PayoutDeskContext): void {
         summary: "A payout batch with its items",
         operationId: "retrievePayoutBatch",
         params: BatchIdParams,
+        "x-errors": [batchMissing],
         response: { 200: BatchEnvelope },
       },
     },
@@ -111,6 +121,7 @@ function csvRoute(app: App, ctx: PayoutDeskContext): void {
           "bank_name, account_number (in full), account_name, amount_thb (two decimals), " +
           "withdraw_id, reference. Cells a spreadsheet would run as a formula are prefixed with '.",
         params: BatchIdParams,
+        "x-errors": [batchMissing],
         produces: ["text/csv"],
       },
     },
@@ -138,6 +149,7 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
           "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
           "different one 409 STATE_CONFLICT. The last outcome closes the batch.",
         params: BatchItemParams,
+        "x-errors": [batchMissing],
         body: RecordOutcomeBody,
         response: { 200: BatchEnvelope },
       },

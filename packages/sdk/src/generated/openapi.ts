@@ -7041,6 +7041,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -7534,6 +7543,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -7670,6 +7688,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -7704,6 +7731,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -7863,6 +7899,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -8209,6 +8254,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -8365,6 +8419,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };
