@@ -3,7 +3,7 @@
  * requests and `main.ts` decides where to listen.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
-import { adminAuthentication } from "./admin/auth.ts";
+import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
@@ -90,7 +90,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installSecurityHeaders(app, deps.config);
   installBodyParsing(app);
   installErrorHandling(app);
-  await registerOpenApi(app, deps.config);
+  await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });
 
   // Answers SCB gave that the connector could not read are logged with the app's logger.
   deps.scb?.unreadable.attach(app.log);

@@ -16,7 +16,8 @@ import { ADMIN_TOKEN_ACTOR, setOperatorActor } from "./actor.ts";
 
 const ADMIN_TOKEN_SETTING = "admin_token_sha256";
 
-const invalid = () => new AppError("INVALID_CREDENTIALS", "Invalid or missing admin token");
+/** The one refusal of the operator token, whatever was wrong with it. */
+export const adminTokenRefused = () => new AppError("INVALID_CREDENTIALS", "Invalid or missing admin token");
 
 const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
@@ -58,10 +59,10 @@ export function adminAuthentication(ctx: AdminAuthContext) {
     const header = request.headers.authorization;
     const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
     const presented = match?.[1];
-    if (!presented) throw invalid();
+    if (!presented) throw adminTokenRefused();
     const expected = await expectedHash(ctx);
-    if (expected === undefined) throw invalid();
-    if (!safeEqual(sha256Hex(presented), expected)) throw invalid();
+    if (expected === undefined) throw adminTokenRefused();
+    if (!safeEqual(sha256Hex(presented), expected)) throw adminTokenRefused();
     setOperatorActor(request, ADMIN_TOKEN_ACTOR);
   };
 }

@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   createIntegration,
@@ -16,6 +17,7 @@ import {
   listIntegrations,
   revokeIntegration,
 } from "../integrations/service.ts";
+import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import {
   createMerchant,
@@ -36,6 +38,9 @@ import {
   PageQuery,
   UpdateMerchantBody,
 } from "./schemas.ts";
+
+const merchantMissing = documented("No merchant has this id", notFound("Merchant"));
+const integrationMissing = documented("No integration has this id", notFound("Integration"));
 
 const TAGS = ["admin"];
 
@@ -59,6 +64,7 @@ function createMerchantRoute(app: App, ctx: MerchantContext & IntegrationContext
       schema: {
         tags: TAGS,
         summary: "Create a merchant",
+        operationId: "createMerchant",
         body: CreateMerchantBody,
         response: { 201: MerchantEnvelope },
       },
@@ -77,7 +83,9 @@ function retrieveMerchantRoute(app: App, ctx: MerchantContext & IntegrationConte
       schema: {
         tags: TAGS,
         summary: "Retrieve a merchant with its wallet status and limits",
+        operationId: "retrieveMerchant",
         params: IdParams,
+        "x-errors": [merchantMissing],
         response: { 200: MerchantEnvelope },
       },
     },
@@ -95,7 +103,9 @@ function updateMerchantRoute(app: App, ctx: MerchantContext & IntegrationContext
       schema: {
         tags: TAGS,
         summary: "Change a merchant: null removes a limit, the threshold, the account or the PromptPay id",
+        operationId: "updateMerchant",
         params: IdParams,
+        "x-errors": [merchantMissing],
         body: UpdateMerchantBody,
         response: { 200: MerchantEnvelope },
       },
@@ -114,7 +124,9 @@ function createIntegrationRoute(app: App, ctx: MerchantContext & IntegrationCont
       schema: {
         tags: TAGS,
         summary: "Create an API key and secret for a merchant (the secret is shown only here)",
+        operationId: "createIntegration",
         params: IdParams,
+        "x-errors": [merchantMissing],
         body: CreateIntegrationBody,
         response: { 201: CreatedIntegrationEnvelope },
       },
@@ -141,7 +153,9 @@ function listIntegrationsRoute(app: App, ctx: MerchantContext & IntegrationConte
       schema: {
         tags: TAGS,
         summary: "List a merchant's integrations, revoked ones included, never their secrets",
+        operationId: "listIntegrations",
         params: IdParams,
+        "x-errors": [merchantMissing],
         querystring: PageQuery,
         response: { 200: IntegrationListEnvelope },
       },
@@ -162,7 +176,9 @@ function revokeIntegrationRoute(app: App, ctx: MerchantContext & IntegrationCont
       schema: {
         tags: TAGS,
         summary: "Revoke an integration: its key stops working at once",
+        operationId: "revokeIntegration",
         params: IdParams,
+        "x-errors": [integrationMissing],
         response: { 200: IntegrationEnvelope },
       },
     },

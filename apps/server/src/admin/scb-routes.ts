@@ -9,14 +9,16 @@
  * Registered whatever the provider: a deployment that stopped using SCB still shows what it
  * recorded, and one that never used it shows an empty list.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Db } from "../db/handles.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
-import { getPaymentByCollectionReference } from "../payments/service.ts";
+import { getPaymentByCollectionReference, paymentNotFound } from "../payments/service.ts";
 import type { ViewContext } from "../payments/view.ts";
-import { getScbExchange, listScbExchanges } from "../providers/scb/exchanges.ts";
+import { exchangeNotFound, getScbExchange, listScbExchanges } from "../providers/scb/exchanges.ts";
 import {
   ExchangeEnvelope,
   ExchangeIdParams,
@@ -49,6 +51,7 @@ function listExchangesRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "List the exchanges with SCB, newest first",
+        operationId: "listScbExchanges",
         description:
           "Every call to SCB with its answer (or why none came) and every payment confirmation SCB " +
           "posted, redacted as recorded: no token, no secret, no full account number. dateFrom and " +
@@ -68,7 +71,9 @@ function showExchangeRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "One exchange with SCB",
+        operationId: "retrieveScbExchange",
         params: ExchangeIdParams,
+        "x-errors": [documented("No SCB exchange has this id", exchangeNotFound())],
         response: { 200: ExchangeEnvelope },
       },
     },
@@ -83,10 +88,12 @@ function paymentByReferenceRoute(app: App, ctx: ScbAdminContext): void {
       schema: {
         tags,
         summary: "Find a live PromptPay payment by its SCB ref1, with its merchant id",
+        operationId: "retrievePaymentByScbReference",
         description:
           "The reference SCB shows for a bill payment (ref1) is the payment's collection reference, " +
           "unique in the deployment. Upper case; lower case is found too. None: 404.",
         params: ScbReferenceParams,
+        "x-errors": [documented("No live PromptPay payment has this ref1", paymentNotFound())],
         response: { 200: OperatorPaymentEnvelope },
       },
     },

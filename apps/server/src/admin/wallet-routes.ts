@@ -23,6 +23,7 @@ export function walletAdjustmentRoutes(ctx: { db: Db; clock: Clock }): FastifyPl
         schema: {
           tags: ["admin"],
           summary: "Adjust a merchant's available wallet",
+          operationId: "adjustMerchantWallet",
           description:
             "Credits (positive amount) or debits (negative amount) the available wallet under the " +
             "wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE.",

@@ -18,6 +18,7 @@ export function balanceRoutes(ctx: { db: Db }): FastifyPluginAsync {
         schema: {
           tags: ["balance"],
           summary: "Get balance",
+          operationId: "getBalance",
           description:
             "walletBalance: what can be withdrawn now (wallet minus holds); settlementBalance: " +
             "succeeded payments not yet settled. Both in satang, as JSON numbers.",

@@ -20,6 +20,7 @@ export function dashboardAdminRoutes(ctx: { db: Db; clock: Clock }): FastifyPlug
         schema: {
           tags: ["admin"],
           summary: "Create a dashboard user for a merchant",
+          operationId: "createDashboardUser",
           description:
             "The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). " +
             "Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.",

@@ -5,18 +5,30 @@
  * scope rather than inside it (app.ts): a person logging in has a password, not an API key, and
  * Fastify applies a scope's hooks only to the routes registered within it.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Config } from "../config.ts";
 import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
+import { documented } from "../http/openapi-errors.ts";
+import { EXAMPLE_MOMENT } from "../http/openapi-examples.ts";
 import { isAppError } from "../lib/errors.ts";
+import { lockedOut } from "./lockout.ts";
 import { createLoginThrottle } from "./login-throttle.ts";
 import { passwordQueueOf } from "./password-queue.ts";
 import { dummyPasswordHash } from "./passwords.ts";
 import { LoginBody, LoginEnvelope, LogoutEnvelope } from "./schemas.ts";
-import { login, logout, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
+import {
+  invalidLogin,
+  invalidSession,
+  login,
+  logout,
+  type SessionContext,
+  sessionAuthentication,
+  sessionOf,
+} from "./sessions.ts";
 
 /** OpenAPI security of the bearer-token routes (http/openapi.ts declares the scheme). */
 const DASHBOARD_SECURITY = [{ DashboardSession: [] }];
@@ -41,6 +53,7 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
         schema: {
           tags,
           summary: "Log in to the dashboard",
+          operationId: "logIn",
           description:
             "For people using the dashboard, not for API integrations. 200 with a session token valid " +
             "for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); " +
@@ -51,6 +64,13 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
           security: [],
           body: LoginBody,
           response: { 200: LoginEnvelope },
+          "x-errors": [
+            documented("The email or the password is wrong (one message for both)", invalidLogin()),
+            documented(
+              "5 failed logins of this email within 15 minutes",
+              lockedOut(Array(5).fill(new Date(EXAMPLE_MOMENT)), new Date(EXAMPLE_MOMENT)),
+            ),
+          ],
         },
       },
       async (request, reply) => {
@@ -77,10 +97,12 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
         schema: {
           tags,
           summary: "Log out of the dashboard",
+          operationId: "logOut",
           description: "Ends the session of the bearer token at once.",
           security: DASHBOARD_SECURITY,
           body: EmptyBody,
           response: { 200: LogoutEnvelope },
+          "x-errors": [documented("The session token is missing, unknown or expired", invalidSession())],
         },
       },
       async (request) => {

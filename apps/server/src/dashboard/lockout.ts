@@ -27,7 +27,7 @@ import {
   recentFailures,
 } from "./store.ts";
 
-function lockedOut(failures: Date[], now: Date): AppError {
+export function lockedOut(failures: Date[], now: Date): AppError {
   // The email is allowed again once enough failures have left the window for the count to be
   // below the maximum: that is when the failure at this position turns 15 minutes old.
   const freeing = failures[failures.length - DASHBOARD_LOGIN_FAILURES_MAX] ?? now;

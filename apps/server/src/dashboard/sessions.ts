@@ -56,8 +56,8 @@ interface LoginResult {
   user: UserRecord;
 }
 
-const invalidLogin = () => new AppError("INVALID_CREDENTIALS", "Invalid email or password");
-const invalidSession = () =>
+export const invalidLogin = () => new AppError("INVALID_CREDENTIALS", "Invalid email or password");
+export const invalidSession = () =>
   new AppError("INVALID_CREDENTIALS", "Invalid or expired session: log in to the dashboard again");
 const merchantUnavailable = () =>
   new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for this account");

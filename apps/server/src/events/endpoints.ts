@@ -41,7 +41,7 @@ import {
 import { UrlRefused, vetWebhookUrl } from "./url-guard.ts";
 import { type EndpointRecord, endpointView } from "./view.ts";
 
-const endpointNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
+export const endpointNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
 
 interface EndpointWithSecret extends EndpointRecord {
   secret: string;

@@ -3,16 +3,19 @@
  * /api/v1/events (CONTRACT 12). HMAC authentication runs before these handlers (app.ts); each
  * route is its schema and one service call.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   createEndpoint,
   deleteEndpoint,
   type EndpointContext,
+  endpointNotFound,
   getEndpoint,
   listEndpoints,
   rotateEndpointSecret,
@@ -34,7 +37,10 @@ import {
   RedeliveryEnvelope,
   UpdateEndpointBody,
 } from "./schemas.ts";
-import { type EventContext, getEvent, listEvents, redeliverEvent } from "./service.ts";
+import { type EventContext, eventNotFound, getEvent, listEvents, redeliverEvent } from "./service.ts";
+
+const endpointMissing = documented("No webhook endpoint of this merchant has this id", endpointNotFound());
+const eventMissing = documented("No event of this merchant has this id", eventNotFound());
 
 const ENDPOINT_TAGS = ["webhooks"];
 const EVENT_TAGS = ["events"];
@@ -69,6 +75,7 @@ function createEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Create webhook endpoint",
+        operationId: "createWebhookEndpoint",
         description:
           "201 with the endpoint and its signing secret (whsec_...), shown only here. Events are " +
           "POSTed to the URL following the Standard Webhooks specification.",
@@ -90,6 +97,7 @@ function listEndpointsRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "List webhook endpoints",
+        operationId: "listWebhookEndpoints",
         description: "Newest first. Secrets are never listed.",
         querystring: PageQuery,
         response: { 200: EndpointListEnvelope },
@@ -106,7 +114,9 @@ function retrieveEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Retrieve webhook endpoint",
+        operationId: "retrieveWebhookEndpoint",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         response: { 200: EndpointEnvelope },
       },
     },
@@ -142,8 +152,10 @@ function deleteEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Delete webhook endpoint",
+        operationId: "deleteWebhookEndpoint",
         description: "Stops deliveries to it at once; its pending deliveries are canceled.",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         response: { 200: EndpointEnvelope },
       },
     },
@@ -159,10 +171,12 @@ function rotateSecretRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Rotate the signing secret",
+        operationId: "rotateWebhookEndpointSecret",
         description:
           "200 with the new secret, shown only here. For 24 hours deliveries carry two signatures, " +
           "one per secret, so receivers can switch over without failing verification.",
         params: EndpointIdParams,
+        "x-errors": [endpointMissing],
         body: EmptyBody,
         response: { 200: EndpointWithSecretEnvelope },
       },
@@ -178,6 +192,7 @@ function listEventsRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "List events",
+        operationId: "listEvents",
         description: "Newest first (sortOrder=asc for oldest first); ties are broken by id.",
         querystring: ListEventsQuery,
         response: { 200: EventListEnvelope },
@@ -194,8 +209,10 @@ function retrieveEventRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "Retrieve event with its deliveries",
+        operationId: "retrieveEvent",
         description: "The event as webhooks send it, plus every delivery and its attempt log.",
         params: EventIdParams,
+        "x-errors": [eventMissing],
         response: { 200: EventEnvelope },
       },
     },
@@ -211,10 +228,12 @@ function redeliverRoute(app: App, ctx: EventContext): void {
       schema: {
         tags: EVENT_TAGS,
         summary: "Redeliver event",
+        operationId: "redeliverEvent",
         description:
           "202: schedules a new delivery, sent at once, to every endpoint that subscribes to the " +
           "event now, or to the one endpointId. 409 STATE_CONFLICT when no endpoint subscribes.",
         params: EventIdParams,
+        "x-errors": [eventMissing],
         body: RedeliverBody,
         response: { 202: RedeliveryEnvelope },
       },

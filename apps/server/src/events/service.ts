@@ -23,7 +23,7 @@ import {
 } from "./store.ts";
 import { deliveryView, type EventRecord, eventView, eventWithDeliveriesView } from "./view.ts";
 
-const eventNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Event not found");
+export const eventNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Event not found");
 
 /** What the events services use: the database or a transaction, and real time for redeliveries. */
 export interface EventContext {

@@ -85,6 +85,16 @@ export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
 const GENERIC_MESSAGE = "Invalid API credentials or signature";
 
+/** The refusal of any authentication failure: one message, and in sandbox the reason. */
+export function credentialsRefused(metadata?: InvalidCredentialsDetails): AppError<"INVALID_CREDENTIALS"> {
+  return new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, metadata);
+}
+
+/** A valid key whose merchant is missing or disabled. */
+export function merchantUnavailable(): AppError<"AUTHENTICATION_ERROR"> {
+  return new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
+}
+
 /** A refusal, with the reason (and details) that sandbox answers carry as metadata. */
 class AuthFailure extends Error {
   readonly reason: AuthFailureReason;
@@ -271,7 +281,7 @@ async function verify(
   }
   // A missing merchant (deleted row) is refused like a disabled one.
   if (merchant?.status !== "active") {
-    throw new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
+    throw merchantUnavailable();
   }
   return { integration, merchant };
 }
@@ -337,9 +347,7 @@ function refusal(err: unknown, request: FastifyRequest, env: Config["env"]): unk
     { reason: err.reason, ...(hint === undefined ? {} : { hint }) },
     "request refused by authentication",
   );
-  return env === "sandbox"
-    ? new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE, err.metadata)
-    : new AppError("INVALID_CREDENTIALS", GENERIC_MESSAGE);
+  return env === "sandbox" ? credentialsRefused(err.metadata) : credentialsRefused();
 }
 
 interface Unsettled extends PendingReplay {

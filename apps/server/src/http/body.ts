@@ -52,6 +52,11 @@ function decode(body: Buffer): string {
   }
 }
 
+/** A body that does not parse as JSON. */
+export function invalidJsonBody(): AppError<"VALIDATION_ERROR"> {
+  return new AppError("VALIDATION_ERROR", "Request body is not valid JSON", { field: "body" });
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.decorateRequest("rawBody", "");
   app.decorateRequest("bodyError", undefined);
@@ -85,9 +90,7 @@ export function installBodyParsing(app: FastifyInstance): void {
       try {
         parsed = JSON.parse(text);
       } catch {
-        request.bodyError = new AppError("VALIDATION_ERROR", "Request body is not valid JSON", {
-          field: "body",
-        });
+        request.bodyError = invalidJsonBody();
         done(null, undefined);
         return;
       }

@@ -10,10 +10,15 @@ import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
 import { errorBody } from "./envelope.ts";
 
+/** A body over the limit (CONTRACT 4). */
+export function payloadTooLarge(): AppError<"PAYLOAD_TOO_LARGE"> {
+  return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${BODY_SIZE_MAX_BYTES} bytes`);
+}
+
 function fromFramework(error: FastifyError): AppError | undefined {
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${BODY_SIZE_MAX_BYTES} bytes`);
+      return payloadTooLarge();
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("VALIDATION_ERROR", "Content-Type must be application/json", {
         field: "Content-Type",
@@ -27,8 +32,7 @@ function fromFramework(error: FastifyError): AppError | undefined {
       break;
   }
   const status = error.statusCode ?? 500;
-  if (status === 413)
-    return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${BODY_SIZE_MAX_BYTES} bytes`);
+  if (status === 413) return payloadTooLarge();
   if (status === 404) return new AppError("RESOURCE_NOT_FOUND", "Resource not found");
   if (status >= 400 && status < 500)
     return new AppError("VALIDATION_ERROR", error.message || "Invalid request");
@@ -63,8 +67,14 @@ const FAULT_MESSAGES: Record<DatabaseFault, string> = {
  * the header and as `metadata.retryAfter` (seconds), and the condition in `metadata.reason`.
  */
 function unavailable(fault: DatabaseFault, reply: FastifyReply): AppError {
+  const error = serviceUnavailable(fault);
+  reply.header("Retry-After", String(error.metadata.retryAfter));
+  return error;
+}
+
+/** The answer to an expected database condition; its Retry-After is `metadata.retryAfter`. */
+export function serviceUnavailable(fault: DatabaseFault): AppError<"SERVICE_UNAVAILABLE"> {
   const retryAfter = DATABASE_RETRY_AFTER_S[fault];
-  reply.header("Retry-After", String(retryAfter));
   return new AppError("SERVICE_UNAVAILABLE", FAULT_MESSAGES[fault], { reason: fault, retryAfter });
 }
 

@@ -20,6 +20,9 @@ import { AMOUNT_WIRE_PATTERN, SIGNED_AMOUNT_WIRE_PATTERN } from "../lib/money.ts
 import { stringEnum } from "./list-query.ts";
 import { AMOUNT_KEYWORD, ERROR_CODE_KEYWORD, ERROR_MESSAGE_KEYWORD } from "./validation.ts";
 
+/** The amount request examples show: 10.00 THB. */
+export const AMOUNT_EXAMPLE = "1000.00";
+
 export const AMOUNT_MESSAGE =
   'must be an amount: a decimal string of whole satang greater than zero, such as "1000.00"';
 
@@ -33,7 +36,7 @@ export function amountField(
     [ERROR_CODE_KEYWORD]: "INVALID_AMOUNT",
     [ERROR_MESSAGE_KEYWORD]: AMOUNT_MESSAGE,
     description,
-    examples: ["1000.00"],
+    examples: [AMOUNT_EXAMPLE],
   });
 }
 

@@ -51,16 +51,18 @@ export const dateFromProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
   "x-error-message":
     "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
-  description: "ISO 8601 instant; records created at or after it (inclusive).",
-  examples: ["2026-01-15T00:00:00.000Z"],
+  // No example value: Swagger UI fills "Try it out" with a parameter's example, and a date filter
+  // filled in unasked narrows the list to one old day, which then looks empty.
+  description:
+    "ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive).",
 });
 
 export const dateToProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
   "x-error-message":
     "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
-  description: "ISO 8601 instant; records created before it (exclusive).",
-  examples: ["2026-01-16T00:00:00.000Z"],
+  description:
+    "ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive).",
 });
 
 /** The paging of a list without other parameters: `{ page, limit }`, both optional. */

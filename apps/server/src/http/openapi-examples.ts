@@ -7,6 +7,8 @@
  * example no longer fits fails there rather than showing a wrong example in /docs.
  */
 
+import { AMOUNT_EXAMPLE } from "./fields.ts";
+
 type Schema = Record<string, unknown>;
 
 const PAYMENT_ID = "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60";
@@ -15,13 +17,20 @@ const MERCHANT_ID = "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95";
 const EVENT_ID = "c3d5e7f9-1a2b-4c4d-8e6f-7a8b9c0d1e2f";
 const ENDPOINT_ID = "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b";
 const INTEGRATION_ID = "a7b8c9d0-e1f2-4a3b-9c4d-5e6f7a8b9c0d";
-const AT = "2026-01-15T12:00:00.000Z";
+/** The moment every example happens at. */
+export const EXAMPLE_MOMENT = "2026-01-15T12:00:00.000Z";
+const AT = EXAMPLE_MOMENT;
 const PROMPTPAY_PAYLOAD =
   "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD";
 
+/** The ids the examples show, for examples built elsewhere (error metadata). */
+export const EXAMPLE_IDS = { payment: PAYMENT_ID, withdraw: WITHDRAW_ID, merchant: MERCHANT_ID } as const;
+
 /** Realistic values by property name, valid for every schema of that name in the document. */
 const BY_NAME: Record<string, unknown> = {
-  amount: "10000.00",
+  // The amount a request example sends (http/fields.ts), so a create's response shows the
+  // amount its request sent.
+  amount: AMOUNT_EXAMPLE,
   status: "requires_action",
   referenceId: "order-1001",
   paymentMethod: "promptpay",
@@ -204,6 +213,7 @@ export function exampleOf(
 interface MediaType {
   schema?: Schema;
   example?: unknown;
+  examples?: unknown;
 }
 interface Operation {
   requestBody?: { content?: Record<string, MediaType> };
@@ -211,7 +221,7 @@ interface Operation {
 }
 
 function addExample(media: MediaType | undefined, resolve: (ref: string) => Schema | undefined): void {
-  if (!media?.schema || media.example !== undefined) return;
+  if (!media?.schema || media.example !== undefined || media.examples !== undefined) return;
   media.example = exampleOf(media.schema, resolve);
 }
 

@@ -15,9 +15,21 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifySchema } from "fastify";
 import type { Config } from "../config.ts";
-import { BODY_SIZE_MAX_BYTES, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import type { AppError } from "../lib/errors.ts";
+import { BODY_SIZE_MAX_BYTES, RATE_LIMIT_WINDOW_MS, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import { credentialsRefused, merchantUnavailable } from "./auth.ts";
+import { invalidJsonBody } from "./body.ts";
 import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
-import { addExamples } from "./openapi-examples.ts";
+import { payloadTooLarge, serviceUnavailable } from "./errors.ts";
+import {
+  type DocumentedError,
+  documented,
+  ERRORS_KEY,
+  errorResponses,
+  inputErrors,
+} from "./openapi-errors.ts";
+import { addExamples, EXAMPLE_MOMENT } from "./openapi-examples.ts";
+import { rateLimitExceeded } from "./rate-limit.ts";
 
 /** A request as Swagger UI hands it to a requestInterceptor. */
 type SwaggerUiRequest = Record<string, unknown>;
@@ -40,21 +52,24 @@ Every \`/api/v1\` request carries three headers:
 |---|---|
 | \`X-API-Key\` | the integration's API key |
 | \`X-Timestamp\` | Unix time in milliseconds, as a decimal string |
-| \`X-Signature\` | \`sha256=\` + lowercase hex HMAC-SHA256(secret, timestamp + "." + raw body) |
+| \`X-Signature\` | \`sha256=\` + lowercase hex \`HMAC-SHA256(secret, timestamp + "." + raw body)\` |
 
 - The signed message is the timestamp string, a dot, then the request body **exactly as sent**
   (the empty string when there is no body). Never sign a re-serialized object.
 - The timestamp must be within ${TIMESTAMP_TOLERANCE_MS / 1000} seconds of the server's clock.
 - A signed write (any method other than GET) is accepted once: send a fresh timestamp each time.
-- Signature v2 also binds the method, the path and the query:
-  \`X-Signature: v2=\` + hex HMAC-SHA256(secret, timestamp + "." + METHOD + "." + path with query
-  + "." + raw body). An integration may be set to require it.
+- Signature v2 also binds the method, the path and the query: \`X-Signature: v2=\` + hex
+  \`HMAC-SHA256(secret, timestamp + "." + METHOD + "." + path with query + "." + raw body)\`.
+  An integration may be set to require it.
 - Any failure answers 401 \`INVALID_CREDENTIALS\` with one generic message;
   401 \`AUTHENTICATION_ERROR\` means the merchant of a valid key is disabled.
 
-Example (shell): \`TS=$(date +%s%3N); SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256
--hmac "$API_SECRET" | sed 's/^.* //')\`, then send \`X-Timestamp: $TS\` and
-\`X-Signature: sha256=$SIG\` with the same \`$BODY\`.
+Example (shell), then send \`X-Timestamp: $TS\` and \`X-Signature: sha256=$SIG\` with the same \`$BODY\`:
+
+\`\`\`sh
+TS=$(date +%s%3N)
+SIG=$(printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$API_SECRET" | sed 's/^.* //')
+\`\`\`
 
 ## Conventions
 - Bodies are JSON objects with \`Content-Type: application/json\`, at most ${BODY_SIZE_MAX_BYTES / 1024} KiB.
@@ -92,11 +107,6 @@ const MERCHANT_TAGS = [
 ];
 const OPERATOR_TAGS = [{ name: "admin", description: "Operator API: Authorization: Bearer <ADMIN_TOKEN>" }];
 
-const ERROR_EXAMPLE = {
-  success: false,
-  error: { code: "RESOURCE_NOT_FOUND", message: "Payment not found" },
-};
-
 /**
  * The error envelope, with `error` one of a variant per code (http/envelope.ts): the code fixed,
  * and the metadata that code carries (lib/error-metadata.ts), so generated clients type each
@@ -109,28 +119,66 @@ const ERROR_SCHEMA = {
     success: { const: false },
     error: { oneOf: ERROR_OBJECT_SCHEMAS },
   },
-  examples: [ERROR_EXAMPLE],
 };
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-});
+/** What the document needs to know of the deployment and of the scopes' own refusals. */
+export interface OpenApiOptions {
+  /** The operator API's refusal of a missing or wrong token (admin/auth.ts). */
+  adminTokenRefused: AppError;
+}
 
-/** Responses every authenticated operation can give, added where a route does not say them. */
-const API_RESPONSES: Record<string, ReturnType<typeof errorResponse>> = {
-  "401": errorResponse("INVALID_CREDENTIALS or AUTHENTICATION_ERROR"),
-  "429": errorResponse("RATE_LIMIT_EXCEEDED"),
-};
-const ADMIN_RESPONSES: Record<string, ReturnType<typeof errorResponse>> = {
-  "401": errorResponse("INVALID_CREDENTIALS"),
-};
+/** The errors of an HMAC-authenticated operation that its scope gives (http/auth.ts, rate-limit.ts). */
+function hmacErrors(config: Pick<Config, "env" | "rateLimitPerMinute">): DocumentedError[] {
+  const refused =
+    config.env === "sandbox"
+      ? credentialsRefused({ reason: "missing_header", missingHeaders: ["X-Signature"] })
+      : credentialsRefused();
+  return [
+    documented(
+      "A header is missing or malformed, the key is unknown or revoked, the signature does not match, " +
+        "the timestamp is stale, or a signed write was sent twice (in sandbox, metadata.reason says which)",
+      refused,
+    ),
+    documented("The key is valid but its merchant is disabled", merchantUnavailable()),
+    documented(
+      `More than ${config.rateLimitPerMinute} requests in a minute from this integration`,
+      rateLimitExceeded(config.rateLimitPerMinute, RATE_LIMIT_WINDOW_MS / 2, new Date(EXAMPLE_MOMENT)),
+    ),
+  ];
+}
+
+/** Every documented operation reaches the database, which can be unreachable or busy (CONTRACT 14). */
+const DATABASE_ERRORS: DocumentedError[] = [
+  documented("The database is not reachable", serviceUnavailable("unavailable")),
+  documented("A lock or a pool connection was not had in time", serviceUnavailable("busy")),
+];
 
 type OpenApiDocument = {
-  paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  paths?: Record<string, Record<string, { responses?: Record<string, unknown>; [ERRORS_KEY]?: unknown }>>;
   tags?: unknown[];
   "x-tagGroups"?: unknown[];
 };
+
+/** What a success status means, for responses whose schema has no description of its own. */
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  "200": "OK",
+  "201": "Created",
+  "202": "Accepted: the work is queued",
+};
+
+/** Success responses described by their status rather than the plugin's "Default Response". */
+function successDescribed(responses: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const described = response as { description?: string };
+      const text = SUCCESS_DESCRIPTIONS[status];
+      return [
+        status,
+        described.description === "Default Response" && text ? { ...described, description: text } : response,
+      ];
+    }),
+  );
+}
 
 /** The merchant API's paths first, then the operator API's, each in the order registered. */
 function merchantApiFirst(
@@ -171,8 +219,12 @@ const SECURITY_SCHEMES = {
 
 export async function registerOpenApi(
   app: FastifyInstance,
-  config: Pick<Config, "publicBaseUrl" | "env">,
+  config: Pick<Config, "publicBaseUrl" | "env" | "rateLimitPerMinute">,
+  options: OpenApiOptions,
 ): Promise<void> {
+  const inputSources = { payloadTooLarge: payloadTooLarge(), invalidJson: invalidJsonBody() };
+  const scopeErrors = hmacErrors(config);
+  const adminErrors = [documented("The operator token is missing or wrong", options.adminTokenRefused)];
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -180,6 +232,7 @@ export async function registerOpenApi(
         title: "Satang API",
         version: "1.0.0",
         description: config.env === "sandbox" ? DESCRIPTION + SANDBOX_DESCRIPTION : DESCRIPTION,
+        license: { name: "MIT", identifier: "MIT" },
       },
       tags: [...MERCHANT_TAGS, ...OPERATOR_TAGS],
       servers: [{ url: config.publicBaseUrl, description: config.env }],
@@ -195,19 +248,27 @@ export async function registerOpenApi(
         return { schema: { ...base, hide: true }, url };
       }
       // A route that states its own security keeps it: the dashboard login under /api/v1/auth
-      // takes a password, not the HMAC headers.
+      // takes a password, not the HMAC headers, and lists its own refusals.
       const security = base.security ?? (isApiPath(url) ? HMAC_SECURITY : ADMIN_SECURITY);
-      return { schema: { ...base, security }, url };
+      const scope = base.security ? [] : isApiPath(url) ? scopeErrors : adminErrors;
+      const errors = [
+        ...scope,
+        ...inputErrors(base, inputSources),
+        ...(base[ERRORS_KEY] ?? []),
+        ...DATABASE_ERRORS,
+      ];
+      return { schema: { ...base, security, [ERRORS_KEY]: errors }, url };
     },
     transformObject: (documentObject) => {
       const document = (
         "openapiObject" in documentObject ? documentObject.openapiObject : {}
       ) as OpenApiDocument;
       const paths = document.paths ?? {};
-      for (const [url, operations] of Object.entries(paths)) {
-        const extra = isApiPath(url) ? API_RESPONSES : ADMIN_RESPONSES;
+      for (const operations of Object.values(paths)) {
         for (const operation of Object.values(operations)) {
-          operation.responses = { ...extra, ...operation.responses };
+          const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
+          delete operation[ERRORS_KEY];
+          operation.responses = { ...successDescribed(operation.responses ?? {}), ...errorResponses(errors) };
         }
       }
       document.paths = merchantApiFirst(paths);

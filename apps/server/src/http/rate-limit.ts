@@ -26,6 +26,21 @@ import { RATE_LIMIT_WINDOW_MS } from "../lib/limits.ts";
 
 export const RATE_LIMIT_REDIS_NAMESPACE = "satang:ratelimit:";
 
+/** The refusal of a request over the limit of `max` per minute, whose window ends in `ttlMs`. */
+export function rateLimitExceeded(max: number, ttlMs: number, now: Date): AppError<"RATE_LIMIT_EXCEEDED"> {
+  const retryAfter = Math.ceil(ttlMs / 1000);
+  return new AppError(
+    "RATE_LIMIT_EXCEEDED",
+    `Rate limit of ${max} requests per minute exceeded; retry in ${retryAfter} s`,
+    {
+      limit: max,
+      remaining: 0,
+      resetAt: new Date(now.getTime() + ttlMs).toISOString(),
+      retryAfter,
+    },
+  );
+}
+
 /** Past this many keys, a new window first sweeps the finished ones out of memory. */
 const LOCAL_STORE_SWEEP_AT_KEYS = 10_000;
 
@@ -139,19 +154,8 @@ export async function registerRateLimit(api: FastifyInstance, deps: RateLimitCon
       "x-ratelimit-remaining": true,
       "x-ratelimit-reset": true,
     },
-    errorResponseBuilder: (_request, context) => {
-      const retryAfter = Math.ceil(context.ttl / 1000);
-      return new AppError(
-        "RATE_LIMIT_EXCEEDED",
-        `Rate limit of ${context.max} requests per minute exceeded; retry in ${retryAfter} s`,
-        {
-          limit: context.max,
-          remaining: 0,
-          resetAt: new Date(deps.wallClock.now().getTime() + context.ttl).toISOString(),
-          retryAfter,
-        },
-      );
-    },
+    errorResponseBuilder: (_request, context) =>
+      rateLimitExceeded(context.max, context.ttl, deps.wallClock.now()),
   });
   api.addHook("preValidation", api.rateLimit());
 }

@@ -21,14 +21,19 @@ export function requestHashOf(body: object): string {
 
 /** The record a key names, when the body is the one it was created with; otherwise 422. */
 export function replayOf<R extends IdempotentRecord>(existing: R, requestHash: string): R {
-  if (existing.request_hash !== requestHash) {
-    throw new AppError(
-      "IDEMPOTENCY_KEY_MISMATCH",
-      "idempotencyKey was already used with a different request body",
-      { field: "idempotencyKey" },
-    );
-  }
+  if (existing.request_hash !== requestHash) throw idempotencyKeyMismatch();
   return existing;
+}
+
+/** 422 for a key already used with another body. */
+export function idempotencyKeyMismatch(): AppError {
+  return new AppError(
+    "IDEMPOTENCY_KEY_MISMATCH",
+    "idempotencyKey was already used with a different request body",
+    {
+      field: "idempotencyKey",
+    },
+  );
 }
 
 /** 409 for a referenceId another record of the merchant has. */

@@ -9,11 +9,14 @@
  * The operator check (admin/auth.ts, added to the operator scope in app.ts) runs before the
  * body is looked at.
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
+import { documented } from "../http/openapi-errors.ts";
+import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { listAnomalies } from "./anomalies.ts";
 import { advanceMerchantClock, resetMerchantClock } from "./clock.ts";
@@ -39,10 +42,12 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
           schema: {
             tags,
             summary: "Move a merchant's sandbox test clock forward (sandbox only)",
+            operationId: "advanceMerchantTestClock",
             description:
               "Moves only that merchant's business time, never back; work that becomes due is done " +
               "before the answer.",
             params: MerchantIdParams,
+            "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
             body: ClockAdvanceBody,
             response: { 200: AdminClockEnvelope },
           },
@@ -80,6 +85,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
         schema: {
           tags,
           summary: "Provider reports the service refused although money may have moved",
+          operationId: "listAnomalies",
           description:
             "A payment confirmed more than 72 hours after it expired or after it was canceled, a " +
             "payout reported paid for a canceled withdraw, a paid payout reported failed, a late " +

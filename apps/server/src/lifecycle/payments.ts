@@ -19,6 +19,18 @@ export type SimulatedPaymentOutcome = "succeeded" | "failed";
 
 const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
 
+/** 409 for a simulated report the payment's status does not allow. */
+export function reportRefused(
+  message: string | null | undefined,
+  status: string | null,
+  reason: string,
+): AppError {
+  return new AppError("STATE_CONFLICT", message ?? "The payment cannot make this transition", {
+    status,
+    reason,
+  });
+}
+
 /**
  * Sandbox: the simulated bank reports that the customer paid (`succeeded`) or that the payment
  * failed. The report is a signed callback that goes through the same verification,
@@ -46,11 +58,8 @@ export async function simulatePayment(
   });
   const result = await receiveProviderCallback(ctx, bank, callback);
   if (result.result === "refused") {
-    throw new AppError("STATE_CONFLICT", result.message ?? "The payment cannot make this transition", {
-      status: result.payment?.status ?? null,
-      // A fresh callback (its id is new) that was refused always says why.
-      reason: result.reason ?? "refused",
-    });
+    // A fresh callback (its id is new) that was refused always says why.
+    throw reportRefused(result.message, result.payment?.status ?? null, result.reason ?? "refused");
   }
   if (!result.payment) throw new Error("an applied payment report without its payment");
   return paymentView(result.payment, ctx.config);

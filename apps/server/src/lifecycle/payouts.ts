@@ -379,7 +379,7 @@ export type SimulatedWithdrawOutcome = (typeof SIMULATED_WITHDRAW_OUTCOMES)[numb
 
 const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
 
-function conflict(row: WithdrawRow, message: string): AppError {
+export function conflict(row: Pick<WithdrawRow, "status">, message: string): AppError {
   return new AppError("STATE_CONFLICT", message, { status: row.status, reason: "invalid_transition" });
 }
 

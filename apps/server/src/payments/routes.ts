@@ -9,7 +9,9 @@ import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { ReferenceParams } from "../http/fields.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
+import { duplicateReference, idempotencyKeyMismatch } from "../lib/idempotency.ts";
 import {
   CancelPaymentBody,
   CreatePaymentBody,
@@ -25,10 +27,19 @@ import {
   getPayment,
   getPaymentByReference,
   listPayments,
+  methodUnavailable,
   type PaymentContext,
+  paymentNotCancelable,
+  paymentNotFound,
+  promptPayAmountTooLarge,
 } from "./service.ts";
 
 const tags = ["payments"];
+
+const notFound = documented(
+  "No payment of this merchant has this id (another merchant's payment is not found either)",
+  paymentNotFound(),
+);
 
 export function paymentRoutes(ctx: PaymentContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -51,6 +62,7 @@ function createRoute(app: App, ctx: PaymentContext): void {
       schema: {
         tags,
         summary: "Create payment",
+        operationId: "createPayment",
         description:
           "201 with the new payment. 200 with the original payment for an idempotent replay " +
           "(header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the " +
@@ -58,6 +70,16 @@ function createRoute(app: App, ctx: PaymentContext): void {
           "body the reused payment as published).",
         body: CreatePaymentBody,
         response: { 200: PaymentEnvelope, 201: PaymentEnvelope },
+        "x-errors": [
+          documented(
+            "Another payment of this merchant already has this referenceId",
+            duplicateReference("payment", "order-1001"),
+          ),
+          documented("The idempotencyKey was already used with a different body", idempotencyKeyMismatch()),
+          documented("The amount is larger than a PromptPay QR can carry", promptPayAmountTooLarge()),
+          documented("The merchant has no PromptPay id configured", methodUnavailable("promptpay")),
+          documented("The merchant has no collection account configured", methodUnavailable("bank_transfer")),
+        ],
       },
     },
     async (request, reply) => {
@@ -80,6 +102,7 @@ function listRoute(app: App, ctx: PaymentContext): void {
       schema: {
         tags,
         summary: "List payments",
+        operationId: "listPayments",
         querystring: ListPaymentsQuery,
         response: { 200: PaymentListEnvelope },
       },
@@ -95,9 +118,11 @@ function retrieveByReferenceRoute(app: App, ctx: PaymentContext): void {
       schema: {
         tags,
         summary: "Retrieve payment by merchant reference",
+        operationId: "retrievePaymentByReference",
         params: ReferenceParams,
         querystring: ResponseModeQuery,
         response: { 200: PaymentEnvelope },
+        "x-errors": [documented("No payment of this merchant has this referenceId", paymentNotFound())],
       },
     },
     async (request) =>
@@ -119,9 +144,11 @@ function retrieveRoute(app: App, ctx: PaymentContext): void {
       schema: {
         tags,
         summary: "Retrieve payment",
+        operationId: "retrievePayment",
         params: PaymentIdParams,
         querystring: ResponseModeQuery,
         response: { 200: PaymentEnvelope },
+        "x-errors": [notFound],
       },
     },
     async (request) =>
@@ -137,9 +164,17 @@ function cancelRoute(app: App, ctx: PaymentContext): void {
       schema: {
         tags,
         summary: "Cancel payment",
+        operationId: "cancelPayment",
         params: PaymentIdParams,
         body: CancelPaymentBody,
         response: { 200: PaymentEnvelope },
+        "x-errors": [
+          notFound,
+          documented(
+            "The payment is succeeded, canceled, expired or payment_failed",
+            paymentNotCancelable("succeeded"),
+          ),
+        ],
       },
     },
     async (request) => ok(await cancelPayment(ctx, merchantOf(request), request.params.payment_id)),

@@ -64,7 +64,12 @@ import {
 } from "./transitions.ts";
 import { paymentView, type ViewContext } from "./view.ts";
 
-const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
+export const paymentNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payment not found");
+
+/** A cancel of a payment in a final status (interface.md: 400 VALIDATION_ERROR). */
+export function paymentNotCancelable(status: string): AppError {
+  return fieldError("VALIDATION_ERROR", "status", `Payment cannot be canceled: its status is ${status}`);
+}
 
 /**
  * What the payment services use: the database or a transaction, the business clock, and the
@@ -106,26 +111,34 @@ function methodSetup(
   if (method === "promptpay" && collector) return { proxy: undefined, collection: undefined };
   if (method === "promptpay") {
     const proxy = promptPayProxyOf(merchant.promptpay_id);
-    if (!proxy) {
-      throw fieldError(
-        "VALIDATION_ERROR",
-        "paymentMethod",
-        "promptpay is not available: the merchant has no usable PromptPay id configured",
-      );
-    }
+    if (!proxy) throw methodUnavailable("promptpay");
     return { proxy, collection: undefined };
   }
   const bankCode = merchant.collection_bank_code;
   const accountNumber = merchant.collection_account_number;
   const accountName = merchant.collection_account_name;
-  if (!bankCode || !accountNumber || !accountName) {
-    throw fieldError(
-      "VALIDATION_ERROR",
-      "paymentMethod",
-      "bank_transfer is not available: the merchant has no collection account configured",
-    );
-  }
+  if (!bankCode || !accountNumber || !accountName) throw methodUnavailable("bank_transfer");
   return { proxy: undefined, collection: { bankCode, accountNumber, accountName } };
+}
+
+/** 400 for a payment method the merchant is not set up to take. */
+export function methodUnavailable(method: CreatePaymentBody["paymentMethod"]): AppError {
+  return fieldError(
+    "VALIDATION_ERROR",
+    "paymentMethod",
+    method === "promptpay"
+      ? "promptpay is not available: the merchant has no usable PromptPay id configured"
+      : "bank_transfer is not available: the merchant has no collection account configured",
+  );
+}
+
+/** 400 for a PromptPay amount larger than a PromptPay QR can carry. */
+export function promptPayAmountTooLarge(): AppError {
+  return fieldError(
+    "INVALID_AMOUNT",
+    "amount",
+    `amount exceeds the largest PromptPay QR amount (${formatThb(PROMPTPAY_QR_AMOUNT_SATANG_MAX)} THB)`,
+  );
 }
 
 /** Rules on the body that its schema cannot express; the schema has run already. */
@@ -133,11 +146,7 @@ function checkBody(body: CreatePaymentBody) {
   const amountSatang = parseAmount(body.amount);
   if (amountSatang === null) throw fieldError("INVALID_AMOUNT", "amount", "amount is not a valid amount");
   if (body.paymentMethod === "promptpay" && amountSatang > PROMPTPAY_QR_AMOUNT_SATANG_MAX) {
-    throw fieldError(
-      "INVALID_AMOUNT",
-      "amount",
-      `amount exceeds the largest PromptPay QR amount (${formatThb(PROMPTPAY_QR_AMOUNT_SATANG_MAX)} THB)`,
-    );
+    throw promptPayAmountTooLarge();
   }
   const accountNumber = normalizeAccountNumber(body.customerBankAccountNumber);
   if (accountNumber === null) {
@@ -416,11 +425,7 @@ export async function cancelPayment(
     if (canceled) return canceled;
     const current = await findPayment(trx, merchant.id, id);
     if (!current) throw paymentNotFound();
-    throw fieldError(
-      "VALIDATION_ERROR",
-      "status",
-      `Payment cannot be canceled: its status is ${current.status}`,
-    );
+    throw paymentNotCancelable(current.status);
   });
   return paymentView(row, ctx.config);
 }

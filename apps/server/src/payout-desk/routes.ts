@@ -8,11 +8,13 @@
  * - GET  /payout-batches/:id/csv                           the file the operator pays from
  * - POST /payout-batches/:id/items/:withdrawId/outcome     paid (bank reference) or failed (reason)
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { operatorActor } from "../admin/actor.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   BatchEnvelope,
@@ -25,12 +27,16 @@ import {
 } from "./schemas.ts";
 import {
   batchCsvFile,
+  batchNotFound,
   createBatch,
+  deskOff,
   getBatch,
   listPayoutBatches,
   type PayoutDeskContext,
   recordOutcome,
 } from "./service.ts";
+
+const batchMissing = documented("No payout batch has this id", batchNotFound());
 
 const tags = ["admin"];
 
@@ -53,6 +59,10 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Take pending withdraws into a payout batch (manual payout desk)",
+        operationId: "createPayoutBatch",
+        "x-errors": [
+          documented("Withdraws are paid through the provider (SATANG_PAYOUTS is not manual)", deskOff()),
+        ],
         description:
           "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
           "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
@@ -73,6 +83,7 @@ function listRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "List payout batches, newest first",
+        operationId: "listPayoutBatches",
         querystring: BatchListQuery,
         response: { 200: BatchListEnvelope },
       },
@@ -88,7 +99,9 @@ function showRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "A payout batch with its items",
+        operationId: "retrievePayoutBatch",
         params: BatchIdParams,
+        "x-errors": [batchMissing],
         response: { 200: BatchEnvelope },
       },
     },
@@ -103,6 +116,7 @@ function csvRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Download a payout batch as CSV (the operator pays from it)",
+        operationId: "downloadPayoutBatchCsv",
         description:
           "text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, " +
           "bank_name, account_number (in full), account_name, amount_thb (two decimals), " +
@@ -110,6 +124,7 @@ function csvRoute(app: App, ctx: PayoutDeskContext): void {
           "bank_reference, failure_reason, recorded_by. Cells a spreadsheet would run as a " +
           "formula are prefixed with '.",
         params: BatchIdParams,
+        "x-errors": [batchMissing],
         produces: ["text/csv"],
       },
     },
@@ -131,6 +146,7 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
       schema: {
         tags,
         summary: "Record what the bank did with one withdraw of a batch",
+        operationId: "recordPayoutOutcome",
         description:
           "paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a " +
           "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
@@ -139,6 +155,7 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
           "(recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or " +
           "desk, else api). The last outcome closes the batch.",
         params: BatchItemParams,
+        "x-errors": [batchMissing],
         body: RecordOutcomeBody,
         response: { 200: BatchEnvelope },
       },

@@ -58,9 +58,9 @@ export interface PayoutDeskContext {
 
 const DEFAULT_CREATED_BY = "operator";
 
-const batchNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payout batch not found");
+export const batchNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payout batch not found");
 
-function deskOff(): AppError {
+export function deskOff(): AppError {
   return new AppError(
     "STATE_CONFLICT",
     "The payout desk is off: withdraws are paid through the provider. Set SATANG_PAYOUTS=manual to pay them from the desk.",

@@ -56,6 +56,7 @@ function paymentsRoute(app: App, ctx: ReportContext): void {
       schema: {
         tags,
         summary: "Export payments as CSV",
+        operationId: "exportPaymentsCsv",
         description: `${DESCRIPTION} Filters as in List payments.`,
         querystring: PaymentsExportQuery,
         response: CSV_RESPONSES,
@@ -72,6 +73,7 @@ function withdrawsRoute(app: App, ctx: ReportContext): void {
       schema: {
         tags,
         summary: "Export withdraws as CSV",
+        operationId: "exportWithdrawsCsv",
         description: `${DESCRIPTION} Filters as in List withdraws.`,
         querystring: WithdrawsExportQuery,
         response: CSV_RESPONSES,
@@ -88,6 +90,7 @@ function ledgerRoute(app: App, ctx: ReportContext): void {
       schema: {
         tags,
         summary: "Export ledger movements as CSV",
+        operationId: "exportLedgerCsv",
         description:
           `${DESCRIPTION} One row per ledger entry of the merchant's accounts, with the payment or ` +
           "withdraw it belongs to; filter by transaction type and by account.",

@@ -10,15 +10,18 @@ import { merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { advanceMerchantClock, readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
-import { simulatePayment } from "../lifecycle/payments.ts";
-import { simulateWithdraw } from "../lifecycle/payouts.ts";
+import { reportRefused, simulatePayment } from "../lifecycle/payments.ts";
+import { conflict, simulateWithdraw } from "../lifecycle/payouts.ts";
 import { ClockAdvanceBody } from "../lifecycle/schemas.ts";
 import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
+import { paymentNotFound } from "../payments/service.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
+import { withdrawNotFound } from "../withdraws/service.ts";
 import {
   ClockEnvelope,
   IdParams,
@@ -50,6 +53,7 @@ function simulatePaymentRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Simulate the provider's report on a payment",
+        operationId: "simulatePayment",
         description:
           "succeeded: requires_action -> succeeded (confirmedAt, capturedAt set; payment.received; " +
           "the amount enters settlement pending). On an expired payment within 72 hours of " +
@@ -58,6 +62,13 @@ function simulatePaymentRoute(app: App, ctx: LifecycleContext): void {
         params: IdParams,
         body: SimulatePaymentBody,
         response: { 200: PaymentEnvelope },
+        "x-errors": [
+          documented("No payment of this merchant has this id", paymentNotFound()),
+          documented(
+            "The payment's status does not allow this report",
+            reportRefused(undefined, "canceled", "invalid_transition"),
+          ),
+        ],
       },
     },
     async (request) =>
@@ -72,6 +83,7 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Simulate the provider's handling of a withdraw",
+        operationId: "simulateWithdraw",
         description:
           "processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed " +
           "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
@@ -80,6 +92,13 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
         params: IdParams,
         body: SimulateWithdrawBody,
         response: { 200: WithdrawEnvelope },
+        "x-errors": [
+          documented("No withdraw of this merchant has this id", withdrawNotFound()),
+          documented(
+            "The withdraw's status does not allow this report",
+            conflict({ status: "paid" }, "Withdraw is already paid"),
+          ),
+        ],
       },
     },
     async (request) =>
@@ -95,6 +114,7 @@ function runSettlementsRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Settle every succeeded payment whose settlement delay has passed, now",
+        operationId: "runSettlements",
         description:
           "Moves the amounts from settlement pending to the wallet and answers what it settled. " +
           "Payments still inside the merchant's settlementDelayHours (business time) stay pending.",
@@ -113,6 +133,7 @@ function advanceClockRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Move the merchant's test clock forward",
+        operationId: "advanceTestClock",
         description:
           "Only this merchant's business time moves; authentication, rate limits and webhook " +
           "timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, " +
@@ -153,6 +174,7 @@ function readClockRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Read the merchant's test clock",
+        operationId: "retrieveTestClock",
         response: { 200: ClockEnvelope },
       },
     },

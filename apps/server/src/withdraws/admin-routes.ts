@@ -9,8 +9,15 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import { AdminIdParams, EmptyBody, WithdrawEnvelope } from "./schemas.ts";
-import { approveWithdraw, rejectWithdraw, type WithdrawContext } from "./service.ts";
+import {
+  approveWithdraw,
+  notAwaitingVerification,
+  rejectWithdraw,
+  type WithdrawContext,
+  withdrawNotFound,
+} from "./service.ts";
 
 const tags = ["admin"];
 
@@ -31,9 +38,17 @@ export function withdrawAdminRoutes(ctx: WithdrawContext): FastifyPluginAsync {
               action === "approve"
                 ? "Approve a withdraw awaiting verification (-> pending)"
                 : "Reject a withdraw awaiting verification (-> canceled, hold released)",
+            operationId: action === "approve" ? "approveWithdraw" : "rejectWithdraw",
             params: AdminIdParams,
             body: EmptyBody,
             response: { 200: WithdrawEnvelope },
+            "x-errors": [
+              documented("No withdraw has this id", withdrawNotFound()),
+              documented(
+                "The withdraw is not awaiting verification",
+                notAwaitingVerification({ status: "pending" }),
+              ),
+            ],
           },
         },
         async (request) => ok(await decide(ctx, request.params.id)),

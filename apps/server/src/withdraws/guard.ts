@@ -59,7 +59,7 @@ export function decideGuard(candidates: GuardCandidate[], name: string, now: Dat
   };
 }
 
-function guardError(block: GuardBlock): AppError {
+export function guardError(block: GuardBlock): AppError {
   const message =
     block.reason === "active_payout"
       ? `A matching payout (same amount, similar account holder name) is still ${block.existingWithdrawStatus}`

@@ -8,7 +8,13 @@ import type { FastifyPluginAsync } from "fastify";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
+import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
 import type { App } from "../http/typed-app.ts";
+import type { AppError } from "../lib/errors.ts";
+import { duplicateReference, idempotencyKeyMismatch } from "../lib/idempotency.ts";
+import { guardError } from "./guard.ts";
+import { limitError } from "./limits.ts";
 import {
   CreateWithdrawBody,
   EmptyBody,
@@ -23,11 +29,58 @@ import {
   createWithdraw,
   getWithdraw,
   getWithdrawByReference,
+  inPayoutBatch,
+  insufficientBalance,
   listWithdraws,
+  notCancelable,
   type WithdrawContext,
+  walletInactive,
+  withdrawNotFound,
 } from "./service.ts";
 
 const tags = ["withdraws"];
+
+const notFound = documented(
+  "No withdraw of this merchant has this id (another merchant's withdraw is not found either)",
+  withdrawNotFound(),
+);
+
+/** The errors of a create, in the order its checks run (CONTRACT 7). */
+const CREATE_ERRORS = [
+  documented(
+    "Another withdraw of this merchant already has this referenceId",
+    duplicateReference("withdraw", "payout-1001"),
+  ),
+  documented("The idempotencyKey was already used with a different body", idempotencyKeyMismatch()),
+  documented("The merchant's wallet is frozen or closed", walletInactive("frozen")),
+  documented(
+    "A matching payout (same amount, similar account holder name) is still active",
+    guardError({
+      existingWithdrawId: EXAMPLE_IDS.withdraw,
+      existingWithdrawStatus: "processing",
+      reason: "active_payout",
+    }),
+  ),
+  documented(
+    "A matching payout was created less than 15 minutes ago",
+    guardError({
+      existingWithdrawId: EXAMPLE_IDS.withdraw,
+      existingWithdrawStatus: "paid",
+      reason: "recent_payout",
+      retryAfter: "2026-01-15T12:15:00.000Z",
+    }),
+  ),
+  ...[
+    { dailySatang: 500_000n, monthlySatang: null },
+    { dailySatang: null, monthlySatang: 10_000_000n },
+  ].map((limits) =>
+    documented(
+      `The ${limits.dailySatang === null ? "monthly" : "daily"} withdrawal limit would be exceeded`,
+      limitError(limits, { dailySatang: 450_000n, monthlySatang: 9_950_000n }, 100_000n) as AppError,
+    ),
+  ),
+  documented("The available wallet is smaller than the amount", insufficientBalance(50_000n, 100_000n)),
+];
 
 export function withdrawRoutes(ctx: WithdrawContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -50,6 +103,7 @@ function createRoute(app: App, ctx: WithdrawContext): void {
       schema: {
         tags,
         summary: "Create withdraw",
+        operationId: "createWithdraw",
         description:
           "201 with the new withdraw, its amount held from the available wallet. 200 with the " +
           "original withdraw for an idempotent replay (header Idempotent-Replayed: true), which " +
@@ -58,6 +112,7 @@ function createRoute(app: App, ctx: WithdrawContext): void {
           "limit (400 INVALID_INPUT), balance (400 INSUFFICIENT_BALANCE).",
         body: CreateWithdrawBody,
         response: { 200: WithdrawEnvelope, 201: WithdrawEnvelope },
+        "x-errors": CREATE_ERRORS,
       },
     },
     async (request, reply) => {
@@ -77,6 +132,7 @@ function listRoute(app: App, ctx: WithdrawContext): void {
       schema: {
         tags,
         summary: "List withdraws",
+        operationId: "listWithdraws",
         querystring: ListWithdrawsQuery,
         response: { 200: WithdrawListEnvelope },
       },
@@ -92,8 +148,10 @@ function retrieveByReferenceRoute(app: App, ctx: WithdrawContext): void {
       schema: {
         tags,
         summary: "Retrieve withdraw by merchant reference",
+        operationId: "retrieveWithdrawByReference",
         params: WithdrawReferenceParams,
         response: { 200: WithdrawEnvelope },
+        "x-errors": [documented("No withdraw of this merchant has this referenceId", withdrawNotFound())],
       },
     },
     async (request) => ok(await getWithdrawByReference(ctx, merchantOf(request), request.params.referenceId)),
@@ -107,8 +165,10 @@ function retrieveRoute(app: App, ctx: WithdrawContext): void {
       schema: {
         tags,
         summary: "Retrieve withdraw",
+        operationId: "retrieveWithdraw",
         params: WithdrawIdParams,
         response: { 200: WithdrawEnvelope },
+        "x-errors": [notFound],
       },
     },
     async (request) => ok(await getWithdraw(ctx, merchantOf(request), request.params.withdraw_id)),
@@ -123,6 +183,7 @@ function cancelRoute(app: App, ctx: WithdrawContext): void {
       schema: {
         tags,
         summary: "Cancel withdraw",
+        operationId: "cancelWithdraw",
         description:
           "pending and awaiting_verification withdraws become canceled and their hold returns to " +
           "the available wallet. processing, paid, failed, canceled and expired ones answer 400 " +
@@ -130,6 +191,21 @@ function cancelRoute(app: App, ctx: WithdrawContext): void {
         params: WithdrawIdParams,
         body: EmptyBody,
         response: { 200: WithdrawEnvelope },
+        "x-errors": [
+          notFound,
+          documented(
+            "The withdraw is paid, failed, canceled or expired",
+            notCancelable({ status: "paid" }, {}),
+          ),
+          documented(
+            "The withdraw is processing and the provider cannot recall it",
+            notCancelable({ status: "processing" }, {}),
+          ),
+          documented(
+            "The withdraw is in the operator's open payout batch (manual payouts)",
+            inPayoutBatch({ status: "processing" }),
+          ),
+        ],
       },
     },
     async (request) => ok(await cancelWithdraw(ctx, merchantOf(request), request.params.withdraw_id)),

@@ -60,7 +60,7 @@ import { withdrawView } from "./view.ts";
 /** How long a withdraw awaits the operator's approval before it expires (CONTRACT 7). */
 const WITHDRAW_VERIFICATION_TTL_MS = 24 * 60 * 60_000;
 
-const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
+export const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
 
 /** What the withdraw services use: the database or a transaction, and the business clock. */
 export interface WithdrawContext {
@@ -94,21 +94,25 @@ function checkBody(body: CreateWithdrawBody) {
 }
 
 function checkWalletStatus(merchant: Merchant): void {
-  if (merchant.wallet_status !== "active") {
-    throw new AppError("WALLET_INACTIVE", `The merchant's wallet is ${merchant.wallet_status}`, {
-      walletStatus: merchant.wallet_status,
-    });
-  }
+  if (merchant.wallet_status !== "active") throw walletInactive(merchant.wallet_status);
+}
+
+/** 403 for a withdraw from a frozen or closed wallet. */
+export function walletInactive(status: "frozen" | "closed"): AppError {
+  return new AppError("WALLET_INACTIVE", `The merchant's wallet is ${status}`, { walletStatus: status });
 }
 
 function checkBalance(availableSatang: bigint, amountSatang: bigint): void {
-  if (availableSatang < amountSatang) {
-    throw new AppError(
-      "INSUFFICIENT_BALANCE",
-      `Insufficient wallet balance: ${formatAmount(availableSatang)} available, ${formatAmount(amountSatang)} requested`,
-      { available: formatAmount(availableSatang), amount: formatAmount(amountSatang) },
-    );
-  }
+  if (availableSatang < amountSatang) throw insufficientBalance(availableSatang, amountSatang);
+}
+
+/** 400 for a withdraw larger than the available wallet. */
+export function insufficientBalance(availableSatang: bigint, amountSatang: bigint): AppError {
+  return new AppError(
+    "INSUFFICIENT_BALANCE",
+    `Insufficient wallet balance: ${formatAmount(availableSatang)} available, ${formatAmount(amountSatang)} requested`,
+    { available: formatAmount(availableSatang), amount: formatAmount(amountSatang) },
+  );
 }
 
 /** The row of an admitted withdraw: the request as checked, and what admission decided. */
@@ -379,7 +383,10 @@ export async function getWithdrawByReference(
   return withdrawView(row);
 }
 
-function notCancelable(row: WithdrawRow, ctx: WithdrawContext): AppError {
+export function notCancelable(
+  row: Pick<WithdrawRow, "status">,
+  ctx: Pick<WithdrawContext, "config">,
+): AppError {
   // SCB's credit transfer has no recall: the transfer is with the bank (CONTRACT 15).
   if (row.status === "processing" && ctx.config?.provider === "scb") {
     return new AppError(
@@ -396,7 +403,7 @@ function notCancelable(row: WithdrawRow, ctx: WithdrawContext): AppError {
 }
 
 /** In the operator's open payout batch: the money may be leaving by hand right now. */
-function inPayoutBatch(row: WithdrawRow): AppError {
+export function inPayoutBatch(row: Pick<WithdrawRow, "status">): AppError {
   return new AppError(
     "STATE_CONFLICT",
     "Withdraw cannot be canceled: it is in the operator's open payout batch and may be being paid now",
@@ -449,7 +456,7 @@ export async function listWithdraws(
 
 // Operator decisions on withdraws awaiting verification (CONTRACT 2).
 
-function notAwaitingVerification(row: WithdrawRow): AppError {
+export function notAwaitingVerification(row: Pick<WithdrawRow, "status">): AppError {
   return new AppError(
     "STATE_CONFLICT",
     `Withdraw is not awaiting verification: its status is ${row.status}`,

@@ -56,8 +56,19 @@ function examples(document: Json): Example[] {
       if (body) out.push({ where: `${method} ${url} request`, schema: body.schema, example: body.example });
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         const media = response.content?.["application/json"];
-        if (media)
+        if (!media) continue;
+        // An error response shows one example per error it documents (http/openapi-errors.ts).
+        const named = Object.entries<Json>(media.examples ?? {});
+        if (named.length === 0) {
           out.push({ where: `${method} ${url} ${status}`, schema: media.schema, example: media.example });
+        }
+        for (const [name, example] of named) {
+          out.push({
+            where: `${method} ${url} ${status} ${name}`,
+            schema: media.schema,
+            example: example.value,
+          });
+        }
       }
     }
   }

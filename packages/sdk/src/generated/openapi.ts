@@ -15,114 +15,7 @@ export interface paths {
      * Log in to the dashboard
      * @description For people using the dashboard, not for API integrations. 200 with a session token valid for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "email": "owner@shop.example",
-           *       "password": "correct-horse-battery"
-           *     }
-           */
-          "application/json": {
-            email: string;
-            password: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "token": "sess_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "user": {
-             *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *           "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *           "email": "owner@shop.example",
-             *           "createdAt": "2026-01-15T12:00:00.000Z"
-             *         }
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** @description Send as `Authorization: Bearer <token>` to the dashboard API. Shown only here. */
-                token: string;
-                /**
-                 * Format: date-time
-                 * @description When the session ends (12 hours after login)
-                 */
-                expiresAt: string;
-                user: {
-                  /** Format: uuid */
-                  id: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  email: string;
-                  /**
-                   * Format: date-time
-                   * @description Creation time
-                   */
-                  createdAt: string;
-                };
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["logIn"];
     delete?: never;
     options?: never;
     head?: never;
@@ -142,82 +35,7 @@ export interface paths {
      * Log out of the dashboard
      * @description Ends the session of the bearer token at once.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "loggedOut": true
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** @enum {boolean} */
-                loggedOut: true;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["logOut"];
     delete?: never;
     options?: never;
     head?: never;
@@ -232,613 +50,13 @@ export interface paths {
       cookie?: never;
     };
     /** List payments */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          status?:
-            | "requires_payment_method"
-            | "requires_confirmation"
-            | "requires_action"
-            | "processing"
-            | "requires_capture"
-            | "succeeded"
-            | "canceled"
-            | "expired"
-            | "payment_failed";
-          paymentMethod?: "promptpay" | "bank_transfer";
-          /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
-          responseMode?: "both" | "payment_link" | "qr_code";
-          /**
-           * @description ISO 8601 instant; records created at or after it (inclusive).
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom?: string;
-          /**
-           * @description ISO 8601 instant; records created before it (exclusive).
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo?: string;
-          /** @description Sort field; default createdAt. Ties are broken by id. */
-          sortBy?: "amount" | "status" | "createdAt" | "confirmedAt" | "capturedAt" | "referenceId";
-          /** @description asc or desc (default desc). Empty timestamps sort last either way. */
-          sortOrder?: "asc" | "desc";
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "amount": "10000.00",
-             *             "currency": "THB",
-             *             "status": "requires_action",
-             *             "paymentMethod": "promptpay",
-             *             "referenceId": "order-1001",
-             *             "description": "Order 1001: 2 x Thai iced tea",
-             *             "metadata": {
-             *               "orderId": "1001"
-             *             },
-             *             "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *             "nextAction": {
-             *               "type": "use_payment_app",
-             *               "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *               "qrCode": {
-             *                 "type": "promptpay",
-             *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *               }
-             *             },
-             *             "confirmedAt": null,
-             *             "capturedAt": null,
-             *             "canceledAt": null,
-             *             "expiresAt": "2026-01-15T12:00:00.000Z",
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "updatedAt": "2026-01-15T12:00:00.000Z"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /** Format: uuid */
-                  id: string;
-                  amount: string;
-                  /** @enum {string} */
-                  currency: "THB";
-                  /** @enum {string} */
-                  status:
-                    | "requires_payment_method"
-                    | "requires_confirmation"
-                    | "requires_action"
-                    | "processing"
-                    | "requires_capture"
-                    | "succeeded"
-                    | "canceled"
-                    | "expired"
-                    | "payment_failed";
-                  paymentMethod: ("promptpay" | "bank_transfer") | null;
-                  referenceId: string;
-                  description: string | null;
-                  metadata: {
-                    [key: string]: string;
-                  } | null;
-                  clientSecret: string | null;
-                  nextAction:
-                    | (
-                        | {
-                            /** @enum {string} */
-                            type: "use_payment_app";
-                            paymentAppUrl?: string;
-                            qrCode?: {
-                              /** @enum {string} */
-                              type: "promptpay";
-                              /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                              payload: string;
-                              /** @description PNG of the payload */
-                              imageUrl: string;
-                            };
-                          }
-                        | {
-                            /** @enum {string} */
-                            type: "redirect";
-                            redirectUrl?: string;
-                            qrCode?: {
-                              /** @enum {string} */
-                              type: "promptpay";
-                              /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                              payload: string;
-                              /** @description PNG of the payload */
-                              imageUrl: string;
-                            };
-                          }
-                        | {
-                            /** @enum {string} */
-                            type: "display_bank_transfer_instructions";
-                            bankTransferInstructions: {
-                              bankName: string;
-                              accountNumber: string;
-                              accountName: string;
-                              /** @description THB with two decimals */
-                              amount: string;
-                              reference: string;
-                            };
-                          }
-                      )
-                    | null;
-                  confirmedAt: string | null;
-                  capturedAt: string | null;
-                  canceledAt: string | null;
-                  expiresAt: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** Format: date-time */
-                  updatedAt: string;
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listPayments"];
     put?: never;
     /**
      * Create payment
      * @description 201 with the new payment. 200 with the original payment for an idempotent replay (header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the same customer account and amount (PromptPay reuse: header Satang-Payment-Reused: true, body the reused payment as published).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "amount": "1000.00",
-           *       "currency": "THB",
-           *       "referenceId": "order-1001",
-           *       "paymentMethod": "promptpay",
-           *       "responseMode": "both",
-           *       "customerBankAccountName": "Somchai Jaidee",
-           *       "customerBankAccountNumber": "1234567890",
-           *       "customerBankCode": "004",
-           *       "description": "Order 1001: 2 x Thai iced tea",
-           *       "merchantReference": "INV-2026-0001",
-           *       "invoiceNo": "INV-2026-0001",
-           *       "metadata": {
-           *         "orderId": "1001"
-           *       },
-           *       "idempotencyKey": "order-1001",
-           *       "expiresInMinutes": 15
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.
-             * @example 1000.00
-             */
-            amount: string;
-            /**
-             * @description Only THB; the default.
-             * @enum {string}
-             */
-            currency?: "THB";
-            /** @description Unique per merchant; 1-255 letters, digits, _ - . */
-            referenceId: string;
-            /** @enum {string} */
-            paymentMethod: "promptpay" | "bank_transfer";
-            /**
-             * @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction.
-             * @enum {string}
-             */
-            responseMode?: "both" | "payment_link" | "qr_code";
-            /** @description Customer bank account name */
-            customerBankAccountName: string;
-            /** @description 10-15 digits; `-` and spaces are ignored. Never returned. */
-            customerBankAccountNumber: string;
-            /**
-             * @description 3-digit Thai bank code
-             * @enum {string}
-             */
-            customerBankCode:
-              | "002"
-              | "004"
-              | "006"
-              | "008"
-              | "009"
-              | "011"
-              | "014"
-              | "017"
-              | "018"
-              | "020"
-              | "022"
-              | "023"
-              | "024"
-              | "025"
-              | "026"
-              | "027"
-              | "029"
-              | "030"
-              | "031"
-              | "032"
-              | "033"
-              | "034"
-              | "035"
-              | "039"
-              | "045"
-              | "052"
-              | "066"
-              | "067"
-              | "069"
-              | "070"
-              | "071"
-              | "073"
-              | "079"
-              | "080"
-              | "098";
-            /** @description At most 255 characters */
-            description?: string;
-            /** @description Merchant invoice, order or transaction reference. Stored, never returned. */
-            merchantReference?: string;
-            /** @description Alias of merchantReference; when both are sent they must be equal. */
-            invoiceNo?: string;
-            /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
-            metadata?: {
-              [key: string]: string;
-            };
-            /** @description 1-255 printable ASCII characters. A retry reuses the key. */
-            idempotencyKey?: string;
-            /** @description Default 15 for promptpay, 1440 for bank_transfer. */
-            expiresInMinutes?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createPayment"];
     delete?: never;
     options?: never;
     head?: never;
@@ -853,179 +71,7 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve payment by merchant reference */
-    get: {
-      parameters: {
-        query?: {
-          /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
-          responseMode?: "both" | "payment_link" | "qr_code";
-        };
-        header?: never;
-        path: {
-          /** @description The referenceId sent at create, URL-encoded */
-          referenceId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrievePaymentByReference"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1042,179 +88,7 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve payment */
-    get: {
-      parameters: {
-        query?: {
-          /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
-          responseMode?: "both" | "payment_link" | "qr_code";
-        };
-        header?: never;
-        path: {
-          /** @description Payment UUID */
-          payment_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrievePayment"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1233,181 +107,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Cancel payment */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Payment UUID */
-          payment_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["cancelPayment"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1422,448 +122,13 @@ export interface paths {
       cookie?: never;
     };
     /** List withdraws */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          /** @description pending, processing, paid, failed, canceled; also awaiting_verification and expired, which records can show */
-          status?:
-            | "awaiting_verification"
-            | "pending"
-            | "processing"
-            | "paid"
-            | "failed"
-            | "canceled"
-            | "expired";
-          destinationType?: "bank_account" | "wallet";
-          /**
-           * @description ISO 8601 instant; records created at or after it (inclusive).
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom?: string;
-          /**
-           * @description ISO 8601 instant; records created before it (exclusive).
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo?: string;
-          /** @description Sort field; default createdAt. Ties are broken by id. */
-          sortBy?: "amount" | "status" | "createdAt" | "paidAt" | "referenceId";
-          /** @description asc or desc (default desc). Empty timestamps sort last either way. */
-          sortOrder?: "asc" | "desc";
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "amount": "10000.00",
-             *             "currency": "THB",
-             *             "status": "awaiting_verification",
-             *             "referenceId": "order-1001",
-             *             "destinationType": "bank_account",
-             *             "bankAccountNumber": "******7890",
-             *             "bankAccountName": "Somchai Jaidee",
-             *             "bankCode": "004",
-             *             "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *             "description": "Order 1001: 2 x Thai iced tea",
-             *             "metadata": {
-             *               "orderId": "1001"
-             *             },
-             *             "paidAt": null,
-             *             "canceledAt": null,
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "updatedAt": "2026-01-15T12:00:00.000Z"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /** Format: uuid */
-                  id: string;
-                  amount: string;
-                  /** @enum {string} */
-                  currency: "THB";
-                  /** @enum {string} */
-                  status:
-                    | "awaiting_verification"
-                    | "pending"
-                    | "processing"
-                    | "paid"
-                    | "failed"
-                    | "canceled"
-                    | "expired";
-                  referenceId: string;
-                  /** @enum {string} */
-                  destinationType: "bank_account" | "wallet";
-                  bankAccountNumber: string | null;
-                  bankAccountName: string | null;
-                  bankCode: string | null;
-                  destinationId: string | null;
-                  description: string | null;
-                  metadata: {
-                    [key: string]: string;
-                  } | null;
-                  paidAt: string | null;
-                  canceledAt: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** Format: date-time */
-                  updatedAt: string;
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWithdraws"];
     put?: never;
     /**
      * Create withdraw
      * @description 201 with the new withdraw, its amount held from the available wallet. 200 with the original withdraw for an idempotent replay (header Idempotent-Replayed: true), which uses no limit capacity. Checks in order: duplicate referenceId (409), wallet status (403 WALLET_INACTIVE), matching-payout guard (409 STATE_CONFLICT), daily then monthly limit (400 INVALID_INPUT), balance (400 INSUFFICIENT_BALANCE).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "amount": "1000.00",
-           *       "currency": "THB",
-           *       "referenceId": "order-1001",
-           *       "destinationType": "bank_account",
-           *       "customerBankAccountName": "Somchai Jaidee",
-           *       "customerBankAccountNumber": "1234567890",
-           *       "customerBankCode": "004",
-           *       "description": "Order 1001: 2 x Thai iced tea",
-           *       "metadata": {
-           *         "orderId": "1001"
-           *       },
-           *       "idempotencyKey": "order-1001"
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.
-             * @example 1000.00
-             */
-            amount: string;
-            /**
-             * @description Only THB; the default.
-             * @enum {string}
-             */
-            currency?: "THB";
-            /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . */
-            referenceId: string;
-            /**
-             * @description bank_account or wallet
-             * @enum {string}
-             */
-            destinationType: "bank_account" | "wallet";
-            /** @description Account holder name; the payout guard compares it with recent payouts. */
-            customerBankAccountName: string;
-            /** @description 10-15 digits; `-` and spaces are ignored. Returned masked. */
-            customerBankAccountNumber: string;
-            /**
-             * @description 3-digit Thai bank code
-             * @enum {string}
-             */
-            customerBankCode:
-              | "002"
-              | "004"
-              | "006"
-              | "008"
-              | "009"
-              | "011"
-              | "014"
-              | "017"
-              | "018"
-              | "020"
-              | "022"
-              | "023"
-              | "024"
-              | "025"
-              | "026"
-              | "027"
-              | "029"
-              | "030"
-              | "031"
-              | "032"
-              | "033"
-              | "034"
-              | "035"
-              | "039"
-              | "045"
-              | "052"
-              | "066"
-              | "067"
-              | "069"
-              | "070"
-              | "071"
-              | "073"
-              | "079"
-              | "080"
-              | "098";
-            /** @description At most 255 characters */
-            description?: string;
-            /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
-            metadata?: {
-              [key: string]: string;
-            };
-            /** @description 1-255 printable ASCII characters. A retry reuses the key. */
-            idempotencyKey?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1878,126 +143,7 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve withdraw by merchant reference */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The referenceId sent at create, URL-encoded */
-          referenceId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveWithdrawByReference"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2014,126 +160,7 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve withdraw */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Withdraw UUID */
-          withdraw_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveWithdraw"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2155,131 +182,7 @@ export interface paths {
      * Cancel withdraw
      * @description pending and awaiting_verification withdraws become canceled and their hold returns to the available wallet. processing, paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR: a payout already with the provider cannot be recalled.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Withdraw UUID */
-          withdraw_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["cancelWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2297,89 +200,7 @@ export interface paths {
      * Get balance
      * @description walletBalance: what can be withdrawn now (wallet minus holds); settlementBalance: succeeded payments not yet settled. Both in satang, as JSON numbers.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "walletBalance": 250000,
-             *         "settlementBalance": 100000,
-             *         "currency": "THB",
-             *         "status": "active"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** @description Available wallet in satang (wallet minus holds) */
-                walletBalance: number;
-                /** @description Succeeded payments awaiting settlement, in satang */
-                settlementBalance: number;
-                /** @enum {string} */
-                currency: "THB";
-                /**
-                 * @description Wallet status
-                 * @enum {string}
-                 */
-                status: "active" | "frozen" | "closed";
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["getBalance"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2401,191 +222,7 @@ export interface paths {
      * Simulate the provider's report on a payment
      * @description succeeded: requires_action -> succeeded (confirmedAt, capturedAt set; payment.received; the amount enters settlement pending). On an expired payment within 72 hours of expiresAt this is the late confirmation; later, or on a canceled or failed payment, it is refused and recorded for the operator. failed: -> payment_failed (payment.failed). 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "outcome": "succeeded"
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description succeeded: the customer paid (on an expired payment within 72 h of expiresAt, the late confirmation); failed: the payment failed.
-             * @enum {string}
-             */
-            outcome: "succeeded" | "failed";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["simulatePayment"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2605,141 +242,7 @@ export interface paths {
      * Simulate the provider's handling of a withdraw
      * @description processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed (withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is lost; the withdraw stays processing until the reconciler asks the bank. 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "outcome": "processing"
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description processing: the bank takes a pending withdraw; paid / failed: the bank's outcome (paid on a failed or expired withdraw is the late success); indeterminate: the bank's answer is lost and the withdraw stays processing until reconciled.
-             * @enum {string}
-             */
-            outcome: "processing" | "paid" | "failed" | "indeterminate";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["simulateWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2759,101 +262,7 @@ export interface paths {
      * Settle every succeeded payment whose settlement delay has passed, now
      * @description Moves the amounts from settlement pending to the wallet and answers what it settled. Payments still inside the merchant's settlementDelayHours (business time) stay pending.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "count": 1,
-             *         "amount": "10000.00",
-             *         "payments": [
-             *           {
-             *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "amount": "10000.00",
-             *             "settledAt": "2026-01-15T12:00:00.000Z"
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** @description How many payments were settled */
-                count: number;
-                /** @description Their total, decimal string of satang */
-                amount: string;
-                payments: {
-                  /** Format: uuid */
-                  paymentId: string;
-                  amount: string;
-                  /** Format: date-time */
-                  settledAt: string;
-                }[];
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["runSettlements"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2873,97 +282,7 @@ export interface paths {
      * Move the merchant's test clock forward
      * @description Only this merchant's business time moves; authentication, rate limits and webhook timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, settlement) is done before the answer.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "seconds": 3600
-           *     }
-           */
-          "application/json": {
-            /** @description Whole seconds to move the merchant's test clock forward, 1 to 31622400 */
-            seconds: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "now": "2026-01-15T12:00:00.000Z",
-             *         "offsetSeconds": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * Format: date-time
-                 * @description The merchant's business time
-                 */
-                now: string;
-                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
-                offsetSeconds: number;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["advanceTestClock"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2997,7 +316,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3029,39 +348,58 @@ export interface paths {
             };
           };
         };
+        /** @description VALIDATION_ERROR */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description PAYLOAD_TOO_LARGE */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
         /** @description RATE_LIMIT_EXCEEDED */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            /** @description Requests allowed per minute */
+            "X-RateLimit-Limit"?: number;
+            /** @description Requests left in this minute */
+            "X-RateLimit-Remaining"?: number;
+            /** @description Seconds until the window resets */
+            "X-RateLimit-Reset"?: number;
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
@@ -3081,85 +419,7 @@ export interface paths {
       cookie?: never;
     };
     /** Read the merchant's test clock */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "now": "2026-01-15T12:00:00.000Z",
-             *         "offsetSeconds": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * Format: date-time
-                 * @description The merchant's business time
-                 */
-                now: string;
-                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
-                offsetSeconds: number;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveTestClock"];
     put?: never;
     post?: never;
     delete?: never;
@@ -3179,252 +439,13 @@ export interface paths {
      * List webhook endpoints
      * @description Newest first. Secrets are never listed.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "url": "https://shop.example/webhooks/satang",
-             *             "events": [
-             *               "payment.received",
-             *               "withdraw.paid"
-             *             ],
-             *             "description": "Order 1001: 2 x Thai iced tea",
-             *             "disabled": true,
-             *             "disabledAt": null,
-             *             "previousSecretExpiresAt": null,
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "updatedAt": "2026-01-15T12:00:00.000Z"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /** Format: uuid */
-                  id: string;
-                  url: string;
-                  events: string[];
-                  description: string | null;
-                  /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                  disabled: boolean;
-                  disabledAt: string | null;
-                  previousSecretExpiresAt: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** Format: date-time */
-                  updatedAt: string;
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listWebhookEndpoints"];
     put?: never;
     /**
      * Create webhook endpoint
      * @description 201 with the endpoint and its signing secret (whsec_...), shown only here. Events are POSTed to the URL following the Standard Webhooks specification.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "url": "https://shop.example/webhooks/satang",
-           *       "events": [
-           *         "payment.received",
-           *         "withdraw.paid"
-           *       ],
-           *       "description": "Order 1001: 2 x Thai iced tea"
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description Where events are POSTed. https (live requires it; sandbox also accepts http). Every address the host resolves to must be public: loopback, private, link-local and metadata addresses are refused (sandbox may allow loopback).
-             * @example https://shop.example/webhooks/satang
-             */
-            url: string;
-            /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled. */
-            events: (
-              | "payment.received"
-              | "payment.failed"
-              | "payment.expired"
-              | "payment.canceled"
-              | "withdraw.processing"
-              | "withdraw.paid"
-              | "withdraw.failed"
-              | "withdraw.canceled"
-              | "*"
-            )[];
-            description?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "url": "https://shop.example/webhooks/satang",
-             *         "events": [
-             *           "payment.received",
-             *           "withdraw.paid"
-             *         ],
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "disabled": true,
-             *         "disabledAt": null,
-             *         "previousSecretExpiresAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: string[];
-                description: string | null;
-                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                disabled: boolean;
-                disabledAt: string | null;
-                previousSecretExpiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                /** @description whsec_ + base64 of 32 random bytes. Shown only in this response: store it now. */
-                secret: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createWebhookEndpoint"];
     delete?: never;
     options?: never;
     head?: never;
@@ -3439,204 +460,14 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve webhook endpoint */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "url": "https://shop.example/webhooks/satang",
-             *         "events": [
-             *           "payment.received",
-             *           "withdraw.paid"
-             *         ],
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "disabled": true,
-             *         "disabledAt": null,
-             *         "previousSecretExpiresAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: string[];
-                description: string | null;
-                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                disabled: boolean;
-                disabledAt: string | null;
-                previousSecretExpiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveWebhookEndpoint"];
     put?: never;
     post?: never;
     /**
      * Delete webhook endpoint
      * @description Stops deliveries to it at once; its pending deliveries are canceled.
      */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "url": "https://shop.example/webhooks/satang",
-             *         "events": [
-             *           "payment.received",
-             *           "withdraw.paid"
-             *         ],
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "disabled": true,
-             *         "disabledAt": null,
-             *         "previousSecretExpiresAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: string[];
-                description: string | null;
-                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                disabled: boolean;
-                disabledAt: string | null;
-                previousSecretExpiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["deleteWebhookEndpoint"];
     options?: never;
     head?: never;
     /**
@@ -3667,7 +498,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3713,39 +544,58 @@ export interface paths {
             };
           };
         };
+        /** @description VALIDATION_ERROR */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description PAYLOAD_TOO_LARGE */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
         /** @description RATE_LIMIT_EXCEEDED */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            /** @description Requests allowed per minute */
+            "X-RateLimit-Limit"?: number;
+            /** @description Requests left in this minute */
+            "X-RateLimit-Remaining"?: number;
+            /** @description Seconds until the window resets */
+            "X-RateLimit-Reset"?: number;
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
@@ -3766,110 +616,7 @@ export interface paths {
      * Rotate the signing secret
      * @description 200 with the new secret, shown only here. For 24 hours deliveries carry two signatures, one per secret, so receivers can switch over without failing verification.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "url": "https://shop.example/webhooks/satang",
-             *         "events": [
-             *           "payment.received",
-             *           "withdraw.paid"
-             *         ],
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "disabled": true,
-             *         "disabledAt": null,
-             *         "previousSecretExpiresAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: string[];
-                description: string | null;
-                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                disabled: boolean;
-                disabledAt: string | null;
-                previousSecretExpiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                /** @description whsec_ + base64 of 32 random bytes. Shown only in this response: store it now. */
-                secret: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["rotateWebhookEndpointSecret"];
     delete?: never;
     options?: never;
     head?: never;
@@ -3887,140 +634,7 @@ export interface paths {
      * List events
      * @description Newest first (sortOrder=asc for oldest first); ties are broken by id.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          type?:
-            | "payment.received"
-            | "payment.failed"
-            | "payment.expired"
-            | "payment.canceled"
-            | "withdraw.processing"
-            | "withdraw.paid"
-            | "withdraw.failed"
-            | "withdraw.canceled";
-          /**
-           * @description ISO 8601 instant; records created at or after it (inclusive).
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom?: string;
-          /**
-           * @description ISO 8601 instant; records created before it (exclusive).
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo?: string;
-          /** @description asc or desc (default desc). Empty timestamps sort last either way. */
-          sortOrder?: "asc" | "desc";
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "type": "payment.received",
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "data": {
-             *               "object": {}
-             *             }
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @enum {string} */
-                  type:
-                    | "payment.received"
-                    | "payment.failed"
-                    | "payment.expired"
-                    | "payment.canceled"
-                    | "withdraw.processing"
-                    | "withdraw.paid"
-                    | "withdraw.failed"
-                    | "withdraw.canceled";
-                  /** Format: date-time */
-                  createdAt: string;
-                  data: {
-                    /** @description The full payment or withdraw record at the time of the event. */
-                    object: {
-                      [key: string]: unknown;
-                    };
-                  };
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listEvents"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4040,171 +654,7 @@ export interface paths {
      * Retrieve event with its deliveries
      * @description The event as webhooks send it, plus every delivery and its attempt log.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Event UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "type": "payment.received",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "data": {
-             *           "object": {}
-             *         },
-             *         "deliveries": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
-             *             "status": "pending",
-             *             "attemptCount": 1,
-             *             "nextAttemptAt": "2026-01-15T12:00:00.000Z",
-             *             "lastStatusCode": 200,
-             *             "lastError": null,
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "completedAt": null,
-             *             "attempts": [
-             *               {
-             *                 "attemptNumber": 1,
-             *                 "succeeded": true,
-             *                 "statusCode": 200,
-             *                 "durationMs": 84,
-             *                 "error": null,
-             *                 "errorCode": "timeout",
-             *                 "responseExcerpt": "{\"received\":true}",
-             *                 "startedAt": "2026-01-15T12:00:00.000Z",
-             *                 "finishedAt": "2026-01-15T12:00:00.000Z",
-             *                 "nextRetryAt": "2026-01-15T12:00:00.000Z"
-             *               }
-             *             ]
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                type:
-                  | "payment.received"
-                  | "payment.failed"
-                  | "payment.expired"
-                  | "payment.canceled"
-                  | "withdraw.processing"
-                  | "withdraw.paid"
-                  | "withdraw.failed"
-                  | "withdraw.canceled";
-                /** Format: date-time */
-                createdAt: string;
-                data: {
-                  /** @description The full payment or withdraw record at the time of the event. */
-                  object: {
-                    [key: string]: unknown;
-                  };
-                };
-                deliveries: {
-                  /** Format: uuid */
-                  id: string;
-                  /** Format: uuid */
-                  endpointId: string;
-                  /** @enum {string} */
-                  status: "pending" | "succeeded" | "failed" | "canceled";
-                  attemptCount: number;
-                  nextAttemptAt: string | null;
-                  lastStatusCode: number | null;
-                  lastError: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  completedAt: string | null;
-                  attempts: {
-                    attemptNumber: number;
-                    succeeded: boolean;
-                    statusCode: number | null;
-                    durationMs: number;
-                    error: string | null;
-                    errorCode:
-                      | (
-                          | "timeout"
-                          | "dns"
-                          | "url_refused"
-                          | "connection_refused"
-                          | "connection_reset"
-                          | "tls"
-                          | "network"
-                          | "redirect"
-                          | "non_2xx"
-                        )
-                      | null;
-                    responseExcerpt: string | null;
-                    /** Format: date-time */
-                    startedAt: string;
-                    /** Format: date-time */
-                    finishedAt: string;
-                    nextRetryAt: string | null;
-                  }[];
-                }[];
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveEvent"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4226,163 +676,7 @@ export interface paths {
      * Redeliver event
      * @description 202: schedules a new delivery, sent at once, to every endpoint that subscribes to the event now, or to the one endpointId. 409 STATE_CONFLICT when no endpoint subscribes.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Event UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b"
-           *     }
-           */
-          "application/json": {
-            /**
-             * Format: uuid
-             * @description Only this endpoint; by default every endpoint that subscribes to the event now.
-             */
-            endpointId?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "eventId": "c3d5e7f9-1a2b-4c4d-8e6f-7a8b9c0d1e2f",
-             *         "deliveries": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
-             *             "status": "pending",
-             *             "attemptCount": 1,
-             *             "nextAttemptAt": "2026-01-15T12:00:00.000Z",
-             *             "lastStatusCode": 200,
-             *             "lastError": null,
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "completedAt": null,
-             *             "attempts": [
-             *               {
-             *                 "attemptNumber": 1,
-             *                 "succeeded": true,
-             *                 "statusCode": 200,
-             *                 "durationMs": 84,
-             *                 "error": null,
-             *                 "errorCode": "timeout",
-             *                 "responseExcerpt": "{\"received\":true}",
-             *                 "startedAt": "2026-01-15T12:00:00.000Z",
-             *                 "finishedAt": "2026-01-15T12:00:00.000Z",
-             *                 "nextRetryAt": "2026-01-15T12:00:00.000Z"
-             *               }
-             *             ]
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                eventId: string;
-                deliveries: {
-                  /** Format: uuid */
-                  id: string;
-                  /** Format: uuid */
-                  endpointId: string;
-                  /** @enum {string} */
-                  status: "pending" | "succeeded" | "failed" | "canceled";
-                  attemptCount: number;
-                  nextAttemptAt: string | null;
-                  lastStatusCode: number | null;
-                  lastError: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  completedAt: string | null;
-                  attempts: {
-                    attemptNumber: number;
-                    succeeded: boolean;
-                    statusCode: number | null;
-                    durationMs: number;
-                    error: string | null;
-                    errorCode:
-                      | (
-                          | "timeout"
-                          | "dns"
-                          | "url_refused"
-                          | "connection_refused"
-                          | "connection_reset"
-                          | "tls"
-                          | "network"
-                          | "redirect"
-                          | "non_2xx"
-                        )
-                      | null;
-                    responseExcerpt: string | null;
-                    /** Format: date-time */
-                    startedAt: string;
-                    /** Format: date-time */
-                    finishedAt: string;
-                    nextRetryAt: string | null;
-                  }[];
-                }[];
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["redeliverEvent"];
     delete?: never;
     options?: never;
     head?: never;
@@ -4400,86 +694,7 @@ export interface paths {
      * Export payments as CSV
      * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List payments.
      */
-    get: {
-      parameters: {
-        query: {
-          status?:
-            | "requires_payment_method"
-            | "requires_confirmation"
-            | "requires_action"
-            | "processing"
-            | "requires_capture"
-            | "succeeded"
-            | "canceled"
-            | "expired"
-            | "payment_failed";
-          paymentMethod?: "promptpay" | "bank_transfer";
-          /**
-           * @description ISO 8601 instant; rows created at or after it. Required.
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom: string;
-          /**
-           * @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom.
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo: string;
-          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
-          bom?: boolean;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The CSV file */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "text/csv": string;
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["exportPaymentsCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4499,84 +714,7 @@ export interface paths {
      * Export withdraws as CSV
      * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List withdraws.
      */
-    get: {
-      parameters: {
-        query: {
-          status?:
-            | "awaiting_verification"
-            | "pending"
-            | "processing"
-            | "paid"
-            | "failed"
-            | "canceled"
-            | "expired";
-          destinationType?: "bank_account" | "wallet";
-          /**
-           * @description ISO 8601 instant; rows created at or after it. Required.
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom: string;
-          /**
-           * @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom.
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo: string;
-          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
-          bom?: boolean;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The CSV file */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "text/csv": string;
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["exportWithdrawsCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4596,92 +734,7 @@ export interface paths {
      * Export ledger movements as CSV
      * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
      */
-    get: {
-      parameters: {
-        query: {
-          /** @description Only movements of this kind of ledger transaction. */
-          type?:
-            | "payment_succeeded"
-            | "settlement"
-            | "withdraw_hold"
-            | "withdraw_release"
-            | "withdraw_paid"
-            | "withdraw_late_success"
-            | "operator_adjustment";
-          /** @description Only movements on this ledger account of the merchant. */
-          account?:
-            | "settlement_pending"
-            | "wallet_available"
-            | "wallet_held"
-            | "provider_clearing"
-            | "payout_clearing"
-            | "operator_adjustments";
-          /**
-           * @description ISO 8601 instant; rows created at or after it. Required.
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom: string;
-          /**
-           * @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom.
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo: string;
-          /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
-          bom?: boolean;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The CSV file */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "text/csv": string;
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["exportLedgerCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4700,223 +753,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create a merchant */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "name": "My Shop",
-           *       "dailyWithdrawLimit": "1000.00",
-           *       "monthlyWithdrawLimit": "1000.00",
-           *       "settlementDelayHours": 24,
-           *       "collectionAccount": {
-           *         "bankCode": "004",
-           *         "accountNumber": "1234567890",
-           *         "accountName": "My Shop Co., Ltd."
-           *       },
-           *       "promptpayId": "0812345678",
-           *       "promptpayReuse": true
-           *     }
-           */
-          "application/json": {
-            name: string;
-            /** @description Daily withdraw limit (UTC day); null for none */
-            dailyWithdrawLimit?: string | null;
-            /** @description Monthly withdraw limit (UTC month); null for none */
-            monthlyWithdrawLimit?: string | null;
-            /** @description Hours between a payment succeeding and its money reaching the wallet */
-            settlementDelayHours?: number;
-            /** @description The account bank transfers are paid to */
-            collectionAccount?: {
-              /** @enum {string} */
-              bankCode:
-                | "002"
-                | "004"
-                | "006"
-                | "008"
-                | "009"
-                | "011"
-                | "014"
-                | "017"
-                | "018"
-                | "020"
-                | "022"
-                | "023"
-                | "024"
-                | "025"
-                | "026"
-                | "027"
-                | "029"
-                | "030"
-                | "031"
-                | "032"
-                | "033"
-                | "034"
-                | "035"
-                | "039"
-                | "045"
-                | "052"
-                | "066"
-                | "067"
-                | "069"
-                | "070"
-                | "071"
-                | "073"
-                | "079"
-                | "080"
-                | "098";
-              accountNumber: string;
-              accountName: string;
-            };
-            /** @description The PromptPay id payment QR codes pay to */
-            promptpayId?: string;
-            /** @description Return a still-valid PromptPay payment for the same customer and amount */
-            promptpayReuse?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "name": "My Shop",
-             *         "status": "active",
-             *         "settlementDelayHours": 24,
-             *         "collectionAccount": {
-             *           "bankCode": "004",
-             *           "accountNumber": "1234567890",
-             *           "accountName": "My Shop Co., Ltd."
-             *         },
-             *         "promptpayId": "0812345678",
-             *         "promptpayReuse": true,
-             *         "walletStatus": "active",
-             *         "dailyWithdrawLimit": "5000000.00",
-             *         "monthlyWithdrawLimit": "100000000.00",
-             *         "withdrawVerificationThreshold": "1000000.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /**
-                 * @description A disabled merchant's keys get AUTHENTICATION_ERROR
-                 * @enum {unknown}
-                 */
-                status: "active" | "disabled";
-                settlementDelayHours: number;
-                collectionAccount:
-                  | ({
-                      /** @enum {string} */
-                      bankCode:
-                        | "002"
-                        | "004"
-                        | "006"
-                        | "008"
-                        | "009"
-                        | "011"
-                        | "014"
-                        | "017"
-                        | "018"
-                        | "020"
-                        | "022"
-                        | "023"
-                        | "024"
-                        | "025"
-                        | "026"
-                        | "027"
-                        | "029"
-                        | "030"
-                        | "031"
-                        | "032"
-                        | "033"
-                        | "034"
-                        | "035"
-                        | "039"
-                        | "045"
-                        | "052"
-                        | "066"
-                        | "067"
-                        | "069"
-                        | "070"
-                        | "071"
-                        | "073"
-                        | "079"
-                        | "080"
-                        | "098";
-                      accountNumber: string;
-                      accountName: string;
-                    } & {
-                      [key: string]: unknown;
-                    })
-                  | null;
-                /** @description PromptPay id QR codes pay to */
-                promptpayId: string | null;
-                promptpayReuse: boolean;
-                /** @enum {unknown} */
-                walletStatus: "active" | "frozen" | "closed";
-                /** @description Amount (satang, two decimals), or null for no limit */
-                dailyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for no limit */
-                monthlyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for none */
-                withdrawVerificationThreshold: string | null;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-                /**
-                 * Format: date-time
-                 * @description Last change
-                 */
-                updatedAt: string;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createMerchant"];
     delete?: never;
     options?: never;
     head?: never;
@@ -4931,386 +768,14 @@ export interface paths {
       cookie?: never;
     };
     /** Retrieve a merchant with its wallet status and limits */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "name": "My Shop",
-             *         "status": "active",
-             *         "settlementDelayHours": 24,
-             *         "collectionAccount": {
-             *           "bankCode": "004",
-             *           "accountNumber": "1234567890",
-             *           "accountName": "My Shop Co., Ltd."
-             *         },
-             *         "promptpayId": "0812345678",
-             *         "promptpayReuse": true,
-             *         "walletStatus": "active",
-             *         "dailyWithdrawLimit": "5000000.00",
-             *         "monthlyWithdrawLimit": "100000000.00",
-             *         "withdrawVerificationThreshold": "1000000.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /**
-                 * @description A disabled merchant's keys get AUTHENTICATION_ERROR
-                 * @enum {unknown}
-                 */
-                status: "active" | "disabled";
-                settlementDelayHours: number;
-                collectionAccount:
-                  | ({
-                      /** @enum {string} */
-                      bankCode:
-                        | "002"
-                        | "004"
-                        | "006"
-                        | "008"
-                        | "009"
-                        | "011"
-                        | "014"
-                        | "017"
-                        | "018"
-                        | "020"
-                        | "022"
-                        | "023"
-                        | "024"
-                        | "025"
-                        | "026"
-                        | "027"
-                        | "029"
-                        | "030"
-                        | "031"
-                        | "032"
-                        | "033"
-                        | "034"
-                        | "035"
-                        | "039"
-                        | "045"
-                        | "052"
-                        | "066"
-                        | "067"
-                        | "069"
-                        | "070"
-                        | "071"
-                        | "073"
-                        | "079"
-                        | "080"
-                        | "098";
-                      accountNumber: string;
-                      accountName: string;
-                    } & {
-                      [key: string]: unknown;
-                    })
-                  | null;
-                /** @description PromptPay id QR codes pay to */
-                promptpayId: string | null;
-                promptpayReuse: boolean;
-                /** @enum {unknown} */
-                walletStatus: "active" | "frozen" | "closed";
-                /** @description Amount (satang, two decimals), or null for no limit */
-                dailyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for no limit */
-                monthlyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for none */
-                withdrawVerificationThreshold: string | null;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-                /**
-                 * Format: date-time
-                 * @description Last change
-                 */
-                updatedAt: string;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveMerchant"];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
     /** Change a merchant: null removes a limit, the threshold, the account or the PromptPay id */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "name": "My Shop",
-           *       "dailyWithdrawLimit": "1000.00",
-           *       "monthlyWithdrawLimit": "1000.00",
-           *       "settlementDelayHours": 24,
-           *       "collectionAccount": {
-           *         "bankCode": "004",
-           *         "accountNumber": "1234567890",
-           *         "accountName": "My Shop Co., Ltd."
-           *       },
-           *       "promptpayId": "0812345678",
-           *       "promptpayReuse": true,
-           *       "walletStatus": "active",
-           *       "withdrawVerificationThreshold": "1000.00",
-           *       "status": "active"
-           *     }
-           */
-          "application/json": {
-            name?: string;
-            /** @description Daily withdraw limit (UTC day); null removes it */
-            dailyWithdrawLimit?: string | null;
-            /** @description Monthly withdraw limit (UTC month); null removes it */
-            monthlyWithdrawLimit?: string | null;
-            /** @description Hours between a payment succeeding and its money reaching the wallet */
-            settlementDelayHours?: number;
-            /** @description The account bank transfers are paid to; null removes it */
-            collectionAccount?: {
-              /** @enum {string} */
-              bankCode:
-                | "002"
-                | "004"
-                | "006"
-                | "008"
-                | "009"
-                | "011"
-                | "014"
-                | "017"
-                | "018"
-                | "020"
-                | "022"
-                | "023"
-                | "024"
-                | "025"
-                | "026"
-                | "027"
-                | "029"
-                | "030"
-                | "031"
-                | "032"
-                | "033"
-                | "034"
-                | "035"
-                | "039"
-                | "045"
-                | "052"
-                | "066"
-                | "067"
-                | "069"
-                | "070"
-                | "071"
-                | "073"
-                | "079"
-                | "080"
-                | "098";
-              accountNumber: string;
-              accountName: string;
-            } | null;
-            /** @description The PromptPay id payment QR codes pay to; null removes it */
-            promptpayId?: string | null;
-            /** @description Return a still-valid PromptPay payment for the same customer and amount */
-            promptpayReuse?: boolean;
-            /** @enum {unknown} */
-            walletStatus?: "active" | "frozen" | "closed";
-            /** @description Withdraws at or above this amount wait for operator approval; null for none */
-            withdrawVerificationThreshold?: string | null;
-            /** @enum {unknown} */
-            status?: "active" | "disabled";
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "name": "My Shop",
-             *         "status": "active",
-             *         "settlementDelayHours": 24,
-             *         "collectionAccount": {
-             *           "bankCode": "004",
-             *           "accountNumber": "1234567890",
-             *           "accountName": "My Shop Co., Ltd."
-             *         },
-             *         "promptpayId": "0812345678",
-             *         "promptpayReuse": true,
-             *         "walletStatus": "active",
-             *         "dailyWithdrawLimit": "5000000.00",
-             *         "monthlyWithdrawLimit": "100000000.00",
-             *         "withdrawVerificationThreshold": "1000000.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /**
-                 * @description A disabled merchant's keys get AUTHENTICATION_ERROR
-                 * @enum {unknown}
-                 */
-                status: "active" | "disabled";
-                settlementDelayHours: number;
-                collectionAccount:
-                  | ({
-                      /** @enum {string} */
-                      bankCode:
-                        | "002"
-                        | "004"
-                        | "006"
-                        | "008"
-                        | "009"
-                        | "011"
-                        | "014"
-                        | "017"
-                        | "018"
-                        | "020"
-                        | "022"
-                        | "023"
-                        | "024"
-                        | "025"
-                        | "026"
-                        | "027"
-                        | "029"
-                        | "030"
-                        | "031"
-                        | "032"
-                        | "033"
-                        | "034"
-                        | "035"
-                        | "039"
-                        | "045"
-                        | "052"
-                        | "066"
-                        | "067"
-                        | "069"
-                        | "070"
-                        | "071"
-                        | "073"
-                        | "079"
-                        | "080"
-                        | "098";
-                      accountNumber: string;
-                      accountName: string;
-                    } & {
-                      [key: string]: unknown;
-                    })
-                  | null;
-                /** @description PromptPay id QR codes pay to */
-                promptpayId: string | null;
-                promptpayReuse: boolean;
-                /** @enum {unknown} */
-                walletStatus: "active" | "frozen" | "closed";
-                /** @description Amount (satang, two decimals), or null for no limit */
-                dailyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for no limit */
-                monthlyWithdrawLimit: string | null;
-                /** @description Amount (satang, two decimals), or null for none */
-                withdrawVerificationThreshold: string | null;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-                /**
-                 * Format: date-time
-                 * @description Last change
-                 */
-                updatedAt: string;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateMerchant"];
     trace?: never;
   };
   "/admin/v1/merchants/{id}/integrations": {
@@ -5321,210 +786,10 @@ export interface paths {
       cookie?: never;
     };
     /** List a merchant's integrations, revoked ones included, never their secrets */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-        };
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "name": "My Shop",
-             *             "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-             *             "environment": "sandbox",
-             *             "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "requireSignatureV2": true,
-             *             "revokedAt": null,
-             *             "createdAt": "2026-01-15T12:00:00.000Z"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: ({
-                  /** Format: uuid */
-                  id: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  /** @description Name to recognise the integration by */
-                  name: string | null;
-                  /** @description Sent as X-API-Key */
-                  apiKey: string;
-                  /** @enum {unknown} */
-                  environment: "sandbox" | "live";
-                  /** @description Where the hosted payment page sends the customer */
-                  redirectUrl: string | null;
-                  requireSignatureV2: boolean;
-                  revokedAt: string | null;
-                  /**
-                   * Format: date-time
-                   * @description Creation time
-                   */
-                  createdAt: string;
-                } & {
-                  [key: string]: unknown;
-                })[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listIntegrations"];
     put?: never;
     /** Create an API key and secret for a merchant (the secret is shown only here) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "name": "My Shop",
-           *       "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-           *       "requireSignatureV2": true
-           *     }
-           */
-          "application/json": {
-            name?: string | null;
-            redirectUrl?: string | null;
-            /** @description Refuse v1 signatures for this integration's key */
-            requireSignatureV2?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "name": "My Shop",
-             *         "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-             *         "environment": "sandbox",
-             *         "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "requireSignatureV2": true,
-             *         "revokedAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "apiSecret": "sec_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZuXw0"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                merchantId: string;
-                /** @description Name to recognise the integration by */
-                name: string | null;
-                /** @description Sent as X-API-Key */
-                apiKey: string;
-                /** @enum {unknown} */
-                environment: "sandbox" | "live";
-                /** @description Where the hosted payment page sends the customer */
-                redirectUrl: string | null;
-                requireSignatureV2: boolean;
-                revokedAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-                /** @description The HMAC secret: shown in this response only, stored encrypted */
-                apiSecret: string;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createIntegration"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5542,88 +807,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Revoke an integration: its key stops working at once */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "name": "My Shop",
-             *         "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-             *         "environment": "sandbox",
-             *         "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "requireSignatureV2": true,
-             *         "revokedAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                merchantId: string;
-                /** @description Name to recognise the integration by */
-                name: string | null;
-                /** @description Sent as X-API-Key */
-                apiKey: string;
-                /** @enum {unknown} */
-                environment: "sandbox" | "live";
-                /** @description Where the hosted payment page sends the customer */
-                redirectUrl: string | null;
-                requireSignatureV2: boolean;
-                revokedAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    delete: operations["revokeIntegration"];
     options?: never;
     head?: never;
     patch?: never;
@@ -5642,93 +826,7 @@ export interface paths {
      * Adjust a merchant's available wallet
      * @description Credits (positive amount) or debits (negative amount) the available wallet under the wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "amount": "10000.00",
-           *       "reason": "Opening float"
-           *     }
-           */
-          "application/json": {
-            /** @description Signed decimal string of satang: "+1000.00" credits, "-1000.00" debits. Not zero. */
-            amount: string;
-            /** @description Why the operator adjusts the wallet; 1-500 characters. */
-            reason: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "amount": "10000.00",
-             *         "reason": "Opening float",
-             *         "balanceAfter": "250000.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * Format: uuid
-                 * @description The ledger transaction of the adjustment
-                 */
-                id: string;
-                /** Format: uuid */
-                merchantId: string;
-                /** @description Signed decimal string */
-                amount: string;
-                reason: string;
-                /** @description Available wallet after the adjustment */
-                balanceAfter: string;
-                /** Format: date-time */
-                createdAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["adjustMerchantWallet"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5745,112 +843,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Approve a withdraw awaiting verification (-> pending) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["approveWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5867,112 +860,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Reject a withdraw awaiting verification (-> canceled, hold released) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "awaiting_verification",
-             *         "referenceId": "order-1001",
-             *         "destinationType": "bank_account",
-             *         "bankAccountNumber": "******7890",
-             *         "bankAccountName": "Somchai Jaidee",
-             *         "bankCode": "004",
-             *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "paidAt": null,
-             *         "canceledAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "awaiting_verification"
-                  | "pending"
-                  | "processing"
-                  | "paid"
-                  | "failed"
-                  | "canceled"
-                  | "expired";
-                referenceId: string;
-                /** @enum {string} */
-                destinationType: "bank_account" | "wallet";
-                bankAccountNumber: string | null;
-                bankAccountName: string | null;
-                bankCode: string | null;
-                destinationId: string | null;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                paidAt: string | null;
-                canceledAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["rejectWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5992,85 +880,7 @@ export interface paths {
      * Move a merchant's sandbox test clock forward (sandbox only)
      * @description Moves only that merchant's business time, never back; work that becomes due is done before the answer.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "seconds": 3600
-           *     }
-           */
-          "application/json": {
-            /** @description Whole seconds to move the merchant's test clock forward, 1 to 31622400 */
-            seconds: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "now": "2026-01-15T12:00:00.000Z",
-             *         "offsetSeconds": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                merchantId: string;
-                /**
-                 * Format: date-time
-                 * @description The merchant's business time
-                 */
-                now: string;
-                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
-                offsetSeconds: number;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["advanceMerchantTestClock"];
     delete?: never;
     options?: never;
     head?: never;
@@ -6107,7 +917,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
@@ -6142,21 +952,41 @@ export interface paths {
             };
           };
         };
+        /** @description VALIDATION_ERROR */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description INVALID_CREDENTIALS */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description PAYLOAD_TOO_LARGE */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
@@ -6179,116 +1009,7 @@ export interface paths {
      * Provider reports the service refused although money may have moved
      * @description A payment confirmed more than 72 hours after it expired or after it was canceled, a payout reported paid for a canceled withdraw, a paid payout reported failed, a late success the wallet no longer covers. Newest first.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          /** @description Only this merchant's */
-          merchantId?: string;
-          /** @description true: only the anomalies still open; false: only those closed (their money was credited after all) */
-          open?: boolean;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "provider": "sandbox",
-             *             "subjectType": "payment",
-             *             "subjectId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
-             *             "report": "paid",
-             *             "subjectStatus": "processing",
-             *             "reason": "Opening float",
-             *             "message": "Payment not found",
-             *             "amount": "10000.00",
-             *             "callbackId": "cb_20260115_000123",
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "closedAt": null,
-             *             "resolution": "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: ({
-                  /** Format: uuid */
-                  id: string;
-                  merchantId: string | null;
-                  provider: string;
-                  /** @enum {string} */
-                  subjectType: "payment" | "withdraw";
-                  subjectId: string;
-                  /** @description What the provider reported, e.g. payment.succeeded */
-                  report: string;
-                  subjectStatus: string | null;
-                  /** @description Why it was refused, e.g. late_confirmation_window_passed */
-                  reason: string;
-                  message: string;
-                  amount: string | null;
-                  callbackId: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** @description When the anomaly stopped being true (its money was credited after all); null while open */
-                  closedAt: string | null;
-                  /** @description Why it was closed, e.g. credited: SCB's transaction was credited to the payment */
-                  resolution: string | null;
-                } & {
-                  [key: string]: unknown;
-                })[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listAnomalies"];
     put?: never;
     post?: never;
     delete?: never;
@@ -6310,91 +1031,7 @@ export interface paths {
      * Create a dashboard user for a merchant
      * @description The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Merchant UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "email": "owner@shop.example",
-           *       "password": "correct-horse-battery"
-           *     }
-           */
-          "application/json": {
-            /**
-             * Format: email
-             * @description Unique across the service, whatever its case
-             */
-            email: string;
-            /** @description 12 to 256 characters; stored only as an argon2id hash */
-            password: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "email": "owner@shop.example",
-             *         "createdAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                merchantId: string;
-                email: string;
-                /**
-                 * Format: date-time
-                 * @description Creation time
-                 */
-                createdAt: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createDashboardUser"];
     delete?: never;
     options?: never;
     head?: never;
@@ -6409,261 +1046,13 @@ export interface paths {
       cookie?: never;
     };
     /** List payout batches, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          /** @description open or closed */
-          status?: "open" | "closed";
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "status": "open",
-             *             "createdBy": "Somsri (finance)",
-             *             "itemCount": 1,
-             *             "totalAmount": "250000.00",
-             *             "paidCount": 1,
-             *             "failedCount": 1,
-             *             "openCount": 1,
-             *             "paidAmount": "0.00",
-             *             "createdAt": "2026-01-15T12:00:00.000Z",
-             *             "updatedAt": "2026-01-15T12:00:00.000Z",
-             *             "closedAt": null
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @enum {string} */
-                  status: "open" | "closed";
-                  createdBy: string;
-                  itemCount: number;
-                  /** @description Sum of the items' amounts, decimal string */
-                  totalAmount: string;
-                  paidCount: number;
-                  failedCount: number;
-                  /** @description Items without an outcome yet */
-                  openCount: number;
-                  paidAmount: string;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** Format: date-time */
-                  updatedAt: string;
-                  closedAt: string | null;
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listPayoutBatches"];
     put?: never;
     /**
      * Take pending withdraws into a payout batch (manual payout desk)
      * @description SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or merchantId's; at most maxCount) and moves each to processing (withdraw.processing). A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT (reason no_pending_withdraws); desk off: 409 (reason payout_desk_off).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-           *       "maxCount": 1,
-           *       "createdBy": "Somsri (finance)"
-           *     }
-           */
-          "application/json": {
-            /**
-             * Format: uuid
-             * @description Only this merchant's pending withdraws
-             */
-            merchantId?: string;
-            /** @description At most this many withdraws, oldest first (1 to 500; default 500) */
-            maxCount?: number;
-            /** @description Who creates the batch, for the record (default: operator) */
-            createdBy?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "status": "open",
-             *         "createdBy": "Somsri (finance)",
-             *         "itemCount": 1,
-             *         "totalAmount": "250000.00",
-             *         "paidCount": 1,
-             *         "failedCount": 1,
-             *         "openCount": 1,
-             *         "paidAmount": "0.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "closedAt": null,
-             *         "items": [
-             *           {
-             *             "position": 1,
-             *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "referenceId": "order-1001",
-             *             "amount": "10000.00",
-             *             "destinationType": "bank_account",
-             *             "bankCode": "004",
-             *             "bankName": "Kasikornbank",
-             *             "bankAccountNumber": "******7890",
-             *             "bankAccountName": "Somchai Jaidee",
-             *             "withdrawStatus": "processing",
-             *             "outcome": "paid",
-             *             "bankReference": "SCB2611230001234",
-             *             "failureReason": null,
-             *             "recordedAt": null,
-             *             "recordedBy": "text",
-             *             "recordedVia": "api"
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                status: "open" | "closed";
-                createdBy: string;
-                itemCount: number;
-                /** @description Sum of the items' amounts, decimal string */
-                totalAmount: string;
-                paidCount: number;
-                failedCount: number;
-                /** @description Items without an outcome yet */
-                openCount: number;
-                paidAmount: string;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                closedAt: string | null;
-                items: {
-                  /** @description Row number in the batch and its CSV */
-                  position: number;
-                  /** Format: uuid */
-                  withdrawId: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  /** @description The merchant's reference of the withdraw */
-                  referenceId: string;
-                  /** @description Decimal string, as in the public API */
-                  amount: string;
-                  destinationType: string;
-                  bankCode: string;
-                  bankName: string | null;
-                  /** @description Masked; the CSV carries it in full */
-                  bankAccountNumber: string;
-                  bankAccountName: string;
-                  withdrawStatus: string;
-                  outcome: ("paid" | "failed") | null;
-                  bankReference: string | null;
-                  failureReason: string | null;
-                  recordedAt: string | null;
-                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
-                  recordedBy: string | null;
-                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
-                  recordedVia: ("api" | "cli" | "desk") | null;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["createPayoutBatch"];
     delete?: never;
     options?: never;
     head?: never;
@@ -6678,137 +1067,7 @@ export interface paths {
       cookie?: never;
     };
     /** A payout batch with its items */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Batch UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "status": "open",
-             *         "createdBy": "Somsri (finance)",
-             *         "itemCount": 1,
-             *         "totalAmount": "250000.00",
-             *         "paidCount": 1,
-             *         "failedCount": 1,
-             *         "openCount": 1,
-             *         "paidAmount": "0.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "closedAt": null,
-             *         "items": [
-             *           {
-             *             "position": 1,
-             *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "referenceId": "order-1001",
-             *             "amount": "10000.00",
-             *             "destinationType": "bank_account",
-             *             "bankCode": "004",
-             *             "bankName": "Kasikornbank",
-             *             "bankAccountNumber": "******7890",
-             *             "bankAccountName": "Somchai Jaidee",
-             *             "withdrawStatus": "processing",
-             *             "outcome": "paid",
-             *             "bankReference": "SCB2611230001234",
-             *             "failureReason": null,
-             *             "recordedAt": null,
-             *             "recordedBy": "text",
-             *             "recordedVia": "api"
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                status: "open" | "closed";
-                createdBy: string;
-                itemCount: number;
-                /** @description Sum of the items' amounts, decimal string */
-                totalAmount: string;
-                paidCount: number;
-                failedCount: number;
-                /** @description Items without an outcome yet */
-                openCount: number;
-                paidAmount: string;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                closedAt: string | null;
-                items: {
-                  /** @description Row number in the batch and its CSV */
-                  position: number;
-                  /** Format: uuid */
-                  withdrawId: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  /** @description The merchant's reference of the withdraw */
-                  referenceId: string;
-                  /** @description Decimal string, as in the public API */
-                  amount: string;
-                  destinationType: string;
-                  bankCode: string;
-                  bankName: string | null;
-                  /** @description Masked; the CSV carries it in full */
-                  bankAccountNumber: string;
-                  bankAccountName: string;
-                  withdrawStatus: string;
-                  outcome: ("paid" | "failed") | null;
-                  bankReference: string | null;
-                  failureReason: string | null;
-                  recordedAt: string | null;
-                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
-                  recordedBy: string | null;
-                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
-                  recordedVia: ("api" | "cli" | "desk") | null;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrievePayoutBatch"];
     put?: never;
     post?: never;
     delete?: never;
@@ -6828,45 +1087,7 @@ export interface paths {
      * Download a payout batch as CSV (the operator pays from it)
      * @description text/csv; charset=utf-8, RFC 4180 with a UTF-8 byte order mark. Columns: bank_code, bank_name, account_number (in full), account_name, amount_thb (two decimals), withdraw_id, reference, destination_type, status (open, paid, failed), bank_reference, failure_reason, recorded_by. Cells a spreadsheet would run as a formula are prefixed with '.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Batch UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["downloadPayoutBatchCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -6888,160 +1109,7 @@ export interface paths {
      * Record what the bank did with one withdraw of a batch
      * @description paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a different one 409 STATE_CONFLICT, and so is a bank reference already recorded for another withdraw (reason bank_reference_in_use). The operator who records it is kept (recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or desk, else api). The last outcome closes the batch.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Batch UUID */
-          id: string;
-          /** @description Withdraw UUID */
-          withdrawId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "outcome": "paid",
-           *       "bankReference": "SCB2611230001234",
-           *       "reason": "Opening float"
-           *     }
-           */
-          "application/json": {
-            /**
-             * @description paid or failed
-             * @enum {string}
-             */
-            outcome: "paid" | "failed";
-            /** @description The bank's reference of the transfer; required when paid */
-            bankReference?: string;
-            /** @description Why it failed; required when failed */
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "status": "open",
-             *         "createdBy": "Somsri (finance)",
-             *         "itemCount": 1,
-             *         "totalAmount": "250000.00",
-             *         "paidCount": 1,
-             *         "failedCount": 1,
-             *         "openCount": 1,
-             *         "paidAmount": "0.00",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "closedAt": null,
-             *         "items": [
-             *           {
-             *             "position": 1,
-             *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "referenceId": "order-1001",
-             *             "amount": "10000.00",
-             *             "destinationType": "bank_account",
-             *             "bankCode": "004",
-             *             "bankName": "Kasikornbank",
-             *             "bankAccountNumber": "******7890",
-             *             "bankAccountName": "Somchai Jaidee",
-             *             "withdrawStatus": "processing",
-             *             "outcome": "paid",
-             *             "bankReference": "SCB2611230001234",
-             *             "failureReason": null,
-             *             "recordedAt": null,
-             *             "recordedBy": "text",
-             *             "recordedVia": "api"
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                status: "open" | "closed";
-                createdBy: string;
-                itemCount: number;
-                /** @description Sum of the items' amounts, decimal string */
-                totalAmount: string;
-                paidCount: number;
-                failedCount: number;
-                /** @description Items without an outcome yet */
-                openCount: number;
-                paidAmount: string;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                closedAt: string | null;
-                items: {
-                  /** @description Row number in the batch and its CSV */
-                  position: number;
-                  /** Format: uuid */
-                  withdrawId: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  /** @description The merchant's reference of the withdraw */
-                  referenceId: string;
-                  /** @description Decimal string, as in the public API */
-                  amount: string;
-                  destinationType: string;
-                  bankCode: string;
-                  bankName: string | null;
-                  /** @description Masked; the CSV carries it in full */
-                  bankAccountNumber: string;
-                  bankAccountName: string;
-                  withdrawStatus: string;
-                  outcome: ("paid" | "failed") | null;
-                  bankReference: string | null;
-                  failureReason: string | null;
-                  recordedAt: string | null;
-                  /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
-                  recordedBy: string | null;
-                  /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
-                  recordedVia: ("api" | "cli" | "desk") | null;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["recordPayoutOutcome"];
     delete?: never;
     options?: never;
     head?: never;
@@ -7059,193 +1127,7 @@ export interface paths {
      * List the exchanges with SCB, newest first
      * @description Every call to SCB with its answer (or why none came) and every payment confirmation SCB posted, redacted as recorded: no token, no secret, no full account number. dateFrom and dateTo bound the start of an exchange. Kept SCB_EXCHANGE_RETENTION_DAYS (default 90).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-          /**
-           * @description ISO 8601 instant; records created at or after it (inclusive).
-           * @example 2026-01-15T00:00:00.000Z
-           */
-          dateFrom?: string;
-          /**
-           * @description ISO 8601 instant; records created before it (exclusive).
-           * @example 2026-01-16T00:00:00.000Z
-           */
-          dateTo?: string;
-          /** @description Only this kind of exchange: one of SCB's endpoints, or payment_confirmation */
-          operation?:
-            | "token"
-            | "bill_payment_inquiry"
-            | "slip_verification"
-            | "credit_initiate"
-            | "credit_confirm"
-            | "transfer_inquiry"
-            | "payment_confirmation";
-          /** @description outbound (calls to SCB) or inbound (confirmations SCB posted) */
-          direction?: "outbound" | "inbound";
-          /** @description Only the exchanges of this payment */
-          paymentId?: string;
-          /** @description Only the exchanges of this withdraw */
-          withdrawId?: string;
-          /** @description Only the exchanges naming this SCB reference: a ref1, a partner transaction id, a tokenizer id or a transRef (exact match) */
-          reference?: string;
-          /** @description true: only the answers the connector could not read (each counted by the metric satang_scb_unreadable_answers); false: only the others */
-          unreadable?: boolean;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "id": "1042",
-             *             "direction": "outbound",
-             *             "operation": "token",
-             *             "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
-             *             "method": "GET",
-             *             "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
-             *             "attempt": 1,
-             *             "startedAt": "2026-01-15T12:00:00.000Z",
-             *             "durationMs": 84,
-             *             "requestHeaders": {
-             *               "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
-             *               "resourceOwnerId": "************************cdef",
-             *               "accept-language": "EN"
-             *             },
-             *             "requestBody": null,
-             *             "responseStatus": 1,
-             *             "responseBody": {
-             *               "status": {
-             *                 "code": 1000,
-             *                 "description": "Success"
-             *               },
-             *               "data": []
-             *             },
-             *             "error": null,
-             *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
-             *             "ref1": "K7Q2M9X4HT3B",
-             *             "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
-             *             "tokenizerId": "TKN20260115000123",
-             *             "transRef": "20260115SIM00000042",
-             *             "unreadable": "row 1: transactionId is missing"
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: {
-                  /**
-                   * @description Digits; newer exchanges have larger ids
-                   * @example 1042
-                   */
-                  id: string;
-                  /** @enum {string} */
-                  direction: "outbound" | "inbound";
-                  /** @enum {string} */
-                  operation:
-                    | "token"
-                    | "bill_payment_inquiry"
-                    | "slip_verification"
-                    | "credit_initiate"
-                    | "credit_confirm"
-                    | "transfer_inquiry"
-                    | "payment_confirmation";
-                  /**
-                   * @description The requestUId sent (inbound: SCB's, else its transaction id)
-                   * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
-                   */
-                  requestUId: string;
-                  /** @example GET */
-                  method: string;
-                  /**
-                   * @description Path and query below SCB's base URL; inbound: our route, never the callback token
-                   * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
-                   */
-                  path: string;
-                  /** @description 1, or 2 for the one retry after a refreshed token */
-                  attempt: number;
-                  /** Format: date-time */
-                  startedAt: string;
-                  durationMs: number;
-                  requestHeaders: {
-                    [key: string]: string;
-                  } | null;
-                  /** @description As sent or received, redacted; null when none */
-                  requestBody: unknown;
-                  responseStatus: number | null;
-                  /**
-                   * @description As answered, redacted; null when none
-                   * @example {
-                   *       "status": {
-                   *         "code": 1000,
-                   *         "description": "Success"
-                   *       },
-                   *       "data": []
-                   *     }
-                   */
-                  responseBody: unknown;
-                  error: string | null;
-                  paymentId: string | null;
-                  withdrawId: string | null;
-                  ref1: string | null;
-                  partnerTransactionId: string | null;
-                  tokenizerId: string | null;
-                  transRef: string | null;
-                  unreadable: string | null;
-                }[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listScbExchanges"];
     put?: never;
     post?: never;
     delete?: never;
@@ -7262,148 +1144,7 @@ export interface paths {
       cookie?: never;
     };
     /** One exchange with SCB */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Exchange id (digits) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "1042",
-             *         "direction": "outbound",
-             *         "operation": "token",
-             *         "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
-             *         "method": "GET",
-             *         "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
-             *         "attempt": 1,
-             *         "startedAt": "2026-01-15T12:00:00.000Z",
-             *         "durationMs": 84,
-             *         "requestHeaders": {
-             *           "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
-             *           "resourceOwnerId": "************************cdef",
-             *           "accept-language": "EN"
-             *         },
-             *         "requestBody": null,
-             *         "responseStatus": 1,
-             *         "responseBody": {
-             *           "status": {
-             *             "code": 1000,
-             *             "description": "Success"
-             *           },
-             *           "data": []
-             *         },
-             *         "error": null,
-             *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
-             *         "ref1": "K7Q2M9X4HT3B",
-             *         "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
-             *         "tokenizerId": "TKN20260115000123",
-             *         "transRef": "20260115SIM00000042",
-             *         "unreadable": "row 1: transactionId is missing"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * @description Digits; newer exchanges have larger ids
-                 * @example 1042
-                 */
-                id: string;
-                /** @enum {string} */
-                direction: "outbound" | "inbound";
-                /** @enum {string} */
-                operation:
-                  | "token"
-                  | "bill_payment_inquiry"
-                  | "slip_verification"
-                  | "credit_initiate"
-                  | "credit_confirm"
-                  | "transfer_inquiry"
-                  | "payment_confirmation";
-                /**
-                 * @description The requestUId sent (inbound: SCB's, else its transaction id)
-                 * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
-                 */
-                requestUId: string;
-                /** @example GET */
-                method: string;
-                /**
-                 * @description Path and query below SCB's base URL; inbound: our route, never the callback token
-                 * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
-                 */
-                path: string;
-                /** @description 1, or 2 for the one retry after a refreshed token */
-                attempt: number;
-                /** Format: date-time */
-                startedAt: string;
-                durationMs: number;
-                requestHeaders: {
-                  [key: string]: string;
-                } | null;
-                /** @description As sent or received, redacted; null when none */
-                requestBody: unknown;
-                responseStatus: number | null;
-                /**
-                 * @description As answered, redacted; null when none
-                 * @example {
-                 *       "status": {
-                 *         "code": 1000,
-                 *         "description": "Success"
-                 *       },
-                 *       "data": []
-                 *     }
-                 */
-                responseBody: unknown;
-                error: string | null;
-                paymentId: string | null;
-                withdrawId: string | null;
-                ref1: string | null;
-                partnerTransactionId: string | null;
-                tokenizerId: string | null;
-                transRef: string | null;
-                unreadable: string | null;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveScbExchange"];
     put?: never;
     post?: never;
     delete?: never;
@@ -7423,167 +1164,7 @@ export interface paths {
      * Find a live PromptPay payment by its SCB ref1, with its merchant id
      * @description The reference SCB shows for a bill payment (ref1) is the payment's collection reference, unique in the deployment. Upper case; lower case is found too. None: 404.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The payment's SCB ref1 (its collection reference) */
-          ref1: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "amount": "10000.00",
-             *         "currency": "THB",
-             *         "status": "requires_action",
-             *         "paymentMethod": "promptpay",
-             *         "referenceId": "order-1001",
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "metadata": {
-             *           "orderId": "1001"
-             *         },
-             *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *         "nextAction": {
-             *           "type": "use_payment_app",
-             *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
-             *           "qrCode": {
-             *             "type": "promptpay",
-             *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
-             *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-             *           }
-             *         },
-             *         "confirmedAt": null,
-             *         "capturedAt": null,
-             *         "canceledAt": null,
-             *         "expiresAt": "2026-01-15T12:00:00.000Z",
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z",
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "scbReference": "K7Q2M9X4HT3B"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                amount: string;
-                /** @enum {string} */
-                currency: "THB";
-                /** @enum {string} */
-                status:
-                  | "requires_payment_method"
-                  | "requires_confirmation"
-                  | "requires_action"
-                  | "processing"
-                  | "requires_capture"
-                  | "succeeded"
-                  | "canceled"
-                  | "expired"
-                  | "payment_failed";
-                paymentMethod: ("promptpay" | "bank_transfer") | null;
-                referenceId: string;
-                description: string | null;
-                metadata: {
-                  [key: string]: string;
-                } | null;
-                clientSecret: string | null;
-                nextAction:
-                  | (
-                      | {
-                          /** @enum {string} */
-                          type: "use_payment_app";
-                          paymentAppUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "redirect";
-                          redirectUrl?: string;
-                          qrCode?: {
-                            /** @enum {string} */
-                            type: "promptpay";
-                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
-                            payload: string;
-                            /** @description PNG of the payload */
-                            imageUrl: string;
-                          };
-                        }
-                      | {
-                          /** @enum {string} */
-                          type: "display_bank_transfer_instructions";
-                          bankTransferInstructions: {
-                            bankName: string;
-                            accountNumber: string;
-                            accountName: string;
-                            /** @description THB with two decimals */
-                            amount: string;
-                            reference: string;
-                          };
-                        }
-                    )
-                  | null;
-                confirmedAt: string | null;
-                capturedAt: string | null;
-                canceledAt: string | null;
-                expiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                /** Format: uuid */
-                merchantId: string;
-                /**
-                 * @description The payment's SCB ref1
-                 * @example K7Q2M9X4HT3B
-                 */
-                scbReference: string;
-              };
-            };
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrievePaymentByScbReference"];
     put?: never;
     post?: never;
     delete?: never;
@@ -7618,7 +1199,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
@@ -7750,21 +1331,32 @@ export interface paths {
             };
           };
         };
+        /** @description VALIDATION_ERROR */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description INVALID_CREDENTIALS */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
@@ -7804,12 +1396,21 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content?: never;
+        };
+        /** @description VALIDATION_ERROR */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
         };
         /** @description INVALID_CREDENTIALS */
         401: {
@@ -7817,15 +1418,17 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            /**
-             * @example {
-             *       "success": false,
-             *       "error": {
-             *         "code": "RESOURCE_NOT_FOUND",
-             *         "message": "Payment not found"
-             *       }
-             *     }
-             */
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description SERVICE_UNAVAILABLE */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            "Retry-After"?: number;
+            [name: string]: unknown;
+          };
+          content: {
             "application/json": components["schemas"]["Error"];
           };
         };
@@ -7843,15 +1446,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    /**
-     * @example {
-     *       "success": false,
-     *       "error": {
-     *         "code": "RESOURCE_NOT_FOUND",
-     *         "message": "Payment not found"
-     *       }
-     *     }
-     */
     Error: {
       /** @enum {unknown} */
       success: false;
@@ -8164,4 +1758,7414 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  logIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "owner@shop.example",
+         *       "password": "correct-horse-battery"
+         *     }
+         */
+        "application/json": {
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "token": "sess_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "user": {
+           *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *           "email": "owner@shop.example",
+           *           "createdAt": "2026-01-15T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @description Send as `Authorization: Bearer <token>` to the dashboard API. Shown only here. */
+              token: string;
+              /**
+               * Format: date-time
+               * @description When the session ends (12 hours after login)
+               */
+              expiresAt: string;
+              user: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                merchantId: string;
+                email: string;
+                /**
+                 * Format: date-time
+                 * @description Creation time
+                 */
+                createdAt: string;
+              };
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  logOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "loggedOut": true
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              loggedOut: true;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPayments: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        status?:
+          | "requires_payment_method"
+          | "requires_confirmation"
+          | "requires_action"
+          | "processing"
+          | "requires_capture"
+          | "succeeded"
+          | "canceled"
+          | "expired"
+          | "payment_failed";
+        paymentMethod?: "promptpay" | "bank_transfer";
+        /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
+        responseMode?: "both" | "payment_link" | "qr_code";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "confirmedAt" | "capturedAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "1000.00",
+           *             "currency": "THB",
+           *             "status": "requires_action",
+           *             "paymentMethod": "promptpay",
+           *             "referenceId": "order-1001",
+           *             "description": "Order 1001: 2 x Thai iced tea",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *             "nextAction": {
+           *               "type": "use_payment_app",
+           *               "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *               "qrCode": {
+           *                 "type": "promptpay",
+           *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *               }
+           *             },
+           *             "confirmedAt": null,
+           *             "capturedAt": null,
+           *             "canceledAt": null,
+           *             "expiresAt": "2026-01-15T12:00:00.000Z",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /** @enum {string} */
+                status:
+                  | "requires_payment_method"
+                  | "requires_confirmation"
+                  | "requires_action"
+                  | "processing"
+                  | "requires_capture"
+                  | "succeeded"
+                  | "canceled"
+                  | "expired"
+                  | "payment_failed";
+                paymentMethod: ("promptpay" | "bank_transfer") | null;
+                referenceId: string;
+                description: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                clientSecret: string | null;
+                nextAction:
+                  | (
+                      | {
+                          /** @enum {string} */
+                          type: "use_payment_app";
+                          paymentAppUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "redirect";
+                          redirectUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "display_bank_transfer_instructions";
+                          bankTransferInstructions: {
+                            bankName: string;
+                            accountNumber: string;
+                            accountName: string;
+                            /** @description THB with two decimals */
+                            amount: string;
+                            reference: string;
+                          };
+                        }
+                    )
+                  | null;
+                confirmedAt: string | null;
+                capturedAt: string | null;
+                canceledAt: string | null;
+                expiresAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "1000.00",
+         *       "currency": "THB",
+         *       "referenceId": "order-1001",
+         *       "paymentMethod": "promptpay",
+         *       "responseMode": "both",
+         *       "customerBankAccountName": "Somchai Jaidee",
+         *       "customerBankAccountNumber": "1234567890",
+         *       "customerBankCode": "004",
+         *       "description": "Order 1001: 2 x Thai iced tea",
+         *       "merchantReference": "INV-2026-0001",
+         *       "invoiceNo": "INV-2026-0001",
+         *       "metadata": {
+         *         "orderId": "1001"
+         *       },
+         *       "idempotencyKey": "order-1001",
+         *       "expiresInMinutes": 15
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.
+           * @example 1000.00
+           */
+          amount: string;
+          /**
+           * @description Only THB; the default.
+           * @enum {string}
+           */
+          currency?: "THB";
+          /** @description Unique per merchant; 1-255 letters, digits, _ - . */
+          referenceId: string;
+          /** @enum {string} */
+          paymentMethod: "promptpay" | "bank_transfer";
+          /**
+           * @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction.
+           * @enum {string}
+           */
+          responseMode?: "both" | "payment_link" | "qr_code";
+          /** @description Customer bank account name */
+          customerBankAccountName: string;
+          /** @description 10-15 digits; `-` and spaces are ignored. Never returned. */
+          customerBankAccountNumber: string;
+          /**
+           * @description 3-digit Thai bank code
+           * @enum {string}
+           */
+          customerBankCode:
+            | "002"
+            | "004"
+            | "006"
+            | "008"
+            | "009"
+            | "011"
+            | "014"
+            | "017"
+            | "018"
+            | "020"
+            | "022"
+            | "023"
+            | "024"
+            | "025"
+            | "026"
+            | "027"
+            | "029"
+            | "030"
+            | "031"
+            | "032"
+            | "033"
+            | "034"
+            | "035"
+            | "039"
+            | "045"
+            | "052"
+            | "066"
+            | "067"
+            | "069"
+            | "070"
+            | "071"
+            | "073"
+            | "079"
+            | "080"
+            | "098";
+          /** @description At most 255 characters */
+          description?: string;
+          /** @description Merchant invoice, order or transaction reference. Stored, never returned. */
+          merchantReference?: string;
+          /** @description Alias of merchantReference; when both are sent they must be equal. */
+          invoiceNo?: string;
+          /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
+          metadata?: {
+            [key: string]: string;
+          };
+          /** @description 1-255 printable ASCII characters. A retry reuses the key. */
+          idempotencyKey?: string;
+          /** @description Default 15 for promptpay, 1440 for bank_transfer. */
+          expiresInMinutes?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_CURRENCY or INVALID_REFERENCE_ID or INVALID_BANK_CODE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description DUPLICATE_REFERENCE_ID */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_MISMATCH */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrievePaymentByReference: {
+    parameters: {
+      query?: {
+        /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
+        responseMode?: "both" | "payment_link" | "qr_code";
+      };
+      header?: never;
+      path: {
+        /** @description The referenceId sent at create, URL-encoded */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrievePayment: {
+    parameters: {
+      query?: {
+        /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
+        responseMode?: "both" | "payment_link" | "qr_code";
+      };
+      header?: never;
+      path: {
+        /** @description Payment UUID */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Payment UUID */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWithdraws: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description pending, processing, paid, failed, canceled; also awaiting_verification and expired, which records can show */
+        status?:
+          | "awaiting_verification"
+          | "pending"
+          | "processing"
+          | "paid"
+          | "failed"
+          | "canceled"
+          | "expired";
+        destinationType?: "bank_account" | "wallet";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "paidAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "1000.00",
+           *             "currency": "THB",
+           *             "status": "awaiting_verification",
+           *             "referenceId": "order-1001",
+           *             "destinationType": "bank_account",
+           *             "bankAccountNumber": "******7890",
+           *             "bankAccountName": "Somchai Jaidee",
+           *             "bankCode": "004",
+           *             "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *             "description": "Order 1001: 2 x Thai iced tea",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "paidAt": null,
+           *             "canceledAt": null,
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /** @enum {string} */
+                status:
+                  | "awaiting_verification"
+                  | "pending"
+                  | "processing"
+                  | "paid"
+                  | "failed"
+                  | "canceled"
+                  | "expired";
+                referenceId: string;
+                /** @enum {string} */
+                destinationType: "bank_account" | "wallet";
+                bankAccountNumber: string | null;
+                bankAccountName: string | null;
+                bankCode: string | null;
+                destinationId: string | null;
+                description: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                paidAt: string | null;
+                canceledAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "1000.00",
+         *       "currency": "THB",
+         *       "referenceId": "order-1001",
+         *       "destinationType": "bank_account",
+         *       "customerBankAccountName": "Somchai Jaidee",
+         *       "customerBankAccountNumber": "1234567890",
+         *       "customerBankCode": "004",
+         *       "description": "Order 1001: 2 x Thai iced tea",
+         *       "metadata": {
+         *         "orderId": "1001"
+         *       },
+         *       "idempotencyKey": "order-1001"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Decimal string of satang: "1000.00" is 10.00 THB. Greater than zero, whole satang.
+           * @example 1000.00
+           */
+          amount: string;
+          /**
+           * @description Only THB; the default.
+           * @enum {string}
+           */
+          currency?: "THB";
+          /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . */
+          referenceId: string;
+          /**
+           * @description bank_account or wallet
+           * @enum {string}
+           */
+          destinationType: "bank_account" | "wallet";
+          /** @description Account holder name; the payout guard compares it with recent payouts. */
+          customerBankAccountName: string;
+          /** @description 10-15 digits; `-` and spaces are ignored. Returned masked. */
+          customerBankAccountNumber: string;
+          /**
+           * @description 3-digit Thai bank code
+           * @enum {string}
+           */
+          customerBankCode:
+            | "002"
+            | "004"
+            | "006"
+            | "008"
+            | "009"
+            | "011"
+            | "014"
+            | "017"
+            | "018"
+            | "020"
+            | "022"
+            | "023"
+            | "024"
+            | "025"
+            | "026"
+            | "027"
+            | "029"
+            | "030"
+            | "031"
+            | "032"
+            | "033"
+            | "034"
+            | "035"
+            | "039"
+            | "045"
+            | "052"
+            | "066"
+            | "067"
+            | "069"
+            | "070"
+            | "071"
+            | "073"
+            | "079"
+            | "080"
+            | "098";
+          /** @description At most 255 characters */
+          description?: string;
+          /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
+          metadata?: {
+            [key: string]: string;
+          };
+          /** @description 1-255 printable ASCII characters. A retry reuses the key. */
+          idempotencyKey?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_CURRENCY or INVALID_REFERENCE_ID or INVALID_BANK_CODE or INVALID_INPUT or INSUFFICIENT_BALANCE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description WALLET_INACTIVE */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_MISMATCH */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveWithdrawByReference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The referenceId sent at create, URL-encoded */
+        referenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Withdraw UUID */
+        withdraw_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Withdraw UUID */
+        withdraw_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "walletBalance": 250000,
+           *         "settlementBalance": 100000,
+           *         "currency": "THB",
+           *         "status": "active"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @description Available wallet in satang (wallet minus holds) */
+              walletBalance: number;
+              /** @description Succeeded payments awaiting settlement, in satang */
+              settlementBalance: number;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @description Wallet status
+               * @enum {string}
+               */
+              status: "active" | "frozen" | "closed";
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatePayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "succeeded"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description succeeded: the customer paid (on an expired payment within 72 h of expiresAt, the late confirmation); failed: the payment failed.
+           * @enum {string}
+           */
+          outcome: "succeeded" | "failed";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulateWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "processing"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description processing: the bank takes a pending withdraw; paid / failed: the bank's outcome (paid on a failed or expired withdraw is the late success); indeterminate: the bank's answer is lost and the withdraw stays processing until reconciled.
+           * @enum {string}
+           */
+          outcome: "processing" | "paid" | "failed" | "indeterminate";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  runSettlements: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "count": 1,
+           *         "amount": "1000.00",
+           *         "payments": [
+           *           {
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "1000.00",
+           *             "settledAt": "2026-01-15T12:00:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @description How many payments were settled */
+              count: number;
+              /** @description Their total, decimal string of satang */
+              amount: string;
+              payments: {
+                /** Format: uuid */
+                paymentId: string;
+                amount: string;
+                /** Format: date-time */
+                settledAt: string;
+              }[];
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  advanceTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "seconds": 3600
+         *     }
+         */
+        "application/json": {
+          /** @description Whole seconds to move the merchant's test clock forward, 1 to 31622400 */
+          seconds: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "now": "2026-01-15T12:00:00.000Z",
+           *         "offsetSeconds": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * Format: date-time
+               * @description The merchant's business time
+               */
+              now: string;
+              /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+              offsetSeconds: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "now": "2026-01-15T12:00:00.000Z",
+           *         "offsetSeconds": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * Format: date-time
+               * @description The merchant's business time
+               */
+              now: string;
+              /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+              offsetSeconds: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "url": "https://shop.example/webhooks/satang",
+           *             "events": [
+           *               "payment.received",
+           *               "withdraw.paid"
+           *             ],
+           *             "description": "Order 1001: 2 x Thai iced tea",
+           *             "disabled": true,
+           *             "disabledAt": null,
+           *             "previousSecretExpiresAt": null,
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                url: string;
+                events: string[];
+                description: string | null;
+                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+                disabled: boolean;
+                disabledAt: string | null;
+                previousSecretExpiresAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://shop.example/webhooks/satang",
+         *       "events": [
+         *         "payment.received",
+         *         "withdraw.paid"
+         *       ],
+         *       "description": "Order 1001: 2 x Thai iced tea"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Where events are POSTed. https (live requires it; sandbox also accepts http). Every address the host resolves to must be public: loopback, private, link-local and metadata addresses are refused (sandbox may allow loopback).
+           * @example https://shop.example/webhooks/satang
+           */
+          url: string;
+          /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled. */
+          events: (
+            | "payment.received"
+            | "payment.failed"
+            | "payment.expired"
+            | "payment.canceled"
+            | "withdraw.processing"
+            | "withdraw.paid"
+            | "withdraw.failed"
+            | "withdraw.canceled"
+            | "*"
+          )[];
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "url": "https://shop.example/webhooks/satang",
+           *         "events": [
+           *           "payment.received",
+           *           "withdraw.paid"
+           *         ],
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "disabled": true,
+           *         "disabledAt": null,
+           *         "previousSecretExpiresAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: string[];
+              description: string | null;
+              /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+              disabled: boolean;
+              disabledAt: string | null;
+              previousSecretExpiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** @description whsec_ + base64 of 32 random bytes. Shown only in this response: store it now. */
+              secret: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "url": "https://shop.example/webhooks/satang",
+           *         "events": [
+           *           "payment.received",
+           *           "withdraw.paid"
+           *         ],
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "disabled": true,
+           *         "disabledAt": null,
+           *         "previousSecretExpiresAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: string[];
+              description: string | null;
+              /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+              disabled: boolean;
+              disabledAt: string | null;
+              previousSecretExpiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "url": "https://shop.example/webhooks/satang",
+           *         "events": [
+           *           "payment.received",
+           *           "withdraw.paid"
+           *         ],
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "disabled": true,
+           *         "disabledAt": null,
+           *         "previousSecretExpiresAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: string[];
+              description: string | null;
+              /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+              disabled: boolean;
+              disabledAt: string | null;
+              previousSecretExpiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  rotateWebhookEndpointSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "url": "https://shop.example/webhooks/satang",
+           *         "events": [
+           *           "payment.received",
+           *           "withdraw.paid"
+           *         ],
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "disabled": true,
+           *         "disabledAt": null,
+           *         "previousSecretExpiresAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: string[];
+              description: string | null;
+              /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+              disabled: boolean;
+              disabledAt: string | null;
+              previousSecretExpiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** @description whsec_ + base64 of 32 random bytes. Shown only in this response: store it now. */
+              secret: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        type?:
+          | "payment.received"
+          | "payment.failed"
+          | "payment.expired"
+          | "payment.canceled"
+          | "withdraw.processing"
+          | "withdraw.paid"
+          | "withdraw.failed"
+          | "withdraw.canceled";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "type": "payment.received",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "data": {
+           *               "object": {}
+           *             }
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type:
+                  | "payment.received"
+                  | "payment.failed"
+                  | "payment.expired"
+                  | "payment.canceled"
+                  | "withdraw.processing"
+                  | "withdraw.paid"
+                  | "withdraw.failed"
+                  | "withdraw.canceled";
+                /** Format: date-time */
+                createdAt: string;
+                data: {
+                  /** @description The full payment or withdraw record at the time of the event. */
+                  object: {
+                    [key: string]: unknown;
+                  };
+                };
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Event UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "type": "payment.received",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "data": {
+           *           "object": {}
+           *         },
+           *         "deliveries": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
+           *             "status": "pending",
+           *             "attemptCount": 1,
+           *             "nextAttemptAt": "2026-01-15T12:00:00.000Z",
+           *             "lastStatusCode": 200,
+           *             "lastError": null,
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "completedAt": null,
+           *             "attempts": [
+           *               {
+           *                 "attemptNumber": 1,
+           *                 "succeeded": true,
+           *                 "statusCode": 200,
+           *                 "durationMs": 84,
+           *                 "error": null,
+           *                 "errorCode": "timeout",
+           *                 "responseExcerpt": "{\"received\":true}",
+           *                 "startedAt": "2026-01-15T12:00:00.000Z",
+           *                 "finishedAt": "2026-01-15T12:00:00.000Z",
+           *                 "nextRetryAt": "2026-01-15T12:00:00.000Z"
+           *               }
+           *             ]
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              type:
+                | "payment.received"
+                | "payment.failed"
+                | "payment.expired"
+                | "payment.canceled"
+                | "withdraw.processing"
+                | "withdraw.paid"
+                | "withdraw.failed"
+                | "withdraw.canceled";
+              /** Format: date-time */
+              createdAt: string;
+              data: {
+                /** @description The full payment or withdraw record at the time of the event. */
+                object: {
+                  [key: string]: unknown;
+                };
+              };
+              deliveries: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                endpointId: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed" | "canceled";
+                attemptCount: number;
+                nextAttemptAt: string | null;
+                lastStatusCode: number | null;
+                lastError: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                completedAt: string | null;
+                attempts: {
+                  attemptNumber: number;
+                  succeeded: boolean;
+                  statusCode: number | null;
+                  durationMs: number;
+                  error: string | null;
+                  errorCode:
+                    | (
+                        | "timeout"
+                        | "dns"
+                        | "url_refused"
+                        | "connection_refused"
+                        | "connection_reset"
+                        | "tls"
+                        | "network"
+                        | "redirect"
+                        | "non_2xx"
+                      )
+                    | null;
+                  responseExcerpt: string | null;
+                  /** Format: date-time */
+                  startedAt: string;
+                  /** Format: date-time */
+                  finishedAt: string;
+                  nextRetryAt: string | null;
+                }[];
+              }[];
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  redeliverEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Event UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b"
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description Only this endpoint; by default every endpoint that subscribes to the event now.
+           */
+          endpointId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the work is queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "eventId": "c3d5e7f9-1a2b-4c4d-8e6f-7a8b9c0d1e2f",
+           *         "deliveries": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "endpointId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
+           *             "status": "pending",
+           *             "attemptCount": 1,
+           *             "nextAttemptAt": "2026-01-15T12:00:00.000Z",
+           *             "lastStatusCode": 200,
+           *             "lastError": null,
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "completedAt": null,
+           *             "attempts": [
+           *               {
+           *                 "attemptNumber": 1,
+           *                 "succeeded": true,
+           *                 "statusCode": 200,
+           *                 "durationMs": 84,
+           *                 "error": null,
+           *                 "errorCode": "timeout",
+           *                 "responseExcerpt": "{\"received\":true}",
+           *                 "startedAt": "2026-01-15T12:00:00.000Z",
+           *                 "finishedAt": "2026-01-15T12:00:00.000Z",
+           *                 "nextRetryAt": "2026-01-15T12:00:00.000Z"
+           *               }
+           *             ]
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              eventId: string;
+              deliveries: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                endpointId: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed" | "canceled";
+                attemptCount: number;
+                nextAttemptAt: string | null;
+                lastStatusCode: number | null;
+                lastError: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                completedAt: string | null;
+                attempts: {
+                  attemptNumber: number;
+                  succeeded: boolean;
+                  statusCode: number | null;
+                  durationMs: number;
+                  error: string | null;
+                  errorCode:
+                    | (
+                        | "timeout"
+                        | "dns"
+                        | "url_refused"
+                        | "connection_refused"
+                        | "connection_reset"
+                        | "tls"
+                        | "network"
+                        | "redirect"
+                        | "non_2xx"
+                      )
+                    | null;
+                  responseExcerpt: string | null;
+                  /** Format: date-time */
+                  startedAt: string;
+                  /** Format: date-time */
+                  finishedAt: string;
+                  nextRetryAt: string | null;
+                }[];
+              }[];
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportPaymentsCsv: {
+    parameters: {
+      query: {
+        status?:
+          | "requires_payment_method"
+          | "requires_confirmation"
+          | "requires_action"
+          | "processing"
+          | "requires_capture"
+          | "succeeded"
+          | "canceled"
+          | "expired"
+          | "payment_failed";
+        paymentMethod?: "promptpay" | "bank_transfer";
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportWithdrawsCsv: {
+    parameters: {
+      query: {
+        status?:
+          | "awaiting_verification"
+          | "pending"
+          | "processing"
+          | "paid"
+          | "failed"
+          | "canceled"
+          | "expired";
+        destinationType?: "bank_account" | "wallet";
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportLedgerCsv: {
+    parameters: {
+      query: {
+        /** @description Only movements of this kind of ledger transaction. */
+        type?:
+          | "payment_succeeded"
+          | "settlement"
+          | "withdraw_hold"
+          | "withdraw_release"
+          | "withdraw_paid"
+          | "withdraw_late_success"
+          | "operator_adjustment";
+        /** @description Only movements on this ledger account of the merchant. */
+        account?:
+          | "settlement_pending"
+          | "wallet_available"
+          | "wallet_held"
+          | "provider_clearing"
+          | "payout_clearing"
+          | "operator_adjustments";
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createMerchant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "My Shop",
+         *       "dailyWithdrawLimit": "1000.00",
+         *       "monthlyWithdrawLimit": "1000.00",
+         *       "settlementDelayHours": 24,
+         *       "collectionAccount": {
+         *         "bankCode": "004",
+         *         "accountNumber": "1234567890",
+         *         "accountName": "My Shop Co., Ltd."
+         *       },
+         *       "promptpayId": "0812345678",
+         *       "promptpayReuse": true
+         *     }
+         */
+        "application/json": {
+          name: string;
+          /** @description Daily withdraw limit (UTC day); null for none */
+          dailyWithdrawLimit?: string | null;
+          /** @description Monthly withdraw limit (UTC month); null for none */
+          monthlyWithdrawLimit?: string | null;
+          /** @description Hours between a payment succeeding and its money reaching the wallet */
+          settlementDelayHours?: number;
+          /** @description The account bank transfers are paid to */
+          collectionAccount?: {
+            /** @enum {string} */
+            bankCode:
+              | "002"
+              | "004"
+              | "006"
+              | "008"
+              | "009"
+              | "011"
+              | "014"
+              | "017"
+              | "018"
+              | "020"
+              | "022"
+              | "023"
+              | "024"
+              | "025"
+              | "026"
+              | "027"
+              | "029"
+              | "030"
+              | "031"
+              | "032"
+              | "033"
+              | "034"
+              | "035"
+              | "039"
+              | "045"
+              | "052"
+              | "066"
+              | "067"
+              | "069"
+              | "070"
+              | "071"
+              | "073"
+              | "079"
+              | "080"
+              | "098";
+            accountNumber: string;
+            accountName: string;
+          };
+          /** @description The PromptPay id payment QR codes pay to */
+          promptpayId?: string;
+          /** @description Return a still-valid PromptPay payment for the same customer and amount */
+          promptpayReuse?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "My Shop",
+           *         "status": "active",
+           *         "settlementDelayHours": 24,
+           *         "collectionAccount": {
+           *           "bankCode": "004",
+           *           "accountNumber": "1234567890",
+           *           "accountName": "My Shop Co., Ltd."
+           *         },
+           *         "promptpayId": "0812345678",
+           *         "promptpayReuse": true,
+           *         "walletStatus": "active",
+           *         "dailyWithdrawLimit": "5000000.00",
+           *         "monthlyWithdrawLimit": "100000000.00",
+           *         "withdrawVerificationThreshold": "1000000.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /**
+               * @description A disabled merchant's keys get AUTHENTICATION_ERROR
+               * @enum {unknown}
+               */
+              status: "active" | "disabled";
+              settlementDelayHours: number;
+              collectionAccount:
+                | ({
+                    /** @enum {string} */
+                    bankCode:
+                      | "002"
+                      | "004"
+                      | "006"
+                      | "008"
+                      | "009"
+                      | "011"
+                      | "014"
+                      | "017"
+                      | "018"
+                      | "020"
+                      | "022"
+                      | "023"
+                      | "024"
+                      | "025"
+                      | "026"
+                      | "027"
+                      | "029"
+                      | "030"
+                      | "031"
+                      | "032"
+                      | "033"
+                      | "034"
+                      | "035"
+                      | "039"
+                      | "045"
+                      | "052"
+                      | "066"
+                      | "067"
+                      | "069"
+                      | "070"
+                      | "071"
+                      | "073"
+                      | "079"
+                      | "080"
+                      | "098";
+                    accountNumber: string;
+                    accountName: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              /** @description PromptPay id QR codes pay to */
+              promptpayId: string | null;
+              promptpayReuse: boolean;
+              /** @enum {unknown} */
+              walletStatus: "active" | "frozen" | "closed";
+              /** @description Amount (satang, two decimals), or null for no limit */
+              dailyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for no limit */
+              monthlyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for none */
+              withdrawVerificationThreshold: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description Last change
+               */
+              updatedAt: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveMerchant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "My Shop",
+           *         "status": "active",
+           *         "settlementDelayHours": 24,
+           *         "collectionAccount": {
+           *           "bankCode": "004",
+           *           "accountNumber": "1234567890",
+           *           "accountName": "My Shop Co., Ltd."
+           *         },
+           *         "promptpayId": "0812345678",
+           *         "promptpayReuse": true,
+           *         "walletStatus": "active",
+           *         "dailyWithdrawLimit": "5000000.00",
+           *         "monthlyWithdrawLimit": "100000000.00",
+           *         "withdrawVerificationThreshold": "1000000.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /**
+               * @description A disabled merchant's keys get AUTHENTICATION_ERROR
+               * @enum {unknown}
+               */
+              status: "active" | "disabled";
+              settlementDelayHours: number;
+              collectionAccount:
+                | ({
+                    /** @enum {string} */
+                    bankCode:
+                      | "002"
+                      | "004"
+                      | "006"
+                      | "008"
+                      | "009"
+                      | "011"
+                      | "014"
+                      | "017"
+                      | "018"
+                      | "020"
+                      | "022"
+                      | "023"
+                      | "024"
+                      | "025"
+                      | "026"
+                      | "027"
+                      | "029"
+                      | "030"
+                      | "031"
+                      | "032"
+                      | "033"
+                      | "034"
+                      | "035"
+                      | "039"
+                      | "045"
+                      | "052"
+                      | "066"
+                      | "067"
+                      | "069"
+                      | "070"
+                      | "071"
+                      | "073"
+                      | "079"
+                      | "080"
+                      | "098";
+                    accountNumber: string;
+                    accountName: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              /** @description PromptPay id QR codes pay to */
+              promptpayId: string | null;
+              promptpayReuse: boolean;
+              /** @enum {unknown} */
+              walletStatus: "active" | "frozen" | "closed";
+              /** @description Amount (satang, two decimals), or null for no limit */
+              dailyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for no limit */
+              monthlyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for none */
+              withdrawVerificationThreshold: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description Last change
+               */
+              updatedAt: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateMerchant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "My Shop",
+         *       "dailyWithdrawLimit": "1000.00",
+         *       "monthlyWithdrawLimit": "1000.00",
+         *       "settlementDelayHours": 24,
+         *       "collectionAccount": {
+         *         "bankCode": "004",
+         *         "accountNumber": "1234567890",
+         *         "accountName": "My Shop Co., Ltd."
+         *       },
+         *       "promptpayId": "0812345678",
+         *       "promptpayReuse": true,
+         *       "walletStatus": "active",
+         *       "withdrawVerificationThreshold": "1000.00",
+         *       "status": "active"
+         *     }
+         */
+        "application/json": {
+          name?: string;
+          /** @description Daily withdraw limit (UTC day); null removes it */
+          dailyWithdrawLimit?: string | null;
+          /** @description Monthly withdraw limit (UTC month); null removes it */
+          monthlyWithdrawLimit?: string | null;
+          /** @description Hours between a payment succeeding and its money reaching the wallet */
+          settlementDelayHours?: number;
+          /** @description The account bank transfers are paid to; null removes it */
+          collectionAccount?: {
+            /** @enum {string} */
+            bankCode:
+              | "002"
+              | "004"
+              | "006"
+              | "008"
+              | "009"
+              | "011"
+              | "014"
+              | "017"
+              | "018"
+              | "020"
+              | "022"
+              | "023"
+              | "024"
+              | "025"
+              | "026"
+              | "027"
+              | "029"
+              | "030"
+              | "031"
+              | "032"
+              | "033"
+              | "034"
+              | "035"
+              | "039"
+              | "045"
+              | "052"
+              | "066"
+              | "067"
+              | "069"
+              | "070"
+              | "071"
+              | "073"
+              | "079"
+              | "080"
+              | "098";
+            accountNumber: string;
+            accountName: string;
+          } | null;
+          /** @description The PromptPay id payment QR codes pay to; null removes it */
+          promptpayId?: string | null;
+          /** @description Return a still-valid PromptPay payment for the same customer and amount */
+          promptpayReuse?: boolean;
+          /** @enum {unknown} */
+          walletStatus?: "active" | "frozen" | "closed";
+          /** @description Withdraws at or above this amount wait for operator approval; null for none */
+          withdrawVerificationThreshold?: string | null;
+          /** @enum {unknown} */
+          status?: "active" | "disabled";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "My Shop",
+           *         "status": "active",
+           *         "settlementDelayHours": 24,
+           *         "collectionAccount": {
+           *           "bankCode": "004",
+           *           "accountNumber": "1234567890",
+           *           "accountName": "My Shop Co., Ltd."
+           *         },
+           *         "promptpayId": "0812345678",
+           *         "promptpayReuse": true,
+           *         "walletStatus": "active",
+           *         "dailyWithdrawLimit": "5000000.00",
+           *         "monthlyWithdrawLimit": "100000000.00",
+           *         "withdrawVerificationThreshold": "1000000.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /**
+               * @description A disabled merchant's keys get AUTHENTICATION_ERROR
+               * @enum {unknown}
+               */
+              status: "active" | "disabled";
+              settlementDelayHours: number;
+              collectionAccount:
+                | ({
+                    /** @enum {string} */
+                    bankCode:
+                      | "002"
+                      | "004"
+                      | "006"
+                      | "008"
+                      | "009"
+                      | "011"
+                      | "014"
+                      | "017"
+                      | "018"
+                      | "020"
+                      | "022"
+                      | "023"
+                      | "024"
+                      | "025"
+                      | "026"
+                      | "027"
+                      | "029"
+                      | "030"
+                      | "031"
+                      | "032"
+                      | "033"
+                      | "034"
+                      | "035"
+                      | "039"
+                      | "045"
+                      | "052"
+                      | "066"
+                      | "067"
+                      | "069"
+                      | "070"
+                      | "071"
+                      | "073"
+                      | "079"
+                      | "080"
+                      | "098";
+                    accountNumber: string;
+                    accountName: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              /** @description PromptPay id QR codes pay to */
+              promptpayId: string | null;
+              promptpayReuse: boolean;
+              /** @enum {unknown} */
+              walletStatus: "active" | "frozen" | "closed";
+              /** @description Amount (satang, two decimals), or null for no limit */
+              dailyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for no limit */
+              monthlyWithdrawLimit: string | null;
+              /** @description Amount (satang, two decimals), or null for none */
+              withdrawVerificationThreshold: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description Last change
+               */
+              updatedAt: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listIntegrations: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "name": "My Shop",
+           *             "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+           *             "environment": "sandbox",
+           *             "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "requireSignatureV2": true,
+           *             "revokedAt": null,
+           *             "createdAt": "2026-01-15T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: ({
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description Name to recognise the integration by */
+                name: string | null;
+                /** @description Sent as X-API-Key */
+                apiKey: string;
+                /** @enum {unknown} */
+                environment: "sandbox" | "live";
+                /** @description Where the hosted payment page sends the customer */
+                redirectUrl: string | null;
+                requireSignatureV2: boolean;
+                revokedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description Creation time
+                 */
+                createdAt: string;
+              } & {
+                [key: string]: unknown;
+              })[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "My Shop",
+         *       "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+         *       "requireSignatureV2": true
+         *     }
+         */
+        "application/json": {
+          name?: string | null;
+          redirectUrl?: string | null;
+          /** @description Refuse v1 signatures for this integration's key */
+          requireSignatureV2?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "name": "My Shop",
+           *         "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+           *         "environment": "sandbox",
+           *         "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "requireSignatureV2": true,
+           *         "revokedAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "apiSecret": "sec_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZuXw0"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description Name to recognise the integration by */
+              name: string | null;
+              /** @description Sent as X-API-Key */
+              apiKey: string;
+              /** @enum {unknown} */
+              environment: "sandbox" | "live";
+              /** @description Where the hosted payment page sends the customer */
+              redirectUrl: string | null;
+              requireSignatureV2: boolean;
+              revokedAt: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+              /** @description The HMAC secret: shown in this response only, stored encrypted */
+              apiSecret: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "name": "My Shop",
+           *         "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+           *         "environment": "sandbox",
+           *         "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "requireSignatureV2": true,
+           *         "revokedAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description Name to recognise the integration by */
+              name: string | null;
+              /** @description Sent as X-API-Key */
+              apiKey: string;
+              /** @enum {unknown} */
+              environment: "sandbox" | "live";
+              /** @description Where the hosted payment page sends the customer */
+              redirectUrl: string | null;
+              requireSignatureV2: boolean;
+              revokedAt: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adjustMerchantWallet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "1000.00",
+         *       "reason": "Opening float"
+         *     }
+         */
+        "application/json": {
+          /** @description Signed decimal string of satang: "+1000.00" credits, "-1000.00" debits. Not zero. */
+          amount: string;
+          /** @description Why the operator adjusts the wallet; 1-500 characters. */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "amount": "1000.00",
+           *         "reason": "Opening float",
+           *         "balanceAfter": "250000.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * Format: uuid
+               * @description The ledger transaction of the adjustment
+               */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description Signed decimal string */
+              amount: string;
+              reason: string;
+              /** @description Available wallet after the adjustment */
+              balanceAfter: string;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  approveWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  rejectWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "awaiting_verification",
+           *         "referenceId": "order-1001",
+           *         "destinationType": "bank_account",
+           *         "bankAccountNumber": "******7890",
+           *         "bankAccountName": "Somchai Jaidee",
+           *         "bankCode": "004",
+           *         "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "paidAt": null,
+           *         "canceledAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "awaiting_verification"
+                | "pending"
+                | "processing"
+                | "paid"
+                | "failed"
+                | "canceled"
+                | "expired";
+              referenceId: string;
+              /** @enum {string} */
+              destinationType: "bank_account" | "wallet";
+              bankAccountNumber: string | null;
+              bankAccountName: string | null;
+              bankCode: string | null;
+              destinationId: string | null;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              paidAt: string | null;
+              canceledAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  advanceMerchantTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "seconds": 3600
+         *     }
+         */
+        "application/json": {
+          /** @description Whole seconds to move the merchant's test clock forward, 1 to 31622400 */
+          seconds: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "now": "2026-01-15T12:00:00.000Z",
+           *         "offsetSeconds": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              merchantId: string;
+              /**
+               * Format: date-time
+               * @description The merchant's business time
+               */
+              now: string;
+              /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+              offsetSeconds: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAnomalies: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Only this merchant's */
+        merchantId?: string;
+        /** @description true: only the anomalies still open; false: only those closed (their money was credited after all) */
+        open?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "provider": "sandbox",
+           *             "subjectType": "payment",
+           *             "subjectId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+           *             "report": "paid",
+           *             "subjectStatus": "processing",
+           *             "reason": "Opening float",
+           *             "message": "Payment not found",
+           *             "amount": "1000.00",
+           *             "callbackId": "cb_20260115_000123",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "closedAt": null,
+           *             "resolution": "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: ({
+                /** Format: uuid */
+                id: string;
+                merchantId: string | null;
+                provider: string;
+                /** @enum {string} */
+                subjectType: "payment" | "withdraw";
+                subjectId: string;
+                /** @description What the provider reported, e.g. payment.succeeded */
+                report: string;
+                subjectStatus: string | null;
+                /** @description Why it was refused, e.g. late_confirmation_window_passed */
+                reason: string;
+                message: string;
+                amount: string | null;
+                callbackId: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description When the anomaly stopped being true (its money was credited after all); null while open */
+                closedAt: string | null;
+                /** @description Why it was closed, e.g. credited: SCB's transaction was credited to the payment */
+                resolution: string | null;
+              } & {
+                [key: string]: unknown;
+              })[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createDashboardUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Merchant UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "owner@shop.example",
+         *       "password": "correct-horse-battery"
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: email
+           * @description Unique across the service, whatever its case
+           */
+          email: string;
+          /** @description 12 to 256 characters; stored only as an argon2id hash */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "email": "owner@shop.example",
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              email: string;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPayoutBatches: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description open or closed */
+        status?: "open" | "closed";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "status": "open",
+           *             "createdBy": "Somsri (finance)",
+           *             "itemCount": 1,
+           *             "totalAmount": "250000.00",
+           *             "paidCount": 1,
+           *             "failedCount": 1,
+           *             "openCount": 1,
+           *             "paidAmount": "0.00",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "closedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "open" | "closed";
+                createdBy: string;
+                itemCount: number;
+                /** @description Sum of the items' amounts, decimal string */
+                totalAmount: string;
+                paidCount: number;
+                failedCount: number;
+                /** @description Items without an outcome yet */
+                openCount: number;
+                paidAmount: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                closedAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPayoutBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+         *       "maxCount": 1,
+         *       "createdBy": "Somsri (finance)"
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description Only this merchant's pending withdraws
+           */
+          merchantId?: string;
+          /** @description At most this many withdraws, oldest first (1 to 500; default 500) */
+          maxCount?: number;
+          /** @description Who creates the batch, for the record (default: operator) */
+          createdBy?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "status": "open",
+           *         "createdBy": "Somsri (finance)",
+           *         "itemCount": 1,
+           *         "totalAmount": "250000.00",
+           *         "paidCount": 1,
+           *         "failedCount": 1,
+           *         "openCount": 1,
+           *         "paidAmount": "0.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "closedAt": null,
+           *         "items": [
+           *           {
+           *             "position": 1,
+           *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "referenceId": "order-1001",
+           *             "amount": "1000.00",
+           *             "destinationType": "bank_account",
+           *             "bankCode": "004",
+           *             "bankName": "Kasikornbank",
+           *             "bankAccountNumber": "******7890",
+           *             "bankAccountName": "Somchai Jaidee",
+           *             "withdrawStatus": "processing",
+           *             "outcome": "paid",
+           *             "bankReference": "SCB2611230001234",
+           *             "failureReason": null,
+           *             "recordedAt": null,
+           *             "recordedBy": "text",
+           *             "recordedVia": "api"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              status: "open" | "closed";
+              createdBy: string;
+              itemCount: number;
+              /** @description Sum of the items' amounts, decimal string */
+              totalAmount: string;
+              paidCount: number;
+              failedCount: number;
+              /** @description Items without an outcome yet */
+              openCount: number;
+              paidAmount: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              closedAt: string | null;
+              items: {
+                /** @description Row number in the batch and its CSV */
+                position: number;
+                /** Format: uuid */
+                withdrawId: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's reference of the withdraw */
+                referenceId: string;
+                /** @description Decimal string, as in the public API */
+                amount: string;
+                destinationType: string;
+                bankCode: string;
+                bankName: string | null;
+                /** @description Masked; the CSV carries it in full */
+                bankAccountNumber: string;
+                bankAccountName: string;
+                withdrawStatus: string;
+                outcome: ("paid" | "failed") | null;
+                bankReference: string | null;
+                failureReason: string | null;
+                recordedAt: string | null;
+                /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                recordedBy: string | null;
+                /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                recordedVia: ("api" | "cli" | "desk") | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrievePayoutBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "status": "open",
+           *         "createdBy": "Somsri (finance)",
+           *         "itemCount": 1,
+           *         "totalAmount": "250000.00",
+           *         "paidCount": 1,
+           *         "failedCount": 1,
+           *         "openCount": 1,
+           *         "paidAmount": "0.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "closedAt": null,
+           *         "items": [
+           *           {
+           *             "position": 1,
+           *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "referenceId": "order-1001",
+           *             "amount": "1000.00",
+           *             "destinationType": "bank_account",
+           *             "bankCode": "004",
+           *             "bankName": "Kasikornbank",
+           *             "bankAccountNumber": "******7890",
+           *             "bankAccountName": "Somchai Jaidee",
+           *             "withdrawStatus": "processing",
+           *             "outcome": "paid",
+           *             "bankReference": "SCB2611230001234",
+           *             "failureReason": null,
+           *             "recordedAt": null,
+           *             "recordedBy": "text",
+           *             "recordedVia": "api"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              status: "open" | "closed";
+              createdBy: string;
+              itemCount: number;
+              /** @description Sum of the items' amounts, decimal string */
+              totalAmount: string;
+              paidCount: number;
+              failedCount: number;
+              /** @description Items without an outcome yet */
+              openCount: number;
+              paidAmount: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              closedAt: string | null;
+              items: {
+                /** @description Row number in the batch and its CSV */
+                position: number;
+                /** Format: uuid */
+                withdrawId: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's reference of the withdraw */
+                referenceId: string;
+                /** @description Decimal string, as in the public API */
+                amount: string;
+                destinationType: string;
+                bankCode: string;
+                bankName: string | null;
+                /** @description Masked; the CSV carries it in full */
+                bankAccountNumber: string;
+                bankAccountName: string;
+                withdrawStatus: string;
+                outcome: ("paid" | "failed") | null;
+                bankReference: string | null;
+                failureReason: string | null;
+                recordedAt: string | null;
+                /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                recordedBy: string | null;
+                /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                recordedVia: ("api" | "cli" | "desk") | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  downloadPayoutBatchCsv: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  recordPayoutOutcome: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch UUID */
+        id: string;
+        /** @description Withdraw UUID */
+        withdrawId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "paid",
+         *       "bankReference": "SCB2611230001234",
+         *       "reason": "Opening float"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description paid or failed
+           * @enum {string}
+           */
+          outcome: "paid" | "failed";
+          /** @description The bank's reference of the transfer; required when paid */
+          bankReference?: string;
+          /** @description Why it failed; required when failed */
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "status": "open",
+           *         "createdBy": "Somsri (finance)",
+           *         "itemCount": 1,
+           *         "totalAmount": "250000.00",
+           *         "paidCount": 1,
+           *         "failedCount": 1,
+           *         "openCount": 1,
+           *         "paidAmount": "0.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "closedAt": null,
+           *         "items": [
+           *           {
+           *             "position": 1,
+           *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "referenceId": "order-1001",
+           *             "amount": "1000.00",
+           *             "destinationType": "bank_account",
+           *             "bankCode": "004",
+           *             "bankName": "Kasikornbank",
+           *             "bankAccountNumber": "******7890",
+           *             "bankAccountName": "Somchai Jaidee",
+           *             "withdrawStatus": "processing",
+           *             "outcome": "paid",
+           *             "bankReference": "SCB2611230001234",
+           *             "failureReason": null,
+           *             "recordedAt": null,
+           *             "recordedBy": "text",
+           *             "recordedVia": "api"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              status: "open" | "closed";
+              createdBy: string;
+              itemCount: number;
+              /** @description Sum of the items' amounts, decimal string */
+              totalAmount: string;
+              paidCount: number;
+              failedCount: number;
+              /** @description Items without an outcome yet */
+              openCount: number;
+              paidAmount: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              closedAt: string | null;
+              items: {
+                /** @description Row number in the batch and its CSV */
+                position: number;
+                /** Format: uuid */
+                withdrawId: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's reference of the withdraw */
+                referenceId: string;
+                /** @description Decimal string, as in the public API */
+                amount: string;
+                destinationType: string;
+                bankCode: string;
+                bankName: string | null;
+                /** @description Masked; the CSV carries it in full */
+                bankAccountNumber: string;
+                bankAccountName: string;
+                withdrawStatus: string;
+                outcome: ("paid" | "failed") | null;
+                bankReference: string | null;
+                failureReason: string | null;
+                recordedAt: string | null;
+                /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                recordedBy: string | null;
+                /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                recordedVia: ("api" | "cli" | "desk") | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScbExchanges: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Only this kind of exchange: one of SCB's endpoints, or payment_confirmation */
+        operation?:
+          | "token"
+          | "bill_payment_inquiry"
+          | "slip_verification"
+          | "credit_initiate"
+          | "credit_confirm"
+          | "transfer_inquiry"
+          | "payment_confirmation";
+        /** @description outbound (calls to SCB) or inbound (confirmations SCB posted) */
+        direction?: "outbound" | "inbound";
+        /** @description Only the exchanges of this payment */
+        paymentId?: string;
+        /** @description Only the exchanges of this withdraw */
+        withdrawId?: string;
+        /** @description Only the exchanges naming this SCB reference: a ref1, a partner transaction id, a tokenizer id or a transRef (exact match) */
+        reference?: string;
+        /** @description true: only the answers the connector could not read (each counted by the metric satang_scb_unreadable_answers); false: only the others */
+        unreadable?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "1042",
+           *             "direction": "outbound",
+           *             "operation": "token",
+           *             "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+           *             "method": "GET",
+           *             "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
+           *             "attempt": 1,
+           *             "startedAt": "2026-01-15T12:00:00.000Z",
+           *             "durationMs": 84,
+           *             "requestHeaders": {
+           *               "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+           *               "resourceOwnerId": "************************cdef",
+           *               "accept-language": "EN"
+           *             },
+           *             "requestBody": null,
+           *             "responseStatus": 1,
+           *             "responseBody": {
+           *               "status": {
+           *                 "code": 1000,
+           *                 "description": "Success"
+           *               },
+           *               "data": []
+           *             },
+           *             "error": null,
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+           *             "ref1": "K7Q2M9X4HT3B",
+           *             "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
+           *             "tokenizerId": "TKN20260115000123",
+           *             "transRef": "20260115SIM00000042",
+           *             "unreadable": "row 1: transactionId is missing"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /**
+                 * @description Digits; newer exchanges have larger ids
+                 * @example 1042
+                 */
+                id: string;
+                /** @enum {string} */
+                direction: "outbound" | "inbound";
+                /** @enum {string} */
+                operation:
+                  | "token"
+                  | "bill_payment_inquiry"
+                  | "slip_verification"
+                  | "credit_initiate"
+                  | "credit_confirm"
+                  | "transfer_inquiry"
+                  | "payment_confirmation";
+                /**
+                 * @description The requestUId sent (inbound: SCB's, else its transaction id)
+                 * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
+                 */
+                requestUId: string;
+                /** @example GET */
+                method: string;
+                /**
+                 * @description Path and query below SCB's base URL; inbound: our route, never the callback token
+                 * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
+                 */
+                path: string;
+                /** @description 1, or 2 for the one retry after a refreshed token */
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                requestHeaders: {
+                  [key: string]: string;
+                } | null;
+                /** @description As sent or received, redacted; null when none */
+                requestBody: unknown;
+                responseStatus: number | null;
+                /**
+                 * @description As answered, redacted; null when none
+                 * @example {
+                 *       "status": {
+                 *         "code": 1000,
+                 *         "description": "Success"
+                 *       },
+                 *       "data": []
+                 *     }
+                 */
+                responseBody: unknown;
+                error: string | null;
+                paymentId: string | null;
+                withdrawId: string | null;
+                ref1: string | null;
+                partnerTransactionId: string | null;
+                tokenizerId: string | null;
+                transRef: string | null;
+                unreadable: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveScbExchange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Exchange id (digits) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "1042",
+           *         "direction": "outbound",
+           *         "operation": "token",
+           *         "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+           *         "method": "GET",
+           *         "path": "/v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B",
+           *         "attempt": 1,
+           *         "startedAt": "2026-01-15T12:00:00.000Z",
+           *         "durationMs": 84,
+           *         "requestHeaders": {
+           *           "requestUId": "8f14e45fceea467a9d2c1b3e5a7f9c0d",
+           *           "resourceOwnerId": "************************cdef",
+           *           "accept-language": "EN"
+           *         },
+           *         "requestBody": null,
+           *         "responseStatus": 1,
+           *         "responseBody": {
+           *           "status": {
+           *             "code": 1000,
+           *             "description": "Success"
+           *           },
+           *           "data": []
+           *         },
+           *         "error": null,
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "withdrawId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+           *         "ref1": "K7Q2M9X4HT3B",
+           *         "partnerTransactionId": "05MYQ0NHBQ5N2C4WXTR3YV7K1",
+           *         "tokenizerId": "TKN20260115000123",
+           *         "transRef": "20260115SIM00000042",
+           *         "unreadable": "row 1: transactionId is missing"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * @description Digits; newer exchanges have larger ids
+               * @example 1042
+               */
+              id: string;
+              /** @enum {string} */
+              direction: "outbound" | "inbound";
+              /** @enum {string} */
+              operation:
+                | "token"
+                | "bill_payment_inquiry"
+                | "slip_verification"
+                | "credit_initiate"
+                | "credit_confirm"
+                | "transfer_inquiry"
+                | "payment_confirmation";
+              /**
+               * @description The requestUId sent (inbound: SCB's, else its transaction id)
+               * @example 8f14e45fceea467a9d2c1b3e5a7f9c0d
+               */
+              requestUId: string;
+              /** @example GET */
+              method: string;
+              /**
+               * @description Path and query below SCB's base URL; inbound: our route, never the callback token
+               * @example /v1/payment/billpayment/inquiry?eventCode=00300100&transactionDate=2026-01-15&billerId=010556012345678&reference1=K7Q2M9X4HT3B
+               */
+              path: string;
+              /** @description 1, or 2 for the one retry after a refreshed token */
+              attempt: number;
+              /** Format: date-time */
+              startedAt: string;
+              durationMs: number;
+              requestHeaders: {
+                [key: string]: string;
+              } | null;
+              /** @description As sent or received, redacted; null when none */
+              requestBody: unknown;
+              responseStatus: number | null;
+              /**
+               * @description As answered, redacted; null when none
+               * @example {
+               *       "status": {
+               *         "code": 1000,
+               *         "description": "Success"
+               *       },
+               *       "data": []
+               *     }
+               */
+              responseBody: unknown;
+              error: string | null;
+              paymentId: string | null;
+              withdrawId: string | null;
+              ref1: string | null;
+              partnerTransactionId: string | null;
+              tokenizerId: string | null;
+              transRef: string | null;
+              unreadable: string | null;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrievePaymentByScbReference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment's SCB ref1 (its collection reference) */
+        ref1: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           }
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "scbReference": "K7Q2M9X4HT3B"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** Format: uuid */
+              merchantId: string;
+              /**
+               * @description The payment's SCB ref1
+               * @example K7Q2M9X4HT3B
+               */
+              scbReference: string;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+}

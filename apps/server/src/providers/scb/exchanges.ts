@@ -137,12 +137,13 @@ export async function unreadableAnswersMetric(db: Db): Promise<string> {
 /** The largest id a bigserial can hold. */
 const EXCHANGE_ID_MAX = 2n ** 63n - 1n;
 
+export const exchangeNotFound = () => new AppError("RESOURCE_NOT_FOUND", "SCB exchange not found");
+
 /** One exchange by its id; an id that cannot name one answers 404 like an unknown one. */
 export async function getScbExchange(ctx: { db: Db }, id: string): Promise<ExchangeRecord> {
-  const notFound = () => new AppError("RESOURCE_NOT_FOUND", "SCB exchange not found");
-  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > EXCHANGE_ID_MAX) throw notFound();
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > EXCHANGE_ID_MAX) throw exchangeNotFound();
   const row = await findExchange(ctx.db, BigInt(id));
-  if (!row) throw notFound();
+  if (!row) throw exchangeNotFound();
   return exchangeView(row);
 }
 
