@@ -56,7 +56,20 @@ export async function publishedDocument(env: NodeJS.ProcessEnv): Promise<unknown
 /** The environments whose documents are linted: sandbox has the sandbox routes, live its own text. */
 const ENVIRONMENTS = {
   sandbox: { SATANG_ENV: "sandbox", PUBLIC_BASE_URL: "http://127.0.0.1:3000" },
-  live: { SATANG_ENV: "live", PUBLIC_BASE_URL: "https://api.satang.example", SECRET_KEY: "ab".repeat(32) },
+  // Live needs a connector: SCB with placeholder settings (nothing is called; the document is
+  // built without a request to anyone) and the manual desk for payouts.
+  live: {
+    SATANG_ENV: "live",
+    PUBLIC_BASE_URL: "https://api.satang.example",
+    SECRET_KEY: "ab".repeat(32),
+    SATANG_PROVIDER: "scb",
+    SCB_API_BASE_URL: "https://api.scb.example",
+    SCB_API_KEY: "placeholder-key",
+    SCB_API_SECRET: "placeholder-secret",
+    SCB_BILLER_ID: "010556012345678",
+    SCB_CALLBACK_TOKEN: "placeholder_callback_token_0123456789abcdef",
+    SATANG_PAYOUTS: "manual",
+  },
 } as const;
 
 async function main(): Promise<number> {

@@ -131,6 +131,7 @@ function updateEndpointRoute(app: App, ctx: EndpointContext): void {
       schema: {
         tags: ENDPOINT_TAGS,
         summary: "Disable or enable webhook endpoint",
+        operationId: "updateWebhookEndpoint",
         description:
           '{ "disabled": true } stops deliveries to the endpoint at once (its pending deliveries are ' +
           "canceled, and no event is queued for it while it is disabled) and keeps its URL, secret " +

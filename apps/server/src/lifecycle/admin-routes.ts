@@ -64,6 +64,7 @@ export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync 
           schema: {
             tags,
             summary: "Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)",
+            operationId: "resetMerchantTestClock",
             description:
               "Records already made keep their timestamps; an open payment's expiresAt stays where it " +
               "was set, and a later change to a record is never stamped before its last one.",

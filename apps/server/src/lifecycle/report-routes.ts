@@ -67,6 +67,7 @@ export function dailyReportRoutes(ctx: { db: Db }): FastifyPluginAsync {
         schema: {
           tags,
           summary: "The operator's report of one day: paid in, credited, unmatched, paid out, undecided",
+          operationId: "retrieveDailyReport",
           description: DESCRIPTION,
           querystring: ReportQuery,
           response: { 200: envelopeSchema(DailyReportSchema) },
@@ -80,6 +81,7 @@ export function dailyReportRoutes(ctx: { db: Db }): FastifyPluginAsync {
         schema: {
           tags,
           summary: "The operator's report of one day as CSV (amounts in THB)",
+          operationId: "exportDailyReportCsv",
           description: `${DESCRIPTION} text/csv; charset=utf-8, columns: date, figure, count, amount (THB).`,
           querystring: ReportQuery,
           produces: ["text/csv"],

@@ -154,6 +154,7 @@ function resetClockRoute(app: App, ctx: LifecycleContext): void {
       schema: {
         tags,
         summary: "Bring the merchant's test clock back to wall-clock time",
+        operationId: "resetTestClock",
         description:
           "The offset returns to 0, so new records are stamped with real time again. Records already " +
           "made keep their timestamps and nothing moves backwards for a record: an open payment's " +

@@ -302,109 +302,7 @@ export interface paths {
      * Bring the merchant's test clock back to wall-clock time
      * @description The offset returns to 0, so new records are stamped with real time again. Records already made keep their timestamps and nothing moves backwards for a record: an open payment's expiresAt stays where it was set (it expires when the clock reaches it), and a later change to a record is never stamped before its last one.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "now": "2026-01-15T12:00:00.000Z",
-             *         "offsetSeconds": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * Format: date-time
-                 * @description The merchant's business time
-                 */
-                now: string;
-                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
-                offsetSeconds: number;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description PAYLOAD_TOO_LARGE */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            /** @description Requests allowed per minute */
-            "X-RateLimit-Limit"?: number;
-            /** @description Requests left in this minute */
-            "X-RateLimit-Remaining"?: number;
-            /** @description Seconds until the window resets */
-            "X-RateLimit-Reset"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["resetTestClock"];
     delete?: never;
     options?: never;
     head?: never;
@@ -474,133 +372,7 @@ export interface paths {
      * Disable or enable webhook endpoint
      * @description { "disabled": true } stops deliveries to the endpoint at once (its pending deliveries are canceled, and no event is queued for it while it is disabled) and keeps its URL, secret and history; { "disabled": false } enables it again for the events made from then on. Missed events can be redelivered by event id. Repeating either is harmless.
      */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "disabled": true
-           *     }
-           */
-          "application/json": {
-            /** @description true disables the endpoint: events are not sent to it (none is queued for it while it is disabled) and its pending deliveries are canceled. false enables it again: events from then on are sent. Missed events can be sent with POST /api/v1/events/{id}/redeliver. */
-            disabled: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *         "url": "https://shop.example/webhooks/satang",
-             *         "events": [
-             *           "payment.received",
-             *           "withdraw.paid"
-             *         ],
-             *         "description": "Order 1001: 2 x Thai iced tea",
-             *         "disabled": true,
-             *         "disabledAt": null,
-             *         "previousSecretExpiresAt": null,
-             *         "createdAt": "2026-01-15T12:00:00.000Z",
-             *         "updatedAt": "2026-01-15T12:00:00.000Z"
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: string[];
-                description: string | null;
-                /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
-                disabled: boolean;
-                disabledAt: string | null;
-                previousSecretExpiresAt: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description PAYLOAD_TOO_LARGE */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description RATE_LIMIT_EXCEEDED */
-        429: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            /** @description Requests allowed per minute */
-            "X-RateLimit-Limit"?: number;
-            /** @description Requests left in this minute */
-            "X-RateLimit-Remaining"?: number;
-            /** @description Seconds until the window resets */
-            "X-RateLimit-Reset"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    patch: operations["updateWebhookEndpoint"];
     trace?: never;
   };
   "/api/v1/webhook-endpoints/{id}/rotate-secret": {
@@ -900,98 +672,7 @@ export interface paths {
      * Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)
      * @description Records already made keep their timestamps; an open payment's expiresAt stays where it was set, and a later change to a record is never stamped before its last one.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description UUID */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /** @example {} */
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *         "now": "2026-01-15T12:00:00.000Z",
-             *         "offsetSeconds": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /** Format: uuid */
-                merchantId: string;
-                /**
-                 * Format: date-time
-                 * @description The merchant's business time
-                 */
-                now: string;
-                /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
-                offsetSeconds: number;
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description PAYLOAD_TOO_LARGE */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["resetMerchantTestClock"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1184,184 +865,7 @@ export interface paths {
      * The operator's report of one day: paid in, credited, unmatched, paid out, undecided
      * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date.
      */
-    get: {
-      parameters: {
-        query: {
-          /**
-           * @description The Bangkok calendar day, YYYY-MM-DD
-           * @example 2026-01-15
-           */
-          date: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "date": "2026-01-15",
-             *         "timeZone": "Asia/Bangkok",
-             *         "paidIn": {
-             *           "count": 1,
-             *           "amount": "25050.00",
-             *           "amountThb": "250.50"
-             *         },
-             *         "credited": {
-             *           "count": 1,
-             *           "amount": "25050.00",
-             *           "amountThb": "250.50"
-             *         },
-             *         "unmatched": {
-             *           "count": 1,
-             *           "amount": "25050.00",
-             *           "amountThb": "250.50"
-             *         },
-             *         "paidOut": {
-             *           "count": 1,
-             *           "amount": "25050.00",
-             *           "amountThb": "250.50"
-             *         },
-             *         "undecided": {
-             *           "count": 1,
-             *           "amount": "25050.00",
-             *           "amountThb": "250.50"
-             *         },
-             *         "sweep": {
-             *           "status": "not_started",
-             *           "asked": 1,
-             *           "found": 1,
-             *           "lastError": "SCB answered HTTP 503, code 9999: Service unavailable"
-             *         }
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                /**
-                 * @description The Bangkok calendar day
-                 * @example 2026-01-15
-                 */
-                date: string;
-                /** @enum {string} */
-                timeZone: "Asia/Bangkok";
-                paidIn: {
-                  count: number;
-                  /**
-                   * @description Satang in the wire form
-                   * @example 25050.00
-                   */
-                  amount: string;
-                  /**
-                   * @description The same amount in THB, two decimals
-                   * @example 250.50
-                   */
-                  amountThb: string;
-                };
-                credited: {
-                  count: number;
-                  /**
-                   * @description Satang in the wire form
-                   * @example 25050.00
-                   */
-                  amount: string;
-                  /**
-                   * @description The same amount in THB, two decimals
-                   * @example 250.50
-                   */
-                  amountThb: string;
-                };
-                unmatched: {
-                  count: number;
-                  /**
-                   * @description Satang in the wire form
-                   * @example 25050.00
-                   */
-                  amount: string;
-                  /**
-                   * @description The same amount in THB, two decimals
-                   * @example 250.50
-                   */
-                  amountThb: string;
-                };
-                paidOut: {
-                  count: number;
-                  /**
-                   * @description Satang in the wire form
-                   * @example 25050.00
-                   */
-                  amount: string;
-                  /**
-                   * @description The same amount in THB, two decimals
-                   * @example 250.50
-                   */
-                  amountThb: string;
-                };
-                undecided: {
-                  count: number;
-                  /**
-                   * @description Satang in the wire form
-                   * @example 25050.00
-                   */
-                  amount: string;
-                  /**
-                   * @description The same amount in THB, two decimals
-                   * @example 250.50
-                   */
-                  amountThb: string;
-                };
-                sweep: {
-                  status: "not_started" | "running" | "finished";
-                  asked: number;
-                  found: number;
-                  lastError: string | null;
-                };
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["retrieveDailyReport"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1381,59 +885,7 @@ export interface paths {
      * The operator's report of one day as CSV (amounts in THB)
      * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
      */
-    get: {
-      parameters: {
-        query: {
-          /**
-           * @description The Bangkok calendar day, YYYY-MM-DD
-           * @example 2026-01-15
-           */
-          date: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["exportDailyReportCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -4814,6 +4266,109 @@ export interface operations {
       };
     };
   };
+  resetTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "now": "2026-01-15T12:00:00.000Z",
+           *         "offsetSeconds": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * Format: date-time
+               * @description The merchant's business time
+               */
+              now: string;
+              /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+              offsetSeconds: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   retrieveTestClock: {
     parameters: {
       query?: never;
@@ -5339,6 +4894,133 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "disabled": true
+         *     }
+         */
+        "application/json": {
+          /** @description true disables the endpoint: events are not sent to it (none is queued for it while it is disabled) and its pending deliveries are canceled. false enables it again: events from then on are sent. Missed events can be sent with POST /api/v1/events/{id}/redeliver. */
+          disabled: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "url": "https://shop.example/webhooks/satang",
+           *         "events": [
+           *           "payment.received",
+           *           "withdraw.paid"
+           *         ],
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "disabled": true,
+           *         "disabledAt": null,
+           *         "previousSecretExpiresAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: string[];
+              description: string | null;
+              /** @description true while the endpoint is disabled: it receives no events until it is enabled again. */
+              disabled: boolean;
+              disabledAt: string | null;
+              previousSecretExpiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -7760,6 +7442,98 @@ export interface operations {
       };
     };
   };
+  resetMerchantTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "now": "2026-01-15T12:00:00.000Z",
+           *         "offsetSeconds": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              merchantId: string;
+              /**
+               * Format: date-time
+               * @description The merchant's business time
+               */
+              now: string;
+              /** @description How far the merchant's test clock runs ahead of wall-clock time, in seconds (0 after a reset) */
+              offsetSeconds: number;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listAnomalies: {
     parameters: {
       query?: {
@@ -9148,6 +8922,237 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveDailyReport: {
+    parameters: {
+      query: {
+        /**
+         * @description The Bangkok calendar day, YYYY-MM-DD
+         * @example 2026-01-15
+         */
+        date: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "date": "2026-01-15",
+           *         "timeZone": "Asia/Bangkok",
+           *         "paidIn": {
+           *           "count": 1,
+           *           "amount": "25050.00",
+           *           "amountThb": "250.50"
+           *         },
+           *         "credited": {
+           *           "count": 1,
+           *           "amount": "25050.00",
+           *           "amountThb": "250.50"
+           *         },
+           *         "unmatched": {
+           *           "count": 1,
+           *           "amount": "25050.00",
+           *           "amountThb": "250.50"
+           *         },
+           *         "paidOut": {
+           *           "count": 1,
+           *           "amount": "25050.00",
+           *           "amountThb": "250.50"
+           *         },
+           *         "undecided": {
+           *           "count": 1,
+           *           "amount": "25050.00",
+           *           "amountThb": "250.50"
+           *         },
+           *         "sweep": {
+           *           "status": "not_started",
+           *           "asked": 1,
+           *           "found": 1,
+           *           "lastError": "SCB answered HTTP 503, code 9999: Service unavailable"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * @description The Bangkok calendar day
+               * @example 2026-01-15
+               */
+              date: string;
+              /** @enum {string} */
+              timeZone: "Asia/Bangkok";
+              paidIn: {
+                count: number;
+                /**
+                 * @description Satang in the wire form
+                 * @example 25050.00
+                 */
+                amount: string;
+                /**
+                 * @description The same amount in THB, two decimals
+                 * @example 250.50
+                 */
+                amountThb: string;
+              };
+              credited: {
+                count: number;
+                /**
+                 * @description Satang in the wire form
+                 * @example 25050.00
+                 */
+                amount: string;
+                /**
+                 * @description The same amount in THB, two decimals
+                 * @example 250.50
+                 */
+                amountThb: string;
+              };
+              unmatched: {
+                count: number;
+                /**
+                 * @description Satang in the wire form
+                 * @example 25050.00
+                 */
+                amount: string;
+                /**
+                 * @description The same amount in THB, two decimals
+                 * @example 250.50
+                 */
+                amountThb: string;
+              };
+              paidOut: {
+                count: number;
+                /**
+                 * @description Satang in the wire form
+                 * @example 25050.00
+                 */
+                amount: string;
+                /**
+                 * @description The same amount in THB, two decimals
+                 * @example 250.50
+                 */
+                amountThb: string;
+              };
+              undecided: {
+                count: number;
+                /**
+                 * @description Satang in the wire form
+                 * @example 25050.00
+                 */
+                amount: string;
+                /**
+                 * @description The same amount in THB, two decimals
+                 * @example 250.50
+                 */
+                amountThb: string;
+              };
+              sweep: {
+                status: "not_started" | "running" | "finished";
+                asked: number;
+                found: number;
+                lastError: string | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportDailyReportCsv: {
+    parameters: {
+      query: {
+        /**
+         * @description The Bangkok calendar day, YYYY-MM-DD
+         * @example 2026-01-15
+         */
+        date: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
         headers: {
           [name: string]: unknown;
         };
