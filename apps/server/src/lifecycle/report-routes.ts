@@ -19,7 +19,6 @@ const ReportQuery = Type.Object(
     date: Type.String({
       pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
       description: "The Bangkok calendar day, YYYY-MM-DD",
-      examples: ["2026-01-15"],
       [ERROR_MESSAGE_KEYWORD]: "must be a date YYYY-MM-DD",
     }),
   },

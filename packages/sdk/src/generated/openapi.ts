@@ -8945,10 +8945,7 @@ export interface operations {
   retrieveDailyReport: {
     parameters: {
       query: {
-        /**
-         * @description The Bangkok calendar day, YYYY-MM-DD
-         * @example 2026-01-15
-         */
+        /** @description The Bangkok calendar day, YYYY-MM-DD */
         date: string;
       };
       header?: never;
@@ -9123,10 +9120,7 @@ export interface operations {
   exportDailyReportCsv: {
     parameters: {
       query: {
-        /**
-         * @description The Bangkok calendar day, YYYY-MM-DD
-         * @example 2026-01-15
-         */
+        /** @description The Bangkok calendar day, YYYY-MM-DD */
         date: string;
       };
       header?: never;
