@@ -99,7 +99,7 @@ export const BatchItemSchema = Type.Object({
   bankReference: nullableString,
   failureReason: nullableString,
   recordedAt: nullableTime,
-  recordedBy: Type.Union([Type.String(), Type.Null()], {
+  recordedBy: Type.Union([Type.String({ examples: ["admin-token"] }), Type.Null()], {
     description:
       'The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name)',
   }),

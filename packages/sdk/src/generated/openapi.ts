@@ -7941,7 +7941,7 @@ export interface operations {
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
-           *             "recordedBy": "text",
+           *             "recordedBy": "admin-token",
            *             "recordedVia": "api"
            *           }
            *         ]
@@ -8101,7 +8101,7 @@ export interface operations {
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
-           *             "recordedBy": "text",
+           *             "recordedBy": "admin-token",
            *             "recordedVia": "api"
            *           }
            *         ]
@@ -8316,7 +8316,7 @@ export interface operations {
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
-           *             "recordedBy": "text",
+           *             "recordedBy": "admin-token",
            *             "recordedVia": "api"
            *           }
            *         ]
