@@ -89,7 +89,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const known = isAppError(error) ? error : fromFramework(error);
     if (known) {
-      if (known.status >= 500) request.log.error({ err: error }, "request failed");
+      // A 503 is an expected condition with its Retry-After (a full queue, a busy database): a
+      // warning without a stack. Any other 5xx is a fault worth its stack.
+      if (known.code === "SERVICE_UNAVAILABLE") {
+        request.log.warn({ code: known.code, metadata: known.metadata }, known.message);
+      } else if (known.status >= 500) request.log.error({ err: error }, "request failed");
       return reply.code(known.status).send(errorBody(known));
     }
     request.log.error({ err: error }, "unexpected error");
