@@ -29,6 +29,8 @@ import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
 import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
+import { undecidedCount } from "./lifecycle/undecided.ts";
+import { undecidedPayoutRoutes } from "./lifecycle/undecided-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
@@ -57,6 +59,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
     await operator.register(lifecycleAdminRoutes(deps));
+    await operator.register(undecidedPayoutRoutes(deps));
     await operator.register(dashboardAdminRoutes(deps));
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
@@ -86,7 +89,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installErrorHandling(app);
   await registerOpenApi(app, deps.config);
 
-  await app.register(opsRoutes(deps)).register(landingRoutes(deps.config));
+  await app
+    .register(opsRoutes({ ...deps, undecidedPayouts: () => undecidedCount(deps) }))
+    .register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
   await app.register(operatorRoutes(deps), { prefix: "/admin/v1" });
   // Dashboard login lives under /api/v1 but outside the HMAC scope below, whose hooks apply only

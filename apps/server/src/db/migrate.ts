@@ -25,6 +25,7 @@ import { statements as listSortIndexes } from "./migrations/0040_list_sort_index
 import { statements as listCounts } from "./migrations/0050_list_counts.ts";
 import { statements as scbExchangeLookup } from "./migrations/0060_scb_exchange_lookup.ts";
 import { statements as withdrawDayTotals } from "./migrations/0070_withdraw_day_totals.ts";
+import { statements as payoutUndecided } from "./migrations/0084_payout_undecided.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0050_list_counts": listCounts,
   "0060_scb_exchange_lookup": scbExchangeLookup,
   "0070_withdraw_day_totals": withdrawDayTotals,
+  "0084_payout_undecided": payoutUndecided,
 };
 
 interface MigrationReport {

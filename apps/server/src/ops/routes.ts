@@ -26,6 +26,8 @@ interface OpsContext {
   config: Pick<Config, "adminToken" | "metrics">;
   /** The store's own probe, which does not wait behind the pool; `select 1` on `db` otherwise. */
   databaseReachable?: ((timeoutMs: number) => Promise<boolean>) | undefined;
+  /** The gauge `satang_payouts_undecided`: payouts undecided past their bound (CONTRACT 15). */
+  undecidedPayouts?: (() => Promise<number>) | undefined;
 }
 
 async function databaseAnswers(ctx: OpsContext): Promise<boolean> {
@@ -68,7 +70,7 @@ function metricsAuthentication(ctx: OpsContext) {
 
 export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
-    const metrics = new HttpMetrics();
+    const metrics = new HttpMetrics({ undecidedPayouts: ctx.undecidedPayouts });
     // Registered on the root (see skip-override below) before the other route plugins, so
     // every route of the app, whatever its scope, is counted.
     app.addHook("onResponse", async (request, reply) => metrics.observe(request, reply));

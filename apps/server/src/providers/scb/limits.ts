@@ -33,3 +33,8 @@ export const SCB_RESPONSE_BODY_MAX_BYTES = 1024 * 1024;
 export const SCB_CONFIRMATION_BODY_MAX_BYTES = 16 * 1024;
 /** Longest transaction id accepted from a confirmation or an answer. */
 export const SCB_TRANSACTION_ID_LENGTH_MAX = 64;
+/**
+ * SCB's "duplicated" answer, given to an initiate whose partner transaction id an earlier
+ * initiate used: it says an earlier initiate reached SCB, not that this transfer is refused.
+ */
+export const SCB_DUPLICATED_CODE = 1111;
