@@ -23,6 +23,11 @@ export interface LifecycleContext {
   provider: Provider | undefined;
   /** The sandbox's simulated bank, which the simulate routes drive; undefined in live. */
   simulator: SandboxProvider | undefined;
+  /**
+   * The bound of one provider call (a send or a lookup); PROVIDER_CALL_TIMEOUT_MS unless a test
+   * (the payout property test's bank model) shortens it.
+   */
+  payoutCallTimeoutMs?: number | undefined;
   /** SCB (SATANG_PROVIDER=scb): its confirmations and the reconciler's questions. */
   scb?: ScbConnector | undefined;
 }

@@ -201,7 +201,7 @@ async function sendAndRecord(
   try {
     const answer = await bounded(
       (signal) => provider.sendPayout(payoutInput(row), { signal }),
-      PROVIDER_CALL_TIMEOUT_MS,
+      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
     );
     result = options.responseLost
       ? { status: "indeterminate", error: "the provider's response was lost (sandbox simulation)" }
@@ -264,7 +264,10 @@ async function reconcileOne(
 ): Promise<void> {
   let lookup: Lookup;
   try {
-    lookup = await bounded((signal) => provider.getPayout(key, { signal }), PROVIDER_CALL_TIMEOUT_MS);
+    lookup = await bounded(
+      (signal) => provider.getPayout(key, { signal }),
+      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
+    );
   } catch (error) {
     lookup = { status: "error", error: describe(error) };
   }
