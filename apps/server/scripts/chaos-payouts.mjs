@@ -10,12 +10,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const args = process.argv.slice(2);
-const valueOf = (flag, fallback) => {
+const option = (flag, fallback) => {
   const i = args.indexOf(flag);
   return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
 };
-const runs = valueOf("--runs", "10000");
-const seed = valueOf("--seed", "20261126");
+const runs = option("--runs", "10000");
+const seed = option("--seed", "20261126");
 const here = dirname(fileURLToPath(import.meta.url));
 const started = Date.now();
 const result = spawnSync(process.execPath, [join(here, "test.mjs"), "test/reliability/payout-property"], {
