@@ -47,9 +47,11 @@ function renderShell(basePath: string): string {
 <title>Satang payout desk</title>
 <link rel="stylesheet" href="${url("desk.css")}">
 <script type="module" src="${url("desk.js")}"></script>
+<script type="module" src="${url("undecided.js")}"></script>
 </head>
 <body>
 <div id="app"><p role="status">Loading…</p></div>
+<section id="undecided" aria-live="polite"></section>
 <noscript><p>The payout desk needs JavaScript.</p></noscript>
 </body>
 </html>
