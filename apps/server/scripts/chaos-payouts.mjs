@@ -21,7 +21,12 @@ const started = Date.now();
 const result = spawnSync(process.execPath, [join(here, "test.mjs"), "test/reliability/payout-property"], {
   cwd: join(here, ".."),
   stdio: "inherit",
-  env: { ...process.env, PAYOUT_PROPERTY_RUNS: runs, PAYOUT_PROPERTY_SEED: seed, TEST_TIMEOUT_MS: "86400000" },
+  env: {
+    ...process.env,
+    PAYOUT_PROPERTY_RUNS: runs,
+    PAYOUT_PROPERTY_SEED: seed,
+    TEST_TIMEOUT_MS: "86400000",
+  },
 });
 console.log(
   `chaos:payouts: ${runs} schedules, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${result.status}`,
