@@ -140,7 +140,7 @@ export async function storeTransfer(
       .where("state", "=", "initiating")
       .execute();
     const stored = await findTransfer(trx, input.withdrawId);
-    if (!stored || stored.state !== "initiated" || !hasTokenizer(stored)) return undefined;
+    if (stored?.state !== "initiated" || !hasTokenizer(stored)) return undefined;
     await trx
       .updateTable("payouts")
       .set({ provider_reference: stored.tokenizer_id })
