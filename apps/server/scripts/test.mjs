@@ -92,7 +92,7 @@ const run = spawnSync(
     "tsx",
     "--test",
     `--test-concurrency=${concurrency}`,
-    "--test-timeout=600000",
+    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
     "--test-reporter=tap",
     "--test-reporter-destination=stdout",
     "--test-reporter=./scripts/file-times.mjs",

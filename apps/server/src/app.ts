@@ -32,6 +32,8 @@ import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
 import { dailyReportRoutes } from "./lifecycle/report-routes.ts";
 import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
+import { undecidedCount } from "./lifecycle/undecided.ts";
+import { undecidedPayoutRoutes } from "./lifecycle/undecided-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
@@ -61,6 +63,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
     await operator.register(lifecycleAdminRoutes(deps));
+    await operator.register(undecidedPayoutRoutes(deps));
     await operator.register(dashboardAdminRoutes(deps));
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
@@ -95,7 +98,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Answers SCB gave that the connector could not read are logged with the app's logger.
   deps.scb?.unreadable.attach(app.log);
   await app
-    .register(opsRoutes({ ...deps, extraMetrics: () => unreadableAnswersMetric(deps.db) }))
+    .register(
+      opsRoutes({
+        ...deps,
+        extraMetrics: () => unreadableAnswersMetric(deps.db),
+        undecidedPayouts: () => undecidedCount(deps),
+      }),
+    )
     .register(landingRoutes(deps.config));
   await app.register(hostedRoutes(deps));
   await app.register(fontRoutes());

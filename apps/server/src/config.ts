@@ -5,6 +5,8 @@
 import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
 import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
 import {
+  PAYOUT_UNDECIDED_ALERT_S_DEFAULT,
+  PAYOUT_UNDECIDED_ALERT_S_MAX,
   RATE_LIMIT_LIVE_PER_MINUTE,
   RATE_LIMIT_SANDBOX_PER_MINUTE,
   SCB_EXCHANGE_RETENTION_DAYS_DEFAULT,
@@ -58,6 +60,11 @@ export interface Config {
   provider: ProviderName | undefined;
   /** Who pays withdraws: the provider's transfer API, or the operator's manual payout desk. */
   payouts: PayoutMode;
+  /**
+   * PAYOUT_UNDECIDED_ALERT_S (CONTRACT 15): a payout a connector holds undecided longer than
+   * this is listed for the operator, counted by `satang_payouts_undecided` and logged at error.
+   */
+  payoutUndecidedAlertMs: number;
   /** The SCB connector's settings; present exactly when `provider` is `scb`. */
   scb: ScbConfig | undefined;
   /**
@@ -266,6 +273,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webhookAllowLoopback,
     payoutPickup,
+    payoutUndecidedAlertMs:
+      integer(
+        env,
+        "PAYOUT_UNDECIDED_ALERT_S",
+        PAYOUT_UNDECIDED_ALERT_S_DEFAULT,
+        1,
+        PAYOUT_UNDECIDED_ALERT_S_MAX,
+      ) * 1000,
     ...providers,
     ...limits,
   };

@@ -17,6 +17,7 @@ import { registerPayoutCommands } from "./commands/payouts.ts";
 import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
+import { registerUndecidedCommands } from "./commands/undecided.ts";
 import { registerUserCommands } from "./commands/user.ts";
 import { registerWalletCommands } from "./commands/wallet.ts";
 import { registerWithdrawCommands } from "./commands/withdraw.ts";
@@ -34,6 +35,8 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerWalletCommands,
   registerWithdrawCommands,
   registerPayoutCommands,
+  // After the withdraw and payouts groups, which it adds to.
+  registerUndecidedCommands,
   registerScbCommands,
   registerUserCommands,
   registerListenCommand,

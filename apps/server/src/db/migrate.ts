@@ -27,6 +27,7 @@ import { statements as scbExchangeLookup } from "./migrations/0060_scb_exchange_
 import { statements as withdrawDayTotals } from "./migrations/0070_withdraw_day_totals.ts";
 import { statements as payoutDeskRecords } from "./migrations/0081_payout_desk_records.ts";
 import { statements as webhookEndpointDisabled } from "./migrations/0083_webhook_endpoint_disabled.ts";
+import { statements as payoutUndecided } from "./migrations/0084_payout_undecided.ts";
 import { statements as scbCollection } from "./migrations/0085_scb_collection.ts";
 import type { Database } from "./types.ts";
 
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0081_payout_desk_records": payoutDeskRecords,
   "0083_webhook_endpoint_disabled": webhookEndpointDisabled,
   "0085_scb_collection": scbCollection,
+  "0084_payout_undecided": payoutUndecided,
 };
 
 interface MigrationReport {

@@ -41,7 +41,8 @@ interface ScbTransfersTable {
   withdraw_id: string;
   partner_transaction_id: string;
   amount_satang: bigint;
-  tokenizer_id: string;
+  /** Null while the transfer is still `initiating` (migration 0084). */
+  tokenizer_id: string | null;
   initiated_at: Date;
   /** Set once, before the one credit confirm leaves; null while it may still be sent. */
   confirm_sent_at: Date | null;
@@ -49,9 +50,20 @@ interface ScbTransfersTable {
   last_error: string | null;
   /** Real time before which an uncertain transfer is not asked about (SCB_INQUIRY_DELAY_S). */
   next_inquiry_at: Date | null;
+  /** Where the transfer stands (0084): see ScbTransferState. */
+  state: ColumnType<ScbTransferState, ScbTransferState | undefined, ScbTransferState>;
+  /** Initiates that may have reached SCB (0084): only the refusal of the first and only is final. */
+  initiate_attempts: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/**
+ * `initiating`: initiates may have reached SCB, no tokenizer is known. `initiated`: the tokenizer
+ * is stored (its one confirm may be claimed). `rejected`: the first and only initiate was refused.
+ * `closed`: no confirm will ever be sent again (fenced before a failure on SCB's inquiry).
+ */
+export type ScbTransferState = "initiating" | "initiated" | "rejected" | "closed";
 
 export type ScbExchangeDirection = "outbound" | "inbound";
 

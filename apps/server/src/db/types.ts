@@ -309,6 +309,24 @@ interface PayoutsTable {
   next_check_at: Date;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When the payout was first alerted as undecided past PAYOUT_UNDECIDED_ALERT_S (0084). */
+  undecided_alerted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** The operator's decision on an undecided payout (0084, CONTRACT 15). */
+interface PayoutResolutionsTable {
+  withdraw_id: string;
+  merchant_id: string;
+  provider: string;
+  outcome: "paid" | "failed";
+  reason: string;
+  bank_reference: string | null;
+  /** Who decided: `admin_token` today; a named operator token's name later. */
+  actor: string;
+  /** The bank's answers as the operator saw them. */
+  evidence: ColumnType<unknown, string | null, string | null>;
+  request_id: string | null;
+  created_at: Timestamp;
 }
 
 /** Provider reports already processed, by the provider's callback id (0006). */
@@ -474,6 +492,7 @@ export interface Database extends ScbTables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   payouts: PayoutsTable;
+  payout_resolutions: PayoutResolutionsTable;
   provider_callbacks: ProviderCallbacksTable;
   provider_anomalies: ProviderAnomaliesTable;
   sandbox_payouts: SandboxPayoutsTable;

@@ -7,6 +7,7 @@ import {
   PAYMENT_EXPIRY_JOB_INTERVAL_MS,
   PAYOUT_DISPATCH_JOB_INTERVAL_MS,
   PAYOUT_RECONCILE_JOB_INTERVAL_MS,
+  PAYOUT_UNDECIDED_ALERT_JOB_INTERVAL_MS,
   SETTLEMENT_JOB_INTERVAL_MS,
   VERIFICATION_EXPIRY_JOB_INTERVAL_MS,
 } from "../lib/limits.ts";
@@ -18,6 +19,7 @@ import {
   reconcilePayouts,
 } from "../lifecycle/payouts.ts";
 import { settleDueMerchants } from "../lifecycle/settlement.ts";
+import { alertUndecided } from "../lifecycle/undecided.ts";
 import type { Job } from "./runner.ts";
 
 export const paymentExpiryJob: Job<LifecycleContext> = {
@@ -50,10 +52,18 @@ export const verificationExpiryJob: Job<LifecycleContext> = {
   runOnce: (ctx) => expireDueVerificationsByMerchant(ctx),
 };
 
+/** Payouts undecided past PAYOUT_UNDECIDED_ALERT_S, logged at error once each (CONTRACT 15). */
+export const payoutUndecidedAlertJob: Job<LifecycleContext> = {
+  name: "payout-undecided-alert",
+  intervalMs: PAYOUT_UNDECIDED_ALERT_JOB_INTERVAL_MS,
+  runOnce: (ctx, log) => alertUndecided(ctx, log),
+};
+
 export const LIFECYCLE_JOBS: readonly Job<LifecycleContext>[] = [
   paymentExpiryJob,
   settlementJob,
   payoutDispatchJob,
   payoutReconcileJob,
   verificationExpiryJob,
+  payoutUndecidedAlertJob,
 ];

@@ -9,8 +9,11 @@ export interface Job<C = never> {
   name: string;
   /** Pause between runs when the previous run found nothing to do. */
   intervalMs: number;
-  /** Claims and processes one batch of due work; returns how many items it handled. */
-  runOnce(ctx: C): Promise<number>;
+  /**
+   * Claims and processes one batch of due work; returns how many items it handled. `log` is the
+   * process's logger, for a job whose work is to raise an alert.
+   */
+  runOnce(ctx: C, log?: JobLogger): Promise<number>;
   /**
    * For a job whose runs start work that outlives them (webhook sends): waits until that work
    * is finished, so a stop does not close the store under it.
@@ -25,7 +28,7 @@ export interface Job<C = never> {
   idle?(ctx: C, ms: number): Promise<void>;
 }
 
-interface JobLogger {
+export interface JobLogger {
   error(details: object, message: string): void;
 }
 
@@ -39,7 +42,7 @@ export function startWorkers<C>(ctx: C, jobs: readonly Job<C>[], log: JobLogger)
     while (!stopping) {
       let handled = 0;
       try {
-        handled = await job.runOnce(ctx);
+        handled = await job.runOnce(ctx, log);
       } catch (err) {
         log.error({ err, job: job.name }, "background job failed");
       }

@@ -132,6 +132,17 @@ export const PAYOUT_SEND_LEASE_MS = 60_000;
 /** The reconciler's first wait before asking about an open payout, doubling up to the max. */
 export const PAYOUT_CHECK_DELAY_MIN_MS = 60_000;
 export const PAYOUT_CHECK_DELAY_MAX_MS = 3_600_000;
+/**
+ * PAYOUT_UNDECIDED_ALERT_S: the default (an hour) and the bounds of the setting. A payout a
+ * connector holds undecided longer than this is listed, counted and logged for the operator.
+ */
+export const PAYOUT_UNDECIDED_ALERT_S_DEFAULT = 3_600;
+export const PAYOUT_UNDECIDED_ALERT_S_MAX = 7 * 86_400;
+/** How often the undecided-payout alert job looks. */
+export const PAYOUT_UNDECIDED_ALERT_JOB_INTERVAL_MS = 60_000;
+/** The operator's resolution of an undecided payout: its reason and the bank's reference. */
+export const PAYOUT_RESOLUTION_REASON_LENGTH_MAX = 500;
+export const PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX = 100;
 /** Allowed difference between a provider callback's timestamp and the wall clock. */
 export const PROVIDER_CALLBACK_TOLERANCE_MS = 300_000;
 export const PROVIDER_CALLBACK_ID_LENGTH_MAX = 100;

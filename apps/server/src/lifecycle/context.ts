@@ -13,7 +13,8 @@ import type { ScbConnector } from "../providers/scb/connector.ts";
 export interface LifecycleContext {
   db: Db;
   clock: Clock;
-  config: Pick<Config, "env" | "payoutPickup" | "payouts" | "publicBaseUrl"> & Partial<Pick<Config, "scb">>;
+  config: Pick<Config, "env" | "payoutPickup" | "payouts" | "publicBaseUrl"> &
+    Partial<Pick<Config, "scb" | "payoutUndecidedAlertMs">>;
   /**
    * Where payouts go: the simulated bank in sandbox, the configured bank adapter in live, or
    * undefined when the deployment has none, and then the payout jobs leave pending withdraws
@@ -22,6 +23,11 @@ export interface LifecycleContext {
   provider: Provider | undefined;
   /** The sandbox's simulated bank, which the simulate routes drive; undefined in live. */
   simulator: SandboxProvider | undefined;
+  /**
+   * The bound of one provider call (a send or a lookup); PROVIDER_CALL_TIMEOUT_MS unless a test
+   * (the payout property test's bank model) shortens it.
+   */
+  payoutCallTimeoutMs?: number | undefined;
   /** SCB (SATANG_PROVIDER=scb): its confirmations and the reconciler's questions. */
   scb?: ScbConnector | undefined;
 }

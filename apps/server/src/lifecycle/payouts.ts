@@ -80,13 +80,22 @@ function describe(error: unknown): string {
   return text.slice(0, PROVIDER_ERROR_LENGTH_MAX);
 }
 
-/** Resolves with the provider's answer, or rejects when it takes longer than the limit. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * Runs one provider call bounded by `ms`: rejects when it takes longer, and aborts the signal
+ * the call was given, so a provider that takes several steps starts none after the bound. A
+ * send the lifecycle has given up on must not go on to confirm a transfer later, when the
+ * reconciler may already be deciding the same withdraw (docs/providers/scb.md).
+ */
+function bounded<T>(call: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the provider did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`the provider did not answer within ${ms} ms`));
+    }, ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([call(controller.signal), timeout]).finally(() => clearTimeout(timer));
 }
 
 function payoutInput(row: WithdrawRow): PayoutInput {
@@ -190,7 +199,10 @@ async function sendAndRecord(
 ): Promise<void> {
   let result: SendPayoutResult;
   try {
-    const answer = await withTimeout(provider.sendPayout(payoutInput(row)), PROVIDER_CALL_TIMEOUT_MS);
+    const answer = await bounded(
+      (signal) => provider.sendPayout(payoutInput(row), { signal }),
+      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
+    );
     result = options.responseLost
       ? { status: "indeterminate", error: "the provider's response was lost (sandbox simulation)" }
       : answer;
@@ -252,7 +264,10 @@ async function reconcileOne(
 ): Promise<void> {
   let lookup: Lookup;
   try {
-    lookup = await withTimeout(provider.getPayout(key), PROVIDER_CALL_TIMEOUT_MS);
+    lookup = await bounded(
+      (signal) => provider.getPayout(key, { signal }),
+      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
+    );
   } catch (error) {
     lookup = { status: "error", error: describe(error) };
   }

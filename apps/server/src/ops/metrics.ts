@@ -8,7 +8,7 @@
  * raw URL, so ids do not multiply the series; requests that matched no route share one label.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 let processRegistry: Registry | undefined;
 
@@ -41,8 +41,23 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  /**
+   * `undecidedPayouts` counts the payouts undecided past PAYOUT_UNDECIDED_ALERT_S (CONTRACT 15),
+   * read from the database at each scrape: every process of a deployment reports the same count.
+   */
+  constructor(options: { undecidedPayouts?: (() => Promise<number>) | undefined } = {}) {
     processMetrics();
+    const count = options.undecidedPayouts;
+    if (count) {
+      new Gauge({
+        name: "satang_payouts_undecided",
+        help: "Payouts a connector holds undecided for longer than PAYOUT_UNDECIDED_ALERT_S (the operator must resolve them)",
+        registers: [this.registry],
+        async collect() {
+          this.set(await count());
+        },
+      });
+    }
   }
 
   /** An onResponse hook: the reply is finished, so its status and elapsed time are final. */

@@ -28,6 +28,8 @@ interface OpsContext {
   databaseReachable?: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Metrics read at scrape time by the composition root (Prometheus text), after the process's own. */
   extraMetrics?: () => Promise<string>;
+  /** The gauge `satang_payouts_undecided`: payouts undecided past their bound (CONTRACT 15). */
+  undecidedPayouts?: (() => Promise<number>) | undefined;
 }
 
 async function databaseAnswers(ctx: OpsContext): Promise<boolean> {
@@ -70,7 +72,7 @@ function metricsAuthentication(ctx: OpsContext) {
 
 export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
-    const metrics = new HttpMetrics();
+    const metrics = new HttpMetrics({ undecidedPayouts: ctx.undecidedPayouts });
     // Registered on the root (see skip-override below) before the other route plugins, so
     // every route of the app, whatever its scope, is counted.
     app.addHook("onResponse", async (request, reply) => metrics.observe(request, reply));

@@ -64,10 +64,12 @@ function renderShell(basePath: string, lang: "en" | "th"): string {
 <link rel="stylesheet" href="${escapeAttribute(thaiFontStylesheetHref(basePath))}">
 <link rel="stylesheet" href="${url("desk.css")}">
 <script type="module" src="${url(ENTRY)}"></script>
+<script type="module" src="${url("undecided.js")}"></script>
 ${preloads}
 </head>
 <body>
 <div id="app"><p role="status">${lang === "th" ? "กำลังโหลด…" : "Loading…"}</p></div>
+<section id="undecided" aria-live="polite"></section>
 <noscript><p>The payout desk needs JavaScript. ระบบจ่ายเงินถอนต้องเปิดใช้ JavaScript</p></noscript>
 </body>
 </html>

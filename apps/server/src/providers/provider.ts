@@ -69,6 +69,26 @@ export type SendPayoutResult = PayoutTaken | PayoutDecided | { status: "indeterm
 /** What the provider knows about a payout key when asked. */
 export type PayoutLookup = { status: "not_found" } | PayoutTaken | PayoutDecided;
 
+/** The caller's bound of one send or lookup: once aborted, the provider starts nothing more. */
+export interface PayoutCallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * What the provider can show an operator about a payout it has not decided: where its transfer
+ * stands, in the provider's words, and the provider's last answers about it, newest first.
+ */
+export interface PayoutEvidence {
+  transfer: Record<string, unknown> | null;
+  lastAnswers: {
+    at: Date;
+    operation: string;
+    httpStatus: number | null;
+    answer: unknown;
+    error: string | null;
+  }[];
+}
+
 export type CancelPayoutResult = { status: "canceled" } | { status: "not_cancelable"; reason: string };
 
 /** A verified provider callback in the service's terms. */
@@ -86,8 +106,14 @@ export interface Provider {
   /** Stable name, stored with every payout and callback it handled ("sandbox"). */
   readonly name: string;
   createPaymentInstruction(input: PaymentInstructionInput): Promise<PaymentInstruction>;
-  sendPayout(input: PayoutInput): Promise<SendPayoutResult>;
-  getPayout(idempotencyKey: string): Promise<PayoutLookup>;
+  /**
+   * Past `options.signal` nothing more may be started for this send: a provider that takes
+   * several steps checks it before each, so a send the lifecycle gave up on stops.
+   */
+  sendPayout(input: PayoutInput, options?: PayoutCallOptions): Promise<SendPayoutResult>;
+  getPayout(idempotencyKey: string, options?: PayoutCallOptions): Promise<PayoutLookup>;
+  /** What the operator is shown about an undecided payout (CONTRACT 15); optional. */
+  payoutEvidence?(idempotencyKey: string): Promise<PayoutEvidence>;
   cancelPayout(idempotencyKey: string): Promise<CancelPayoutResult>;
   /**
    * Verifies and parses a callback. A bad signature or a stale timestamp throws

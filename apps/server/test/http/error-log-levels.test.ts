@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import Fastify from "fastify";
+import Fastify, { type FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { installErrorHandling } from "../../src/http/errors.ts";
 import { AppError } from "../../src/lib/errors.ts";
@@ -19,7 +19,7 @@ async function logsOf(thrown: () => Error): Promise<{ status: number; lines: any
       done();
     },
   });
-  const app = Fastify({ loggerInstance: pino({ level: "info" }, stream) });
+  const app = Fastify({ loggerInstance: pino({ level: "info" }, stream) as FastifyBaseLogger });
   installErrorHandling(app);
   app.get("/", async () => {
     throw thrown();

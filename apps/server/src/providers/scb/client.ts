@@ -120,6 +120,11 @@ interface CallSpec {
   body?: unknown;
   /** The SCB references the request names, recorded for the operator's lookups. */
   keys?: ExchangeKeys;
+  /**
+   * The caller's bound (a payout send's): once it is aborted no further request leaves, and a
+   * request in flight is abandoned like a timeout.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 function describeError(error: unknown): { kind: ScbCallErrorKind; message: string } {
@@ -224,33 +229,39 @@ export class ScbClient {
     });
   }
 
-  creditInitiate(body: CreditInitiateRequest): Promise<ScbAnswer<CreditInitiateData>> {
+  creditInitiate(body: CreditInitiateRequest, signal?: AbortSignal): Promise<ScbAnswer<CreditInitiateData>> {
     return this.call({
       operation: "credit_initiate",
       method: "POST",
       path: "/v1/payment/transfer/fcd/credit/initiate",
       body,
       keys: { partnerTransactionId: body.partnerTransactionID },
+      signal,
     });
   }
 
-  creditConfirm(body: CreditConfirmRequest): Promise<ScbAnswer<CreditConfirmData>> {
+  creditConfirm(body: CreditConfirmRequest, signal?: AbortSignal): Promise<ScbAnswer<CreditConfirmData>> {
     return this.call({
       operation: "credit_confirm",
       method: "POST",
       path: "/v1/payment/transfer/fcd/credit/confirm",
       body,
       keys: { tokenizerId: body.tokenizerId },
+      signal,
     });
   }
 
-  transferInquiry(body: TransferInquiryRequest): Promise<ScbAnswer<TransferInquiryData>> {
+  transferInquiry(
+    body: TransferInquiryRequest,
+    signal?: AbortSignal,
+  ): Promise<ScbAnswer<TransferInquiryData>> {
     return this.call({
       operation: "transfer_inquiry",
       method: "POST",
       path: "/v1/payment/transfer/fcd/inquiry",
       body,
       keys: { tokenizerId: body.tokenizerId },
+      signal,
     });
   }
 
@@ -349,13 +360,17 @@ export class ScbClient {
 
   /** One HTTP request, bounded and recorded. Throws ScbCallError when there is no answer. */
   private async exchange(spec: CallSpec, token: string | null, attempt: number): Promise<RawAnswer> {
+    // Checked last before the request leaves: past the caller's bound nothing more is sent.
+    if (spec.signal?.aborted)
+      throw new ScbCallError("timeout", false, "the caller's bound passed before the call left");
     const headers = this.headers(spec, token);
     const startedAt = this.options.clock.now();
     const started = performance.now();
     let raw: RawAnswer | undefined;
     let failure: { kind: ScbCallErrorKind; message: string } | undefined;
     try {
-      const signal = AbortSignal.timeout(this.options.timeoutMs);
+      const bound = AbortSignal.timeout(this.options.timeoutMs);
+      const signal = spec.signal ? AbortSignal.any([bound, spec.signal]) : bound;
       const response = await fetch(`${this.baseUrl}${spec.path}`, {
         method: spec.method,
         headers,

@@ -41,3 +41,9 @@ export const SCB_TRANSACTION_ID_LENGTH_MAX = 64;
  */
 export const SCB_TOKEN_BACKOFF_MIN_MS = 1_000;
 export const SCB_TOKEN_BACKOFF_MAX_MS = 60_000;
+
+/**
+ * SCB's "duplicated" answer, given to an initiate whose partner transaction id an earlier
+ * initiate used: it says an earlier initiate reached SCB, not that this transfer is refused.
+ */
+export const SCB_DUPLICATED_CODE = 1111;

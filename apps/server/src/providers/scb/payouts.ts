@@ -22,6 +22,7 @@ import { type ScbAnswer, ScbCallError, type ScbClient } from "./client.ts";
 import { scbAmount } from "./collection.ts";
 import {
   SCB_BANK_CODE,
+  SCB_DUPLICATED_CODE,
   SCB_SUCCESS_CODE,
   SCB_TAX_ID_LENGTH,
   SCB_TOKENIZER_ID_LENGTH_MAX,
@@ -83,6 +84,11 @@ export class ScbPayouts {
     private readonly clock: Clock,
   ) {}
 
+  /** SCB_INQUIRY_DELAY_S: how long after a confirm SCB's inquiry is its last word on it. */
+  get inquiryDelayMs(): number {
+    return this.settings.inquiryDelayMs;
+  }
+
   /**
    * Where the money goes, as SCB documents it: SCB accounts by direct credit, other banks'
    * accounts cross-bank (THB, at most 2,000,000 baht), wallets by PromptPay to a 13-digit tax or
@@ -113,25 +119,33 @@ export class ScbPayouts {
     };
   }
 
-  /** Step 1: credit initiate. Moves no money. */
-  async initiatePayout(input: ScbPayoutInput): Promise<InitiateResult> {
+  /**
+   * Step 1: credit initiate. Moves no money. A refusal that may only mean SCB could not take it
+   * now (429), or that it already holds a transfer under this partner id (409 pending, 1111
+   * duplicated), is not a refusal: the answer is `unknown`. Whether a refusal is final is the
+   * caller's to decide: only the first and only initiate's is (provider.ts).
+   */
+  async initiatePayout(input: ScbPayoutInput, signal?: AbortSignal): Promise<InitiateResult> {
     const payee = this.payeeOf(input);
     if (!payee.ok) return { status: "rejected", reason: payee.reason, code: null, sent: false };
     const partnerId = partnerTransactionId(input.withdrawId);
     const initiatedAt = this.clock.now();
     let answer: ScbAnswer<{ tokenizerId?: unknown }>;
     try {
-      answer = await this.client.creditInitiate({
-        channelDateTime: channelDateTime(initiatedAt),
-        partnerTransactionID: partnerId,
-        corporateId: this.settings.payer.corporateId,
-        payer: {
-          taxId: this.settings.payer.taxId,
-          accountInfo: { accountNo: this.settings.payer.accountNumber, bankCode: SCB_BANK_CODE },
+      answer = await this.client.creditInitiate(
+        {
+          channelDateTime: channelDateTime(initiatedAt),
+          partnerTransactionID: partnerId,
+          corporateId: this.settings.payer.corporateId,
+          payer: {
+            taxId: this.settings.payer.taxId,
+            accountInfo: { accountNo: this.settings.payer.accountNumber, bankCode: SCB_BANK_CODE },
+          },
+          payee: payee.payee,
+          tranAmount: { amount: Number(formatThb(input.amountSatang)), currency: "THB" },
         },
-        payee: payee.payee,
-        tranAmount: { amount: Number(formatThb(input.amountSatang)), currency: "THB" },
-      });
+        signal,
+      );
     } catch (error) {
       const sent = error instanceof ScbCallError ? error.sent : true;
       return { status: "unknown", error: (error as Error).message, sent };
@@ -147,7 +161,14 @@ export class ScbPayouts {
       }
       return { status: "initiated", tokenizerId, partnerTransactionId: partnerId, initiatedAt };
     }
-    if (answer.httpStatus >= 500 || answer.code === SCB_SUCCESS_CODE) {
+    // SCB's gateway refuses a request over its rate before any service acts on it.
+    if (answer.httpStatus === 429) return { status: "unknown", error: answerText(answer), sent: false };
+    if (
+      answer.httpStatus >= 500 ||
+      answer.code === SCB_SUCCESS_CODE ||
+      answer.httpStatus === 409 ||
+      answer.code === SCB_DUPLICATED_CODE
+    ) {
       return { status: "unknown", error: answerText(answer), sent: true };
     }
     return {
@@ -162,17 +183,19 @@ export class ScbPayouts {
    * Step 2: credit confirm, then the inquiry that turns SCB's word into an outcome. Send it
    * once per tokenizer id; after anything but `not_sent`, only `inquirePayout` may follow.
    */
-  async confirmPayout(input: {
-    tokenizerId: string;
-    initiatedAt: Date;
-    amountSatang: bigint;
-  }): Promise<ConfirmResult> {
+  async confirmPayout(
+    input: { tokenizerId: string; initiatedAt: Date; amountSatang: bigint },
+    signal?: AbortSignal,
+  ): Promise<ConfirmResult> {
     let answer: ScbAnswer<unknown>;
     try {
-      answer = await this.client.creditConfirm({
-        channelDateTime: channelDateTime(this.clock.now()),
-        tokenizerId: input.tokenizerId,
-      });
+      answer = await this.client.creditConfirm(
+        {
+          channelDateTime: channelDateTime(this.clock.now()),
+          tokenizerId: input.tokenizerId,
+        },
+        signal,
+      );
     } catch (error) {
       if (error instanceof ScbCallError && !error.sent) return { status: "not_sent", reason: error.message };
       return {
@@ -191,29 +214,31 @@ export class ScbPayouts {
         checkAfterMs: this.settings.inquiryDelayMs,
       };
     }
-    const outcome = await this.inquirePayout(input);
+    const outcome = await this.inquirePayout(input, signal);
     // SCB said the confirm succeeded; until the inquiry agrees, the transfer is taken, not paid.
     return outcome.status === "unknown" ? { status: "accepted", scbStatus: null } : outcome;
   }
 
   /** The transfer's state by its tokenizer id, over the dates since it was initiated (at most 3). */
-  async inquirePayout(input: {
-    tokenizerId: string;
-    initiatedAt: Date;
-    amountSatang: bigint;
-  }): Promise<PayoutOutcome> {
+  async inquirePayout(
+    input: { tokenizerId: string; initiatedAt: Date; amountSatang: bigint },
+    signal?: AbortSignal,
+  ): Promise<PayoutOutcome> {
     const dateFrom = bangkokDate(input.initiatedAt);
     const today = bangkokDate(this.clock.now());
     const last = addDays(dateFrom, SCB_TRANSFER_INQUIRY_RANGE_DAYS - 1);
     let answer: ScbAnswer<TransferInquiryData>;
     try {
-      answer = await this.client.transferInquiry({
-        channelDateTime: channelDateTime(this.clock.now()),
-        tokenizerId: input.tokenizerId,
-        dateFrom,
-        // Today, kept within [dateFrom, dateFrom + 2 days]: the middle of the three dates.
-        dateTo: [dateFrom, today, last].sort()[1]!,
-      });
+      answer = await this.client.transferInquiry(
+        {
+          channelDateTime: channelDateTime(this.clock.now()),
+          tokenizerId: input.tokenizerId,
+          dateFrom,
+          // Today, kept within [dateFrom, dateFrom + 2 days]: the middle of the three dates.
+          dateTo: [dateFrom, today, last].sort()[1]!,
+        },
+        signal,
+      );
     } catch (error) {
       return { status: "unknown", scbStatus: null, reason: (error as Error).message, checkAfterMs: 0 };
     }

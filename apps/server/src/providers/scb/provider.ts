@@ -20,10 +20,13 @@
 import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
+import { PROVIDER_CALL_TIMEOUT_MS } from "../../lib/limits.ts";
 import type {
   CancelPayoutResult,
   PaymentInstruction,
   PaymentInstructionInput,
+  PayoutCallOptions,
+  PayoutEvidence,
   PayoutInput,
   PayoutLookup,
   Provider,
@@ -33,14 +36,25 @@ import type {
 import type { ScbCollection } from "./collection.ts";
 import { SCB_PROVIDER_NAME } from "./names.ts";
 import type { PayoutOutcome, ScbPayouts } from "./payouts.ts";
+import { partnerTransactionId } from "./references.ts";
 import {
+  beginInitiate,
   claimConfirm,
+  closeTransfer,
   findTransfer,
+  hasTokenizer,
+  type InitiatedTransfer,
+  lastTransferExchanges,
   noteTransfer,
+  rejectTransfer,
   releaseConfirm,
   storeTransfer,
   type TransferRow,
+  uncountInitiate,
 } from "./store.ts";
+
+/** How many of SCB's last answers about a transfer the operator is shown. */
+const EVIDENCE_ANSWERS_MAX = 5;
 
 export interface ScbProviderDeps {
   db: Db;
@@ -72,60 +86,127 @@ export class ScbProvider implements Provider {
     return { providerReference: input.reference, qrPayload: qr.qrPayload, bankTransfer: null };
   }
 
-  async sendPayout(input: PayoutInput): Promise<SendPayoutResult> {
+  async sendPayout(input: PayoutInput, options: PayoutCallOptions = {}): Promise<SendPayoutResult> {
     const payouts = this.payouts();
-    let transfer = await findTransfer(this.deps.db, input.idempotencyKey);
-    if (!transfer) {
-      const initiated = await payouts.initiatePayout({
-        withdrawId: input.idempotencyKey,
-        amountSatang: input.amountSatang,
-        destinationType: input.destinationType,
-        bankCode: input.bankCode,
-        accountNumber: input.accountNumber,
-        accountName: input.accountName,
-      });
-      if (initiated.status === "rejected") {
-        return { status: "failed", providerReference: input.idempotencyKey, reason: initiated.reason };
-      }
-      if (initiated.status === "unknown") return { status: "indeterminate", error: initiated.error };
-      transfer = await storeTransfer(this.deps.db, {
-        withdrawId: input.idempotencyKey,
-        partnerTransactionId: initiated.partnerTransactionId,
-        amountSatang: input.amountSatang,
-        tokenizerId: initiated.tokenizerId,
-        initiatedAt: initiated.initiatedAt,
-      });
+    const { db, clock } = this.deps;
+    const signal = options.signal;
+    const withdrawId = input.idempotencyKey;
+    const existing = await findTransfer(db, withdrawId);
+    if (existing && existing.state !== "initiating") return this.continueTransfer(existing, signal);
+    const payoutInput = {
+      withdrawId,
+      amountSatang: input.amountSatang,
+      destinationType: input.destinationType,
+      bankCode: input.bankCode,
+      accountNumber: input.accountNumber,
+      accountName: input.accountName,
+    };
+    // Refused before SCB is called (a destination SCB does not serve): the same for every send
+    // of this withdraw, so no initiate can ever have left.
+    const payee = payouts.payeeOf(payoutInput);
+    if (!payee.ok && !existing)
+      return { status: "failed", providerReference: withdrawId, reason: payee.reason };
+    const turn = await beginInitiate(db, {
+      withdrawId,
+      partnerTransactionId: partnerTransactionId(withdrawId),
+      amountSatang: input.amountSatang,
+      at: clock.now(),
+    });
+    if (turn.kind === "initiated") return this.confirm(turn.transfer, signal);
+    if (turn.kind === "stop") {
+      return turn.transfer
+        ? this.continueTransfer(turn.transfer, signal)
+        : { status: "indeterminate", error: "the withdraw's payout is no longer open" };
     }
-    return this.confirm(transfer);
+    const initiated = await payouts.initiatePayout(payoutInput, signal);
+    if (initiated.status === "rejected") {
+      const final = await rejectTransfer(db, withdrawId, turn.attempt, initiated.reason, clock.now());
+      if (final) return { status: "failed", providerReference: withdrawId, reason: initiated.reason };
+      // An earlier initiate may have reached SCB and its answer never came back: this refusal
+      // (SCB's "duplicated" for the reused partner id, most often) says nothing about that one.
+      const note = `SCB refused initiate ${turn.attempt} after an earlier one whose answer was lost: ${initiated.reason}`;
+      await noteTransfer(db, withdrawId, { lastError: note, at: clock.now() });
+      return { status: "indeterminate", error: note };
+    }
+    if (initiated.status === "unknown") {
+      if (!initiated.sent) await uncountInitiate(db, withdrawId, turn.attempt, clock.now());
+      const note = `initiate ${turn.attempt} undecided: ${initiated.error}`;
+      await noteTransfer(db, withdrawId, { lastError: note, at: clock.now() });
+      return { status: "indeterminate", error: note };
+    }
+    const stored = await storeTransfer(db, {
+      withdrawId,
+      tokenizerId: initiated.tokenizerId,
+      initiatedAt: initiated.initiatedAt,
+    });
+    if (!stored) {
+      return {
+        status: "indeterminate",
+        error: "the withdraw's payout closed while SCB answered the initiate",
+      };
+    }
+    return this.confirm(stored, signal);
+  }
+
+  /** A send that finds the transfer past initiating: confirm it, or say what SCB holds. */
+  private async continueTransfer(transfer: TransferRow, signal?: AbortSignal): Promise<SendPayoutResult> {
+    if (transfer.state === "initiated" && hasTokenizer(transfer) && transfer.confirm_sent_at === null) {
+      return this.confirm(transfer, signal);
+    }
+    const lookup = await this.getPayout(transfer.withdraw_id, { signal });
+    return lookup.status === "not_found" ? { status: "indeterminate", error: "transfer not found" } : lookup;
   }
 
   /** Sends the stored tokenizer's one confirm, unless it has left already: then asks about it. */
-  private async confirm(transfer: TransferRow): Promise<SendPayoutResult> {
+  private async confirm(transfer: InitiatedTransfer, signal?: AbortSignal): Promise<SendPayoutResult> {
     const { db, clock } = this.deps;
+    // Past the send's bound no confirm is claimed: the lifecycle has given this send up.
+    if (signal?.aborted)
+      return { status: "indeterminate", error: "the send's bound passed before the confirm" };
     const claimed = await claimConfirm(db, transfer.withdraw_id, clock.now());
     if (!claimed) {
-      const lookup = await this.getPayout(transfer.withdraw_id);
+      const lookup = await this.getPayout(transfer.withdraw_id, { signal });
       return lookup.status === "not_found"
         ? { status: "indeterminate", error: "transfer not found" }
         : lookup;
     }
-    const result = await this.payouts().confirmPayout({
-      tokenizerId: claimed.tokenizer_id,
-      initiatedAt: claimed.initiated_at,
-      amountSatang: claimed.amount_satang,
-    });
+    const result = await this.payouts().confirmPayout(
+      {
+        tokenizerId: claimed.tokenizer_id,
+        initiatedAt: claimed.initiated_at,
+        amountSatang: claimed.amount_satang,
+      },
+      signal,
+    );
     if (result.status === "not_sent") {
-      await releaseConfirm(db, claimed.withdraw_id, clock.now());
+      await releaseConfirm(db, claimed.withdraw_id, claimed.confirm_sent_at!, clock.now());
       return { status: "indeterminate", error: result.reason };
     }
     const answer = await this.book(claimed, result);
     return answer.status === "not_found" ? { status: "indeterminate", error: "transfer not found" } : answer;
   }
 
-  async getPayout(idempotencyKey: string): Promise<PayoutLookup> {
-    const transfer = await findTransfer(this.deps.db, idempotencyKey);
+  /**
+   * How long after its confirm was claimed SCB's inquiry is the last word on a transfer: the
+   * send that claimed it has stopped (its bound, PROVIDER_CALL_TIMEOUT_MS, has passed, so the
+   * confirm left before it or never will), and SCB's own "inquire after" wait has passed.
+   */
+  private settledAfterMs(): number {
+    return PROVIDER_CALL_TIMEOUT_MS + Math.max(this.payouts().inquiryDelayMs, PROVIDER_CALL_TIMEOUT_MS);
+  }
+
+  async getPayout(idempotencyKey: string, options: PayoutCallOptions = {}): Promise<PayoutLookup> {
+    let transfer = await findTransfer(this.deps.db, idempotencyKey);
+    // The first and only initiate was refused: no tokenizer exists, nothing can be paid.
+    if (transfer?.state === "rejected") {
+      return {
+        status: "failed",
+        providerReference: idempotencyKey,
+        reason: transfer.last_error ?? "SCB refused the credit initiate",
+      };
+    }
     // No confirm has left: nothing can have been paid, and a resend is the same transfer.
-    if (!transfer?.confirm_sent_at) return { status: "not_found" };
+    if (!transfer?.confirm_sent_at || !hasTokenizer(transfer)) return { status: "not_found" };
     const now = this.deps.clock.now().getTime();
     const waitMs = (transfer.next_inquiry_at?.getTime() ?? 0) - now;
     if (waitMs > 0) {
@@ -135,16 +216,73 @@ export class ScbProvider implements Provider {
         recheckAfterMs: Math.max(waitMs, this.deps.reconcileIntervalMs),
       };
     }
-    const outcome = await this.payouts().inquirePayout({
-      tokenizerId: transfer.tokenizer_id,
-      initiatedAt: transfer.initiated_at,
-      amountSatang: transfer.amount_satang,
-    });
-    return this.book(transfer, outcome);
+    // Once the confirm is settled (above), the transfer is closed before SCB is asked: no
+    // confirm will ever be sent for it again, so an inquiry that shows it never confirmed
+    // shows a transfer that can no longer move money.
+    if (transfer.state === "initiated" && transfer.confirm_sent_at.getTime() <= now - this.settledAfterMs()) {
+      transfer =
+        (await closeTransfer(
+          this.deps.db,
+          idempotencyKey,
+          new Date(now - this.settledAfterMs()),
+          new Date(now),
+        )) ?? transfer;
+    }
+    const outcome = await this.payouts().inquirePayout(
+      {
+        tokenizerId: transfer.tokenizer_id!,
+        initiatedAt: transfer.initiated_at,
+        amountSatang: transfer.amount_satang,
+      },
+      options.signal,
+    );
+    if (
+      transfer.state === "closed" &&
+      outcome.status === "unknown" &&
+      outcome.scbStatus === "INITIATE_COMPLETED"
+    ) {
+      const reason =
+        "SCB shows the transfer never confirmed, and it can no longer be confirmed: nothing was paid";
+      await noteTransfer(this.deps.db, idempotencyKey, {
+        scbStatus: outcome.scbStatus,
+        lastError: reason,
+        at: new Date(now),
+      });
+      return { status: "failed", providerReference: transfer.tokenizer_id!, reason };
+    }
+    return this.book(transfer as InitiatedTransfer, outcome);
+  }
+
+  /** The transfer and SCB's last answers about it, for the operator's undecided list. */
+  async payoutEvidence(idempotencyKey: string): Promise<PayoutEvidence> {
+    const transfer = await findTransfer(this.deps.db, idempotencyKey);
+    const exchanges = await lastTransferExchanges(this.deps.db, idempotencyKey, EVIDENCE_ANSWERS_MAX);
+    return {
+      transfer: transfer
+        ? {
+            state: transfer.state,
+            partnerTransactionId: transfer.partner_transaction_id,
+            tokenizerId: transfer.tokenizer_id,
+            initiateAttempts: transfer.initiate_attempts,
+            initiatedAt: transfer.initiated_at,
+            confirmSentAt: transfer.confirm_sent_at,
+            scbStatus: transfer.scb_status,
+            lastError: transfer.last_error,
+            nextInquiryAt: transfer.next_inquiry_at,
+          }
+        : null,
+      lastAnswers: exchanges.map((e) => ({
+        at: e.started_at,
+        operation: e.operation,
+        httpStatus: e.response_status,
+        answer: e.response_body,
+        error: e.error,
+      })),
+    };
   }
 
   /** Keeps SCB's word on the transfer and turns it into the lifecycle's terms. */
-  private async book(transfer: TransferRow, outcome: PayoutOutcome): Promise<PayoutLookup> {
+  private async book(transfer: InitiatedTransfer, outcome: PayoutOutcome): Promise<PayoutLookup> {
     const at = this.deps.clock.now();
     const reference = transfer.tokenizer_id;
     const scbStatus = outcome.scbStatus ?? transfer.scb_status;

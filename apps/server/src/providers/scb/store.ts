@@ -4,23 +4,20 @@
  * operator, and deleted after SCB_EXCHANGE_RETENTION_DAYS.
  */
 import { type Selectable, sql } from "kysely";
-import { type Db, withTransaction } from "../../db/handles.ts";
+import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
 import { selectPage } from "../../db/pages.ts";
 import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
 import type { Database } from "../../db/types.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
 import { withdrawIdOf } from "./references.ts";
 
-export interface TransferRow {
-  withdraw_id: string;
-  partner_transaction_id: string;
-  amount_satang: bigint;
-  tokenizer_id: string;
-  initiated_at: Date;
-  confirm_sent_at: Date | null;
-  scb_status: string | null;
-  last_error: string | null;
-  next_inquiry_at: Date | null;
+export type TransferRow = Selectable<Database["scb_transfers"]>;
+
+/** A transfer whose tokenizer is stored: the only kind whose confirm can be claimed. */
+export type InitiatedTransfer = TransferRow & { tokenizer_id: string };
+
+export function hasTokenizer(row: TransferRow): row is InitiatedTransfer {
+  return row.tokenizer_id !== null;
 }
 
 export function findTransfer(db: Db, withdrawId: string): Promise<TransferRow | undefined> {
@@ -28,43 +25,122 @@ export function findTransfer(db: Db, withdrawId: string): Promise<TransferRow | 
 }
 
 /**
- * Stores the tokenizer id of a withdraw's credit initiate and, in the same transaction, names it
- * on the withdraw's payout attempt record. One transfer per withdraw: when another process
- * stored one first, its tokenizer is the one (the other is never confirmed) and is returned.
+ * The fence every step that may lead to money moving passes: the withdraw is still `processing`
+ * and its payout attempt is not completed. The payout row is locked FOR SHARE, so the lifecycle
+ * cannot book an outcome (which completes that row in the same transaction) until the step's
+ * transaction has ended; a step that comes after the booking sees it and stops.
  */
-export async function storeTransfer(
+async function payoutStillOpen(trx: Trx, withdrawId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom("payouts")
+    .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+    .select("payouts.withdraw_id")
+    .where("payouts.withdraw_id", "=", withdrawId)
+    .where("payouts.state", "<>", "completed")
+    .where("withdraws.status", "=", "processing")
+    .forShare("payouts")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type InitiateTurn =
+  /** Send initiate number `attempt` (counted before it leaves). */
+  | { kind: "initiate"; attempt: number }
+  /** A tokenizer is stored already: confirm it, never initiate again. */
+  | { kind: "initiated"; transfer: InitiatedTransfer }
+  /** The payout is no longer open, or the transfer was rejected or closed: send nothing. */
+  | { kind: "stop"; transfer: TransferRow | undefined };
+
+/**
+ * Records, durably and before it leaves, that an initiate is about to be sent for the withdraw:
+ * the transfer row is created `initiating` with one attempt, or its attempts are counted up. A
+ * refusal answered to initiate number `attempt` is final only when `attempt` is 1 and no other
+ * was counted (rejectTransfer): a later initiate's refusal (SCB's "duplicated" for a partner id
+ * an earlier one used) says nothing about the earlier one.
+ */
+export async function beginInitiate(
   db: Db,
-  input: {
-    withdrawId: string;
-    partnerTransactionId: string;
-    amountSatang: bigint;
-    tokenizerId: string;
-    initiatedAt: Date;
-  },
-): Promise<TransferRow> {
-  return withTransaction(db, async (trx) => {
-    await trx
+  input: { withdrawId: string; partnerTransactionId: string; amountSatang: bigint; at: Date },
+): Promise<InitiateTurn> {
+  return withTransaction(db, async (trx): Promise<InitiateTurn> => {
+    if (!(await payoutStillOpen(trx, input.withdrawId))) {
+      return { kind: "stop", transfer: await findTransfer(trx, input.withdrawId) };
+    }
+    const inserted = await trx
       .insertInto("scb_transfers")
       .values({
         withdraw_id: input.withdrawId,
         partner_transaction_id: input.partnerTransactionId,
         amount_satang: input.amountSatang,
-        tokenizer_id: input.tokenizerId,
-        initiated_at: input.initiatedAt,
+        tokenizer_id: null,
+        initiated_at: input.at,
         confirm_sent_at: null,
-        scb_status: "INITIATE_COMPLETED",
+        scb_status: null,
         last_error: null,
         next_inquiry_at: null,
-        created_at: input.initiatedAt,
-        updated_at: input.initiatedAt,
+        state: "initiating",
+        initiate_attempts: 1,
+        created_at: input.at,
+        updated_at: input.at,
       })
       .onConflict((oc) => oc.column("withdraw_id").doNothing())
-      .execute();
-    const stored = await trx
-      .selectFrom("scb_transfers")
-      .selectAll()
+      .returning("initiate_attempts")
+      .executeTakeFirst();
+    if (inserted) return { kind: "initiate", attempt: inserted.initiate_attempts };
+    const counted = await trx
+      .updateTable("scb_transfers")
+      .set((eb) => ({ initiate_attempts: eb("initiate_attempts", "+", 1), updated_at: input.at }))
       .where("withdraw_id", "=", input.withdrawId)
-      .executeTakeFirstOrThrow();
+      .where("state", "=", "initiating")
+      .returning("initiate_attempts")
+      .executeTakeFirst();
+    if (counted) return { kind: "initiate", attempt: counted.initiate_attempts };
+    const transfer = await findTransfer(trx, input.withdrawId);
+    if (transfer?.state === "initiated" && hasTokenizer(transfer)) return { kind: "initiated", transfer };
+    return { kind: "stop", transfer };
+  });
+}
+
+/** An initiate that provably never left (no access token): it is not counted. */
+export async function uncountInitiate(db: Db, withdrawId: string, attempt: number, at: Date): Promise<void> {
+  await db
+    .updateTable("scb_transfers")
+    .set({ initiate_attempts: attempt - 1, updated_at: at })
+    .where("withdraw_id", "=", withdrawId)
+    .where("state", "=", "initiating")
+    .where("initiate_attempts", "=", attempt)
+    .execute();
+}
+
+/**
+ * Stores the tokenizer id an initiate answered and, in the same transaction, names it on the
+ * withdraw's payout attempt record; only while the payout is open and the transfer is still
+ * `initiating`. When another process stored one first, its tokenizer is the one (this one is
+ * never confirmed) and is returned. Undefined when the payout was closed meanwhile (booked,
+ * resolved by the operator, or the transfer rejected or closed): this tokenizer is never
+ * confirmed.
+ */
+export async function storeTransfer(
+  db: Db,
+  input: { withdrawId: string; tokenizerId: string; initiatedAt: Date },
+): Promise<InitiatedTransfer | undefined> {
+  return withTransaction(db, async (trx) => {
+    if (!(await payoutStillOpen(trx, input.withdrawId))) return undefined;
+    await trx
+      .updateTable("scb_transfers")
+      .set({
+        tokenizer_id: input.tokenizerId,
+        initiated_at: input.initiatedAt,
+        state: "initiated",
+        scb_status: "INITIATE_COMPLETED",
+        last_error: null,
+        updated_at: input.initiatedAt,
+      })
+      .where("withdraw_id", "=", input.withdrawId)
+      .where("state", "=", "initiating")
+      .execute();
+    const stored = await findTransfer(trx, input.withdrawId);
+    if (stored?.state !== "initiated" || !hasTokenizer(stored)) return undefined;
     await trx
       .updateTable("payouts")
       .set({ provider_reference: stored.tokenizer_id })
@@ -75,26 +151,81 @@ export async function storeTransfer(
 }
 
 /**
- * Takes the right to send the withdraw's one credit confirm: a conditional update that exactly
- * one caller, in any process, wins. Undefined when a confirm was already sent (or is going).
+ * The refusal of the first and only initiate: the transfer becomes `rejected` (nothing exists to
+ * confirm, and nothing will be initiated again). False when another initiate was counted: then
+ * the refusal is not final.
  */
-export function claimConfirm(db: Db, withdrawId: string, at: Date): Promise<TransferRow | undefined> {
-  return db
+export async function rejectTransfer(
+  db: Db,
+  withdrawId: string,
+  attempt: number,
+  reason: string,
+  at: Date,
+): Promise<boolean> {
+  if (attempt !== 1) return false;
+  const rejected = await db
     .updateTable("scb_transfers")
-    .set({ confirm_sent_at: at, updated_at: at })
+    .set({ state: "rejected", last_error: reason, updated_at: at })
     .where("withdraw_id", "=", withdrawId)
-    .where("confirm_sent_at", "is", null)
-    .returningAll()
+    .where("state", "=", "initiating")
+    .where("initiate_attempts", "=", 1)
+    .where("tokenizer_id", "is", null)
+    .returning("withdraw_id")
     .executeTakeFirst();
+  return rejected !== undefined;
 }
 
-/** Gives the confirm back: only when it provably never left (no token could be had). */
-export async function releaseConfirm(db: Db, withdrawId: string, at: Date): Promise<void> {
+/**
+ * Takes the right to send the withdraw's one credit confirm: a conditional update that exactly
+ * one caller, in any process, wins, and only while the payout is open and the transfer
+ * `initiated`. Undefined when a confirm was already sent (or is going) or the payout is closed.
+ */
+export function claimConfirm(db: Db, withdrawId: string, at: Date): Promise<InitiatedTransfer | undefined> {
+  return withTransaction(db, async (trx) => {
+    if (!(await payoutStillOpen(trx, withdrawId))) return undefined;
+    const claimed = await trx
+      .updateTable("scb_transfers")
+      .set({ confirm_sent_at: at, updated_at: at })
+      .where("withdraw_id", "=", withdrawId)
+      .where("state", "=", "initiated")
+      .where("confirm_sent_at", "is", null)
+      .returningAll()
+      .executeTakeFirst();
+    return claimed && hasTokenizer(claimed) ? claimed : undefined;
+  });
+}
+
+/** Gives the confirm back: only the claim taken at `claimedAt`, when it provably never left. */
+export async function releaseConfirm(db: Db, withdrawId: string, claimedAt: Date, at: Date): Promise<void> {
   await db
     .updateTable("scb_transfers")
     .set({ confirm_sent_at: null, updated_at: at })
     .where("withdraw_id", "=", withdrawId)
+    .where("state", "=", "initiated")
+    .where("confirm_sent_at", "=", claimedAt)
     .execute();
+}
+
+/**
+ * Closes a transfer whose confirm was claimed at or before `claimedBy`: no confirm will ever be
+ * sent for it again (a claim is never given back once closed). Returns the row when it is closed
+ * (now or before).
+ */
+export async function closeTransfer(
+  db: Db,
+  withdrawId: string,
+  claimedBy: Date,
+  at: Date,
+): Promise<TransferRow | undefined> {
+  await db
+    .updateTable("scb_transfers")
+    .set({ state: "closed", updated_at: at })
+    .where("withdraw_id", "=", withdrawId)
+    .where("state", "=", "initiated")
+    .where("confirm_sent_at", "<=", claimedBy)
+    .execute();
+  const row = await findTransfer(db, withdrawId);
+  return row?.state === "closed" ? row : undefined;
 }
 
 export async function noteTransfer(
@@ -240,4 +371,17 @@ export async function deleteExchangesBefore(db: Db, before: Date, limit: number)
     )
     .executeTakeFirst();
   return Number(deleted.numDeletedRows);
+}
+
+/** SCB's last answers about a withdraw's transfer (initiates, confirms, inquiries), newest first. */
+export function lastTransferExchanges(db: Db, withdrawId: string, limit: number): Promise<ExchangeRow[]> {
+  return db
+    .selectFrom("scb_exchanges")
+    .selectAll()
+    .where("withdraw_id", "=", withdrawId)
+    .where("operation", "in", ["credit_initiate", "credit_confirm", "transfer_inquiry"])
+    .orderBy("started_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
 }

@@ -25,8 +25,11 @@ export type SimOperation =
   | "transfer_inquiry";
 
 export type SimFailure =
-  /** The request is carried out, but the answer only comes after `holdMs` (past the client's timeout). */
-  | { kind: "timeout_but_execute" }
+  /**
+   * The request is carried out, but the answer only comes after `holdMs` (past the client's
+   * timeout), or after this failure's own `holdMs` (a slow answer).
+   */
+  | { kind: "timeout_but_execute"; holdMs?: number }
   /** Nothing is done and the answer only comes after `holdMs`. */
   | { kind: "timeout" }
   /**
@@ -421,7 +424,7 @@ export class ScbSimulator {
         // The work is done at once; only the answer is late, after the client stopped waiting.
         const captured = new CapturedReply();
         if (failure.kind === "timeout_but_execute") await act(captured);
-        await this.hold();
+        await this.hold(failure.kind === "timeout_but_execute" ? failure.holdMs : undefined);
         if (failure.kind === "timeout")
           return reply.code(504).send({ status: { code: 9999, description: "timeout" } });
         return reply.code(captured.statusCode).send(captured.payload);
@@ -429,14 +432,14 @@ export class ScbSimulator {
     }
   }
 
-  private hold(): Promise<void> {
+  private hold(ms?: number): Promise<void> {
     return new Promise((resolve) => {
       const release = () => {
         clearTimeout(timer);
         this.holds.delete(release);
         resolve();
       };
-      const timer = setTimeout(release, this.options.holdMs ?? 2_000);
+      const timer = setTimeout(release, ms ?? this.options.holdMs ?? 2_000);
       this.holds.add(release);
     });
   }

@@ -187,7 +187,7 @@ describe("GET /admin/v1/providers/scb/exchanges", () => {
       byPartnerId.data.map((e) => e.id),
       [initiate.id],
     );
-    const byTokenizer = await list({ reference: transfer.tokenizer_id });
+    const byTokenizer = await list({ reference: transfer.tokenizer_id! });
     assert.equal(byTokenizer.total, 3);
     const confirms = await list({ withdrawId: withdraw.id, operation: "credit_confirm" });
     assert.deepEqual(

@@ -1,0 +1,75 @@
+/**
+ * The operator's undecided-payout routes under /admin/v1 (CONTRACT 15; the operator check runs
+ * in their scope, app.ts):
+ *
+ * - GET  /payouts/undecided       payouts a connector holds undecided past PAYOUT_UNDECIDED_ALERT_S
+ * - POST /withdraws/:id/resolve   { outcome, reason, bankReference? }: the operator decides one
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsync } from "fastify";
+import { ok, page } from "../http/envelope.ts";
+import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import type { LifecycleContext } from "./context.ts";
+import { ADMIN_TOKEN_ACTOR, listUndecided, resolveWithdraw } from "./undecided.ts";
+import {
+  ResolveBody,
+  ResolveEnvelope,
+  UndecidedListEnvelope,
+  UndecidedQuery,
+  WithdrawIdParams,
+} from "./undecided-schemas.ts";
+
+const tags = ["admin"];
+
+export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      "/payouts/undecided",
+      {
+        schema: {
+          tags,
+          summary: "Payouts the bank's answers leave undecided past PAYOUT_UNDECIDED_ALERT_S",
+          description:
+            "Processing withdraws whose transfer a connector holds open, the longest undecided first, " +
+            "with where the transfer stands and the bank's last answers. Decide each with " +
+            "POST /admin/v1/withdraws/{id}/resolve.",
+          querystring: UndecidedQuery,
+          response: { 200: UndecidedListEnvelope },
+        },
+      },
+      async (request) => {
+        const pageNumber = request.query.page ?? 1;
+        const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
+        const { records, total } = await listUndecided(ctx, { page: pageNumber, limit });
+        return ok(page(records, total, pageNumber, limit));
+      },
+    );
+
+    app.post(
+      "/withdraws/:id/resolve",
+      {
+        schema: {
+          tags,
+          summary: "Decide an undecided payout: paid or failed, with the reason and the bank's reference",
+          description:
+            "Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). " +
+            "Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; " +
+            "the event and webhooks follow. Who decided, why and the bank's evidence are recorded.",
+          params: WithdrawIdParams,
+          body: ResolveBody,
+          response: { 200: ResolveEnvelope },
+        },
+      },
+      async (request) =>
+        ok(
+          await resolveWithdraw(ctx, request.params.id, request.body, {
+            // Named operator tokens will put their own name here; the bootstrap token is one actor.
+            actor: ADMIN_TOKEN_ACTOR,
+            requestId: String(request.id),
+          }),
+        ),
+    );
+  };
+}

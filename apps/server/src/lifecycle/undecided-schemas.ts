@@ -1,0 +1,102 @@
+/**
+ * Schemas of the operator's undecided-payout routes (CONTRACT 15): the list and the resolve
+ * body. Written once: they validate requests, type the handlers and feed the OpenAPI document.
+ */
+import { type Static, Type } from "typebox";
+import { envelopeSchema } from "../http/envelope.ts";
+import { PageQuery, pageSchema, stringEnum } from "../http/list-query.ts";
+import {
+  PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
+  PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
+} from "../lib/limits.ts";
+import { WithdrawSchema } from "../withdraws/schemas.ts";
+
+export const UndecidedQuery = PageQuery;
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+const BankAnswer = Type.Object(
+  {
+    at: Type.String({ format: "date-time" }),
+    operation: Type.String({ description: "credit_initiate, credit_confirm or transfer_inquiry" }),
+    httpStatus: Type.Union([Type.Integer(), Type.Null()]),
+    answer: Type.Unknown({ description: "The bank's answer as recorded (redacted)" }),
+    error: nullableString,
+  },
+  { additionalProperties: true },
+);
+
+const UndecidedSchema = Type.Object(
+  {
+    withdrawId: Type.String({ format: "uuid" }),
+    merchantId: Type.String({ format: "uuid" }),
+    referenceId: Type.String(),
+    amount: Type.String({ description: "THB, two decimals" }),
+    provider: Type.String(),
+    payoutState: Type.String({ description: "sending, accepted or unknown" }),
+    sendAttempts: Type.Integer(),
+    checks: Type.Integer(),
+    providerReference: nullableString,
+    lastError: nullableString,
+    handedOverAt: Type.String({ format: "date-time" }),
+    undecidedSeconds: Type.Integer(),
+    nextCheckAt: Type.String({ format: "date-time" }),
+    alertedAt: nullableString,
+    bank: Type.Union([
+      Type.Object(
+        {
+          transfer: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+          lastAnswers: Type.Array(BankAnswer),
+        },
+        { additionalProperties: true },
+      ),
+      Type.Null(),
+    ]),
+  },
+  { additionalProperties: true },
+);
+
+export const UndecidedListEnvelope = envelopeSchema(pageSchema(UndecidedSchema));
+
+export const ResolveBody = Type.Object(
+  {
+    outcome: stringEnum(["paid", "failed"] as const),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
+      description: "Why: what the bank's statement, inquiry or support said",
+    }),
+    bankReference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
+        description: "The bank's reference of the transfer (a paid one)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ResolveBody = Static<typeof ResolveBody>;
+
+export const WithdrawIdParams = Type.Object({ id: Type.String({ description: "Withdraw id (UUID)" }) });
+
+export const ResolveEnvelope = envelopeSchema(
+  Type.Object(
+    {
+      withdraw: WithdrawSchema,
+      resolution: Type.Object(
+        {
+          withdrawId: Type.String({ format: "uuid" }),
+          outcome: stringEnum(["paid", "failed"] as const),
+          reason: Type.String(),
+          bankReference: nullableString,
+          actor: Type.String(),
+          provider: Type.String(),
+          resolvedAt: Type.String({ format: "date-time" }),
+        },
+        { additionalProperties: true },
+      ),
+    },
+    { additionalProperties: true },
+  ),
+);

@@ -1,0 +1,160 @@
+/**
+ * SQL of undecided payouts (CONTRACT 15): payout attempts a connector holds open (the withdraw
+ * `processing`, the attempt not completed) since longer than PAYOUT_UNDECIDED_ALERT_S, in each
+ * merchant's business time; the alert marks; and the operator's resolutions.
+ */
+import { sql } from "kysely";
+import { type Db, withTransaction } from "../db/handles.ts";
+
+const businessNowSql = (now: Date) =>
+  sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
+
+/** Open payout attempts handed over at least `alertMs` ago (business time). */
+function undecided(db: Db, now: Date, alertMs: number) {
+  return db
+    .selectFrom("payouts")
+    .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+    .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
+    .where("payouts.state", "<>", "completed")
+    .where("withdraws.status", "=", "processing")
+    .where(
+      sql<boolean>`payouts.created_at <= ${businessNowSql(now)} - ${alertMs} * interval '1 millisecond'`,
+    );
+}
+
+export interface UndecidedRow {
+  withdraw_id: string;
+  merchant_id: string;
+  reference_id: string;
+  amount_satang: bigint;
+  provider: string;
+  state: string;
+  send_attempts: number;
+  checks: number;
+  provider_reference: string | null;
+  last_error: string | null;
+  next_check_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  undecided_alerted_at: Date | null;
+}
+
+/** One page of undecided payouts, the longest undecided first (ties by withdraw id). */
+export async function listUndecidedRows(
+  db: Db,
+  query: { now: Date; alertMs: number; offset: number; limit: number },
+): Promise<{ rows: UndecidedRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    undecided(db, query.now, query.alertMs)
+      .select([
+        "payouts.withdraw_id",
+        "payouts.merchant_id",
+        "withdraws.reference_id",
+        "withdraws.amount_satang",
+        "payouts.provider",
+        "payouts.state",
+        "payouts.send_attempts",
+        "payouts.checks",
+        "payouts.provider_reference",
+        "payouts.last_error",
+        "payouts.next_check_at",
+        "payouts.created_at",
+        "payouts.updated_at",
+        "payouts.undecided_alerted_at",
+      ])
+      .orderBy("payouts.created_at")
+      .orderBy("payouts.withdraw_id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute(),
+    countUndecided(db, query.now, query.alertMs),
+  ]);
+  return { rows, total: count };
+}
+
+export async function countUndecided(db: Db, now: Date, alertMs: number): Promise<number> {
+  const row = await undecided(db, now, alertMs)
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Marks up to `limit` undecided payouts not alerted yet as alerted now, and returns them: each is
+ * logged once. A payout two workers find at once is marked by one (SKIP LOCKED).
+ */
+export async function markUnalerted(
+  db: Db,
+  query: { now: Date; alertMs: number; limit: number },
+): Promise<{ withdraw_id: string; provider: string; created_at: Date; last_error: string | null }[]> {
+  return withTransaction(db, async (trx) => {
+    const due = await undecided(trx, query.now, query.alertMs)
+      .select("payouts.withdraw_id")
+      .where("payouts.undecided_alerted_at", "is", null)
+      .orderBy("payouts.created_at")
+      .limit(query.limit)
+      .forUpdate("payouts")
+      .skipLocked()
+      .execute();
+    if (due.length === 0) return [];
+    return trx
+      .updateTable("payouts")
+      .set({ undecided_alerted_at: query.now })
+      .where(
+        "withdraw_id",
+        "in",
+        due.map((row) => row.withdraw_id),
+      )
+      .returning(["withdraw_id", "provider", "created_at", "last_error"])
+      .execute();
+  });
+}
+
+export interface ResolutionInsert {
+  withdrawId: string;
+  merchantId: string;
+  provider: string;
+  outcome: "paid" | "failed";
+  reason: string;
+  bankReference: string | null;
+  actor: string;
+  evidence: unknown;
+  requestId: string | null;
+  at: Date;
+}
+
+export async function insertResolution(db: Db, row: ResolutionInsert): Promise<void> {
+  await db
+    .insertInto("payout_resolutions")
+    .values({
+      withdraw_id: row.withdrawId,
+      merchant_id: row.merchantId,
+      provider: row.provider,
+      outcome: row.outcome,
+      reason: row.reason,
+      bank_reference: row.bankReference,
+      actor: row.actor,
+      evidence: row.evidence === undefined ? null : JSON.stringify(row.evidence),
+      request_id: row.requestId,
+      created_at: row.at,
+    })
+    .execute();
+}
+
+export function findResolution(db: Db, withdrawId: string) {
+  return db
+    .selectFrom("payout_resolutions")
+    .selectAll()
+    .where("withdraw_id", "=", withdrawId)
+    .executeTakeFirst();
+}
+
+/** The provider holding the withdraw's payout attempt, read without a lock (for the evidence). */
+export async function payoutProviderOf(db: Db, withdrawId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("payouts")
+    .select("provider")
+    .where("withdraw_id", "=", withdrawId)
+    .executeTakeFirst();
+  return row?.provider;
+}

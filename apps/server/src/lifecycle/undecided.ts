@@ -1,0 +1,252 @@
+/**
+ * Undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided transfers"): a withdraw whose
+ * transfer the bank's answers leave undecided is never failed, nor its hold released, until the
+ * bank's inquiry shows nothing was executed. What the connector can decide it decides by itself
+ * (lifecycle/payouts.ts asks it); what it cannot stays `processing`, and past
+ * PAYOUT_UNDECIDED_ALERT_S it is:
+ *
+ * - listed for the operator with the bank's last answers (`listUndecided`),
+ * - counted by the metric `satang_payouts_undecided` (`undecidedCount`),
+ * - logged at error once (`alertUndecided`, the `payout-undecided-alert` job),
+ *
+ * and the operator decides it (`resolveWithdraw`): the same transition, event and ledger posting
+ * as the provider's own answer (bookPayoutReport), with who decided, why and the bank's
+ * evidence kept in `payout_resolutions`.
+ */
+import { withTransaction } from "../db/handles.ts";
+import { AppError } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
+import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
+import { formatAmount } from "../lib/money.ts";
+import type { PayoutEvidence } from "../providers/provider.ts";
+import type { WithdrawRecord } from "../withdraws/schemas.ts";
+import { lockWithdraw } from "../withdraws/store.ts";
+import { withdrawView } from "../withdraws/view.ts";
+import { bookPayoutReport } from "./callbacks.ts";
+import type { LifecycleContext } from "./context.ts";
+import { lockPayout, updatePayout } from "./store.ts";
+import {
+  countUndecided,
+  insertResolution,
+  listUndecidedRows,
+  markUnalerted,
+  payoutProviderOf,
+  type UndecidedRow,
+} from "./undecided-store.ts";
+
+/** Who decided, as stored: `<kind>:<name>`. The bootstrap token is the only operator today. */
+export const ADMIN_TOKEN_ACTOR = "operator:admin_token";
+
+export function undecidedAlertMs(ctx: Pick<LifecycleContext, "config">): number {
+  return ctx.config.payoutUndecidedAlertMs ?? PAYOUT_UNDECIDED_ALERT_S_DEFAULT * 1000;
+}
+
+export interface UndecidedRecord {
+  withdrawId: string;
+  merchantId: string;
+  referenceId: string;
+  amount: string;
+  provider: string;
+  payoutState: string;
+  sendAttempts: number;
+  checks: number;
+  providerReference: string | null;
+  lastError: string | null;
+  handedOverAt: string;
+  undecidedSeconds: number;
+  nextCheckAt: string;
+  alertedAt: string | null;
+  bank: {
+    transfer: Record<string, unknown> | null;
+    lastAnswers: {
+      at: string;
+      operation: string;
+      httpStatus: number | null;
+      answer: unknown;
+      error: string | null;
+    }[];
+  } | null;
+}
+
+function evidenceView(evidence: PayoutEvidence | null): UndecidedRecord["bank"] {
+  if (!evidence) return null;
+  return {
+    transfer: evidence.transfer
+      ? Object.fromEntries(
+          Object.entries(evidence.transfer).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]),
+        )
+      : null,
+    lastAnswers: evidence.lastAnswers.map((a) => ({ ...a, at: a.at.toISOString() })),
+  };
+}
+
+async function evidenceOf(
+  ctx: LifecycleContext,
+  withdrawId: string,
+  provider: string,
+): Promise<PayoutEvidence | null> {
+  const connector = ctx.provider;
+  if (!connector?.payoutEvidence || connector.name !== provider) return null;
+  return connector.payoutEvidence(withdrawId);
+}
+
+async function recordOf(ctx: LifecycleContext, row: UndecidedRow, now: Date): Promise<UndecidedRecord> {
+  return {
+    withdrawId: row.withdraw_id,
+    merchantId: row.merchant_id,
+    referenceId: row.reference_id,
+    amount: formatAmount(row.amount_satang),
+    provider: row.provider,
+    payoutState: row.state,
+    sendAttempts: row.send_attempts,
+    checks: row.checks,
+    providerReference: row.provider_reference,
+    lastError: row.last_error,
+    handedOverAt: row.created_at.toISOString(),
+    // Real time since the hand-over; in live there is no test clock between the two.
+    undecidedSeconds: Math.max(0, Math.floor((now.getTime() - row.created_at.getTime()) / 1000)),
+    nextCheckAt: row.next_check_at.toISOString(),
+    alertedAt: row.undecided_alerted_at?.toISOString() ?? null,
+    bank: evidenceView(await evidenceOf(ctx, row.withdraw_id, row.provider)),
+  };
+}
+
+/** The operator's list: undecided past the bound, the longest undecided first. */
+export async function listUndecided(
+  ctx: LifecycleContext,
+  query: { page: number; limit: number },
+): Promise<{ records: UndecidedRecord[]; total: number }> {
+  const now = ctx.clock.now();
+  const { rows, total } = await listUndecidedRows(ctx.db, {
+    now,
+    alertMs: undecidedAlertMs(ctx),
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  });
+  const records: UndecidedRecord[] = [];
+  for (const row of rows) records.push(await recordOf(ctx, row, now));
+  return { records, total };
+}
+
+/** How many payouts are undecided past the bound now: the gauge `satang_payouts_undecided`. */
+export function undecidedCount(ctx: Pick<LifecycleContext, "db" | "clock" | "config">): Promise<number> {
+  return countUndecided(ctx.db, ctx.clock.now(), undecidedAlertMs(ctx));
+}
+
+export interface AlertLogger {
+  error(details: object, message: string): void;
+}
+
+/**
+ * One run of the alert: every payout newly undecided past the bound is logged at error, once
+ * (the mark is kept on its payout attempt). Returns how many were alerted.
+ */
+export async function alertUndecided(ctx: LifecycleContext, log: AlertLogger | undefined): Promise<number> {
+  const alerted = await markUnalerted(ctx.db, {
+    now: ctx.clock.now(),
+    alertMs: undecidedAlertMs(ctx),
+    limit: JOB_BATCH_SIZE,
+  });
+  for (const row of alerted) {
+    log?.error(
+      {
+        withdrawId: row.withdraw_id,
+        provider: row.provider,
+        handedOverAt: row.created_at.toISOString(),
+        lastError: row.last_error,
+        alert: "payout_undecided",
+      },
+      "payout undecided past PAYOUT_UNDECIDED_ALERT_S: the operator must resolve it (GET /admin/v1/payouts/undecided)",
+    );
+  }
+  return alerted.length;
+}
+
+export interface ResolveInput {
+  outcome: "paid" | "failed";
+  reason: string;
+  bankReference?: string | undefined;
+}
+
+export interface ResolutionRecord {
+  withdrawId: string;
+  outcome: "paid" | "failed";
+  reason: string;
+  bankReference: string | null;
+  actor: string;
+  provider: string;
+  resolvedAt: string;
+}
+
+const notFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
+
+/**
+ * The operator decides an undecided payout: only a `processing` withdraw whose payout attempt a
+ * connector holds open (else 409 STATE_CONFLICT). In one transaction the attempt and the
+ * withdraw are locked (the order the lifecycle takes them), the decision is recorded and booked
+ * exactly as the provider's own answer would be. The connector's steps check the attempt is
+ * still open before anything that could move money (providers/scb/store.ts), so none follows.
+ */
+export async function resolveWithdraw(
+  ctx: LifecycleContext,
+  withdrawId: string,
+  input: ResolveInput,
+  who: { actor: string; requestId: string | null },
+): Promise<{ withdraw: WithdrawRecord; resolution: ResolutionRecord }> {
+  if (!isUuid(withdrawId)) throw notFound();
+  const id = withdrawId.toLowerCase();
+  const before = await payoutProviderOf(ctx.db, id);
+  const evidence = before ? await evidenceOf(ctx, id, before) : null;
+  return withTransaction(ctx.db, async (trx) => {
+    const payout = await lockPayout(trx, id);
+    const locked = await lockWithdraw(trx, id);
+    if (!locked) throw notFound();
+    const row = locked.row;
+    if (row.status !== "processing" || !payout || payout.row.state === "completed") {
+      throw new AppError(
+        "STATE_CONFLICT",
+        row.status !== "processing"
+          ? `Withdraw is ${row.status}: only a processing withdraw can be resolved`
+          : "Withdraw is not held by a payout connector: the payout desk records its outcome",
+        { status: row.status, reason: "not_undecided" },
+      );
+    }
+    const at = ctx.clock.now();
+    await insertResolution(trx, {
+      withdrawId: id,
+      merchantId: row.merchant_id,
+      provider: payout.row.provider,
+      outcome: input.outcome,
+      reason: input.reason,
+      bankReference: input.bankReference ?? null,
+      actor: who.actor,
+      evidence: evidenceView(evidence),
+      requestId: who.requestId,
+      at,
+    });
+    await updatePayout(trx, id, {
+      lastError: `resolved ${input.outcome} by ${who.actor}: ${input.reason}`.slice(0, 500),
+      ...(input.bankReference ? { providerReference: input.bankReference } : {}),
+      at,
+    });
+    const booked = await bookPayoutReport(trx, ctx, id, input.outcome);
+    if (booked.kind !== "applied") {
+      throw new AppError("STATE_CONFLICT", booked.refusal.message, {
+        status: row.status,
+        reason: booked.refusal.reason,
+      });
+    }
+    return {
+      withdraw: withdrawView(booked.withdraw),
+      resolution: {
+        withdrawId: id,
+        outcome: input.outcome,
+        reason: input.reason,
+        bankReference: input.bankReference ?? null,
+        actor: who.actor,
+        provider: payout.row.provider,
+        resolvedAt: at.toISOString(),
+      },
+    };
+  });
+}
