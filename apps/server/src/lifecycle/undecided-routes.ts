@@ -7,10 +7,11 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
+import { operatorActor } from "../admin/actor.ts";
 import { ok, page } from "../http/envelope.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import type { LifecycleContext } from "./context.ts";
-import { ADMIN_TOKEN_ACTOR, listUndecided, resolveWithdraw } from "./undecided.ts";
+import { listUndecided, resolveWithdraw } from "./undecided.ts";
 import {
   ResolveBody,
   ResolveEnvelope,
@@ -31,6 +32,7 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
         schema: {
           tags,
           summary: "Payouts the bank's answers leave undecided past PAYOUT_UNDECIDED_ALERT_S",
+          operationId: "listUndecidedPayouts",
           description:
             "Processing withdraws whose transfer a connector holds open, the longest undecided first, " +
             "with where the transfer stands and the bank's last answers. Decide each with " +
@@ -53,6 +55,7 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
         schema: {
           tags,
           summary: "Decide an undecided payout: paid or failed, with the reason and the bank's reference",
+          operationId: "resolveWithdraw",
           description:
             "Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). " +
             "Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; " +
@@ -65,8 +68,8 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
       async (request) =>
         ok(
           await resolveWithdraw(ctx, request.params.id, request.body, {
-            // Named operator tokens will put their own name here; the bootstrap token is one actor.
-            actor: ADMIN_TOKEN_ACTOR,
+            // The operator the credential names (admin/actor.ts), as the payout desk records it.
+            actor: operatorActor(request).name,
             requestId: String(request.id),
           }),
         ),

@@ -13,15 +13,17 @@ import { WithdrawSchema } from "../withdraws/schemas.ts";
 
 export const UndecidedQuery = PageQuery;
 
-const nullableString = Type.Union([Type.String(), Type.Null()]);
 
 const BankAnswer = Type.Object(
   {
     at: Type.String({ format: "date-time" }),
-    operation: Type.String({ description: "credit_initiate, credit_confirm or transfer_inquiry" }),
+    operation: Type.String({
+      description: "credit_initiate, credit_confirm or transfer_inquiry",
+      examples: ["transfer_inquiry"],
+    }),
     httpStatus: Type.Union([Type.Integer(), Type.Null()]),
     answer: Type.Unknown({ description: "The bank's answer as recorded (redacted)" }),
-    error: nullableString,
+    error: Type.Union([Type.String({ examples: ["SCB did not answer in time"] }), Type.Null()]),
   },
   { additionalProperties: true },
 );
@@ -30,18 +32,21 @@ const UndecidedSchema = Type.Object(
   {
     withdrawId: Type.String({ format: "uuid" }),
     merchantId: Type.String({ format: "uuid" }),
-    referenceId: Type.String(),
-    amount: Type.String({ description: "THB, two decimals" }),
-    provider: Type.String(),
-    payoutState: Type.String({ description: "sending, accepted or unknown" }),
+    referenceId: Type.String({ examples: ["payout-1001"] }),
+    amount: Type.String({ description: "THB, two decimals", examples: ["1500.00"] }),
+    provider: Type.String({ examples: ["scb"] }),
+    payoutState: Type.String({ description: "sending, accepted or unknown", examples: ["unknown"] }),
     sendAttempts: Type.Integer(),
     checks: Type.Integer(),
-    providerReference: nullableString,
-    lastError: nullableString,
+    providerReference: Type.Union([Type.String({ examples: ["202611260001"] }), Type.Null()]),
+    lastError: Type.Union([
+      Type.String({ examples: ["credit_confirm: no answer within 15 s"] }),
+      Type.Null(),
+    ]),
     handedOverAt: Type.String({ format: "date-time" }),
     undecidedSeconds: Type.Integer(),
     nextCheckAt: Type.String({ format: "date-time" }),
-    alertedAt: nullableString,
+    alertedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
     bank: Type.Union([
       Type.Object(
         {
@@ -65,12 +70,14 @@ export const ResolveBody = Type.Object(
       minLength: 1,
       maxLength: PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
       description: "Why: what the bank's statement, inquiry or support said",
+      examples: ["SCB's statement of 26 Nov shows the transfer paid"],
     }),
     bankReference: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
         description: "The bank's reference of the transfer (a paid one)",
+        examples: ["202611260001"],
       }),
     ),
   },
@@ -88,10 +95,10 @@ export const ResolveEnvelope = envelopeSchema(
         {
           withdrawId: Type.String({ format: "uuid" }),
           outcome: stringEnum(["paid", "failed"] as const),
-          reason: Type.String(),
-          bankReference: nullableString,
-          actor: Type.String(),
-          provider: Type.String(),
+          reason: Type.String({ examples: ["SCB's statement of 26 Nov shows the transfer paid"] }),
+          bankReference: Type.Union([Type.String({ examples: ["202611260001"] }), Type.Null()]),
+          actor: Type.String({ examples: ["admin-token"] }),
+          provider: Type.String({ examples: ["scb"] }),
           resolvedAt: Type.String({ format: "date-time" }),
         },
         { additionalProperties: true },

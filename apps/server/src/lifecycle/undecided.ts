@@ -34,9 +34,6 @@ import {
   type UndecidedRow,
 } from "./undecided-store.ts";
 
-/** Who decided, as stored: `<kind>:<name>`. The bootstrap token is the only operator today. */
-export const ADMIN_TOKEN_ACTOR = "operator:admin_token";
-
 export function undecidedAlertMs(ctx: Pick<LifecycleContext, "config">): number {
   return ctx.config.payoutUndecidedAlertMs ?? PAYOUT_UNDECIDED_ALERT_S_DEFAULT * 1000;
 }

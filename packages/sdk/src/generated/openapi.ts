@@ -710,155 +710,7 @@ export interface paths {
      * Payouts the bank's answers leave undecided past PAYOUT_UNDECIDED_ALERT_S
      * @description Processing withdraws whose transfer a connector holds open, the longest undecided first, with where the transfer stands and the bank's last answers. Decide each with POST /admin/v1/withdraws/{id}/resolve.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Page number, from 1. A page beyond the last is empty. */
-          page?: number;
-          /** @description Page size, 1 to 100. */
-          limit?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "data": [
-             *           {
-             *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-             *             "referenceId": "order-1001",
-             *             "amount": "1000.00",
-             *             "provider": "sandbox",
-             *             "payoutState": "text",
-             *             "sendAttempts": 1,
-             *             "checks": 1,
-             *             "providerReference": "text",
-             *             "lastError": null,
-             *             "handedOverAt": "2026-01-15T12:00:00.000Z",
-             *             "undecidedSeconds": 1,
-             *             "nextCheckAt": "2026-01-15T12:00:00.000Z",
-             *             "alertedAt": "text",
-             *             "bank": {
-             *               "transfer": {},
-             *               "lastAnswers": [
-             *                 {
-             *                   "at": "2026-01-15T12:00:00.000Z",
-             *                   "operation": "text",
-             *                   "httpStatus": 1,
-             *                   "answer": null,
-             *                   "error": null
-             *                 }
-             *               ]
-             *             }
-             *           }
-             *         ],
-             *         "total": 1,
-             *         "page": 1,
-             *         "limit": 20,
-             *         "totalPages": 1
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                data: ({
-                  /** Format: uuid */
-                  withdrawId: string;
-                  /** Format: uuid */
-                  merchantId: string;
-                  referenceId: string;
-                  /** @description THB, two decimals */
-                  amount: string;
-                  provider: string;
-                  /** @description sending, accepted or unknown */
-                  payoutState: string;
-                  sendAttempts: number;
-                  checks: number;
-                  providerReference: string | null;
-                  lastError: string | null;
-                  /** Format: date-time */
-                  handedOverAt: string;
-                  undecidedSeconds: number;
-                  /** Format: date-time */
-                  nextCheckAt: string;
-                  alertedAt: string | null;
-                  bank:
-                    | ({
-                        transfer: {
-                          [key: string]: unknown;
-                        } | null;
-                        lastAnswers: ({
-                          /** Format: date-time */
-                          at: string;
-                          /** @description credit_initiate, credit_confirm or transfer_inquiry */
-                          operation: string;
-                          httpStatus: number | null;
-                          /** @description The bank's answer as recorded (redacted) */
-                          answer: unknown;
-                          error: string | null;
-                        } & {
-                          [key: string]: unknown;
-                        })[];
-                      } & {
-                        [key: string]: unknown;
-                      })
-                    | null;
-                } & {
-                  [key: string]: unknown;
-                })[];
-                total: number;
-                page: number;
-                limit: number;
-                totalPages: number;
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    get: operations["listUndecidedPayouts"];
     put?: never;
     post?: never;
     delete?: never;
@@ -880,175 +732,7 @@ export interface paths {
      * Decide an undecided payout: paid or failed, with the reason and the bank's reference
      * @description Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; the event and webhooks follow. Who decided, why and the bank's evidence are recorded.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Withdraw id (UUID) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "outcome": "paid",
-           *       "reason": "Opening float",
-           *       "bankReference": "SCB2611230001234"
-           *     }
-           */
-          "application/json": {
-            /** @enum {string} */
-            outcome: "paid" | "failed";
-            /** @description Why: what the bank's statement, inquiry or support said */
-            reason: string;
-            /** @description The bank's reference of the transfer (a paid one) */
-            bankReference?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "success": true,
-             *       "data": {
-             *         "withdraw": {
-             *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *           "amount": "1000.00",
-             *           "currency": "THB",
-             *           "status": "awaiting_verification",
-             *           "referenceId": "order-1001",
-             *           "destinationType": "bank_account",
-             *           "bankAccountNumber": "******7890",
-             *           "bankAccountName": "Somchai Jaidee",
-             *           "bankCode": "004",
-             *           "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-             *           "description": "Order 1001: 2 x Thai iced tea",
-             *           "metadata": {
-             *             "orderId": "1001"
-             *           },
-             *           "paidAt": null,
-             *           "canceledAt": null,
-             *           "createdAt": "2026-01-15T12:00:00.000Z",
-             *           "updatedAt": "2026-01-15T12:00:00.000Z"
-             *         },
-             *         "resolution": {
-             *           "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-             *           "outcome": "paid",
-             *           "reason": "Opening float",
-             *           "bankReference": "SCB2611230001234",
-             *           "actor": "text",
-             *           "provider": "sandbox",
-             *           "resolvedAt": "2026-01-15T12:00:00.000Z"
-             *         }
-             *       }
-             *     }
-             */
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              data: {
-                withdraw: {
-                  /** Format: uuid */
-                  id: string;
-                  amount: string;
-                  /** @enum {string} */
-                  currency: "THB";
-                  /** @enum {string} */
-                  status:
-                    | "awaiting_verification"
-                    | "pending"
-                    | "processing"
-                    | "paid"
-                    | "failed"
-                    | "canceled"
-                    | "expired";
-                  referenceId: string;
-                  /** @enum {string} */
-                  destinationType: "bank_account" | "wallet";
-                  bankAccountNumber: string | null;
-                  bankAccountName: string | null;
-                  bankCode: string | null;
-                  destinationId: string | null;
-                  description: string | null;
-                  metadata: {
-                    [key: string]: string;
-                  } | null;
-                  paidAt: string | null;
-                  canceledAt: string | null;
-                  /** Format: date-time */
-                  createdAt: string;
-                  /** Format: date-time */
-                  updatedAt: string;
-                };
-                resolution: {
-                  /** Format: uuid */
-                  withdrawId: string;
-                  /** @enum {string} */
-                  outcome: "paid" | "failed";
-                  reason: string;
-                  bankReference: string | null;
-                  actor: string;
-                  provider: string;
-                  /** Format: date-time */
-                  resolvedAt: string;
-                } & {
-                  [key: string]: unknown;
-                };
-              } & {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_ERROR */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description INVALID_CREDENTIALS */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description PAYLOAD_TOO_LARGE */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description SERVICE_UNAVAILABLE */
-        503: {
-          headers: {
-            /** @description Seconds to wait before retrying */
-            "Retry-After"?: number;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
+    post: operations["resolveWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -7991,6 +7675,344 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listUndecidedPayouts: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "referenceId": "payout-1001",
+           *             "amount": "1500.00",
+           *             "provider": "scb",
+           *             "payoutState": "unknown",
+           *             "sendAttempts": 1,
+           *             "checks": 1,
+           *             "providerReference": "202611260001",
+           *             "lastError": "credit_confirm: no answer within 15 s",
+           *             "handedOverAt": "2026-01-15T12:00:00.000Z",
+           *             "undecidedSeconds": 1,
+           *             "nextCheckAt": "2026-01-15T12:00:00.000Z",
+           *             "alertedAt": null,
+           *             "bank": {
+           *               "transfer": {},
+           *               "lastAnswers": [
+           *                 {
+           *                   "at": "2026-01-15T12:00:00.000Z",
+           *                   "operation": "transfer_inquiry",
+           *                   "httpStatus": 1,
+           *                   "answer": null,
+           *                   "error": "SCB did not answer in time"
+           *                 }
+           *               ]
+           *             }
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: ({
+                /** Format: uuid */
+                withdrawId: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @example payout-1001 */
+                referenceId: string;
+                /**
+                 * @description THB, two decimals
+                 * @example 1500.00
+                 */
+                amount: string;
+                /** @example scb */
+                provider: string;
+                /**
+                 * @description sending, accepted or unknown
+                 * @example unknown
+                 */
+                payoutState: string;
+                sendAttempts: number;
+                checks: number;
+                providerReference: string | null;
+                lastError: string | null;
+                /** Format: date-time */
+                handedOverAt: string;
+                undecidedSeconds: number;
+                /** Format: date-time */
+                nextCheckAt: string;
+                alertedAt: string | null;
+                bank:
+                  | ({
+                      transfer: {
+                        [key: string]: unknown;
+                      } | null;
+                      lastAnswers: ({
+                        /** Format: date-time */
+                        at: string;
+                        /**
+                         * @description credit_initiate, credit_confirm or transfer_inquiry
+                         * @example transfer_inquiry
+                         */
+                        operation: string;
+                        httpStatus: number | null;
+                        /** @description The bank's answer as recorded (redacted) */
+                        answer: unknown;
+                        error: string | null;
+                      } & {
+                        [key: string]: unknown;
+                      })[];
+                    } & {
+                      [key: string]: unknown;
+                    })
+                  | null;
+              } & {
+                [key: string]: unknown;
+              })[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resolveWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Withdraw id (UUID) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "paid",
+         *       "reason": "SCB's statement of 26 Nov shows the transfer paid",
+         *       "bankReference": "202611260001"
+         *     }
+         */
+        "application/json": {
+          /** @enum {string} */
+          outcome: "paid" | "failed";
+          /**
+           * @description Why: what the bank's statement, inquiry or support said
+           * @example SCB's statement of 26 Nov shows the transfer paid
+           */
+          reason: string;
+          /**
+           * @description The bank's reference of the transfer (a paid one)
+           * @example 202611260001
+           */
+          bankReference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "withdraw": {
+           *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "amount": "1000.00",
+           *           "currency": "THB",
+           *           "status": "awaiting_verification",
+           *           "referenceId": "order-1001",
+           *           "destinationType": "bank_account",
+           *           "bankAccountNumber": "******7890",
+           *           "bankAccountName": "Somchai Jaidee",
+           *           "bankCode": "004",
+           *           "destinationId": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+           *           "description": "Order 1001: 2 x Thai iced tea",
+           *           "metadata": {
+           *             "orderId": "1001"
+           *           },
+           *           "paidAt": null,
+           *           "canceledAt": null,
+           *           "createdAt": "2026-01-15T12:00:00.000Z",
+           *           "updatedAt": "2026-01-15T12:00:00.000Z"
+           *         },
+           *         "resolution": {
+           *           "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "outcome": "paid",
+           *           "reason": "SCB's statement of 26 Nov shows the transfer paid",
+           *           "bankReference": "202611260001",
+           *           "actor": "admin-token",
+           *           "provider": "scb",
+           *           "resolvedAt": "2026-01-15T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              withdraw: {
+                /** Format: uuid */
+                id: string;
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /** @enum {string} */
+                status:
+                  | "awaiting_verification"
+                  | "pending"
+                  | "processing"
+                  | "paid"
+                  | "failed"
+                  | "canceled"
+                  | "expired";
+                referenceId: string;
+                /** @enum {string} */
+                destinationType: "bank_account" | "wallet";
+                bankAccountNumber: string | null;
+                bankAccountName: string | null;
+                bankCode: string | null;
+                destinationId: string | null;
+                description: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                paidAt: string | null;
+                canceledAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              };
+              resolution: {
+                /** Format: uuid */
+                withdrawId: string;
+                /** @enum {string} */
+                outcome: "paid" | "failed";
+                /** @example SCB's statement of 26 Nov shows the transfer paid */
+                reason: string;
+                bankReference: string | null;
+                /** @example admin-token */
+                actor: string;
+                /** @example scb */
+                provider: string;
+                /** Format: date-time */
+                resolvedAt: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
         headers: {
           [name: string]: unknown;
         };

@@ -172,7 +172,7 @@ describe("a send the lifecycle gave up on (issue 21, item 1)", () => {
     });
     assert.equal(resolved.status, 200);
     assert.equal(resolved.body.data.withdraw.status, "failed");
-    assert.equal(resolved.body.data.resolution.actor, "operator:admin_token");
+    assert.equal(resolved.body.data.resolution.actor, "admin-token");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
     assert.deepEqual(await eventTypes(live.svc.deps.db, withdraw.id), [
       "withdraw.processing",
@@ -184,7 +184,7 @@ describe("a send the lifecycle gave up on (issue 21, item 1)", () => {
       .where("withdraw_id", "=", withdraw.id)
       .executeTakeFirstOrThrow();
     assert.equal(record.outcome, "failed");
-    assert.equal(record.actor, "operator:admin_token");
+    assert.equal(record.actor, "admin-token");
     assert.ok((record.evidence as { transfer: unknown }).transfer, "SCB's evidence is kept");
     assert.ok(!(await undecidedIds()).includes(withdraw.id));
     // Nothing sent for it after the decision initiates or confirms anything.
