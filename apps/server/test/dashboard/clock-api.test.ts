@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { advanceClock } from "../helpers/lifecycle.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 describe("the dashboard's test clock in sandbox", () => {
   let svc: TestService;
@@ -51,7 +52,9 @@ describe("the dashboard's test clock in sandbox", () => {
 describe("the dashboard's test clock in live", () => {
   let svc: TestService;
   before(async () => {
-    svc = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+    svc = await startService({
+      env: { ...LIVE_PROVIDER_ENV, SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) },
+    });
   });
   after(async () => {
     await svc?.close();

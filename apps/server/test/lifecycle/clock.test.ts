@@ -20,6 +20,7 @@ import {
   simulatePaymentRequest,
   simulateWithdrawRequest,
 } from "../helpers/lifecycle.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 import { fundedMerchant } from "../helpers/withdraws.ts";
 
 let svc: TestService;
@@ -380,7 +381,9 @@ describe("the clock reset in the API document", () => {
 describe("the clock reset in live", () => {
   let live: TestService;
   before(async () => {
-    live = await startService({ env: { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) } });
+    live = await startService({
+      env: { ...LIVE_PROVIDER_ENV, SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) },
+    });
   });
   after(async () => {
     await live?.close();
