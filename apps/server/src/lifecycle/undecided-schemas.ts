@@ -13,7 +13,6 @@ import { WithdrawSchema } from "../withdraws/schemas.ts";
 
 export const UndecidedQuery = PageQuery;
 
-
 const BankAnswer = Type.Object(
   {
     at: Type.String({ format: "date-time" }),
