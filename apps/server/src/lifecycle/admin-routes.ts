@@ -16,6 +16,7 @@ import { emptyBodyAsObject } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
 import { documented } from "../http/openapi-errors.ts";
+import type { App } from "../http/typed-app.ts";
 import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { listAnomalies } from "./anomalies.ts";
@@ -31,81 +32,88 @@ import {
 
 const tags = ["admin"];
 
+/** Sandbox only: the operator moves a merchant's test clock forward or back to wall-clock time. */
+function merchantClockRoutes(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/merchants/:id/clock/advance",
+    {
+      schema: {
+        tags,
+        summary: "Move a merchant's sandbox test clock forward (sandbox only)",
+        operationId: "advanceMerchantTestClock",
+        description:
+          "Moves only that merchant's business time, never back; work that becomes due is done " +
+          "before the answer.",
+        params: MerchantIdParams,
+        "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
+        body: ClockAdvanceBody,
+        response: { 200: AdminClockEnvelope },
+      },
+    },
+    async (request) => {
+      const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds);
+      return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
+    },
+  );
+  app.post(
+    "/merchants/:id/clock/reset",
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: "Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)",
+        operationId: "resetMerchantTestClock",
+        description:
+          "Records already made keep their timestamps; an open payment's expiresAt stays where it " +
+          "was set, and a later change to a record is never stamped before its last one.",
+        params: MerchantIdParams,
+        "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
+        body: EmptyBody,
+        response: { 200: AdminClockEnvelope },
+      },
+    },
+    async (request) => {
+      const clock = await resetMerchantClock(ctx, request.params.id);
+      return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
+    },
+  );
+}
+
+/** Provider reports refused although money may have moved. */
+function anomalyRoutes(app: App, ctx: LifecycleContext): void {
+  app.get(
+    "/anomalies",
+    {
+      schema: {
+        tags,
+        summary: "Provider reports the service refused although money may have moved",
+        operationId: "listAnomalies",
+        description:
+          "A payment confirmed more than 72 hours after it expired or after it was canceled, a " +
+          "payout reported paid for a canceled withdraw, a paid payout reported failed, a late " +
+          "success the wallet no longer covers. Newest first.",
+        querystring: AnomalyQuery,
+        response: { 200: AnomalyListEnvelope },
+      },
+    },
+    async (request) => {
+      const pageNumber = request.query.page ?? 1;
+      const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
+      const { records, total } = await listAnomalies(ctx, {
+        merchantId: request.query.merchantId,
+        open: request.query.open,
+        page: pageNumber,
+        limit,
+      });
+      return ok(page(records, total, pageNumber, limit));
+    },
+  );
+}
+
 export function lifecycleAdminRoutes(ctx: LifecycleContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-
-    if (ctx.config.env === "sandbox") {
-      app.post(
-        "/merchants/:id/clock/advance",
-        {
-          schema: {
-            tags,
-            summary: "Move a merchant's sandbox test clock forward (sandbox only)",
-            operationId: "advanceMerchantTestClock",
-            description:
-              "Moves only that merchant's business time, never back; work that becomes due is done " +
-              "before the answer.",
-            params: MerchantIdParams,
-            "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
-            body: ClockAdvanceBody,
-            response: { 200: AdminClockEnvelope },
-          },
-        },
-        async (request) => {
-          const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds);
-          return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
-        },
-      );
-      app.post(
-        "/merchants/:id/clock/reset",
-        {
-          preValidation: emptyBodyAsObject,
-          schema: {
-            tags,
-            summary: "Bring a merchant's sandbox test clock back to wall-clock time (sandbox only)",
-            operationId: "resetMerchantTestClock",
-            description:
-              "Records already made keep their timestamps; an open payment's expiresAt stays where it " +
-              "was set, and a later change to a record is never stamped before its last one.",
-            params: MerchantIdParams,
-            body: EmptyBody,
-            response: { 200: AdminClockEnvelope },
-          },
-        },
-        async (request) => {
-          const clock = await resetMerchantClock(ctx, request.params.id);
-          return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
-        },
-      );
-    }
-
-    app.get(
-      "/anomalies",
-      {
-        schema: {
-          tags,
-          summary: "Provider reports the service refused although money may have moved",
-          operationId: "listAnomalies",
-          description:
-            "A payment confirmed more than 72 hours after it expired or after it was canceled, a " +
-            "payout reported paid for a canceled withdraw, a paid payout reported failed, a late " +
-            "success the wallet no longer covers. Newest first.",
-          querystring: AnomalyQuery,
-          response: { 200: AnomalyListEnvelope },
-        },
-      },
-      async (request) => {
-        const pageNumber = request.query.page ?? 1;
-        const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
-        const { records, total } = await listAnomalies(ctx, {
-          merchantId: request.query.merchantId,
-          open: request.query.open,
-          page: pageNumber,
-          limit,
-        });
-        return ok(page(records, total, pageNumber, limit));
-      },
-    );
+    if (ctx.config.env === "sandbox") merchantClockRoutes(app, ctx);
+    anomalyRoutes(app, ctx);
   };
 }
