@@ -12,9 +12,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
+import { sourceUrl } from "../lib/source-root.ts";
 
 /** Every file of assets/ the browser may load, by path: "app.js", "views/payments.js", ... */
-const ASSETS = readAssetFolder(new URL("./assets/", import.meta.url));
+const ASSETS = readAssetFolder(sourceUrl("dashboard/assets/"));
 /** The module the shell loads; it imports every other one. */
 const ENTRY = "app.js";
 

@@ -14,6 +14,7 @@ import { buildApp } from "../../src/app.ts";
 import { passwordVerifications } from "../../src/dashboard/passwords.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 
 const PASSWORD = "correct horse battery";
 const MINUTE_MS = 60_000;
@@ -454,7 +455,7 @@ describe("satang user create", () => {
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
   });
