@@ -168,6 +168,20 @@ export const DASHBOARD_TIMELINE_EVENTS_MAX = 100;
 export const EXPORT_RANGE_DAYS_MAX = 366;
 /** Rows one CSV export reads per query while it streams. */
 export const EXPORT_BATCH_ROWS = 500;
+/**
+ * CSV exports one merchant may stream at once in a process (reports/export-gate.ts); the next
+ * one answers 429 RATE_LIMIT_EXCEEDED with Retry-After.
+ */
+export const EXPORTS_PER_MERCHANT_MAX = 2;
+/** CSV exports of all merchants together streaming at once in a process; the next one answers 503. */
+export const EXPORTS_OPEN_MAX = 8;
+/**
+ * Export batch reads (a query of EXPORT_BATCH_ROWS rows and its CSV text) running at once in a
+ * process: open exports take turns, so exports hold at most this many database connections.
+ */
+export const EXPORT_READS_RUNNING_MAX = 1;
+/** Seconds a refused export (429 or 503) is told to wait. */
+export const EXPORT_RETRY_AFTER_S = 2;
 
 // The manual payout desk (docs/payout-desk.md).
 /** Most withdraws one payout batch takes; also the default when the operator names no count. */
