@@ -50,8 +50,11 @@ export interface ExportGate {
   open(merchantId: string, clock: Clock): ExportSlot;
   /** Exports streaming now: all of them, or one merchant's. */
   openCount(merchantId?: string): number;
-  /** The most batch reads that ever ran at once. */
-  peakReads(): number;
+  /**
+   * The most exports open and batch reads running at once since the last call (then the count
+   * starts again from now's), for tests and the reliability probe.
+   */
+  takePeaks(): { open: number; reads: number };
 }
 
 /** The 429 of a merchant already streaming its most exports at once. */
@@ -104,13 +107,19 @@ function createTurns(max: number) {
         give();
       }
     },
-    peak: () => peak,
+    running: () => running,
+    takePeak: () => {
+      const seen = peak;
+      peak = running;
+      return seen;
+    },
   };
 }
 
 export function createExportGate(limits: ExportGateLimits = EXPORT_GATE_LIMITS): ExportGate {
   const perMerchant = new Map<string, number>();
   let open = 0;
+  let peakOpen = 0;
   const turns = createTurns(limits.readsRunning);
 
   const admit = (merchantId: string, clock: Clock) => {
@@ -119,6 +128,7 @@ export function createExportGate(limits: ExportGateLimits = EXPORT_GATE_LIMITS):
     if (open >= limits.open) throw exportsBusy();
     perMerchant.set(merchantId, mine + 1);
     open += 1;
+    peakOpen = Math.max(peakOpen, open);
   };
   const leave = (merchantId: string) => {
     const mine = (perMerchant.get(merchantId) ?? 1) - 1;
@@ -144,7 +154,11 @@ export function createExportGate(limits: ExportGateLimits = EXPORT_GATE_LIMITS):
       };
     },
     openCount: (merchantId) => (merchantId === undefined ? open : (perMerchant.get(merchantId) ?? 0)),
-    peakReads: () => turns.peak(),
+    takePeaks: () => {
+      const seen = { open: peakOpen, reads: turns.takePeak() };
+      peakOpen = open;
+      return seen;
+    },
   };
 }
 
