@@ -4,10 +4,13 @@
  * (127.0.0.1-3), while merchant B reads its balance and anyone reads /healthz every 100 ms.
  *
  *   npm run probe:exports -- [--exports 300] [--rows 6000] [--store postgres|embedded] [--retry]
+ *                            [--seconds 5]
  *
  * PostgreSQL is FLOOD_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test). Without
  * --retry each export is sent once and a refusal (429/503) is counted; with --retry a refused
- * export waits its Retry-After and tries again until it is delivered. Prints B's latency before
+ * export waits its Retry-After and tries again until it is delivered. B is probed until every
+ * export is done and at least --seconds (`--exports 0` is the control: B under the machine's
+ * load alone). Prints B's latency before
  * and during the flood, the answers A got, and the server's CPU time and memory (docs/RELIABILITY.md).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -35,6 +38,7 @@ const { values: options } = parseArgs({
     rows: { type: "string", default: "6000" },
     store: { type: "string", default: "postgres" },
     retry: { type: "boolean", default: false },
+    seconds: { type: "string", default: "5" },
   },
 });
 
@@ -43,6 +47,18 @@ interface Answer {
   retryAfterS: number;
   bytes: number;
   ms: number;
+  /** A refusal's `code` and `metadata.reason` from its envelope ("" for a 200). */
+  refusal: string;
+}
+
+/** "CODE reason" of an error envelope, or "" when `text` is not one. */
+function refusalOf(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as { error?: { code: string; metadata?: { reason?: string } } };
+    return error ? `${error.code} ${error.metadata?.reason ?? ""}`.trim() : "";
+  } catch {
+    return "";
+  }
 }
 
 /** One GET over its own connection from `localAddress`, body read to the end (or timed out: status 0). */
@@ -55,14 +71,18 @@ function get(
 ) {
   const started = performance.now();
   return new Promise<Answer>((resolve) => {
-    const done = (status: number, retryAfterS: number, bytes: number) =>
-      resolve({ status, retryAfterS, bytes, ms: performance.now() - started });
+    const done = (status: number, retryAfterS: number, bytes: number, refusal = "") =>
+      resolve({ status, retryAfterS, bytes, ms: performance.now() - started, refusal });
     const req = httpRequest({ host: "127.0.0.1", port, path, headers, localAddress, agent: false }, (res) => {
       let bytes = 0;
+      let head = "";
       res.on("data", (chunk: Buffer) => {
+        if (res.statusCode !== 200 && head.length < 2000) head += chunk.toString("utf8");
         bytes += chunk.length;
       });
-      res.on("end", () => done(res.statusCode ?? 0, Number(res.headers["retry-after"] ?? 0), bytes));
+      res.on("end", () =>
+        done(res.statusCode ?? 0, Number(res.headers["retry-after"] ?? 0), bytes, refusalOf(head)),
+      );
       res.on("error", () => done(0, 0, bytes));
     });
     if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy());
@@ -178,6 +198,12 @@ function exportSummary(all: Answer[][], seconds: number) {
     refused429: count(429),
     refused503: count(503),
     failed: flat.filter((x) => ![200, 429, 503].includes(x.status)).length,
+    refusals: Object.fromEntries(
+      [...new Set(flat.map((x) => x.refusal).filter(Boolean))].map((r) => [
+        r,
+        flat.filter((x) => x.refusal === r).length,
+      ]),
+    ),
     delivered: delivered.length,
     sameBytes: bytes.size <= 1,
     floodSeconds: Math.round(seconds * 10) / 10,
@@ -194,9 +220,12 @@ async function main(): Promise<void> {
     let finished = false;
     const started = performance.now();
     const probes = probeB(port, b, () => finished);
+    const minimum = new Promise((resolve) => setTimeout(resolve, Number(options.seconds) * 1000));
     const all = await Promise.all(
       Array.from({ length: exports }, (_, i) => exportOnce(port, a, i, options.retry === true)),
     );
+    // With few or no exports (a control run), B is still probed for the minimum time.
+    await minimum;
     const seconds = (performance.now() - started) / 1000;
     finished = true;
     const { balance, health } = await probes;
