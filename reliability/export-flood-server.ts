@@ -3,8 +3,10 @@
  * share its event loop: the real service (sandbox, the live rate limit of 1,000 requests a
  * minute) with two merchants, A with FLOOD_ROWS succeeded payments spread over 2025 and B with
  * a few. On the PostgreSQL of FLOOD_DATABASE_URL, or embedded in memory when it is unset.
- * Prints one JSON line (port, both merchants' credentials), then serves until killed.
+ * Prints one JSON line (port, both merchants' credentials), then serves until killed; asked
+ * "loop" over IPC, it answers its event loop's delays since the last ask.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sql } from "kysely";
 import { buildApp } from "../apps/server/src/app.ts";
 import { loadConfig } from "../apps/server/src/config.ts";
@@ -56,11 +58,35 @@ async function serve(): Promise<void> {
   const a = await merchantWithPayments(deps, "Flood Shop A", rows);
   const b = await merchantWithPayments(deps, "Quiet Shop B", 5);
   const app = await buildApp(deps);
+  if (process.env.FLOOD_TRACE) {
+    const t0 = performance.now();
+    app.server.on("connection", (socket) => {
+      if (socket.remoteAddress === "127.0.0.9") console.error(`server: probe connection at ${Math.round(performance.now() - t0)}`);
+    });
+    app.addHook("onRequest", async (request) => {
+      if (request.url === "/healthz") console.error(`server: healthz request at ${Math.round(performance.now() - t0)}`);
+    });
+  }
   await app.listen({ port: 0, host: "0.0.0.0" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   console.log(JSON.stringify({ port, a, b }));
 }
 
+/** Answers "loop" on the IPC channel with the event loop's delays (ms) since the last ask. */
+function reportEventLoop(): void {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  process.on("message", (message) => {
+    if (message !== "loop") return;
+    const ms = (ns: number) => Math.round(ns / 1e6);
+    process.send?.({
+      loop: { p50Ms: ms(delay.percentile(50)), p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) },
+    });
+    delay.reset();
+  });
+}
+
 await serve();
+reportEventLoop();
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));

@@ -122,8 +122,13 @@ async function probeB(port: number, b: Merchant, stop: () => boolean) {
   const health: (number | null)[] = [];
   const pending: Promise<void>[] = [];
   const timed = (answer: Answer) => (answer.status === 200 ? answer.ms : null);
+  const t0 = performance.now();
   while (!stop()) {
+    const sentAt = Math.round(performance.now() - t0);
     pending.push(
+      get(port, "/healthz", "127.0.0.9", {}, PROBE_TIMEOUT_MS).then((x) => {
+        if (process.env.FLOOD_TRACE) console.error(`healthz sent ${sentAt} ms: ${x.status} in ${Math.round(x.ms)} ms`);
+      }),
       get(port, "/api/v1/balance", "127.0.0.9", signed(b, "/api/v1/balance"), PROBE_TIMEOUT_MS).then((x) => {
         balance.push(timed(x));
       }),
@@ -135,6 +140,14 @@ async function probeB(port: number, b: Merchant, stop: () => boolean) {
   }
   await Promise.all(pending);
   return { balance, health };
+}
+
+/** The server's event loop delays since the last ask (the first ask starts the count). */
+function eventLoopOf(child: ChildProcess): Promise<unknown> {
+  return new Promise((resolve) => {
+    child.once("message", (message) => resolve((message as { loop: unknown }).loop));
+    child.send("loop");
+  });
 }
 
 /** CPU seconds (user + system) and resident memory (MB, now and peak) of a process. */
@@ -154,7 +167,7 @@ async function startServer(store: string, rows: number): Promise<{ child: ChildP
   const child = spawn(process.execPath, ["--import", "tsx", "reliability/export-flood-server.ts"], {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const lines = createInterface({ input: child.stdout! });
   for await (const line of lines) {
@@ -217,6 +230,7 @@ async function main(): Promise<void> {
   try {
     const quietMs = await baseline(port, b);
     const before = usageOf(child.pid!);
+    await eventLoopOf(child);
     let finished = false;
     const started = performance.now();
     const probes = probeB(port, b, () => finished);
@@ -230,6 +244,7 @@ async function main(): Promise<void> {
     finished = true;
     const { balance, health } = await probes;
     const after = usageOf(child.pid!);
+    const serverEventLoopDelay = await eventLoopOf(child);
     const report = {
       store: options.store,
       exports,
@@ -239,6 +254,7 @@ async function main(): Promise<void> {
       bBalanceQuietP50Ms: quietMs,
       bBalanceDuringFlood: latencySummary(balance),
       healthzDuringFlood: latencySummary(health),
+      serverEventLoopDelay,
       serverCpuSeconds: Math.round((after.cpuS - before.cpuS) * 10) / 10,
       serverRssMb: {
         before: Math.round(before.rssMb),

@@ -166,8 +166,12 @@ export const DASHBOARD_LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
 export const DASHBOARD_TIMELINE_EVENTS_MAX = 100;
 /** The longest date range one CSV export covers (dateTo - dateFrom), in days of 24 hours. */
 export const EXPORT_RANGE_DAYS_MAX = 366;
-/** Rows one CSV export reads per query while it streams. */
-export const EXPORT_BATCH_ROWS = 500;
+/**
+ * Rows one CSV export reads per query while it streams. Each batch (query and CSV text) runs
+ * without a break (about 7 ms of CPU for 100 rows on the embedded store, 20 ms for 500), so it
+ * is what another merchant's request can wait behind: kept small.
+ */
+export const EXPORT_BATCH_ROWS = 100;
 /**
  * CSV exports one merchant may stream at once in a process (reports/export-gate.ts); the next
  * one answers 429 RATE_LIMIT_EXCEEDED with Retry-After.
