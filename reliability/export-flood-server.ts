@@ -61,10 +61,12 @@ async function serve(): Promise<void> {
   if (process.env.FLOOD_TRACE) {
     const t0 = performance.now();
     app.server.on("connection", (socket) => {
-      if (socket.remoteAddress === "127.0.0.9") console.error(`server: probe connection at ${Math.round(performance.now() - t0)}`);
+      if (socket.remoteAddress === "127.0.0.9")
+        console.error(`server: probe connection at ${Math.round(performance.now() - t0)}`);
     });
     app.addHook("onRequest", async (request) => {
-      if (request.url === "/healthz") console.error(`server: healthz request at ${Math.round(performance.now() - t0)}`);
+      if (request.url === "/healthz")
+        console.error(`server: healthz request at ${Math.round(performance.now() - t0)}`);
     });
   }
   await app.listen({ port: 0, host: "0.0.0.0" });

@@ -122,13 +122,8 @@ async function probeB(port: number, b: Merchant, stop: () => boolean) {
   const health: (number | null)[] = [];
   const pending: Promise<void>[] = [];
   const timed = (answer: Answer) => (answer.status === 200 ? answer.ms : null);
-  const t0 = performance.now();
   while (!stop()) {
-    const sentAt = Math.round(performance.now() - t0);
     pending.push(
-      get(port, "/healthz", "127.0.0.9", {}, PROBE_TIMEOUT_MS).then((x) => {
-        if (process.env.FLOOD_TRACE) console.error(`healthz sent ${sentAt} ms: ${x.status} in ${Math.round(x.ms)} ms`);
-      }),
       get(port, "/api/v1/balance", "127.0.0.9", signed(b, "/api/v1/balance"), PROBE_TIMEOUT_MS).then((x) => {
         balance.push(timed(x));
       }),
