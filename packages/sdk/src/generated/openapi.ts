@@ -464,7 +464,7 @@ export interface paths {
     };
     /**
      * Export payments as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List payments.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List payments.
      */
     get: operations["exportPaymentsCsv"];
     put?: never;
@@ -484,7 +484,7 @@ export interface paths {
     };
     /**
      * Export withdraws as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List withdraws.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List withdraws.
      */
     get: operations["exportWithdrawsCsv"];
     put?: never;
@@ -504,7 +504,7 @@ export interface paths {
     };
     /**
      * Export ledger movements as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
      */
     get: operations["exportLedgerCsv"];
     put?: never;
