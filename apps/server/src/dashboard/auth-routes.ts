@@ -7,7 +7,9 @@
  */
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { AuditActor } from "../audit/service.ts";
+import { installAuditTrail } from "../audit/trail.ts";
 import type { Config } from "../config.ts";
 import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
@@ -21,6 +23,7 @@ import { passwordQueueOf } from "./password-queue.ts";
 import { dummyPasswordHash } from "./passwords.ts";
 import { LoginBody, LoginEnvelope, LogoutEnvelope } from "./schemas.ts";
 import {
+  dashboardAuditActor,
   invalidLogin,
   invalidSession,
   login,
@@ -42,6 +45,11 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
     const throttle = createLoginThrottle(limits.perAddressPerMinute, ctx.wallClock);
     const queue = passwordQueueOf(ctx, { running: limits.hashesMax, waiting: limits.queueMax });
     app.decorateRequest("dashboard", undefined);
+    installAuditTrail(plugin, {
+      ...ctx,
+      actorOf: loginAuditActor,
+      merchantOf: (request, data) => request.dashboard?.merchant.id ?? userOf(data)?.merchantId,
+    });
     // The dummy hash is computed now rather than by the first login with an unknown email,
     // which would otherwise take twice as long as every other failed login.
     dummyPasswordHash().catch((err) => plugin.log.warn({ err }, "could not prepare the dummy password hash"));
@@ -119,4 +127,20 @@ function retryAfterOf(error: unknown): number | undefined {
   return error.code === "RATE_LIMIT_EXCEEDED" || error.code === "SERVICE_UNAVAILABLE"
     ? error.metadata.retryAfter
     : undefined;
+}
+
+function userOf(
+  data: Record<string, unknown>,
+): { id: string; email: string; merchantId: string } | undefined {
+  const user = data.user as { id?: unknown; email?: unknown; merchantId?: unknown } | undefined;
+  if (typeof user?.id !== "string" || typeof user.email !== "string" || typeof user.merchantId !== "string")
+    return undefined;
+  return { id: user.id, email: user.email, merchantId: user.merchantId };
+}
+
+/** A logout's actor is its session's user; a login's, the user its answer names. */
+function loginAuditActor(request: FastifyRequest, data: Record<string, unknown>): AuditActor | undefined {
+  if (request.dashboard) return dashboardAuditActor(request);
+  const user = userOf(data);
+  return user && { kind: "dashboard_user", id: user.id, name: user.email, via: "dashboard" };
 }
