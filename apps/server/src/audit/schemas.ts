@@ -26,7 +26,6 @@ const filterProperties = {
       maxLength: 254,
       description:
         "Entries of this actor: an operator token's name, admin-token, or a dashboard user's email.",
-      examples: ["somchai"],
     }),
   ),
   action: Type.Optional(
@@ -34,7 +33,6 @@ const filterProperties = {
       minLength: 1,
       maxLength: 100,
       description: "Entries of this action, such as recordPayoutOutcome or createApiKey.",
-      examples: ["recordPayoutOutcome"],
     }),
   ),
   recordId: Type.Optional(
@@ -42,7 +40,6 @@ const filterProperties = {
       minLength: 1,
       maxLength: 255,
       description: "Entries about this record (a withdraw, an integration, a merchant, ...).",
-      examples: ["5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84"],
     }),
   ),
   dateFrom: Type.Optional(dateFromProperty),
@@ -57,7 +54,6 @@ export const AuditLogQuery = Type.Object(
       Type.String({
         format: "uuid",
         description: "Entries about this merchant's records.",
-        examples: ["9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95"],
       }),
     ),
   },

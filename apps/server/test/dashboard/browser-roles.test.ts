@@ -136,7 +136,7 @@ describe("dashboard roles in the browser", () => {
       const qr = first.page.getByTestId("totp-qr");
       await qr.waitFor();
       assert.ok(
-        await qr.evaluate((img) => (img as HTMLImageElement).naturalWidth > 0),
+        await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
         "the QR code is drawn",
       );
       secret = ((await first.page.getByTestId("totp-secret").textContent()) ?? "").trim();
@@ -191,7 +191,9 @@ describe("two-factor login required in live, in the browser", () => {
       const nav = page.getByRole("navigation", { name: en.mainNav });
       assert.equal(await nav.getByRole("link").count(), 1, "only the security page is offered");
       await page.goto(`${liveOrigin}/dashboard#/payments`);
-      await page.waitForFunction(() => location.hash === "#/security");
+      await page.waitForFunction(
+        () => (globalThis as unknown as { location: { hash: string } }).location.hash === "#/security",
+      );
       await screenshot(page, "live-owner-held");
       await page.getByRole("button", { name: en.startEnrolment }).click();
       const secret = ((await page.getByTestId("totp-secret").textContent()) ?? "").trim();
