@@ -5,11 +5,10 @@
  * such request that succeeded, before its answer leaves. A state-changing route missing from
  * the list stops the server at start, so no new route goes unaudited by oversight.
  *
- * Actions whose service can write the entry in its own transaction do so (operator tokens,
- * dashboard users, two-factor enrolment) and mark the request with `markAudited`; for the rest
- * the entry follows the action's commit in the same request. If it cannot be written the
- * request answers an error, so the operator learns of it; the payout desk's outcomes and
- * undecided resolutions also keep their operator in their own rows, in the action's transaction.
+ * The entry follows the action's commit in the same request (the services were left as they
+ * are, so the entry does not share their transaction). If it cannot be written the request
+ * answers an error, so the operator learns of it; the payout desk's outcomes and undecided
+ * resolutions also keep their operator in their own rows, in the action's transaction.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../db/handles.ts";
@@ -19,13 +18,6 @@ import { type AuditActor, recordAudit } from "./service.ts";
 import { merchantOfRecord } from "./store.ts";
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-const audited = new WeakSet<FastifyRequest>();
-
-/** Says that the request's service wrote its audit entry itself, in its transaction. */
-export function markAudited(request: FastifyRequest): void {
-  audited.add(request);
-}
 
 export interface AuditTrailOptions {
   db: Db;
@@ -95,7 +87,7 @@ async function writeEntry(
   payload: unknown,
   options: AuditTrailOptions,
 ) {
-  if (READS.has(request.method) || reply.statusCode >= 300 || audited.has(request)) return;
+  if (READS.has(request.method) || reply.statusCode >= 300) return;
   const route = AUDITED_ROUTES[routeKey(request.method, request.routeOptions.url ?? "")];
   if (!route) return;
   const data = dataOf(payload);
