@@ -14,7 +14,14 @@ const SRC = "^apps/server/src/";
 const layer = (...parts) => `${SRC}(${parts.join("|")})`;
 
 const INFRASTRUCTURE = layer("lib/", "db/", "http/", "config\\.ts$", "data-dir\\.ts$");
-const CORE = layer("merchants/", "integrations/", "ledger/", "events/outbox\\.ts$", "events/store\\.ts$");
+const CORE = layer(
+  "merchants/",
+  "integrations/",
+  "ledger/",
+  "audit/",
+  "events/outbox\\.ts$",
+  "events/store\\.ts$",
+);
 const RESOURCES = layer("payments/", "withdraws/", "events/", "balance/", "reports/");
 const ADAPTERS = layer("providers/");
 const ORCHESTRATION = layer(

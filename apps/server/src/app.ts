@@ -3,10 +3,13 @@
  * requests and `main.ts` decides where to listen.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
+import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
+import { installAuditTrail } from "./audit/trail.ts";
 import { balanceRoutes } from "./balance/routes.ts";
 import { dashboardAdminRoutes } from "./dashboard/admin-routes.ts";
 import { dashboardApiRoutes } from "./dashboard/api-routes.ts";
@@ -59,7 +62,10 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     // learns nothing from validation errors.
     operator.addHook("preValidation", adminAuthentication(deps));
     operator.addHook("preValidation", rejectUnparsedBody);
+    // Every state-changing operator route is audited under the credential's name (CONTRACT 2).
+    installAuditTrail(operator, { ...deps, actorOf: operatorAuditActor });
     await operator.register(adminRoutes(deps));
+    await operator.register(operatorTokenRoutes(deps));
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
     await operator.register(lifecycleAdminRoutes(deps));

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   AUTHENTICATION_ERROR: 401,
   WALLET_INACTIVE: 403,
+  FORBIDDEN: 403,
   RESOURCE_NOT_FOUND: 404,
   DUPLICATE_REFERENCE_ID: 409,
   STATE_CONFLICT: 409,
@@ -123,6 +124,8 @@ export class InvalidCredentialsError extends SatangError<ErrorMetadataOf<"INVALI
 export class AuthenticationError extends SatangError<ErrorMetadataOf<"AUTHENTICATION_ERROR">> {}
 /** 403: the wallet is frozen or closed, so no withdraw can start. */
 export class WalletInactiveError extends SatangError<ErrorMetadataOf<"WALLET_INACTIVE">> {}
+/** 403: a dashboard user's role may not do this, or an owner in live must enrol two-factor login first. */
+export class ForbiddenError extends SatangError<ErrorMetadataOf<"FORBIDDEN">> {}
 /** 404: no such record for this merchant (another merchant's id answers the same). */
 export class ResourceNotFoundError extends SatangError<ErrorMetadataOf<"RESOURCE_NOT_FOUND">> {}
 /** 409: referenceId was used before by this merchant, for this resource. */
@@ -184,6 +187,7 @@ export const ERROR_CLASSES: Record<ErrorCode, ErrorClass> = {
   INVALID_CREDENTIALS: InvalidCredentialsError,
   AUTHENTICATION_ERROR: AuthenticationError,
   WALLET_INACTIVE: WalletInactiveError,
+  FORBIDDEN: ForbiddenError,
   RESOURCE_NOT_FOUND: ResourceNotFoundError,
   DUPLICATE_REFERENCE_ID: DuplicateReferenceIdError,
   STATE_CONFLICT: StateConflictError,

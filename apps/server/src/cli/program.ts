@@ -13,6 +13,7 @@ import { registerExportCommand } from "./commands/export.ts";
 import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
+import { registerOperatorCommands } from "./commands/operator.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
 import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
@@ -39,6 +40,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerUndecidedCommands,
   registerScbCommands,
   registerUserCommands,
+  registerOperatorCommands,
   registerListenCommand,
   registerTriggerCommand,
   registerClockCommands,

@@ -382,6 +382,42 @@ interface DashboardUsersTable {
   password_hash: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  role: ColumnType<DashboardRole, DashboardRole | undefined, DashboardRole>;
+  /** The authenticator's secret, sealed under SECRET_KEY; null until enrolment is confirmed. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_enabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  totp_last_step: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+}
+
+export type DashboardRole = "owner" | "developer" | "finance";
+
+interface OperatorTokensTable {
+  id: string;
+  name: string;
+  token_sha256: string;
+  token_prefix: string;
+  created_by: string;
+  created_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export type AuditActorKind = "admin_token" | "operator_token" | "dashboard_user";
+export type AuditVia = "api" | "cli" | "desk" | "dashboard";
+
+interface AuditLogTable {
+  id: string;
+  created_at: Timestamp;
+  actor_kind: AuditActorKind;
+  actor_id: string | null;
+  actor_name: string;
+  via: AuditVia;
+  action: string;
+  record_type: string;
+  record_id: string | null;
+  merchant_id: string | null;
+  request_id: string;
+  client_address: string;
 }
 
 /** A dashboard login (0007). Only the token's SHA-256 is stored; times are wall-clock. */
@@ -505,6 +541,8 @@ export interface Database extends ScbTables {
   list_count_changes: ListCountChangesTable;
   withdraw_day_totals: WithdrawDayTotalsTable;
   withdraw_day_changes: WithdrawDayChangesTable;
+  operator_tokens: OperatorTokensTable;
+  audit_log: AuditLogTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -522,6 +560,8 @@ export type WebhookDeliveryAttemptRow = Selectable<WebhookDeliveryAttemptsTable>
 export type PayoutRow = Selectable<PayoutsTable>;
 export type ProviderAnomalyRow = Selectable<ProviderAnomaliesTable>;
 export type DashboardUserRow = Selectable<DashboardUsersTable>;
+export type OperatorTokenRow = Selectable<OperatorTokensTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
 export type DashboardSessionRow = Selectable<DashboardSessionsTable>;
 export type PayoutBatchRow = Selectable<PayoutBatchesTable>;
 export type PayoutBatchItemRow = Selectable<PayoutBatchItemsTable>;

@@ -154,6 +154,22 @@ const StateConflictMetadata = Type.Union([
     closed,
   ),
   Type.Object({ field: Type.Literal("email"), reason: Type.Literal("email_taken") }, closed),
+  reasonOnly("name_taken"),
+  reasonOnly("last_owner"),
+  reasonOnly("no_pending_enrolment"),
+]);
+
+/** Why a dashboard user may not do this (CONTRACT 13). */
+const ForbiddenMetadata = Type.Union([
+  Type.Object(
+    {
+      reason: Type.Literal("role"),
+      role: Type.Enum(["owner", "developer", "finance"], { description: "The user's role" }),
+      allowedRoles: Type.Array(Type.String(), { description: "The roles that may do this" }),
+    },
+    closed,
+  ),
+  reasonOnly("two_factor_enrolment_required"),
 ]);
 
 const RateLimitMetadata = Type.Object(
@@ -186,6 +202,7 @@ export const ERROR_METADATA = {
   INVALID_CREDENTIALS: Type.Optional(InvalidCredentialsMetadata),
   AUTHENTICATION_ERROR: null,
   WALLET_INACTIVE: Type.Object({ walletStatus: Type.Enum(["frozen", "closed"]) }, closed),
+  FORBIDDEN: ForbiddenMetadata,
   RESOURCE_NOT_FOUND: null,
   DUPLICATE_REFERENCE_ID: FieldMetadata,
   STATE_CONFLICT: StateConflictMetadata,

@@ -158,6 +158,10 @@ export const DASHBOARD_PASSWORD_LENGTH_MIN = 12;
 export const DASHBOARD_PASSWORD_LENGTH_MAX = 256;
 export const DASHBOARD_EMAIL_LENGTH_MAX = 254;
 export const DASHBOARD_SESSION_TOKEN_RANDOM_BYTES = 32;
+/** Random bytes of a named operator token (CONTRACT 2), after its `sat_op_` prefix. */
+export const OPERATOR_TOKEN_RANDOM_BYTES = 32;
+/** TOTP (RFC 6238): a code is accepted one 30-second step either side of now, for clock drift. */
+export const TOTP_DRIFT_STEPS = 1;
 export const DASHBOARD_SESSION_TTL_MS = 12 * 3_600_000;
 /** Failed logins of one email within the window that are allowed; the next attempt gets 429. */
 export const DASHBOARD_LOGIN_FAILURES_MAX = 5;

@@ -13,7 +13,7 @@ export interface paths {
     put?: never;
     /**
      * Log in to the dashboard
-     * @description For people using the dashboard, not for API integrations. 200 with a session token valid for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After.
+     * @description For people using the dashboard, not for API integrations. 200 with a session token valid for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After. A user with two-factor login sends otp, the authenticator's current 6-digit code (RFC 6238); a missing, wrong or already used code is the same 401 and counts towards the lockout.
      */
     post: operations["logIn"];
     delete?: never;
@@ -585,6 +585,67 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/v1/operator-tokens": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List named operator tokens, revoked ones included, never their secrets */
+    get: operations["listOperatorTokens"];
+    put?: never;
+    /**
+     * Create a named operator token (the token is shown only here)
+     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused) and admin-token is reserved: a taken name is 409 STATE_CONFLICT.
+     */
+    post: operations["createOperatorToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/operator-tokens/{id}/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a named operator token: it stops working at once, on every process
+     * @description Revoking a revoked token answers it unchanged (200).
+     */
+    post: operations["revokeOperatorToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/audit-log": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the audit log: who did what to which record, from where and when
+     * @description Every state-changing action of an operator token, ADMIN_TOKEN, the payout desk or a dashboard user, newest first. Entries are append-only: no route changes or deletes one.
+     */
+    get: operations["listAuditLog"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/v1/merchants/{id}/wallet/adjustments": {
     parameters: {
       query?: never;
@@ -750,9 +811,29 @@ export interface paths {
     put?: never;
     /**
      * Create a dashboard user for a merchant
-     * @description The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.
+     * @description The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT. role: owner (default; everything, users included), developer (API keys, webhook endpoints, reads) or finance (reads and exports only).
      */
     post: operations["createDashboardUser"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/users/{id}/two-factor/reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reset a dashboard user's two-factor login (the user lost the authenticator)
+     * @description Removes the user's TOTP authenticator: the next login needs only the password, and the user enrols again (an owner in live must, before anything else). Audited like every change.
+     */
+    post: operations["resetTwoFactor"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1102,6 +1183,27 @@ export interface components {
           }
         | {
             /** @enum {string} */
+            code: "FORBIDDEN";
+            message: string;
+            metadata:
+              | {
+                  /** @enum {string} */
+                  reason: "role";
+                  /**
+                   * @description The user's role
+                   * @enum {unknown}
+                   */
+                  role: "owner" | "developer" | "finance";
+                  /** @description The roles that may do this */
+                  allowedRoles: string[];
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "two_factor_enrolment_required";
+                };
+          }
+        | {
+            /** @enum {string} */
             code: "RESOURCE_NOT_FOUND";
             message: string;
           }
@@ -1189,6 +1291,18 @@ export interface components {
                   field: "email";
                   /** @enum {string} */
                   reason: "email_taken";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "name_taken";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "last_owner";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "no_pending_enrolment";
                 };
           }
         | {
@@ -1263,12 +1377,18 @@ export interface operations {
         /**
          * @example {
          *       "email": "owner@shop.example",
-         *       "password": "correct-horse-battery"
+         *       "password": "correct-horse-battery",
+         *       "otp": "492039"
          *     }
          */
         "application/json": {
           email: string;
           password: string;
+          /**
+           * @description The current 6-digit code of the user's authenticator app.
+           * @example 492039
+           */
+          otp?: string;
         };
       };
     };
@@ -1289,6 +1409,8 @@ export interface operations {
            *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *           "email": "owner@shop.example",
+           *           "role": "owner",
+           *           "twoFactorEnabled": true,
            *           "createdAt": "2026-01-15T12:00:00.000Z"
            *         }
            *       }
@@ -1311,6 +1433,10 @@ export interface operations {
                 /** Format: uuid */
                 merchantId: string;
                 email: string;
+                /** @enum {string} */
+                role: "owner" | "developer" | "finance";
+                /** @description true once the user has enrolled a TOTP authenticator. */
+                twoFactorEnabled: boolean;
                 /**
                  * Format: date-time
                  * @description Creation time
@@ -6979,6 +7105,477 @@ export interface operations {
       };
     };
   };
+  listOperatorTokens: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "name": "somchai",
+           *             "tokenPrefix": "sat_op_Xk3q",
+           *             "createdBy": "admin-token",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "revokedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @example somchai */
+                name: string;
+                /**
+                 * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+                 * @example sat_op_Xk3q
+                 */
+                tokenPrefix: string;
+                /**
+                 * @description The operator who created it.
+                 * @example admin-token
+                 */
+                createdBy: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description When it stopped working; null while it works. */
+                revokedAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createOperatorToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "somchai"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Who or what uses the token, as the audit log and the payout desk will show it (1-100 characters, no leading or trailing space; admin-token is reserved).
+           * @example somchai
+           */
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "somchai",
+           *         "tokenPrefix": "sat_op_Xk3q",
+           *         "createdBy": "admin-token",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "revokedAt": null,
+           *         "token": "sat_op_Xk3qL9vR2mT8wY4zB6nC1dF5gH7jK0pQ3sU9xA2eI4oZ"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @example somchai */
+              name: string;
+              /**
+               * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+               * @example sat_op_Xk3q
+               */
+              tokenPrefix: string;
+              /**
+               * @description The operator who created it.
+               * @example admin-token
+               */
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description When it stopped working; null while it works. */
+              revokedAt: string | null;
+              /**
+               * @description The bearer token: sat_op_ and 43 characters. Shown only in this answer: store it now.
+               * @example sat_op_Xk3qL9vR2mT8wY4zB6nC1dF5gH7jK0pQ3sU9xA2eI4oZ
+               */
+              token: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeOperatorToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "somchai",
+           *         "tokenPrefix": "sat_op_Xk3q",
+           *         "createdBy": "admin-token",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "revokedAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @example somchai */
+              name: string;
+              /**
+               * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+               * @example sat_op_Xk3q
+               */
+              tokenPrefix: string;
+              /**
+               * @description The operator who created it.
+               * @example admin-token
+               */
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description When it stopped working; null while it works. */
+              revokedAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAuditLog: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Entries of this actor: an operator token's name, admin-token, or a dashboard user's email. */
+        actor?: string;
+        /** @description Entries of this action, such as recordPayoutOutcome or createApiKey. */
+        action?: string;
+        /** @description Entries about this record (a withdraw, an integration, a merchant, ...). */
+        recordId?: string;
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+        /** @description Entries about this merchant's records. */
+        merchantId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "actorKind": "admin_token",
+           *             "actorId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "actorName": "somchai",
+           *             "via": "api",
+           *             "action": "recordPayoutOutcome",
+           *             "recordType": "withdraw",
+           *             "recordId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "requestId": "req_4f1c2a9b7e3d",
+           *             "clientAddress": "203.0.113.7"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description admin_token (the bootstrap ADMIN_TOKEN), operator_token (a named one) or dashboard_user. */
+                actorKind: "admin_token" | "operator_token" | "dashboard_user";
+                actorId: string | null;
+                /**
+                 * @description The operator token's name, admin-token, or the dashboard user's email.
+                 * @example somchai
+                 */
+                actorName: string;
+                /** @description The tool used: the operator API, the CLI, the payout desk, or the dashboard. */
+                via: "api" | "cli" | "desk" | "dashboard";
+                /** @example recordPayoutOutcome */
+                action: string;
+                /** @example withdraw */
+                recordType: string;
+                recordId: string | null;
+                merchantId: string | null;
+                /** @example req_4f1c2a9b7e3d */
+                requestId: string;
+                /**
+                 * @description The client's IP address.
+                 * @example 203.0.113.7
+                 */
+                clientAddress: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   adjustMerchantWallet: {
     parameters: {
       query?: never;
@@ -8057,7 +8654,8 @@ export interface operations {
         /**
          * @example {
          *       "email": "owner@shop.example",
-         *       "password": "correct-horse-battery"
+         *       "password": "correct-horse-battery",
+         *       "role": "owner"
          *     }
          */
         "application/json": {
@@ -8068,6 +8666,12 @@ export interface operations {
           email: string;
           /** @description 12 to 256 characters; stored only as an argon2id hash */
           password: string;
+          /**
+           * @description owner: everything, users included; developer: API keys, webhook endpoints and reads; finance: reads and exports only. Default owner.
+           * @default owner
+           * @enum {string}
+           */
+          role?: "owner" | "developer" | "finance";
         };
       };
     };
@@ -8085,6 +8689,8 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *         "email": "owner@shop.example",
+           *         "role": "owner",
+           *         "twoFactorEnabled": true,
            *         "createdAt": "2026-01-15T12:00:00.000Z"
            *       }
            *     }
@@ -8098,6 +8704,10 @@ export interface operations {
               /** Format: uuid */
               merchantId: string;
               email: string;
+              /** @enum {string} */
+              role: "owner" | "developer" | "finance";
+              /** @description true once the user has enrolled a TOTP authenticator. */
+              twoFactorEnabled: boolean;
               /**
                * Format: date-time
                * @description Creation time
@@ -8118,6 +8728,113 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resetTwoFactor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Record UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "email": "owner@shop.example",
+           *         "role": "owner",
+           *         "twoFactorEnabled": true,
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              email: string;
+              /** @enum {string} */
+              role: "owner" | "developer" | "finance";
+              /** @description true once the user has enrolled a TOTP authenticator. */
+              twoFactorEnabled: boolean;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };
