@@ -48,6 +48,7 @@ import type {
   ResponseMode,
 } from "./schemas.ts";
 import {
+  findCreateConflicts,
   findPayment,
   findPaymentByCollectionReference,
   findPaymentByReference,
@@ -359,7 +360,50 @@ export async function createPayment(
   };
   const atOnce = await createInOneStatement(ctx, request, replay);
   if (atOnce.result) return atOnce.result;
+  if (atOnce.recorded) {
+    const answered = await answerFromOneRead(ctx, request);
+    if (answered) return answered;
+  }
   return createInTransaction(ctx, request, atOnce.recorded ? undefined : replay);
+}
+
+/**
+ * The answer to a create whose one statement inserted nothing, when one read decides it: the
+ * payments holding its key or reference (replay 200, 422 or 409, as the rules in the
+ * transaction would answer) and, with PromptPay reuse, the open payment holding its reuse slot
+ * while its `expiresAt` is ahead (reused, 200). All in one statement and its one snapshot, with
+ * no transaction: these answers write nothing. Undefined for what needs a write (the slot's
+ * payment is past its `expiresAt`) or found nothing (the key's payment went away): the
+ * transaction decides those.
+ */
+async function answerFromOneRead(
+  ctx: PaymentContext,
+  request: CreateRequest,
+): Promise<CreateResult | undefined> {
+  const { merchant, body, checked, idempotencyKey, requestHash, view } = request;
+  const found = await findCreateConflicts(ctx.db, {
+    merchantId: merchant.id,
+    idempotencyKey,
+    referenceId: body.referenceId,
+    reuse: reuses(merchant, body)
+      ? {
+          bankCode: body.customerBankCode,
+          accountNumber: checked.accountNumber,
+          amountSatang: checked.amountSatang,
+        }
+      : undefined,
+  });
+  const earlier = settleAgainst("payment", found.byKey, {
+    idempotencyKey,
+    referenceId: body.referenceId,
+    requestHash,
+  });
+  if (earlier) return { outcome: "replayed", payment: view(earlier) };
+  const now = businessNow(ctx.clock, merchant.clock_offset_ms);
+  const open = found.slotted;
+  if (open?.expires_at && open.expires_at.getTime() > now.getTime())
+    return { outcome: "reused", payment: view(open) };
+  return undefined;
 }
 
 /**

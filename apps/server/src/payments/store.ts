@@ -408,15 +408,45 @@ export async function findPaymentsByKeyOrReference(
     .execute();
 }
 
+/** The PromptPay reuse slot of a create: its customer account and amount. */
+export interface ReuseKey {
+  bankCode: string;
+  accountNumber: string;
+  amountSatang: bigint;
+}
+
 /**
- * The open PromptPay payment that holds the reuse slot of this merchant, customer account and
- * amount (at most one: the unique index payments_promptpay_reuse, migration 0095), expired by
- * its time or not: the caller decides.
+ * What a create whose insert found a unique key taken looks for, in one statement (one
+ * snapshot): the payments holding its idempotency key or reference, and, when `reuse` is given,
+ * the open payment holding its PromptPay reuse slot.
  */
-export async function findSlottedPromptPay(
+export async function findCreateConflicts(
   db: Db,
-  key: { merchantId: string; bankCode: string; accountNumber: string; amountSatang: bigint },
-): Promise<PaymentRow | undefined> {
+  key: { merchantId: string; idempotencyKey: string; referenceId: string; reuse: ReuseKey | undefined },
+): Promise<{ byKey: PaymentRow[]; slotted: PaymentRow | undefined }> {
+  const byKeyQuery = db
+    .selectFrom("payments")
+    .selectAll()
+    .where("merchant_id", "=", key.merchantId)
+    .where((eb) =>
+      eb.or([eb("idempotency_key", "=", key.idempotencyKey), eb("reference_id", "=", key.referenceId)]),
+    );
+  if (!key.reuse) return { byKey: await byKeyQuery.execute(), slotted: undefined };
+  const rows = await byKeyQuery
+    .select(sql<boolean>`false`.as("__slotted"))
+    .unionAll(
+      slottedQuery(db, { merchantId: key.merchantId, ...key.reuse }).select(
+        sql<boolean>`true`.as("__slotted"),
+      ),
+    )
+    .execute();
+  const byKey = rows.filter((row) => !row.__slotted);
+  const slotted = rows.find((row) => row.__slotted);
+  const strip = ({ __slotted: _, ...row }: (typeof rows)[number]): PaymentRow => row;
+  return { byKey: byKey.map(strip), slotted: slotted && strip(slotted) };
+}
+
+function slottedQuery(db: Db, key: { merchantId: string } & ReuseKey) {
   return (
     db
       .selectFrom("payments")
@@ -428,8 +458,19 @@ export async function findSlottedPromptPay(
       // Literals, so that every plan can use the partial index (db/fixed-sets.ts).
       .where(sql<boolean>`reuse_slot`)
       .where(inFixedSet("status", OPEN_PAYMENT_STATUSES))
-      .executeTakeFirst()
   );
+}
+
+/**
+ * The open PromptPay payment that holds the reuse slot of this merchant, customer account and
+ * amount (at most one: the unique index payments_promptpay_reuse, migration 0095), expired by
+ * its time or not: the caller decides.
+ */
+export async function findSlottedPromptPay(
+  db: Db,
+  key: { merchantId: string } & ReuseKey,
+): Promise<PaymentRow | undefined> {
+  return slottedQuery(db, key).executeTakeFirst();
 }
 
 /**

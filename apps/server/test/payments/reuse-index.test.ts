@@ -83,6 +83,17 @@ describe("PromptPay reuse by unique index", () => {
     );
   });
 
+  it("answers a reuse with the INSERT and one read: no transaction, nothing written", async () => {
+    const customer = account();
+    assert.equal((await create(paymentBody(customer))).statusCode, 201);
+    const { result, statements } = await statementsOf(() => create(paymentBody(customer)));
+    assert.equal(result.statusCode, 200, result.body);
+    assert.equal(result.headers["satang-payment-reused"], "true");
+    assert.equal(statements.length, 2, statements.join("\n"));
+    assert.match(statements[0]!, /insert into "payments"/);
+    assert.match(statements[1]!, /^select .* union all/);
+  });
+
   it("expires a slotted payment past its expiresAt that the job has not expired, and creates anew", async () => {
     const customer = account();
     const first = (await create(paymentBody(customer))).json().data.id as string;
