@@ -30,6 +30,7 @@ import { statements as webhookEndpointDisabled } from "./migrations/0083_webhook
 import { statements as payoutUndecided } from "./migrations/0084_payout_undecided.ts";
 import { statements as scbCollection } from "./migrations/0085_scb_collection.ts";
 import { statements as audit } from "./migrations/0090_audit.ts";
+import { statements as promptpayReuseIndex } from "./migrations/0095_promptpay_reuse_index.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0085_scb_collection": scbCollection,
   "0084_payout_undecided": payoutUndecided,
   "0090_audit": audit,
+  "0095_promptpay_reuse_index": promptpayReuseIndex,
 };
 
 interface MigrationReport {

@@ -92,6 +92,11 @@ interface PaymentsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The ref1 of a live PromptPay payment's bill payment QR, unique in the deployment (0030). */
   collection_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * True on the payment PromptPay reuse returns for its customer and amount while it is open
+   * (unique index payments_promptpay_reuse, 0095); NULL otherwise. Optional on insert.
+   */
+  reuse_slot: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 interface ServerSettingsTable {
