@@ -89,12 +89,7 @@ const listProperties = {
 /** The list parameters of CONTRACT 11, plus `paymentId` and `status` (CONTRACT 16). */
 export const ListRefundsQuery = Type.Object({
   ...listProperties,
-  paymentId: Type.Optional(
-    Type.String({
-      description: "Only this payment's refunds",
-      examples: ["0f0e5c8e-8b7a-4d55-9a43-6f1f2b3c4d5e"],
-    }),
-  ),
+  paymentId: Type.Optional(Type.String({ description: "Only this payment's refunds" })),
 });
 export type ListRefundsQuery = Static<typeof ListRefundsQuery>;
 
