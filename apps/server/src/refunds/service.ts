@@ -215,7 +215,7 @@ async function insertAdmitted(
   payment: LockedPayment,
   decided: { settlementPart: bigint; at: Date },
 ): Promise<RefundRow> {
-  const { checked, body } = request;
+  const { checked } = request;
   const added = await addRefunded(trx, {
     paymentId: payment.id,
     amountSatang: checked.amountSatang,

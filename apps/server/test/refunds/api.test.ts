@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { updateMerchant } from "../../src/merchants/service.ts";
-import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
 import { createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import {
