@@ -14,6 +14,7 @@ import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
+import { registerRefundCommands } from "./commands/refund.ts";
 import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
@@ -40,6 +41,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerScbCommands,
   registerUserCommands,
   registerListenCommand,
+  registerRefundCommands,
   registerTriggerCommand,
   registerClockCommands,
   registerExportCommand,

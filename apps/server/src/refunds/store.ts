@@ -195,20 +195,3 @@ export async function listRefundRows(
   query = createdWithin(query, params);
   return selectPage(query, params, orderingOf(SORT, params));
 }
-
-/** Refunds of the merchant created in [from, to), oldest first, for the CSV export. */
-export async function refundsForExport(
-  db: Db,
-  merchantId: string,
-  filters: RefundFilters & { dateFrom: Date; dateTo: Date },
-): Promise<RefundRow[]> {
-  let query = db
-    .selectFrom("refunds")
-    .selectAll()
-    .where("merchant_id", "=", merchantId)
-    .where("created_at", ">=", filters.dateFrom)
-    .where("created_at", "<", filters.dateTo);
-  if (filters.paymentId !== undefined) query = query.where("payment_id", "=", filters.paymentId);
-  if (filters.status !== undefined) query = query.where("status", "=", filters.status);
-  return query.orderBy("created_at").orderBy("id").execute();
-}

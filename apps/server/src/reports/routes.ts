@@ -7,11 +7,18 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { merchantOf } from "../http/auth.ts";
 import type { App } from "../http/typed-app.ts";
 import { EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
-import { CsvResponse, LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
+import {
+  CsvResponse,
+  LedgerExportQuery,
+  PaymentsExportQuery,
+  RefundsExportQuery,
+  WithdrawsExportQuery,
+} from "./schemas.ts";
 import {
   type CsvExport,
   exportLedger,
   exportPayments,
+  exportRefunds,
   exportWithdraws,
   type ReportContext,
 } from "./service.ts";
@@ -45,6 +52,7 @@ export function reportRoutes(ctx: ReportContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     paymentsRoute(app, ctx);
     withdrawsRoute(app, ctx);
+    refundsRoute(app, ctx);
     ledgerRoute(app, ctx);
   };
 }
@@ -80,6 +88,23 @@ function withdrawsRoute(app: App, ctx: ReportContext): void {
       },
     },
     async (request, reply) => sendCsv(reply, await exportWithdraws(ctx, merchantOf(request), request.query)),
+  );
+}
+
+function refundsRoute(app: App, ctx: ReportContext): void {
+  app.get(
+    "/refunds.csv",
+    {
+      schema: {
+        tags,
+        summary: "Export refunds as CSV",
+        operationId: "exportRefundsCsv",
+        description: `${DESCRIPTION} Filters as in List refunds (status, paymentId).`,
+        querystring: RefundsExportQuery,
+        response: CSV_RESPONSES,
+      },
+    },
+    async (request, reply) => sendCsv(reply, await exportRefunds(ctx, merchantOf(request), request.query)),
   );
 }
 
