@@ -324,6 +324,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/sandbox/refunds/{refund_id}/simulate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Simulate the bank's report on a refund
+     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it.
+     */
+    post: operations["simulateRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/sandbox/settlements/run": {
     parameters: {
       query?: never;
@@ -395,26 +415,6 @@ export interface paths {
     get: operations["retrieveTestClock"];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/sandbox/refunds/{refund_id}/simulate": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Simulate the bank's report on a refund
-     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it.
-     */
-    post: operations["simulateRefund"];
     delete?: never;
     options?: never;
     head?: never;
@@ -582,6 +582,26 @@ export interface paths {
      * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List withdraws.
      */
     get: operations["exportWithdrawsCsv"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/reports/refunds.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export refunds as CSV
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List refunds (status, paymentId).
+     */
+    get: operations["exportRefundsCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -5203,6 +5223,191 @@ export interface operations {
       };
     };
   };
+  simulateRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "processing"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description processing: the bank takes a pending refund; succeeded / failed: the bank's outcome (a pending refund is handed to the bank first; succeeded on a failed refund is the late success).
+           * @enum {string}
+           */
+          outcome: "processing" | "succeeded" | "failed";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   runSettlements: {
     parameters: {
       query?: never;
@@ -5573,191 +5778,6 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          "Retry-After"?: number;
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  simulateRefund: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Refund UUID
-         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
-         */
-        refund_id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "outcome": "processing"
-         *     }
-         */
-        "application/json": {
-          /**
-           * @description processing: the bank takes a pending refund; succeeded / failed: the bank's outcome (a pending refund is handed to the bank first; succeeded on a failed refund is the late success).
-           * @enum {string}
-           */
-          outcome: "processing" | "succeeded" | "failed";
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
-           *         "amount": "250.00",
-           *         "currency": "THB",
-           *         "status": "pending",
-           *         "referenceId": "refund-1042",
-           *         "reason": "Customer returned order 1042",
-           *         "metadata": {
-           *           "orderId": "1001"
-           *         },
-           *         "failureReason": "The destination account is closed",
-           *         "destination": {
-           *           "bankCode": "014",
-           *           "accountNumber": "******7890",
-           *           "accountName": "Somchai Jaidee"
-           *         },
-           *         "createdAt": "2026-01-15T12:00:00.000Z",
-           *         "updatedAt": "2026-01-15T12:00:00.000Z",
-           *         "succeededAt": null,
-           *         "failedAt": null,
-           *         "canceledAt": null
-           *       }
-           *     }
-           */
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              /** Format: uuid */
-              id: string;
-              /** Format: uuid */
-              paymentId: string;
-              /** @example 250.00 */
-              amount: string;
-              /** @enum {string} */
-              currency: "THB";
-              /**
-               * @example pending
-               * @enum {string}
-               */
-              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
-              /** @example refund-1042 */
-              referenceId: string;
-              reason: string | null;
-              metadata: {
-                [key: string]: string;
-              } | null;
-              failureReason: string | null;
-              destination: {
-                /** @example 014 */
-                bankCode: string;
-                /**
-                 * @description Masked: all but the last 4 digits are *
-                 * @example ******7890
-                 */
-                accountNumber: string;
-                /** @example Somchai Jaidee */
-                accountName: string;
-              };
-              /** Format: date-time */
-              createdAt: string;
-              /** Format: date-time */
-              updatedAt: string;
-              succeededAt: string | null;
-              failedAt: string | null;
-              canceledAt: string | null;
-            };
-          };
-        };
-      };
-      /** @description VALIDATION_ERROR */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description RESOURCE_NOT_FOUND */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description STATE_CONFLICT */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description PAYLOAD_TOO_LARGE */
-      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -7146,6 +7166,82 @@ export interface operations {
           | "canceled"
           | "expired";
         destinationType?: "bank_account" | "wallet";
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportRefundsCsv: {
+    parameters: {
+      query: {
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description Only this payment's refunds */
+        paymentId?: string;
         /** @description ISO 8601 instant; rows created at or after it. Required. */
         dateFrom: string;
         /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
