@@ -34,8 +34,8 @@ describe("refunds from the CLI and as CSV", () => {
       },
       env: { SATANG_URL: baseUrl, SATANG_API_KEY: m.apiKey, SATANG_API_SECRET: m.apiSecret },
     };
-    const { exitCode } = await runCli(args, io);
-    return { exitCode, ...out };
+    const outcome = await runCli(args, io);
+    return { exitCode: "exitCode" in outcome ? outcome.exitCode : undefined, ...out };
   };
 
   it("refunds a whole payment, lists it and refuses a second cancel with exit 1", async () => {
