@@ -46,6 +46,7 @@ import { ListWithdrawsQuery, WithdrawListEnvelope } from "../withdraws/schemas.t
 import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
+import { dashboardRefundRoutes } from "./refund-routes.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
 import { type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
@@ -86,6 +87,7 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     exportRoutes(app, ctx);
     webhookEndpointRoutes(app, ctx);
     overviewRoutes(app, ctx);
+    dashboardRefundRoutes(app, ctx);
     if (ctx.config.env === "sandbox") testClockRoutes(app, ctx);
   };
 }

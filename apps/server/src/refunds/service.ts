@@ -138,7 +138,8 @@ export interface CreateRefundResult {
 export async function createRefund(
   ctx: RefundContext,
   merchant: Pick<Merchant, "id">,
-  integration: Pick<Integration, "id">,
+  /** The API key that asked; null for the merchant's dashboard. */
+  integration: Pick<Integration, "id"> | null,
   paymentId: string,
   body: CreateRefundBody,
   replay?: PendingReplay,
@@ -148,7 +149,12 @@ export async function createRefund(
   const admit = () =>
     withTransaction(ctx.db, async (trx) => {
       if (replay) await replay.recordIn(trx);
-      return admitRefund(trx, ctx, { merchantId: merchant.id, integrationId: integration.id, body, checked });
+      return admitRefund(trx, ctx, {
+        merchantId: merchant.id,
+        integrationId: integration?.id ?? null,
+        body,
+        checked,
+      });
     });
   try {
     return await admit();
@@ -162,7 +168,7 @@ export async function createRefund(
 
 interface Admission {
   merchantId: string;
-  integrationId: string;
+  integrationId: string | null;
   body: CreateRefundBody;
   checked: CheckedRefund;
 }
