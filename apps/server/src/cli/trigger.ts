@@ -132,6 +132,23 @@ async function createWithdraw(options: TriggerOptions, steps: Steps): Promise<Wi
   return withdraw;
 }
 
+/** A withdraw the simulated bank takes, then pays or fails, as `event` says. */
+async function triggerWithdrawOutcome(options: TriggerOptions, steps: Steps): Promise<Withdraw> {
+  const { satang, event } = options;
+  let withdraw = await createWithdraw(options, steps);
+  const outcomes: Array<"processing" | "paid" | "failed"> =
+    event === "withdraw.paid"
+      ? ["processing", "paid"]
+      : event === "withdraw.processing"
+        ? ["processing"]
+        : ["failed"];
+  for (const outcome of outcomes) {
+    withdraw = await satang.sandbox.simulateWithdraw(withdraw.id, outcome);
+    steps.say(`Simulated the bank: ${outcome} (${withdraw.status})`);
+  }
+  return withdraw;
+}
+
 /**
  * A refund of a payment the simulated customer paid, moved by the simulated bank as `event`
  * says (refund.canceled: canceled by the merchant while pending).
@@ -234,21 +251,9 @@ export async function runTrigger(options: TriggerOptions): Promise<TriggerResult
     }
     case "withdraw.processing":
     case "withdraw.paid":
-    case "withdraw.failed": {
-      const withdraw = await createWithdraw(options, steps);
-      const outcomes: Array<"processing" | "paid" | "failed"> =
-        event === "withdraw.paid"
-          ? ["processing", "paid"]
-          : event === "withdraw.processing"
-            ? ["processing"]
-            : ["failed"];
-      result.withdraw = withdraw;
-      for (const outcome of outcomes) {
-        result.withdraw = await satang.sandbox.simulateWithdraw(withdraw.id, outcome);
-        steps.say(`Simulated the bank: ${outcome} (${result.withdraw.status})`);
-      }
+    case "withdraw.failed":
+      result.withdraw = await triggerWithdrawOutcome(options, steps);
       break;
-    }
     case "withdraw.canceled": {
       const withdraw = await createWithdraw(options, steps);
       result.withdraw = await satang.withdraws.cancel(withdraw.id);
