@@ -6,7 +6,7 @@
  *   top             app.ts server.ts bootstrap.ts deps.ts main.ts cli/
  *   orchestration   lifecycle/ jobs/ sandbox/ hosted/ dashboard/ admin/ ops/ payout-desk/
  *   adapters        providers/
- *   resources       payments/ withdraws/ events/ balance/ reports/
+ *   resources       payments/ withdraws/ refunds/ events/ balance/ reports/
  *   core            merchants/ integrations/ ledger/ events/outbox.ts events/store.ts
  *   infrastructure  lib/ db/ http/ config.ts data-dir.ts
  */
@@ -22,7 +22,7 @@ const CORE = layer(
   "events/outbox\\.ts$",
   "events/store\\.ts$",
 );
-const RESOURCES = layer("payments/", "withdraws/", "events/", "balance/", "reports/");
+const RESOURCES = layer("payments/", "withdraws/", "refunds/", "events/", "balance/", "reports/");
 const ADAPTERS = layer("providers/");
 const ORCHESTRATION = layer(
   "lifecycle/",

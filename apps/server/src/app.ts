@@ -42,6 +42,7 @@ import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
 import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
+import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -135,6 +136,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(paymentRoutes(deps), { prefix: "/payments" });
       await api.register(withdrawRoutes(deps), { prefix: "/withdraws" });
       await api.register(balanceRoutes(deps), { prefix: "/balance" });
+      await api.register(refundRoutes(deps));
       // Sandbox only: in live these paths are unknown routes and answer 404 (CONTRACT 1).
       if (deps.config.env === "sandbox") await api.register(sandboxRoutes(deps), { prefix: "/sandbox" });
       await api.register(webhookEndpointRoutes(deps), { prefix: "/webhook-endpoints" });

@@ -108,10 +108,20 @@ export class InvalidReferenceIdError extends SatangError<ErrorMetadataOf<"INVALI
 /** 400: not the 3-digit code of a bank operating in Thailand. */
 export class InvalidBankCodeError extends SatangError<ErrorMetadataOf<"INVALID_BANK_CODE">> {}
 
-/** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
-export type WithdrawLimitMetadata = ErrorMetadataOf<"INVALID_INPUT">;
-/** 400: the combined daily or monthly withdrawal limit would be exceeded. */
-export class InvalidInputError extends SatangError<WithdrawLimitMetadata> {}
+/**
+ * The daily or the monthly withdrawal limit, whichever the withdraw would exceed; or, for a
+ * refund, what its payment has left to refund (`refundable`) and the amount asked for.
+ */
+export type InvalidInputMetadata = ErrorMetadataOf<"INVALID_INPUT">;
+/** The withdrawal-limit forms of `InvalidInputMetadata`. */
+export type WithdrawLimitMetadata = Exclude<InvalidInputMetadata, { refundable: string }>;
+/** The refund form of `InvalidInputMetadata`. */
+export type RefundableMetadata = Extract<InvalidInputMetadata, { refundable: string }>;
+/**
+ * 400: the combined daily or monthly withdrawal limit would be exceeded, or a refund is larger
+ * than what its payment has left to refund.
+ */
+export class InvalidInputError extends SatangError<InvalidInputMetadata> {}
 
 /** 400: the available wallet is smaller than the withdraw. */
 export class InsufficientBalanceError extends SatangError<ErrorMetadataOf<"INSUFFICIENT_BALANCE">> {}

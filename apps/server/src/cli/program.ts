@@ -15,6 +15,7 @@ import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
 import { registerOperatorCommands } from "./commands/operator.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
+import { registerRefundCommands } from "./commands/refund.ts";
 import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
@@ -42,6 +43,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerUserCommands,
   registerOperatorCommands,
   registerListenCommand,
+  registerRefundCommands,
   registerTriggerCommand,
   registerClockCommands,
   registerExportCommand,

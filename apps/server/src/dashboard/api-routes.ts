@@ -50,6 +50,7 @@ import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { authorizeRole } from "./roles.ts";
+import { dashboardRefundRoutes } from "./refund-routes.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
 import { dashboardAuditActor, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
@@ -101,6 +102,7 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     overviewRoutes(app, ctx);
     userRoutes(app, ctx);
     auditLogRoute(app, ctx);
+    dashboardRefundRoutes(app, ctx);
     if (ctx.config.env === "sandbox") testClockRoutes(app, ctx);
   };
 }

@@ -31,6 +31,7 @@ import { statements as payoutUndecided } from "./migrations/0084_payout_undecide
 import { statements as scbCollection } from "./migrations/0085_scb_collection.ts";
 import { statements as audit } from "./migrations/0090_audit.ts";
 import { statements as promptpayReuseIndex } from "./migrations/0095_promptpay_reuse_index.ts";
+import { statements as refunds } from "./migrations/0086_refunds.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0084_payout_undecided": payoutUndecided,
   "0090_audit": audit,
   "0095_promptpay_reuse_index": promptpayReuseIndex,
+  "0086_refunds": refunds,
 };
 
 interface MigrationReport {

@@ -97,6 +97,10 @@ interface PaymentsTable {
    * (unique index payments_promptpay_reuse, 0095); NULL otherwise. Optional on insert.
    */
   reuse_slot: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  /** The payment's refunds that are not failed or canceled, summed (0086); never above the amount. */
+  refunded_satang: ColumnType<bigint, bigint | undefined, bigint>;
+  /** The part of `refunded_satang` taken from the payment's own settlement (0086). */
+  refund_settlement_satang: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 interface ServerSettingsTable {
@@ -138,9 +142,13 @@ export const LEDGER_TRANSACTION_KINDS = [
   "withdraw_paid",
   "withdraw_late_success",
   "operator_adjustment",
+  "refund_hold",
+  "refund_release",
+  "refund_paid",
+  "refund_late_success",
 ] as const;
 export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];
-export type LedgerSubjectType = "payment" | "withdraw" | "adjustment";
+export type LedgerSubjectType = "payment" | "withdraw" | "adjustment" | "refund";
 
 interface LedgerTransactionsTable {
   id: string;
@@ -212,14 +220,49 @@ export const EVENT_TYPES = [
   "withdraw.paid",
   "withdraw.failed",
   "withdraw.canceled",
+  "refund.processing",
+  "refund.succeeded",
+  "refund.failed",
+  "refund.canceled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EventObjectType = "payment" | "withdraw" | "refund";
+
+export const REFUND_STATUSES = ["pending", "processing", "succeeded", "failed", "canceled"] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+interface RefundsTable {
+  id: string;
+  merchant_id: string;
+  payment_id: string;
+  integration_id: string | null;
+  amount_satang: bigint;
+  /** The part taken from the payment's settlement; the rest was held from the wallet. */
+  settlement_part_satang: bigint;
+  currency: string;
+  status: RefundStatus;
+  reference_id: string;
+  reason: string | null;
+  metadata: Json;
+  failure_reason: string | null;
+  bank_code: string;
+  bank_account_number: string;
+  bank_account_name: string;
+  idempotency_key: string;
+  request_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  succeeded_at: Date | null;
+  failed_at: Date | null;
+  canceled_at: Date | null;
+}
 
 interface EventsTable {
   id: string;
   merchant_id: string;
   type: EventType;
-  object_type: "payment" | "withdraw";
+  object_type: EventObjectType;
   object_id: string;
   data: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
@@ -529,6 +572,7 @@ export interface Database extends ScbTables {
   ledger_entries: LedgerEntriesTable;
   withdraw_destinations: WithdrawDestinationsTable;
   withdraws: WithdrawsTable;
+  refunds: RefundsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
@@ -559,6 +603,8 @@ export type NewPayment = Insertable<PaymentsTable>;
 export type WithdrawRow = Selectable<WithdrawsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewWithdraw = Insertable<WithdrawsTable>;
+export type RefundRow = Selectable<RefundsTable>;
+export type NewRefund = Insertable<RefundsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookDeliveryAttemptRow = Selectable<WebhookDeliveryAttemptsTable>;

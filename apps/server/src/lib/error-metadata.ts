@@ -22,8 +22,18 @@ const FieldMetadata = Type.Object(
   closed,
 );
 
-/** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
-const WithdrawLimitMetadata = Type.Union([
+/**
+ * The daily or the monthly withdrawal limit, whichever the withdraw would exceed; or a refund
+ * larger than what its payment has left to refund (CONTRACT 16).
+ */
+const InvalidInputMetadata = Type.Union([
+  Type.Object(
+    {
+      refundable: decimal("What the payment has left to refund"),
+      amount: decimal("The refund's amount"),
+    },
+    closed,
+  ),
   Type.Object(
     {
       amount: decimal("The withdraw's amount"),
@@ -197,7 +207,7 @@ export const ERROR_METADATA = {
   INVALID_CURRENCY: FieldMetadata,
   INVALID_REFERENCE_ID: FieldMetadata,
   INVALID_BANK_CODE: FieldMetadata,
-  INVALID_INPUT: WithdrawLimitMetadata,
+  INVALID_INPUT: InvalidInputMetadata,
   INSUFFICIENT_BALANCE: InsufficientBalanceMetadata,
   INVALID_CREDENTIALS: Type.Optional(InvalidCredentialsMetadata),
   AUTHENTICATION_ERROR: null,

@@ -5,6 +5,8 @@ export const AMOUNT_DIGITS_MAX = 13;
 export const REFERENCE_ID_LENGTH_MAX = 255;
 export const REFERENCE_ID_PATTERN = "^[A-Za-z0-9_.-]{1,255}$";
 export const DESCRIPTION_LENGTH_MAX = 255;
+/** A refund's `reason` (CONTRACT 16). */
+export const REFUND_REASON_LENGTH_MAX = 255;
 /** The reason an operator gives for a wallet adjustment, in characters. */
 export const ADJUSTMENT_REASON_LENGTH_MAX = 500;
 export const MERCHANT_REFERENCE_LENGTH_MAX = 255;

@@ -32,7 +32,10 @@ export async function insertPaymentIfAbsent(db: Db, row: NewPayment): Promise<Pa
 /** The signed request's replay record was written before: nothing was inserted. */
 export const SIGNATURE_USED = "signature_used";
 
-/** Every column a create writes (`settled_at` is set by settlement, never at create). */
+/**
+ * Every column a create writes (`settled_at` is set by settlement, and the refunded sums by
+ * refunds, never at create).
+ */
 const NEW_PAYMENT_COLUMNS = [
   "id",
   "merchant_id",
@@ -68,7 +71,10 @@ const NEW_PAYMENT_COLUMNS = [
 ] as const satisfies readonly (keyof NewPayment)[];
 
 /** Fails to compile when a payments column is missing from the list above. */
-type MissingPaymentColumn = Exclude<keyof NewPayment, (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at">;
+type MissingPaymentColumn = Exclude<
+  keyof NewPayment,
+  (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at" | "refunded_satang" | "refund_settlement_satang"
+>;
 const paymentColumnsComplete: [MissingPaymentColumn] extends [never] ? true : MissingPaymentColumn = true;
 void paymentColumnsComplete;
 

@@ -10,11 +10,18 @@ import type { App } from "../http/typed-app.ts";
 import { isAppError } from "../lib/errors.ts";
 import { EXPORT_RANGE_DAYS_MAX, EXPORTS_OPEN_MAX, EXPORTS_PER_MERCHANT_MAX } from "../lib/limits.ts";
 import { exportsBusy, exportsPerMerchantExceeded } from "./export-gate.ts";
-import { CsvResponse, LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
+import {
+  CsvResponse,
+  LedgerExportQuery,
+  PaymentsExportQuery,
+  RefundsExportQuery,
+  WithdrawsExportQuery,
+} from "./schemas.ts";
 import {
   type CsvExport,
   exportLedger,
   exportPayments,
+  exportRefunds,
   exportWithdraws,
   type ReportContext,
 } from "./service.ts";
@@ -71,6 +78,7 @@ export function reportRoutes(ctx: ReportContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     paymentsRoute(app, ctx);
     withdrawsRoute(app, ctx);
+    refundsRoute(app, ctx);
     ledgerRoute(app, ctx);
   };
 }
@@ -108,6 +116,24 @@ function withdrawsRoute(app: App, ctx: ReportContext): void {
       },
     },
     async (request, reply) => sendCsv(reply, () => exportWithdraws(ctx, merchantOf(request), request.query)),
+  );
+}
+
+function refundsRoute(app: App, ctx: ReportContext): void {
+  app.get(
+    "/refunds.csv",
+    {
+      schema: {
+        tags,
+        summary: "Export refunds as CSV",
+        operationId: "exportRefundsCsv",
+        description: `${DESCRIPTION} Filters as in List refunds (status, paymentId).`,
+        querystring: RefundsExportQuery,
+        response: CSV_RESPONSES,
+        "x-errors": ADMISSION_ERRORS,
+      },
+    },
+    async (request, reply) => sendCsv(reply, () => exportRefunds(ctx, merchantOf(request), request.query)),
   );
 }
 

@@ -20,6 +20,7 @@ import { maskAccountNumber } from "../lib/account-number.ts";
 import { findBank } from "../lib/bank-codes.ts";
 import type { Clock } from "../lib/clock.ts";
 import { fieldError } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
 import { EXPORT_BATCH_ROWS, EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
 import { formatThb } from "../lib/money.ts";
 import {
@@ -34,7 +35,12 @@ import {
   UTF8_BOM,
 } from "./csv.ts";
 import { type ExportSlot, exportGateOf } from "./export-gate.ts";
-import type { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
+import type {
+  LedgerExportQuery,
+  PaymentsExportQuery,
+  RefundsExportQuery,
+  WithdrawsExportQuery,
+} from "./schemas.ts";
 import {
   type ExportWindow,
   type KeysetPosition,
@@ -42,6 +48,8 @@ import {
   ledgerExportBatch,
   type PaymentExportRow,
   paymentExportBatch,
+  type RefundExportRow,
+  refundExportBatch,
   type WithdrawExportRow,
   withdrawExportBatch,
 } from "./store.ts";
@@ -52,7 +60,7 @@ export interface ReportContext {
   wallClock: Clock;
 }
 
-export const EXPORT_KINDS = ["payments", "withdraws", "ledger"] as const;
+export const EXPORT_KINDS = ["payments", "withdraws", "refunds", "ledger"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export interface CsvExport {
@@ -169,6 +177,46 @@ function withdrawCells(row: WithdrawExportRow): Cell[] {
     textCell(row.description),
     ...timeCells(row.created_at),
     ...timeCells(row.paid_at),
+    ...timeCells(row.failed_at),
+    ...timeCells(row.canceled_at),
+  ];
+}
+
+const REFUND_COLUMNS = [
+  "refund_id",
+  "payment_id",
+  "reference_id",
+  "status",
+  "amount_thb",
+  "currency",
+  "reason",
+  "failure_reason",
+  "account_name",
+  "account_number",
+  "bank_code",
+  "bank",
+  ...timeColumns("created_at"),
+  ...timeColumns("succeeded_at"),
+  ...timeColumns("failed_at"),
+  ...timeColumns("canceled_at"),
+];
+
+function refundCells(row: RefundExportRow): Cell[] {
+  return [
+    textCell(row.id),
+    textCell(row.payment_id),
+    textCell(row.reference_id),
+    textCell(row.status),
+    thb(row.amount_satang),
+    textCell(row.currency),
+    textCell(row.reason),
+    textCell(row.failure_reason),
+    textCell(row.bank_account_name),
+    textCell(masked(row.bank_account_number)),
+    textCell(row.bank_code),
+    textCell(bankName(row.bank_code)),
+    ...timeCells(row.created_at),
+    ...timeCells(row.succeeded_at),
     ...timeCells(row.failed_at),
     ...timeCells(row.canceled_at),
   ];
@@ -307,6 +355,20 @@ export function exportWithdraws(ctx: ReportContext, merchant: Merchant, query: W
     columns: WITHDRAW_COLUMNS,
     read: (window) => withdrawExportBatch(ctx.db, window, filters),
     cells: withdrawCells,
+  });
+}
+
+export function exportRefunds(ctx: ReportContext, merchant: Merchant, query: RefundsExportQuery) {
+  // A malformed payment id names no refund: the filter then matches nothing, as for an unknown one.
+  const paymentId = query.paymentId === undefined ? undefined : query.paymentId.toLowerCase();
+  const filters = { status: query.status, paymentId };
+  return startExport(ctx, "refunds", merchant, query, {
+    columns: REFUND_COLUMNS,
+    read: (window) =>
+      paymentId !== undefined && !isUuid(paymentId)
+        ? Promise.resolve([])
+        : refundExportBatch(ctx.db, window, filters),
+    cells: refundCells,
   });
 }
 

@@ -321,7 +321,7 @@ describe("satang trigger, every event", () => {
       const outcome = await runCli(["trigger", type, "--json"], cliIo);
       assert.deepEqual(outcome, { exitCode: 0 }, out.stderr);
       const result = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
-      const objectId = (result.payment ?? result.withdraw).id;
+      const objectId = (result.refund ?? result.payment ?? result.withdraw).id;
       const events = await sdk.events.list({ type: type as EventType, limit: 100 });
       assert.ok(
         events.data.some((event) => event.data.object.id === objectId),

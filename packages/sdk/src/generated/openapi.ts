@@ -209,6 +209,81 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/payments/{payment_id}/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a payment's refunds */
+    get: operations["listPaymentRefunds"];
+    put?: never;
+    /**
+     * Refund a payment
+     * @description 201 with the new refund (pending). 200 with the original refund for an idempotent replay (header Idempotent-Replayed: true). Only a succeeded payment can be refunded; its refunds that are not failed or canceled never add up to more than its amount. The part of the payment still awaiting settlement is taken from its settlement; the rest is held from the available wallet. Without destination the money goes to the account the customer paid from.
+     */
+    post: operations["createRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List refunds */
+    get: operations["listRefunds"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds/{refund_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve refund */
+    get: operations["retrieveRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds/{refund_id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel refund
+     * @description A pending refund becomes canceled (refund.canceled) and its hold returns where it came from. Any other status answers 409 STATE_CONFLICT: a processing refund is with the bank.
+     */
+    post: operations["cancelRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/sandbox/payments/{id}/simulate": {
     parameters: {
       query?: never;
@@ -243,6 +318,26 @@ export interface paths {
      * @description processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed (withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is lost; the withdraw stays processing until the reconciler asks the bank. 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason).
      */
     post: operations["simulateWithdraw"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandbox/refunds/{refund_id}/simulate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Simulate the bank's report on a refund
+     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it.
+     */
+    post: operations["simulateRefund"];
     delete?: never;
     options?: never;
     head?: never;
@@ -487,6 +582,26 @@ export interface paths {
      * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List withdraws.
      */
     get: operations["exportWithdrawsCsv"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/reports/refunds.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export refunds as CSV
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List refunds (status, paymentId).
+     */
+    get: operations["exportRefundsCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1073,6 +1188,12 @@ export interface components {
             code: "INVALID_INPUT";
             message: string;
             metadata:
+              | {
+                  /** @description What the payment has left to refund (decimal string) */
+                  refundable: string;
+                  /** @description The refund's amount (decimal string) */
+                  amount: string;
+                }
               | {
                   /** @description The withdraw's amount (decimal string) */
                   amount: string;
@@ -3814,6 +3935,1026 @@ export interface operations {
       };
     };
   };
+  listPaymentRefunds: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description pending, processing, succeeded, failed, canceled */
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Payment UUID
+         * @example 0f0e5c8e-8b7a-4d55-9a43-6f1f2b3c4d5e
+         */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "250.00",
+           *             "currency": "THB",
+           *             "status": "pending",
+           *             "referenceId": "refund-1042",
+           *             "reason": "Customer returned order 1042",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "failureReason": "The destination account is closed",
+           *             "destination": {
+           *               "bankCode": "014",
+           *               "accountNumber": "******7890",
+           *               "accountName": "Somchai Jaidee"
+           *             },
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "succeededAt": null,
+           *             "failedAt": null,
+           *             "canceledAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                paymentId: string;
+                /** @example 250.00 */
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+                /** @example refund-1042 */
+                referenceId: string;
+                reason: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                failureReason: string | null;
+                destination: {
+                  /** @example 014 */
+                  bankCode: string;
+                  /**
+                   * @description Masked: all but the last 4 digits are *
+                   * @example ******7890
+                   */
+                  accountNumber: string;
+                  /** @example Somchai Jaidee */
+                  accountName: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                succeededAt: string | null;
+                failedAt: string | null;
+                canceledAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Payment UUID
+         * @example 0f0e5c8e-8b7a-4d55-9a43-6f1f2b3c4d5e
+         */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "1000.00",
+         *       "referenceId": "order-1001",
+         *       "reason": "Customer returned order 1042",
+         *       "idempotencyKey": "order-1001",
+         *       "metadata": {
+         *         "orderId": "1001"
+         *       },
+         *       "destination": {
+         *         "bankCode": "004",
+         *         "accountNumber": "1234567890",
+         *         "accountName": "My Shop Co., Ltd."
+         *       }
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Decimal string of satang: "250.00" is 2.50 THB. At most what the payment has left to refund.
+           * @example 1000.00
+           */
+          amount: string;
+          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . */
+          referenceId: string;
+          /**
+           * @description Why the money goes back, at most 255 characters
+           * @example Customer returned order 1042
+           */
+          reason?: string;
+          /** @description 1-255 printable ASCII characters. A retry reuses the key. */
+          idempotencyKey?: string;
+          /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
+          metadata?: {
+            [key: string]: string;
+          };
+          destination?: {
+            /**
+             * @description 3-digit Thai bank code
+             * @enum {string}
+             */
+            bankCode:
+              | "002"
+              | "004"
+              | "006"
+              | "008"
+              | "009"
+              | "011"
+              | "014"
+              | "017"
+              | "018"
+              | "020"
+              | "022"
+              | "023"
+              | "024"
+              | "025"
+              | "026"
+              | "027"
+              | "029"
+              | "030"
+              | "031"
+              | "032"
+              | "033"
+              | "034"
+              | "035"
+              | "039"
+              | "045"
+              | "052"
+              | "066"
+              | "067"
+              | "069"
+              | "070"
+              | "071"
+              | "073"
+              | "079"
+              | "080"
+              | "098";
+            /** @description 10-15 digits; `-` and spaces are ignored. Returned masked. */
+            accountNumber: string;
+            /** @description Account holder name */
+            accountName: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_REFERENCE_ID or INVALID_INPUT or INSUFFICIENT_BALANCE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description WALLET_INACTIVE */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_MISMATCH */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRefunds: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description pending, processing, succeeded, failed, canceled */
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+        /** @description Only this payment's refunds */
+        paymentId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "250.00",
+           *             "currency": "THB",
+           *             "status": "pending",
+           *             "referenceId": "refund-1042",
+           *             "reason": "Customer returned order 1042",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "failureReason": "The destination account is closed",
+           *             "destination": {
+           *               "bankCode": "014",
+           *               "accountNumber": "******7890",
+           *               "accountName": "Somchai Jaidee"
+           *             },
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "succeededAt": null,
+           *             "failedAt": null,
+           *             "canceledAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                paymentId: string;
+                /** @example 250.00 */
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+                /** @example refund-1042 */
+                referenceId: string;
+                reason: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                failureReason: string | null;
+                destination: {
+                  /** @example 014 */
+                  bankCode: string;
+                  /**
+                   * @description Masked: all but the last 4 digits are *
+                   * @example ******7890
+                   */
+                  accountNumber: string;
+                  /** @example Somchai Jaidee */
+                  accountName: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                succeededAt: string | null;
+                failedAt: string | null;
+                canceledAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   simulatePayment: {
     parameters: {
       query?: never;
@@ -4129,6 +5270,191 @@ export interface operations {
               createdAt: string;
               /** Format: date-time */
               updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulateRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "processing"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description processing: the bank takes a pending refund; succeeded / failed: the bank's outcome (a pending refund is handed to the bank first; succeeded on a failed refund is the late success).
+           * @enum {string}
+           */
+          outcome: "processing" | "succeeded" | "failed";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
             };
           };
         };
@@ -4762,7 +6088,7 @@ export interface operations {
            * @example https://shop.example/webhooks/satang
            */
           url: string;
-          /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled. */
+          /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled, refund.processing, refund.succeeded, refund.failed, refund.canceled. */
           events: (
             | "payment.received"
             | "payment.failed"
@@ -4772,6 +6098,10 @@ export interface operations {
             | "withdraw.paid"
             | "withdraw.failed"
             | "withdraw.canceled"
+            | "refund.processing"
+            | "refund.succeeded"
+            | "refund.failed"
+            | "refund.canceled"
             | "*"
           )[];
           description?: string;
@@ -5371,7 +6701,11 @@ export interface operations {
           | "withdraw.processing"
           | "withdraw.paid"
           | "withdraw.failed"
-          | "withdraw.canceled";
+          | "withdraw.canceled"
+          | "refund.processing"
+          | "refund.succeeded"
+          | "refund.failed"
+          | "refund.canceled";
         /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
         dateFrom?: string;
         /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
@@ -5428,7 +6762,11 @@ export interface operations {
                   | "withdraw.processing"
                   | "withdraw.paid"
                   | "withdraw.failed"
-                  | "withdraw.canceled";
+                  | "withdraw.canceled"
+                  | "refund.processing"
+                  | "refund.succeeded"
+                  | "refund.failed"
+                  | "refund.canceled";
                 /** Format: date-time */
                 createdAt: string;
                 data: {
@@ -5567,7 +6905,11 @@ export interface operations {
                 | "withdraw.processing"
                 | "withdraw.paid"
                 | "withdraw.failed"
-                | "withdraw.canceled";
+                | "withdraw.canceled"
+                | "refund.processing"
+                | "refund.succeeded"
+                | "refund.failed"
+                | "refund.canceled";
               /** Format: date-time */
               createdAt: string;
               data: {
@@ -6020,6 +7362,82 @@ export interface operations {
       };
     };
   };
+  exportRefundsCsv: {
+    parameters: {
+      query: {
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description Only this payment's refunds */
+        paymentId?: string;
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   exportLedgerCsv: {
     parameters: {
       query: {
@@ -6031,7 +7449,11 @@ export interface operations {
           | "withdraw_release"
           | "withdraw_paid"
           | "withdraw_late_success"
-          | "operator_adjustment";
+          | "operator_adjustment"
+          | "refund_hold"
+          | "refund_release"
+          | "refund_paid"
+          | "refund_late_success";
         /** @description Only movements on this ledger account of the merchant. */
         account?:
           | "settlement_pending"

@@ -5,7 +5,7 @@
 
 /**
  * @import { ApiKey, AuditEntry, User, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
- *   Page, Payment, PaymentDetail, Redelivery, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
+ *   Page, Payment, PaymentDetail, Redelivery, Refund, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
  *   Withdraw,
  *   WithdrawDetail } from "./types.js"
  */
@@ -144,6 +144,18 @@ export const listPayments = (query) =>
 /** @param {string} id */
 export const getPayment = (id) =>
   /** @type {Promise<PaymentDetail>} */ (dashboard("GET", `/payments/${part(id)}`));
+
+/** @param {string} id */
+export const listPaymentRefunds = (id) =>
+  /** @type {Promise<Page<Refund>>} */ (
+    dashboard("GET", `/payments/${part(id)}/refunds?limit=100&sortOrder=asc`)
+  );
+/**
+ * @param {string} id the payment
+ * @param {{ amount: string, referenceId: string, reason?: string }} body
+ */
+export const createRefund = (id, body) =>
+  /** @type {Promise<Refund>} */ (dashboard("POST", `/payments/${part(id)}/refunds`, body));
 
 /** @param {URLSearchParams} query */
 export const listWithdraws = (query) =>

@@ -93,6 +93,20 @@
  */
 
 /**
+ * A refund of a payment; its destination account number arrives masked.
+ * @typedef {object} Refund
+ * @property {string} id
+ * @property {string} paymentId
+ * @property {string} amount
+ * @property {string} status
+ * @property {string} referenceId
+ * @property {string | null} reason
+ * @property {string | null} failureReason
+ * @property {{ bankCode: string, accountNumber: string, accountName: string }} destination
+ * @property {string} createdAt
+ */
+
+/**
  * The account number arrives masked: all but its last four digits are "*".
  * @typedef {object} Withdraw
  * @property {string} id
