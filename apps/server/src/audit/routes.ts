@@ -84,6 +84,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     id: "id",
   },
   [`POST ${D}/webhook-endpoints/:id/test`]: { action: "sendTestEvent", record: "webhook_endpoint", id: "id" },
+  [`POST ${D}/payments/:id/refunds`]: { action: "createRefund", record: "refund", id: "response" },
   [`POST ${D}/users`]: { action: "createDashboardUser", record: "dashboard_user", id: "response" },
   [`PATCH ${D}/users/:id`]: { action: "changeUserRole", record: "dashboard_user", id: "id" },
   [`POST ${D}/two-factor/enrol`]: {

@@ -4,6 +4,7 @@
  * public /api/v1 refund routes with the same schemas, so the rules and refusals are exactly the
  * API's. Registered inside dashboardApiRoutes, whose session hook guards them.
  */
+
 import { ok } from "../http/envelope.ts";
 import type { App } from "../http/typed-app.ts";
 import {
@@ -14,6 +15,7 @@ import {
   RefundListEnvelope,
 } from "../refunds/schemas.ts";
 import { createRefund, listPaymentRefunds, listRefunds, type RefundContext } from "../refunds/service.ts";
+import { OWNERS } from "./roles.ts";
 import { IdParams } from "./schemas.ts";
 import { sessionOf } from "./sessions.ts";
 
@@ -38,6 +40,9 @@ export function dashboardRefundRoutes(app: App, ctx: RefundContext): void {
   app.post(
     "/payments/:id/refunds",
     {
+      // A refund sends the merchant's money: owners only (CONTRACT 13: developers manage keys and
+      // endpoints, finance reads).
+      config: { roles: OWNERS },
       schema: {
         params: IdParams,
         body: CreateRefundBody,
