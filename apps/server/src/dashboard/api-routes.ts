@@ -49,8 +49,8 @@ import { ListWithdrawsQuery, WithdrawListEnvelope } from "../withdraws/schemas.t
 import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
-import { authorizeRole } from "./roles.ts";
 import { dashboardRefundRoutes } from "./refund-routes.ts";
+import { authorizeRole } from "./roles.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
 import { dashboardAuditActor, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";

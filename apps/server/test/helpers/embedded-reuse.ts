@@ -63,8 +63,9 @@ async function open(snapshotPath: string): Promise<ReusableDatabase> {
   ).rows.map((row) => row.name);
   const seeds: ReusableDatabase["seeds"] = [];
   for (const table of tables) {
-    const rows = (await lite.query<{ rows: string | null }>(`select json_agg(t)::text as rows from ${quote(table)} t`))
-      .rows[0]?.rows;
+    const rows = (
+      await lite.query<{ rows: string | null }>(`select json_agg(t)::text as rows from ${quote(table)} t`)
+    ).rows[0]?.rows;
     if (!rows) continue;
     const columns = (
       await lite.query<{ name: string }>(
