@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Runs the test suite: prepares one migrated database (a PGlite snapshot, or a PostgreSQL
-// template when TEST_DATABASE_URL is set), then runs every test file with node's test runner.
-// Arguments narrow the run to files whose path contains one of them.
+// template when TEST_DATABASE_URL is set), compiles the `satang` command (scripts/build.mjs) for
+// the server and CLI processes that tests start, then runs every test file on a few long-lived
+// worker processes (scripts/test-worker.mjs), each running file after file, so that loading the
+// application is paid per worker rather than per file. Arguments narrow the run to files whose
+// path contains one of them.
 //
-// Two files run at a time. A test (and a whole file) is cut off after 10 minutes: a bound that
-// catches a hang, not a speed goal, so the suite passes on a busy 2-core machine where one file
-// that spawns servers can take minutes. Where the time goes is printed at the end, per file.
+// A test is cut off after 10 minutes: a bound that catches a hang, not a speed goal. One line is
+// printed per file as it ends, every failure in full, and at the end each file's time and the
+// counts.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
