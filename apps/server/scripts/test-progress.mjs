@@ -6,6 +6,15 @@ import { inspect } from "node:util";
 
 const counts = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failures = [];
+let files = 0;
+
+// Written after every file, so that the runner has this worker's counts even when something a
+// test left open keeps the process from ending by itself.
+function writeSummary() {
+  if (process.env.SATANG_TEST_SUMMARY) {
+    writeFileSync(process.env.SATANG_TEST_SUMMARY, JSON.stringify({ counts, failures, files }));
+  }
+}
 
 function describeFailure(data, path) {
   const error = data.details?.error;
@@ -40,6 +49,10 @@ export default async function* progress(source) {
         yield describeFailure(data, path);
       }
     }
+    if (data.nesting === 0) {
+      files += 1;
+      writeSummary();
+    }
     if (isSuite || data.nesting === 0) continue;
     counts.tests += 1;
     if (data.skip) counts.skipped += 1;
@@ -48,7 +61,5 @@ export default async function* progress(source) {
     else if (data.details?.error?.failureType === "cancelledByParent") counts.cancelled += 1;
     else counts.fail += 1;
   }
-  if (process.env.SATANG_TEST_SUMMARY) {
-    writeFileSync(process.env.SATANG_TEST_SUMMARY, JSON.stringify({ counts, failures }));
-  }
+  writeSummary();
 }

@@ -27,7 +27,9 @@ function runFile(file) {
   });
 }
 
+let ran = 0;
 for (let file = await nextFile(); file; file = await nextFile()) {
+  ran += 1;
   const started = performance.now();
   const cpu = process.cpuUsage();
   await runFile(file);
@@ -39,4 +41,7 @@ for (let file = await nextFile(); file; file = await nextFile()) {
     cpuMs: (used.user + used.system) / 1000,
   });
 }
+// The runner ends this process once the reporter has written the last file's counts, if a
+// handle some test left open keeps it from ending by itself.
+process.send({ type: "finished", files: ran });
 process.disconnect();

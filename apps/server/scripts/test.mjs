@@ -141,8 +141,13 @@ async function runWorkers(queue, count) {
       );
       let ran = 0;
       let alone = false;
+      let finished = false;
       child.on("message", (message) => {
         if (message.type === "done") outcome.perFile.push(message);
+        if (message.type === "finished") {
+          finished = true;
+          endWhenReported(child, summary, message.files);
+        }
         if (message.type !== "next") return;
         const next = pending[0];
         const own = next !== undefined && OWN_PROCESS.includes(next);
@@ -156,13 +161,13 @@ async function runWorkers(queue, count) {
         child.send({ file: next });
       });
       child.on("exit", (code, signal) => {
-        if (code !== 0) {
+        if (code !== 0 && !(finished && signal === "SIGKILL")) {
           outcome.ok = false;
           console.log(`# a test worker ended with ${signal ?? `exit code ${code}`}`);
         }
         if (existsSync(summary)) outcome.summaries.push(JSON.parse(readFileSync(summary, "utf8")));
         else outcome.ok = false;
-        done(code === 0);
+        done(code === 0 || finished);
       });
     });
   const slot = async () => {
@@ -171,6 +176,28 @@ async function runWorkers(queue, count) {
   await Promise.all(Array.from({ length: Math.min(count, queue.length) }, slot));
   outcome.ok &&= outcome.summaries.every((s) => s.counts.fail === 0 && s.counts.cancelled === 0);
   return outcome;
+}
+
+// A worker that has run its last file ends by itself once its test runner is done; one that a
+// test's leftover handle (a timer, a socket) keeps alive is ended once its reporter has written
+// the counts of every file it ran.
+function endWhenReported(child, summary, files) {
+  const deadline = Date.now() + 60_000;
+  const check = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    let reported = 0;
+    try {
+      reported = JSON.parse(readFileSync(summary, "utf8")).files;
+    } catch {}
+    if (reported >= files || Date.now() > deadline) {
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      }, 2_000);
+      return;
+    }
+    setTimeout(check, 200);
+  };
+  check();
 }
 
 function printSummary(outcome, seconds) {
