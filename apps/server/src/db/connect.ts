@@ -20,6 +20,7 @@ import { PoolAcquireTimeoutError } from "./faults.ts";
 import { BoundedPostgresDialect } from "./pg-driver.ts";
 import { PGlitePool } from "./pglite-pool.ts";
 import { nameStatements, StatementNames } from "./prepared.ts";
+import { PrimaryLocator, parseMultiHostUrl, primaryClientClass } from "./primary.ts";
 import type { Database } from "./types.ts";
 
 const INT8_OID = 20;
@@ -84,8 +85,11 @@ export async function withinTime(probe: Promise<unknown>, timeoutMs: number): Pr
 }
 
 /** `select 1` on a connection of its own, closed afterwards whatever happened. */
-async function postgresReachable(connectionString: string, timeoutMs: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+async function postgresReachable(target: PostgresTarget, timeoutMs: number): Promise<boolean> {
+  const client = new target.Client({
+    connectionString: target.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+  });
   client.on("error", () => {});
   try {
     return await withinTime(
@@ -125,12 +129,33 @@ function registerStore(db: Kysely<Database>, changes: ChangeFeed, bounds: Databa
   registerBounds(db, bounds);
 }
 
+/**
+ * How to connect to the PostgreSQL a URL names: pg's own Client for one host (exactly as pg
+ * reads the URL), or one that finds and follows the primary among several (db/primary.ts).
+ */
+export interface PostgresTarget {
+  connectionString: string;
+  Client: typeof pg.Client;
+  locator?: PrimaryLocator;
+}
+
+export function postgresTarget(url: string, connectTimeoutMs: number): PostgresTarget {
+  const multi = parseMultiHostUrl(url);
+  if (!multi) return { connectionString: url, Client: pg.Client };
+  const locator = new PrimaryLocator(multi, connectTimeoutMs);
+  return { connectionString: multi.urlFor(multi.hosts[0]!), Client: primaryClientClass(locator), locator };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const bounds = { ...DEFAULT_DATABASE_BOUNDS, ...options.bounds };
   if (options.databaseUrl) {
-    const databaseUrl = options.databaseUrl;
+    const target = postgresTarget(options.databaseUrl, bounds.poolAcquireTimeoutMs);
+    const listenTarget = options.listenUrl
+      ? postgresTarget(options.listenUrl, bounds.poolAcquireTimeoutMs)
+      : target;
     const pool = new pg.Pool({
-      connectionString: databaseUrl,
+      connectionString: target.connectionString,
+      Client: target.Client,
       max: options.poolSize ?? 10,
       // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
       // transactions blocked on one merchant's lock answers 503, it does not queue forever.
@@ -155,7 +180,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       client.on("error", () => {});
       if (names) nameStatements(client, names);
     });
-    const changes = new ChangeFeed(postgresListener(options.listenUrl ?? databaseUrl));
+    const changes = new ChangeFeed(
+      postgresListener(() => new listenTarget.Client({ connectionString: listenTarget.connectionString })),
+    );
     const db = new Kysely<Database>({
       dialect: new BoundedPostgresDialect({ pool }, bounds),
       plugins: [new ChangeFeedPlugin(changes)],
@@ -164,7 +191,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     return {
       db,
       kind: "postgres",
-      reachable: (timeoutMs) => postgresReachable(databaseUrl, timeoutMs),
+      reachable: (timeoutMs) => postgresReachable(target, timeoutMs),
       changes,
       close: () => closeBoth(changes, db),
     };
