@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
+import { backupRoutes } from "./admin/backup-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
@@ -68,6 +69,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
     await operator.register(dailyReportRoutes(deps));
+    await operator.register(backupRoutes(deps));
   };
 }
 

@@ -37,6 +37,11 @@ export interface Store {
   reachable(timeoutMs: number): Promise<boolean>;
   /** Changes to cached tables, from this process and every other (db/changes.ts). */
   changes: ChangeFeed;
+  /**
+   * The embedded store only: a consistent copy of the whole database (a gzipped tar of its
+   * directory), taken between transactions while the service runs (`satang backup`).
+   */
+  dump?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -219,8 +224,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     kind: "embedded",
     reachable: (timeoutMs) => embeddedReachable(lite, db, timeoutMs),
     changes,
+    dump: () => dumpEmbedded(lite, pool),
     close: () => closeBoth(changes, db),
   };
+}
+
+/**
+ * A copy of the embedded database: taken holding its one connection, so between two
+ * transactions (nothing half-written is in it), after a CHECKPOINT so that the copy opens
+ * without replaying WAL. Every other transaction waits in the queue meanwhile (about a second
+ * for a small database; docs/operations.md).
+ */
+async function dumpEmbedded(lite: PGlite, pool: PGlitePool): Promise<Blob> {
+  const connection = await pool.connect();
+  try {
+    await lite.query("checkpoint");
+    return await lite.dumpDataDir("gzip");
+  } finally {
+    connection.release();
+  }
 }
 
 /** Whether `dataDir` already holds an embedded database (initdb writes PG_VERSION first). */
