@@ -52,7 +52,6 @@ export class FailoverCluster {
   readonly nodePorts: [number, number];
   private readonly keepers: Keeper[] = [];
   private readonly asRoot = process.getuid?.() === 0;
-  private postgresIds: { uid: number; gid: number } | undefined;
 
   constructor(
     readonly dir: string,
@@ -89,7 +88,7 @@ export class FailoverCluster {
     if (!this.asRoot) return { file: "pg_autoctl", args, env: { ...process.env, ...env } };
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     return {
-      file: "runuser",
+      file: "/usr/sbin/runuser",
       args: ["-u", "postgres", "--", "env", ...assignments, "pg_autoctl", ...args],
       env: {},
     };
@@ -116,7 +115,6 @@ export class FailoverCluster {
     if (this.asRoot) {
       const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
       const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
-      this.postgresIds = { uid, gid };
       chownSync(this.dir, uid, gid);
     }
     const monitor = join(this.dir, "monitor");
@@ -286,7 +284,7 @@ export class FailoverCluster {
       }
     }
     await sleep(500);
-    if (this.postgresIds || !this.asRoot) rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }
 
   private signal(keeper: Keeper, signal: NodeJS.Signals): void {

@@ -12,7 +12,7 @@
  * Per round: the unavailability seen by a probe that writes every 100 ms (first refusal or
  * failure to first success after it), and the time to the promotion and to the rejoin.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Store } from "../apps/server/src/db/connect.ts";
@@ -145,6 +145,8 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
 export async function runFailover(options: FailoverOptions): Promise<FailoverRun> {
   const started = Date.now();
   const temp = mkdtempSync(join(tmpdir(), "satang-failover-"));
+  // The cluster runs as the postgres user (when the harness is root): it must reach its directory.
+  chmodSync(temp, 0o711);
   const cluster = new FailoverCluster(join(temp, "cluster"), options.basePort + 100);
   const servers = [0, 1].map(
     (i) =>

@@ -92,15 +92,6 @@ describe("backup and restore of the embedded store", () => {
   const servers: Server[] = [];
   after(async () => {
     for (const server of servers) await server.stop().catch(() => {});
-    setTimeout(() => {
-      const handles = (process as unknown as { getActiveResourcesInfo(): string[] })
-        .getActiveResourcesInfo()
-        .map((name) => ({ constructor: { name } }));
-      console.error(
-        "HANDLES",
-        handles.map((h) => h.constructor.name + " " + String((h as { fd?: number }).fd)),
-      );
-    }, 2000).unref();
   });
 
   it("a copy taken under load holds every payment acknowledged before it and restores to a consistent ledger", async () => {

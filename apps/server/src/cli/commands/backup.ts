@@ -105,15 +105,20 @@ async function runRestore(file: string, io: CliIo): Promise<void> {
   const source = resolve(file);
   if (!existsSync(source)) throw new ConfigError(`${source} does not exist`);
   const { lockDataDir } = await import("../../server.ts");
-  const { openStore } = await import("../../db/connect.ts");
+  const { PGlite } = await import("@electric-sql/pglite");
   const release = lockDataDir(config.dataDir); // refuses while a server runs on DATA_DIR
   try {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const current = join(config.dataDir, EMBEDDED_DATABASE_DIR);
     const incoming = `${current}.restoring-${stamp}`;
     try {
-      const store = await openStore({ dataDir: incoming, loadDataDir: new Blob([readFileSync(source)]) });
-      await store.close();
+      // Opened as it is, and asked for the table every Satang database has.
+      const lite = await PGlite.create({ dataDir: incoming, loadDataDir: new Blob([readFileSync(source)]) });
+      try {
+        await lite.query("select count(*) from merchants");
+      } finally {
+        await lite.close();
+      }
     } catch (error) {
       rmSync(incoming, { recursive: true, force: true });
       throw new ConfigError(`${source} is not a Satang backup that opens: ${(error as Error).message}`);
