@@ -166,10 +166,12 @@ export class FailoverCluster {
         ],
         `node${i + 1}.log`,
       );
-      // The first node initialises alone; the second then clones it as its standby.
+      // The first node initialises alone; the second then clones it as its standby. Its
+      // pg_basebackup waits for a checkpoint, spread over minutes by default: ask for it now.
       await this.waitFor(
         `node${i + 1}`,
         async () => {
+          if (i > 0) await this.nodeQuery(this.nodePorts[0], "checkpoint");
           const states = await this.states();
           return i === 0 ? states.some((s) => s.reported === "single") : this.healthy(states);
         },
@@ -193,6 +195,24 @@ export class FailoverCluster {
       return (await client.query<R>(text)).rows;
     } catch {
       return undefined;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  /** A statement on a node as postgres; false when it could not be run. */
+  async nodeQuery(port: number, text: string): Promise<boolean> {
+    const client = new pg.Client({
+      connectionString: this.nodeUrl(port, "postgres"),
+      connectionTimeoutMillis: 2_000,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query(text);
+      return true;
+    } catch {
+      return false;
     } finally {
       await client.end().catch(() => {});
     }
