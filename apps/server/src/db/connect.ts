@@ -151,56 +151,59 @@ export function postgresTarget(url: string, connectTimeoutMs: number): PostgresT
   return { connectionString: multi.urlFor(multi.hosts[0]!), Client: primaryClientClass(locator), locator };
 }
 
+/** PostgreSQL: a bounded pool, to the one host or to the primary among several (db/primary.ts). */
+function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: DatabaseBounds): Store {
+  const target = postgresTarget(databaseUrl, bounds.poolAcquireTimeoutMs);
+  const listenTarget = options.listenUrl
+    ? postgresTarget(options.listenUrl, bounds.poolAcquireTimeoutMs)
+    : target;
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    Client: target.Client,
+    max: options.poolSize ?? 10,
+    // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
+    // transactions blocked on one merchant's lock answers 503, it does not queue forever.
+    connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID
+          ? (value: string) => BigInt(value)
+          : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
+  // makes the pool emit "error"; unheard, that event would crash the process. The pool has
+  // already discarded the connection and the next query opens a new one, so there is
+  // nothing else to do here.
+  pool.on("error", () => {});
+  // A connection that drops while checked out (the database stops, a network cut) fails the
+  // query it was running, which the request answers with 503; the client also emits "error",
+  // which unheard would crash the process. The pool discards that client when it is released.
+  const names = options.preparedStatements === false ? undefined : new StatementNames();
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (names) nameStatements(client, names);
+  });
+  const changes = new ChangeFeed(
+    postgresListener(() => new listenTarget.Client({ connectionString: listenTarget.connectionString })),
+  );
+  const db = new Kysely<Database>({
+    dialect: new BoundedPostgresDialect({ pool }, bounds),
+    plugins: [new ChangeFeedPlugin(changes)],
+  });
+  registerStore(db, changes, bounds);
+  return {
+    db,
+    kind: "postgres",
+    reachable: (timeoutMs) => postgresReachable(target, timeoutMs),
+    changes,
+    close: () => closeBoth(changes, db),
+  };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const bounds = { ...DEFAULT_DATABASE_BOUNDS, ...options.bounds };
-  if (options.databaseUrl) {
-    const target = postgresTarget(options.databaseUrl, bounds.poolAcquireTimeoutMs);
-    const listenTarget = options.listenUrl
-      ? postgresTarget(options.listenUrl, bounds.poolAcquireTimeoutMs)
-      : target;
-    const pool = new pg.Pool({
-      connectionString: target.connectionString,
-      Client: target.Client,
-      max: options.poolSize ?? 10,
-      // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
-      // transactions blocked on one merchant's lock answers 503, it does not queue forever.
-      connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID
-            ? (value: string) => BigInt(value)
-            : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
-      },
-    });
-    // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
-    // makes the pool emit "error"; unheard, that event would crash the process. The pool has
-    // already discarded the connection and the next query opens a new one, so there is
-    // nothing else to do here.
-    pool.on("error", () => {});
-    // A connection that drops while checked out (the database stops, a network cut) fails the
-    // query it was running, which the request answers with 503; the client also emits "error",
-    // which unheard would crash the process. The pool discards that client when it is released.
-    const names = options.preparedStatements === false ? undefined : new StatementNames();
-    pool.on("connect", (client) => {
-      client.on("error", () => {});
-      if (names) nameStatements(client, names);
-    });
-    const changes = new ChangeFeed(
-      postgresListener(() => new listenTarget.Client({ connectionString: listenTarget.connectionString })),
-    );
-    const db = new Kysely<Database>({
-      dialect: new BoundedPostgresDialect({ pool }, bounds),
-      plugins: [new ChangeFeedPlugin(changes)],
-    });
-    registerStore(db, changes, bounds);
-    return {
-      db,
-      kind: "postgres",
-      reachable: (timeoutMs) => postgresReachable(target, timeoutMs),
-      changes,
-      close: () => closeBoth(changes, db),
-    };
-  }
+  if (options.databaseUrl) return openPostgresStore(options.databaseUrl, options, bounds);
   const dataDir = options.memory ? undefined : (options.dataDir ?? "./data");
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const lite = await PGlite.create({
