@@ -326,7 +326,8 @@ export class FailoverCluster {
 
   private signal(keeper: Keeper, signal: NodeJS.Signals): void {
     const pid = keeper.child.pid;
-    if (pid === undefined) return;
+    // A keeper already gone is not signalled: its process group id may belong to another now.
+    if (pid === undefined || keeper.child.exitCode !== null || keeper.child.signalCode !== null) return;
     try {
       process.kill(-pid, signal);
     } catch {}
