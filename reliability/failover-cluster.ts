@@ -261,23 +261,6 @@ export class FailoverCluster {
     return join(this.dir, `node${index + 1}`);
   }
 
-  /**
-   * The node's machine "goes away": SIGKILL to its keeper and its postmaster together (a
-   * postmaster killed alone is restarted in place by its keeper within a second, often before
-   * the monitor would fail over). `restartNode` brings the keeper back, which rejoins.
-   */
-  killNode(port: number): void {
-    const pgdata = this.dataDirOf(port);
-    const keeper = this.keepers.find((k) => k.pgdata === pgdata && k.child.exitCode === null);
-    if (keeper) this.signal(keeper, "SIGKILL");
-    this.killPostmaster(port);
-  }
-
-  restartNode(port: number): void {
-    const pgdata = this.dataDirOf(port);
-    this.keep(pgdata, ["run", "--pgdata", pgdata], `${pgdata.split("/").pop()}.log`);
-  }
-
   /** SIGKILL to the node's postmaster (its keeper then restarts it, as a standby if demoted). */
   killPostmaster(port: number): void {
     const pidFile = join(this.dataDirOf(port), "postmaster.pid");

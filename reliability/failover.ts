@@ -3,8 +3,8 @@
  * monitor, a primary and its synchronous standby on this machine (failover-cluster.ts), two API
  * processes (`serve --no-workers`) and a worker (`worker`) on the multi-host DATABASE_URL, the
  * chaos harness's mixed workload against both APIs; then round after round the primary is lost
- * (odd rounds: its postmaster and its keeper SIGKILLed, as when the machine goes; even rounds:
- * its data directory made unreadable and its postmaster killed), the engine promotes the standby, the old primary rejoins as a
+ * (odd rounds: its postmaster SIGKILLed; even rounds: its data directory made unreadable and
+ * its postmaster killed), the engine promotes the standby, the old primary rejoins as a
  * standby (made readable again first), and the next round waits for the pair to be healthy.
  * Afterwards every invariant of the chaos harness is checked on the new primary, including
  * that every write acknowledged before or during a switch is there.
@@ -110,7 +110,7 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
   if (oldPrimary === undefined) throw new Error("no primary before the round");
   await sleep(1_000 + Math.random() * 1_000);
   const lostAt = Date.now();
-  if (fault === "sigkill") cluster.killNode(oldPrimary);
+  if (fault === "sigkill") cluster.killPostmaster(oldPrimary);
   else cluster.breakDataDir(oldPrimary);
   let newPrimary = oldPrimary;
   const promotedMs = await cluster.waitFor(
@@ -124,7 +124,6 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
   // Let the probe see the service on the new primary.
   await sleep(3_000);
   if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
-  else cluster.restartNode(oldPrimary);
   const rejoinedMs = await cluster.waitFor(
     "the old primary to rejoin as a standby",
     async () => cluster.healthy(await cluster.states()),
