@@ -304,7 +304,7 @@ export class FailoverCluster {
       }
     }
     await sleep(500);
-    rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
+    if (!process.env.FAILOVER_KEEP_LOGS) rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
   }
 
   private signal(keeper: Keeper, signal: NodeJS.Signals): void {
