@@ -6,7 +6,7 @@
  *   top             app.ts server.ts bootstrap.ts deps.ts main.ts cli/
  *   orchestration   lifecycle/ jobs/ sandbox/ hosted/ dashboard/ admin/ ops/ payout-desk/
  *   adapters        providers/
- *   resources       payments/ withdraws/ events/ balance/ reports/
+ *   resources       payments/ withdraws/ refunds/ events/ balance/ reports/
  *   core            merchants/ integrations/ ledger/ events/outbox.ts events/store.ts
  *   infrastructure  lib/ db/ http/ config.ts data-dir.ts
  */
@@ -14,8 +14,15 @@ const SRC = "^apps/server/src/";
 const layer = (...parts) => `${SRC}(${parts.join("|")})`;
 
 const INFRASTRUCTURE = layer("lib/", "db/", "http/", "config\\.ts$", "data-dir\\.ts$");
-const CORE = layer("merchants/", "integrations/", "ledger/", "events/outbox\\.ts$", "events/store\\.ts$");
-const RESOURCES = layer("payments/", "withdraws/", "events/", "balance/", "reports/");
+const CORE = layer(
+  "merchants/",
+  "integrations/",
+  "ledger/",
+  "audit/",
+  "events/outbox\\.ts$",
+  "events/store\\.ts$",
+);
+const RESOURCES = layer("payments/", "withdraws/", "refunds/", "events/", "balance/", "reports/");
 const ADAPTERS = layer("providers/");
 const ORCHESTRATION = layer(
   "lifecycle/",

@@ -161,13 +161,14 @@ function unique(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now()}-${sequence}`;
 }
 
+/** A create for a customer of its own: with PromptPay reuse on (the merchant's default), a new payment. */
 function paymentBody(): string {
   return JSON.stringify({
     amount: "100.00",
     referenceId: unique("count-pay"),
     paymentMethod: "promptpay",
     customerBankAccountName: "Somchai Jaidee",
-    customerBankAccountNumber: "1234567890",
+    customerBankAccountNumber: String(1_000_000_000 + sequence),
     customerBankCode: "004",
   });
 }
@@ -205,7 +206,6 @@ export async function countRequests(
       name: "Count Shop",
       promptpayId: "0812345678",
       collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Count Shop" },
-      promptpayReuse: false,
     });
     await adjustWallet(deps, merchant.id, { amountSatang: 100_000_000n, reason: "bench funding" });
     const { apiKey, apiSecret } = await createIntegration(deps, merchant.id);
@@ -233,7 +233,9 @@ export async function countRequests(
     const created = await send("POST", "/api/v1/payments", paymentBody());
     const paymentId = (created.json() as { data: { id: string } }).data.id;
     const results = [
-      await measure("create payment", () => send("POST", "/api/v1/payments", paymentBody())),
+      await measure("create payment (default merchant, reuse on)", () =>
+        send("POST", "/api/v1/payments", paymentBody()),
+      ),
       await measure("retrieve payment", () => send("GET", `/api/v1/payments/${paymentId}`)),
       // A v1 read's signature is recorded, so that no write can use it later (docs/authentication.md).
       await measure("retrieve payment, v1 signed", () =>

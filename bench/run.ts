@@ -17,7 +17,7 @@ import { countRequests } from "./count.ts";
 import { type Context, settingsOf } from "./lib/context.ts";
 import { createBenchDatabase, DEFAULT_BENCH_URL, settle } from "./lib/database.ts";
 import { printRows, type Row } from "./lib/report.ts";
-import { startServer, stopServer } from "./lib/servers.ts";
+import { startServe, startServer, stopServer } from "./lib/servers.ts";
 import { openBench } from "./lib/setup.ts";
 import { runCreate } from "./scenarios/create.ts";
 import { runEmbedded } from "./scenarios/embedded.ts";
@@ -67,7 +67,7 @@ process.env.BENCH_DATABASE_URL = database.url;
 const bench = await openBench(database.url);
 await migrateToLatest(bench.store.db);
 const baseline = await startServer("baseline");
-const satang = await startServer("satang");
+const satang = await startServe(database.url);
 const ctx: Context = { settings, bench, baseline, satang, rows: [], figures: {}, log };
 try {
   await scenarios(ctx, database.url, serverUrl);

@@ -4,14 +4,14 @@
  *
  * - `baseline` (PostgreSQL): a bare Fastify whose endpoints each run one named prepared
  *   statement: `POST /rows` INSERTs a payment-sized row, `GET /rows/:id` SELECTs one by key.
- * - `satang`: the real service with one funded merchant (PromptPay reuse off), folding the
- *   kept totals in the background as `serve` does. On the
+ * - `satang` (lab): the service's app built here, not through `satang serve` (bench/lib/servers.ts
+ *   starts that one), with one funded merchant with the defaults, folding the kept totals in the
+ *   background as `serve` does. R8 uses it (the embedded store, a pool of one). On the
  *   database of BENCH_DATABASE_URL, or embedded in memory when it is unset or
  *   BENCH_STORE=embedded. BENCH_POOL_SIZE sets the pool (default 10). Started with an IPC
  *   channel, it answers `tx-times` with the BEGIN-to-COMMIT times (ms) since the last ask, and
  *   `statements` with the number of statements it sent to PostgreSQL since the last ask.
  */
-import { performance } from "node:perf_hooks";
 import Fastify from "fastify";
 import pg from "pg";
 import { buildApp } from "../apps/server/src/app.ts";
@@ -25,6 +25,7 @@ import { startWorkers } from "../apps/server/src/jobs/runner.ts";
 import { adjustWallet } from "../apps/server/src/ledger/adjustments.ts";
 import { SecretBox } from "../apps/server/src/lib/crypto.ts";
 import { createMerchant } from "../apps/server/src/merchants/service.ts";
+import { countStatements } from "./lib/instrument.ts";
 import { BENCH_SECRET_KEY } from "./lib/setup.ts";
 
 const mode = process.argv[2] ?? "satang";
@@ -64,39 +65,8 @@ async function serveBaseline(url: string): Promise<void> {
   console.log(JSON.stringify({ port: portOf(app.server), rowId: seeded.rows[0].id }));
 }
 
-/** BEGIN-to-COMMIT times of this process's PostgreSQL transactions, for the serial bound (R5). */
-const transactionTimes: number[] = [];
-/** Statements this process has sent to PostgreSQL (BEGIN and COMMIT included) since the last ask. */
-let statementsSent = 0;
-function timeTransactions(): void {
-  const started = new WeakMap<object, number>();
-  const original = pg.Client.prototype.query as unknown as (...args: unknown[]) => unknown;
-  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: object, ...args: unknown[]) {
-    statementsSent += 1;
-    const text = typeof args[0] === "string" ? args[0] : "";
-    if (/^(begin|start transaction)\b/i.test(text)) started.set(this, performance.now());
-    else if (/^commit\b/i.test(text) && started.has(this)) {
-      const begun = started.get(this)!;
-      started.delete(this);
-      const result = original.apply(this, args) as Promise<unknown>;
-      return result.then((value) => {
-        transactionTimes.push(performance.now() - begun);
-        return value;
-      });
-    }
-    return original.apply(this, args);
-  };
-  process.on("message", (message) => {
-    if (message === "tx-times") process.send?.({ txTimes: transactionTimes.splice(0) });
-    if (message === "statements") {
-      process.send?.({ statements: statementsSent });
-      statementsSent = 0;
-    }
-  });
-}
-
 async function serveSatang(): Promise<void> {
-  if (process.send) timeTransactions();
+  if (process.send) countStatements();
   const store = await openStore(
     databaseUrl
       ? { databaseUrl, poolSize, preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== "off" }
@@ -114,7 +84,6 @@ async function serveSatang(): Promise<void> {
     name: "Bench Shop",
     promptpayId: "0812345678",
     collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Bench Shop" },
-    promptpayReuse: false,
   });
   await adjustWallet(deps, merchant.id, { amountSatang: 10_000_000_000n, reason: "bench funding" });
   const integration = await createIntegration(deps, merchant.id);

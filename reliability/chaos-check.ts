@@ -58,11 +58,13 @@ async function holdsConsistent(db: Db): Promise<InvariantResult> {
     sql<{ merchant_id: string; held: bigint; open: bigint }>`
       select a.merchant_id, a.balance_satang as held,
         coalesce((select sum(w.amount_satang) from withdraws w where w.merchant_id = a.merchant_id
-          and w.status in ('awaiting_verification', 'pending', 'processing')), 0)::bigint as open
+          and w.status in ('awaiting_verification', 'pending', 'processing')), 0)::bigint
+        + coalesce((select sum(r.amount_satang) from refunds r where r.merchant_id = a.merchant_id
+          and r.status in ('pending', 'processing')), 0)::bigint as open
       from ledger_accounts a where a.kind = 'wallet_held'`,
   );
   return result(
-    "holds consistent with withdraw states (held = sum of open withdraws)",
+    "holds consistent with withdraw and refund states (held = open withdraws + open refunds)",
     list.length,
     list
       .filter((r) => BigInt(r.held) !== BigInt(r.open))
@@ -100,7 +102,9 @@ async function oneRecordPerKey(db: Db, tally: Tally): Promise<InvariantResult> {
     sql<{ what: string; key: string }>`
       select 'payment' as what, idempotency_key as key from payments group by merchant_id, idempotency_key having count(*) > 1
       union all
-      select 'withdraw', idempotency_key from withdraws group by merchant_id, idempotency_key having count(*) > 1`,
+      select 'withdraw', idempotency_key from withdraws group by merchant_id, idempotency_key having count(*) > 1
+      union all
+      select 'refund', idempotency_key from refunds group by merchant_id, idempotency_key having count(*) > 1`,
   );
   return result("one record per idempotency key", tally.idsByKey.size, [
     ...duplicates.map((d) => `${d.what} key ${d.key} has several records`),
@@ -139,17 +143,24 @@ async function onePayoutPerWithdraw(db: Db): Promise<InvariantResult> {
 
 async function acknowledgedPresent(db: Db, tally: Tally): Promise<InvariantResult> {
   const problems: string[] = [];
-  const byKind = { payment: new Map<string, bigint>(), withdraw: new Map<string, bigint>() };
-  for (const table of ["payments", "withdraws"] as const) {
+  const byKind = {
+    payment: new Map<string, bigint>(),
+    withdraw: new Map<string, bigint>(),
+    refund: new Map<string, bigint>(),
+  };
+  for (const [table, kind] of [
+    ["payments", "payment"],
+    ["withdraws", "withdraw"],
+    ["refunds", "refund"],
+  ] as const) {
     const found = await rows(
       db,
       sql<{ id: string; amount: bigint }>`select id, amount_satang as amount from ${sql.table(table)}`,
     );
-    const map = table === "payments" ? byKind.payment : byKind.withdraw;
-    for (const row of found) map.set(row.id, BigInt(row.amount));
+    for (const row of found) byKind[kind].set(row.id, BigInt(row.amount));
   }
   // A workload whose creates of one kind all fail checks nothing about that kind: it fails too.
-  for (const kind of ["payment", "withdraw"] as const) {
+  for (const kind of ["payment", "withdraw", "refund"] as const) {
     if (!tally.acknowledged.some((ack) => ack.kind === kind))
       problems.push(`no ${kind} create was acknowledged`);
   }
@@ -166,6 +177,49 @@ async function acknowledgedPresent(db: Db, tally: Tally): Promise<InvariantResul
   );
 }
 
+/**
+ * Refunds (CONTRACT 16): the refunds of a payment that are not failed or canceled never add up to
+ * more than the payment, and equal the payment's kept refunded sum; a refund is paid at most once
+ * (one paid or late-success posting), exactly when it is succeeded.
+ */
+async function refundsWithinPayments(db: Db): Promise<InvariantResult> {
+  const over = await rows(
+    db,
+    sql<{ id: string; amount: bigint; refunded: bigint; kept: bigint }>`
+      select p.id, p.amount_satang as amount, p.refunded_satang as kept,
+        coalesce(sum(r.amount_satang) filter (where r.status not in ('failed', 'canceled')), 0)::bigint as refunded
+      from payments p join refunds r on r.payment_id = p.id
+      group by p.id, p.amount_satang, p.refunded_satang`,
+  );
+  const problems = over.flatMap((p) => [
+    ...(BigInt(p.refunded) > BigInt(p.amount)
+      ? [`payment ${p.id}: refunds ${p.refunded} > amount ${p.amount}`]
+      : []),
+    ...(BigInt(p.refunded) !== BigInt(p.kept)
+      ? [`payment ${p.id}: refunds ${p.refunded} != kept sum ${p.kept}`]
+      : []),
+  ]);
+  return result("a payment's refunds never exceed it (and equal its refunded sum)", over.length, problems);
+}
+
+async function refundsPaidOnce(db: Db): Promise<InvariantResult> {
+  const list = await rows(
+    db,
+    sql<{ id: string; status: string; paid: bigint }>`
+      select r.id, r.status, count(t.id)::bigint as paid from refunds r
+      left join ledger_transactions t on t.subject_type = 'refund' and t.subject_id = r.id
+        and t.kind in ('refund_paid', 'refund_late_success')
+      group by r.id, r.status`,
+  );
+  return result(
+    "a refund is paid at most once, exactly when it succeeded",
+    list.length,
+    list
+      .filter((r) => BigInt(r.paid) > 1n || (BigInt(r.paid) === 1n) !== (r.status === "succeeded"))
+      .map((r) => `refund ${r.id} (${r.status}) has ${r.paid} paid postings`),
+  );
+}
+
 export async function checkInvariants(
   db: Db,
   merchants: Merchant[],
@@ -178,5 +232,7 @@ export async function checkInvariants(
     await oneRecordPerKey(db, tally),
     await onePayoutPerWithdraw(db),
     await acknowledgedPresent(db, tally),
+    await refundsWithinPayments(db),
+    await refundsPaidOnce(db),
   ];
 }

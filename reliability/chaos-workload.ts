@@ -1,7 +1,9 @@
 /**
  * The chaos harness's mixed workload: merchants with limits and funded wallets, then workers
  * sending payments (create, simulate, idempotent retries), withdraws (create, cancel, operator
- * approve, idempotent retries), balance reads and webhook endpoints, while the server is killed.
+ * approve, idempotent retries), refunds of succeeded payments (create with idempotent retries,
+ * cancel, the simulated bank's outcomes), balance reads and webhook endpoints, while the server
+ * is killed.
  *
  * Every answer is counted by status; every acknowledged (2xx) write is remembered, so the
  * checks afterwards can find it in the database.
@@ -19,7 +21,7 @@ export interface Merchant {
 }
 
 export interface Acknowledged {
-  kind: "payment" | "withdraw";
+  kind: "payment" | "withdraw" | "refund";
   id: string;
   merchantId: string;
   idempotencyKey: string;
@@ -181,6 +183,9 @@ export async function createMerchants(
 interface Pools {
   payments: Array<{ merchant: Merchant; id: string }>;
   withdraws: Array<{ merchant: Merchant; id: string }>;
+  /** Payments the simulated customer paid, with their amounts: what refunds act on. */
+  succeeded: Array<{ merchant: Merchant; id: string; amountSatang: bigint }>;
+  refunds: Array<{ merchant: Merchant; id: string }>;
 }
 
 function paymentBody(idempotencyKey: string) {
@@ -237,21 +242,67 @@ async function createWithRetry(
   }
 }
 
+/**
+ * Refunds a succeeded payment by a random part of its amount (sometimes more than is left, which
+ * is refused), retrying like the other creates with the same key and body.
+ */
+async function refundWithRetry(client: Client, pools: Pools): Promise<void> {
+  const target = pick(pools.succeeded);
+  const idempotencyKey = key();
+  const amountSatang = 1n + BigInt(Math.floor(Math.random() * Number(target.amountSatang)));
+  const body = { amount: `${amountSatang}.00`, referenceId: idempotencyKey, reason: "chaos", idempotencyKey };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const answer = await client.send("POST", `/api/v1/payments/${target.id}/refunds`, body, target.merchant);
+    const id = answer?.body?.data?.id;
+    if (answer && answer.status >= 200 && answer.status < 300 && typeof id === "string") {
+      client.tally.remember({
+        kind: "refund",
+        id,
+        merchantId: target.merchant.id,
+        idempotencyKey,
+        amountSatang,
+      });
+      pools.refunds.push({ merchant: target.merchant, id });
+      return;
+    }
+    if (answer && answer.status !== 503) return;
+  }
+}
+
+/** The simulated bank moves a refund, or the merchant cancels it. */
+async function moveRefund(client: Client, pools: Pools): Promise<void> {
+  const target = pick(pools.refunds);
+  const roll = Math.random();
+  if (roll < 0.2) {
+    await client.send("POST", `/api/v1/refunds/${target.id}/cancel`, undefined, target.merchant);
+    return;
+  }
+  const outcome = roll < 0.35 ? "processing" : roll < 0.8 ? "succeeded" : "failed";
+  await client.send("POST", `/api/v1/sandbox/refunds/${target.id}/simulate`, { outcome }, target.merchant);
+}
+
+async function simulatePayment(client: Client, pools: Pools): Promise<void> {
+  const target = pick(pools.payments);
+  const answer = await client.send(
+    "POST",
+    `/api/v1/sandbox/payments/${target.id}/simulate`,
+    { outcome: "succeeded" },
+    target.merchant,
+  );
+  const amount = answer?.body?.data?.amount;
+  if (answer?.status === 200 && typeof amount === "string") {
+    pools.succeeded.push({ ...target, amountSatang: satangOf(amount) });
+  }
+}
+
 async function oneOperation(client: Client, merchants: Merchant[], pools: Pools): Promise<void> {
   const merchant = pick(merchants);
   const roll = Math.random();
-  if (roll < 0.25) return createWithRetry(client, merchant, "payment", pools);
-  if (roll < 0.45) return createWithRetry(client, merchant, "withdraw", pools);
-  if (roll < 0.6 && pools.payments.length > 0) {
-    const target = pick(pools.payments);
-    await client.send(
-      "POST",
-      `/api/v1/sandbox/payments/${target.id}/simulate`,
-      { outcome: "succeeded" },
-      target.merchant,
-    );
-    return;
-  }
+  if (roll < 0.2) return createWithRetry(client, merchant, "payment", pools);
+  if (roll < 0.35) return createWithRetry(client, merchant, "withdraw", pools);
+  if (roll < 0.48 && pools.payments.length > 0) return simulatePayment(client, pools);
+  if (roll < 0.56 && pools.succeeded.length > 0) return refundWithRetry(client, pools);
+  if (roll < 0.63 && pools.refunds.length > 0) return moveRefund(client, pools);
   if (roll < 0.68 && pools.withdraws.length > 0) {
     const target = pick(pools.withdraws);
     await client.send("POST", `/api/v1/withdraws/${target.id}/cancel`, undefined, target.merchant);
@@ -272,13 +323,15 @@ export async function runWorkload(
   workers: number,
   until: () => boolean,
 ): Promise<void> {
-  const pools: Pools = { payments: [], withdraws: [] };
+  const pools: Pools = { payments: [], withdraws: [], succeeded: [], refunds: [] };
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (!until()) {
         await oneOperation(client, merchants, pools);
         if (pools.payments.length > 500) pools.payments.splice(0, 250);
         if (pools.withdraws.length > 500) pools.withdraws.splice(0, 250);
+        if (pools.succeeded.length > 500) pools.succeeded.splice(0, 250);
+        if (pools.refunds.length > 500) pools.refunds.splice(0, 250);
       }
     }),
   );

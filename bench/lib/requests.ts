@@ -22,32 +22,67 @@ export function unique(prefix: string): string {
   return `${prefix}-${run}-${sequence}`;
 }
 
-function signed(credentials: Credentials, method: "GET" | "POST", path: string, body = ""): PlainRequest {
-  // v2, as the SDK client signs: a v1 read also records its signature (one insert). The time is
-  // the clock's: the SDK's own timestamps step one millisecond per request, and a load's
-  // requests are made ahead of it (lib/load.ts), faster than one per millisecond. Two writes
-  // in one millisecond still differ: their bodies carry unique references.
+/** How a request is signed: v1 as the README shows, v2 as the SDK's client does. */
+export type Signing = "v1" | "v2";
+
+/**
+ * Each request's timestamp is the clock's, minus a step of its own: the SDK's timestamps step
+ * one millisecond per request, and a load's requests are made ahead of it (lib/load.ts), faster
+ * than one per millisecond, so two v1 reads (whose signatures cover only the timestamp and the
+ * empty body) would otherwise carry one signature. Steps stay within 100 s of the tolerance's
+ * 300 s.
+ */
+let stamp = 0;
+function timestampOf(): number {
+  stamp += 1;
+  return Date.now() - (stamp % 100_000);
+}
+
+function signed(
+  credentials: Credentials,
+  method: "GET" | "POST",
+  path: string,
+  body: string,
+  signing: Signing,
+): PlainRequest {
   const headers: Record<string, string> = signRequest({
     ...credentials,
     body,
     method,
     path,
-    timestamp: Date.now(),
+    version: signing,
+    timestamp: timestampOf(),
   });
   if (body) headers["content-type"] = "application/json";
   return body ? { method, path, headers, body } : { method, path, headers };
 }
 
-export function createPayment(credentials: Credentials): PlainRequest {
+/** A customer account no other create of the run names: PromptPay reuse stays a new payment's. */
+let customer = 0;
+function customerAccount(): string {
+  customer += 1;
+  return String(1_000_000_000 + customer);
+}
+
+/**
+ * A promptpay create; each names a customer of its own (as a shop's checkouts do), so with
+ * PromptPay reuse on (the default) each is a new payment. `repeatCustomer` names one customer
+ * and amount for every request: after the first, each is a reuse.
+ */
+export function createPayment(
+  credentials: Credentials,
+  signing: Signing = "v2",
+  repeatCustomer = false,
+): PlainRequest {
   const body = JSON.stringify({
     amount: "10000.00",
     referenceId: unique("bench-pay"),
     paymentMethod: "promptpay",
     customerBankAccountName: "Somchai Jaidee",
-    customerBankAccountNumber: "1234567890",
+    customerBankAccountNumber: repeatCustomer ? "1234567890" : customerAccount(),
     customerBankCode: "004",
   });
-  return signed(credentials, "POST", "/api/v1/payments", body);
+  return signed(credentials, "POST", "/api/v1/payments", body, signing);
 }
 
 /**
@@ -65,11 +100,11 @@ export function createWithdraw(credentials: Credentials, amount = "10.00"): Plai
     customerBankAccountNumber: "123-456-7890",
     customerBankCode: "004",
   });
-  return signed(credentials, "POST", "/api/v1/withdraws", body);
+  return signed(credentials, "POST", "/api/v1/withdraws", body, "v2");
 }
 
-export function getSigned(credentials: Credentials, path: string): PlainRequest {
-  return signed(credentials, "GET", path);
+export function getSigned(credentials: Credentials, path: string, signing: Signing = "v2"): PlainRequest {
+  return signed(credentials, "GET", path, "", signing);
 }
 
 export function baselineInsert(): PlainRequest {

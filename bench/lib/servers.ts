@@ -1,10 +1,23 @@
-/** Starting and stopping bench/server.ts children, and what they report. */
+/**
+ * Starting and stopping the servers the bench loads, and what they report: the service
+ * through its real entrypoint (`startServe`: `satang serve` as `npm start` runs it), and
+ * bench/server.ts children (`startServer`: the baseline, and the lab build of the service).
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BENCH_SECRET_KEY } from "./setup.ts";
 
 const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
+const mainScript = fileURLToPath(new URL("../../apps/server/src/main.ts", import.meta.url));
+const instrumentPreload = fileURLToPath(new URL("../instrument-preload.ts", import.meta.url));
+
+/** The operator token the bench starts the service with (ADMIN_TOKEN). */
+export const BENCH_ADMIN_TOKEN = "bench-admin-token-000000";
 
 /** The V8 and Node flags the service's start script gives node (package.json "start"). */
 export const SERVER_NODE_FLAGS: string[] = (() => {
@@ -27,6 +40,112 @@ export interface Started {
   child: ChildProcess;
   info: ServerInfo;
   url: string;
+  /** Removed when the server stops (the data directory of `satang serve`). */
+  dataDir?: string;
+}
+
+/** BENCH_CPU_PROF=dir: the service writes a V8 CPU profile there when it stops (DevTools). */
+function profileFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  await once(probe, "close");
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+/** The operator API of a running service: the answer's data, or an error. */
+async function admin(
+  url: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<Record<string, string>> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { data?: Record<string, string> };
+  if (!response.ok || !json.data)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+async function ready(url: string, child: ChildProcess): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    if (child.exitCode !== null) throw new Error(`satang serve exited with code ${child.exitCode}`);
+    const answer = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (answer?.ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("satang serve was not ready within 60 s");
+}
+
+/**
+ * The service as `npm start` runs it: `node <the start script's flags> --import tsx
+ * apps/server/src/main.ts serve`, on the database `databaseUrl`, with its default settings
+ * (sandbox, workers on, logging at info, every hook and limit) but three: the operator token and
+ * the secret key (the service needs both), and RATE_LIMIT_PER_MINUTE (the default, 100 a minute
+ * per key in sandbox, would refuse the load). Its log lines go to /dev/null. One merchant is
+ * made through the operator API with its defaults (PromptPay reuse on), with an integration
+ * and a funded wallet. The only addition is the bench's preload, which counts statements.
+ */
+export async function startServe(databaseUrl: string): Promise<Started> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "satang-bench-"));
+  const child = spawn(
+    process.execPath,
+    [
+      ...SERVER_NODE_FLAGS,
+      ...profileFlags(),
+      "--import",
+      "tsx",
+      "--import",
+      instrumentPreload,
+      mainScript,
+      "serve",
+    ],
+    {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+        SECRET_KEY: BENCH_SECRET_KEY.toString("hex"),
+        RATE_LIMIT_PER_MINUTE: "10000000",
+      },
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await ready(url, child);
+  const merchant = await admin(url, "POST", "/admin/v1/merchants", {
+    name: "Bench Shop",
+    promptpayId: "0812345678",
+    collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Bench Shop" },
+  });
+  const integration = await admin(url, "POST", `/admin/v1/merchants/${merchant.id}/integrations`, {});
+  await admin(url, "POST", `/admin/v1/merchants/${merchant.id}/wallet/adjustments`, {
+    amount: "100000000.00",
+    reason: "bench funding",
+  });
+  const info: ServerInfo = {
+    port,
+    apiKey: integration.apiKey!,
+    apiSecret: integration.apiSecret!,
+    merchantId: merchant.id!,
+    rowId: "",
+  };
+  return { child, info, url, dataDir };
 }
 
 /** Starts `mode` with `env` added; resolves once it printed its JSON line. */
@@ -35,11 +154,7 @@ export async function startServer(
   env: Record<string, string> = {},
 ): Promise<Started> {
   // The V8 flags `npm start` gives the service (package.json), for both servers alike.
-  // BENCH_CPU_PROF=dir: the service writes a V8 CPU profile there when it stops (DevTools).
-  const profile =
-    mode === "satang" && process.env.BENCH_CPU_PROF
-      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-      : [];
+  const profile = mode === "satang" ? profileFlags() : [];
   const child = spawn(
     process.execPath,
     [...SERVER_NODE_FLAGS, ...profile, "--import", "tsx", serverScript, mode],
@@ -63,9 +178,11 @@ export async function startServer(
 }
 
 export async function stopServer(started: Started): Promise<void> {
-  if (started.child.exitCode !== null) return;
-  started.child.kill("SIGTERM");
-  await once(started.child, "exit");
+  if (started.child.exitCode === null) {
+    started.child.kill("SIGTERM");
+    await once(started.child, "exit");
+  }
+  if (started.dataDir) rmSync(started.dataDir, { recursive: true, force: true });
 }
 
 /** The peak resident set size of the server so far (Linux VmHWM), in MB. */

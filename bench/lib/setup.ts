@@ -44,7 +44,6 @@ async function wallet(deps: Deps, index: number, limited: boolean): Promise<Wall
     name: `Bench Wallet ${index}`,
     promptpayId: "0812345678",
     collectionAccount: { bankCode: "014", accountNumber: "1234567890", accountName: "Bench Wallet" },
-    promptpayReuse: false,
     ...(limited ? { dailyWithdrawLimitSatang: 10n ** 15n, monthlyWithdrawLimitSatang: 10n ** 16n } : {}),
   });
   await adjustWallet(deps, merchant.id, { amountSatang: 10_000_000_000n, reason: "bench funding" });
@@ -103,6 +102,8 @@ export function seedPayments(url: string, templateId: string, count: number): Pr
     status: "(ARRAY['expired', 'payment_failed', 'requires_action'])[g % 3 + 1]",
     collection_reference: "NULL",
     bank_transfer_reference: "NULL",
+    // Copies of one customer and amount: none holds the PromptPay reuse slot (migration 0095).
+    reuse_slot: "NULL",
     created_at: at,
     updated_at: at,
   });

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Runs the test suite: prepares one migrated database (a PGlite snapshot, or a PostgreSQL
-// template when TEST_DATABASE_URL is set), then runs every test file with node's test runner.
-// Arguments narrow the run to files whose path contains one of them.
+// template when TEST_DATABASE_URL is set), compiles the `satang` command (scripts/build.mjs) for
+// the server and CLI processes that tests start, then runs every test file on a few long-lived
+// worker processes (scripts/test-worker.mjs), each running file after file, so that loading the
+// application is paid per worker rather than per file. Arguments narrow the run to files whose
+// path contains one of them.
 //
-// Two files run at a time. A test (and a whole file) is cut off after 10 minutes: a bound that
-// catches a hang, not a speed goal, so the suite passes on a busy 2-core machine where one file
-// that spawns servers can take minutes. Where the time goes is printed at the end, per file.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+// A test is cut off after 10 minutes: a bound that catches a hang, not a speed goal. One line is
+// printed per file as it ends, every failure in full, and at the end each file's time and the
+// counts.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +51,9 @@ const LONGEST_FIRST = [
   "test/cli/dev.test.ts",
   "test/cli/money.test.ts",
 ];
+// Files that need a process of their own: they count what a module-level cache has built since
+// the process started, which other files in a shared worker would have added to.
+const OWN_PROCESS = ["test/db/list-pages.test.ts"];
 const rank = (file) => {
   const index = LONGEST_FIRST.indexOf(file);
   return index < 0 ? LONGEST_FIRST.length : index;
@@ -78,6 +84,14 @@ const env = {
 const store = process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 console.log(`# store: ${store}; ${files.length} test files, ${concurrency} at a time`);
 
+// Server and CLI processes that tests start run the compiled command (scripts/build.mjs).
+const built = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: root, encoding: "utf8" });
+if (built.status !== 0) {
+  process.stderr.write(built.stderr);
+  process.exit(built.status ?? 1);
+}
+env.SATANG_BUNDLE = built.stdout.trim();
+
 const prepare = spawnSync(process.execPath, ["--import", "tsx", "scripts/prepare-test-db.ts", snapshot], {
   cwd: root,
   env,
@@ -85,22 +99,8 @@ const prepare = spawnSync(process.execPath, ["--import", "tsx", "scripts/prepare
 });
 if (prepare.status !== 0) process.exit(prepare.status ?? 1);
 
-const run = spawnSync(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--test",
-    `--test-concurrency=${concurrency}`,
-    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
-    "--test-reporter=tap",
-    "--test-reporter-destination=stdout",
-    "--test-reporter=./scripts/file-times.mjs",
-    "--test-reporter-destination=stdout",
-    ...files,
-  ],
-  { cwd: root, env, stdio: "inherit" },
-);
+const started = Date.now();
+const outcome = await runWorkers(files, concurrency);
 rmSync(work, { recursive: true, force: true });
 if (process.env.TEST_DATABASE_URL) {
   spawnSync(process.execPath, ["--import", "tsx", "scripts/prepare-test-db.ts", "--drop"], {
@@ -109,4 +109,89 @@ if (process.env.TEST_DATABASE_URL) {
     stdio: "inherit",
   });
 }
-process.exit(run.status ?? 1);
+printSummary(outcome, (Date.now() - started) / 1000);
+process.exit(outcome.ok ? 0 : 1);
+
+// Runs the files on `count` worker processes (scripts/test-worker.mjs), handing each worker the
+// next file in the list when it asks, so that the longest files start first and no core idles
+// while files remain. A file of OWN_PROCESS runs alone in a fresh worker. Resolves with each
+// file's time and the workers' added-up counts.
+async function runWorkers(queue, count) {
+  const pending = [...queue];
+  const outcome = { ok: true, perFile: [], summaries: [], unrun: pending };
+  let started = 0;
+  const worker = () =>
+    new Promise((done) => {
+      const summary = join(work, `worker-${started++}.json`);
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
+          "--test-reporter=./scripts/test-progress.mjs",
+          "--test-reporter-destination=stdout",
+          "scripts/test-worker.mjs",
+        ],
+        {
+          cwd: root,
+          env: { ...env, SATANG_TEST_SUMMARY: summary },
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        },
+      );
+      let ran = 0;
+      let alone = false;
+      child.on("message", (message) => {
+        if (message.type === "done") outcome.perFile.push(message);
+        if (message.type !== "next") return;
+        const next = pending[0];
+        const own = next !== undefined && OWN_PROCESS.includes(next);
+        if (next === undefined || alone || (own && ran > 0)) {
+          child.send({ file: null });
+          return;
+        }
+        pending.shift();
+        ran += 1;
+        alone = own;
+        child.send({ file: next });
+      });
+      child.on("exit", (code, signal) => {
+        if (code !== 0) {
+          outcome.ok = false;
+          console.log(`# a test worker ended with ${signal ?? `exit code ${code}`}`);
+        }
+        if (existsSync(summary)) outcome.summaries.push(JSON.parse(readFileSync(summary, "utf8")));
+        else outcome.ok = false;
+        done(code === 0);
+      });
+    });
+  const slot = async () => {
+    while (pending.length > 0) if (!(await worker())) return;
+  };
+  await Promise.all(Array.from({ length: Math.min(count, queue.length) }, slot));
+  outcome.ok &&= outcome.summaries.every((s) => s.counts.fail === 0 && s.counts.cancelled === 0);
+  return outcome;
+}
+
+function printSummary(outcome, seconds) {
+  const counts = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  for (const summary of outcome.summaries) {
+    for (const key of Object.keys(counts)) counts[key] += summary.counts[key];
+  }
+  const rows = [...outcome.perFile].sort((a, b) => b.ms - a.ms);
+  const cpu = rows.reduce((sum, row) => sum + row.cpuMs, 0);
+  console.log(`# time per test file (wall, and the worker's CPU while it ran), ${rows.length} files`);
+  for (const row of rows) {
+    console.log(
+      `# ${(row.ms / 1000).toFixed(1).padStart(7)} s ${(row.cpuMs / 1000).toFixed(1).padStart(7)} s cpu  ${row.file}`,
+    );
+  }
+  for (const file of outcome.unrun) console.log(`# not run: ${file}`);
+  const failed = outcome.summaries.flatMap((summary) => summary.failures);
+  for (const name of failed) console.log(`# failed: ${name}`);
+  console.log(
+    `# tests ${counts.tests}, pass ${counts.pass}, fail ${counts.fail}, cancelled ${counts.cancelled}, ` +
+      `skipped ${counts.skipped}, todo ${counts.todo}; files ${rows.length}; ` +
+      `${seconds.toFixed(0)} s wall, ${(cpu / 1000).toFixed(0)} s CPU in the workers`,
+  );
+}

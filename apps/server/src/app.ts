@@ -3,11 +3,14 @@
  * requests and `main.ts` decides where to listen.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
+import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
+import { installAuditTrail } from "./audit/trail.ts";
 import { balanceRoutes } from "./balance/routes.ts";
 import { dashboardAdminRoutes } from "./dashboard/admin-routes.ts";
 import { dashboardApiRoutes } from "./dashboard/api-routes.ts";
@@ -40,6 +43,7 @@ import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
 import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
+import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -60,7 +64,10 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     // learns nothing from validation errors.
     operator.addHook("preValidation", adminAuthentication(deps));
     operator.addHook("preValidation", rejectUnparsedBody);
+    // Every state-changing operator route is audited under the credential's name (CONTRACT 2).
+    installAuditTrail(operator, { ...deps, actorOf: operatorAuditActor });
     await operator.register(adminRoutes(deps));
+    await operator.register(operatorTokenRoutes(deps));
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
     await operator.register(lifecycleAdminRoutes(deps));
@@ -131,6 +138,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(paymentRoutes(deps), { prefix: "/payments" });
       await api.register(withdrawRoutes(deps), { prefix: "/withdraws" });
       await api.register(balanceRoutes(deps), { prefix: "/balance" });
+      await api.register(refundRoutes(deps));
       // Sandbox only: in live these paths are unknown routes and answer 404 (CONTRACT 1).
       if (deps.config.env === "sandbox") await api.register(sandboxRoutes(deps), { prefix: "/sandbox" });
       await api.register(webhookEndpointRoutes(deps), { prefix: "/webhook-endpoints" });

@@ -17,24 +17,30 @@ import { ROUTES, type RouteName } from "./routes.ts";
 import type {
   Balance,
   CreatedPayment,
+  CreatedRefund,
   CreatedWithdraw,
   CreatePaymentParams,
+  CreateRefundParams,
   CreateWebhookEndpointParams,
   CreateWithdrawParams,
   EventWithDeliveries,
   ListEventsParams,
+  ListPaymentRefundsParams,
   ListPaymentsParams,
+  ListRefundsParams,
   ListWithdrawsParams,
   Page,
   PageParams,
   Payment,
   RedeliverParams,
   Redelivery,
+  Refund,
   RetrievePaymentParams,
   SandboxClock,
   SatangEvent,
   SettlementRun,
   SimulatedPaymentOutcome,
+  SimulatedRefundOutcome,
   SimulatedWithdrawOutcome,
   UpdateWebhookEndpointParams,
   WebhookEndpoint,
@@ -136,6 +142,42 @@ export class Payments extends Resource {
 
   /** Every payment matching the filters, page after page: `for await (const p of ...listAll())`. */
   listAll(params: ListPaymentsParams = {}): AsyncGenerator<Payment> {
+    return everyPage((p) => this.list(p), params);
+  }
+}
+
+export class Refunds extends Resource {
+  /**
+   * Refunds a succeeded payment, in whole or in part; retries reuse the call's idempotency key,
+   * as for payments. `replayed` is true when an earlier request with the same key made the refund.
+   */
+  async create(paymentId: string, params: CreateRefundParams): Promise<CreatedRefund> {
+    const { data, headers } = await this.answer<Refund>("refunds.create", {
+      params: { payment_id: paymentId },
+      body: { ...params, idempotencyKey: params.idempotencyKey ?? randomUUID() },
+    });
+    return { ...data, replayed: flag(headers, "idempotent-replayed") };
+  }
+
+  retrieve(id: string): Promise<Refund> {
+    return this.call("refunds.retrieve", { params: { refund_id: id } });
+  }
+
+  /** Cancels a pending refund; its amount becomes refundable again. */
+  cancel(id: string): Promise<Refund> {
+    return this.call("refunds.cancel", { params: { refund_id: id } });
+  }
+
+  list(params: ListRefundsParams = {}): Promise<Page<Refund>> {
+    return this.call("refunds.list", { query: params });
+  }
+
+  /** The refunds of one payment. */
+  listForPayment(paymentId: string, params: ListPaymentRefundsParams = {}): Promise<Page<Refund>> {
+    return this.call("refunds.listForPayment", { params: { payment_id: paymentId }, query: params });
+  }
+
+  listAll(params: ListRefundsParams = {}): AsyncGenerator<Refund> {
     return everyPage((p) => this.list(p), params);
   }
 }
@@ -249,6 +291,10 @@ export class Sandbox extends Resource {
     return this.call("sandbox.simulateWithdraw", { params: { id }, body: { outcome } });
   }
 
+  simulateRefund(id: string, outcome: SimulatedRefundOutcome): Promise<Refund> {
+    return this.call("sandbox.simulateRefund", { params: { refund_id: id }, body: { outcome } });
+  }
+
   /** Settles every succeeded payment whose settlement delay has passed, into the wallet. */
   runSettlements(): Promise<SettlementRun> {
     return this.call("sandbox.runSettlements");
@@ -280,6 +326,7 @@ export class Satang {
 
   readonly payments: Payments;
   readonly withdraws: Withdraws;
+  readonly refunds: Refunds;
   readonly balance: BalanceResource;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
@@ -304,6 +351,7 @@ export class Satang {
     });
     this.payments = new Payments(http);
     this.withdraws = new Withdraws(http);
+    this.refunds = new Refunds(http);
     this.balance = new BalanceResource(http);
     this.webhookEndpoints = new WebhookEndpoints(http);
     this.events = new Events(http);

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   AUTHENTICATION_ERROR: 401,
   WALLET_INACTIVE: 403,
+  FORBIDDEN: 403,
   RESOURCE_NOT_FOUND: 404,
   DUPLICATE_REFERENCE_ID: 409,
   STATE_CONFLICT: 409,
@@ -107,10 +108,20 @@ export class InvalidReferenceIdError extends SatangError<ErrorMetadataOf<"INVALI
 /** 400: not the 3-digit code of a bank operating in Thailand. */
 export class InvalidBankCodeError extends SatangError<ErrorMetadataOf<"INVALID_BANK_CODE">> {}
 
-/** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
-export type WithdrawLimitMetadata = ErrorMetadataOf<"INVALID_INPUT">;
-/** 400: the combined daily or monthly withdrawal limit would be exceeded. */
-export class InvalidInputError extends SatangError<WithdrawLimitMetadata> {}
+/**
+ * The daily or the monthly withdrawal limit, whichever the withdraw would exceed; or, for a
+ * refund, what its payment has left to refund (`refundable`) and the amount asked for.
+ */
+export type InvalidInputMetadata = ErrorMetadataOf<"INVALID_INPUT">;
+/** The withdrawal-limit forms of `InvalidInputMetadata`. */
+export type WithdrawLimitMetadata = Exclude<InvalidInputMetadata, { refundable: string }>;
+/** The refund form of `InvalidInputMetadata`. */
+export type RefundableMetadata = Extract<InvalidInputMetadata, { refundable: string }>;
+/**
+ * 400: the combined daily or monthly withdrawal limit would be exceeded, or a refund is larger
+ * than what its payment has left to refund.
+ */
+export class InvalidInputError extends SatangError<InvalidInputMetadata> {}
 
 /** 400: the available wallet is smaller than the withdraw. */
 export class InsufficientBalanceError extends SatangError<ErrorMetadataOf<"INSUFFICIENT_BALANCE">> {}
@@ -123,6 +134,8 @@ export class InvalidCredentialsError extends SatangError<ErrorMetadataOf<"INVALI
 export class AuthenticationError extends SatangError<ErrorMetadataOf<"AUTHENTICATION_ERROR">> {}
 /** 403: the wallet is frozen or closed, so no withdraw can start. */
 export class WalletInactiveError extends SatangError<ErrorMetadataOf<"WALLET_INACTIVE">> {}
+/** 403: a dashboard user's role may not do this, or an owner in live must enrol two-factor login first. */
+export class ForbiddenError extends SatangError<ErrorMetadataOf<"FORBIDDEN">> {}
 /** 404: no such record for this merchant (another merchant's id answers the same). */
 export class ResourceNotFoundError extends SatangError<ErrorMetadataOf<"RESOURCE_NOT_FOUND">> {}
 /** 409: referenceId was used before by this merchant, for this resource. */
@@ -184,6 +197,7 @@ export const ERROR_CLASSES: Record<ErrorCode, ErrorClass> = {
   INVALID_CREDENTIALS: InvalidCredentialsError,
   AUTHENTICATION_ERROR: AuthenticationError,
   WALLET_INACTIVE: WalletInactiveError,
+  FORBIDDEN: ForbiddenError,
   RESOURCE_NOT_FOUND: ResourceNotFoundError,
   DUPLICATE_REFERENCE_ID: DuplicateReferenceIdError,
   STATE_CONFLICT: StateConflictError,

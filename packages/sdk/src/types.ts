@@ -238,6 +238,72 @@ export const LIST_WITHDRAWS_FIELDS = fieldsOf<ListWithdrawsParams>({
   sortOrder: true,
 });
 
+// Refunds
+
+export type Refund = DataOf<"/api/v1/refunds/{refund_id}", "get">;
+/** What `refunds.create` answers: the refund, and whether it is an idempotent replay. */
+export type CreatedRefund = Refund & {
+  /** True when an earlier request with the same `idempotencyKey` created this refund. */
+  replayed: boolean;
+};
+export type RefundStatus = Refund["status"];
+export type CreateRefundParams = BodyOf<"/api/v1/payments/{payment_id}/refunds", "post">;
+export type ListRefundsParams = DateFilters<QueryOf<"/api/v1/refunds", "get">>;
+export type ListPaymentRefundsParams = DateFilters<QueryOf<"/api/v1/payments/{payment_id}/refunds", "get">>;
+
+export const REFUND_STATUSES = [
+  "pending",
+  "processing",
+  "succeeded",
+  "failed",
+  "canceled",
+] as const satisfies readonly RefundStatus[];
+
+export const REFUND_FIELDS = fieldsOf<Refund>({
+  id: true,
+  paymentId: true,
+  amount: true,
+  currency: true,
+  status: true,
+  referenceId: true,
+  reason: true,
+  metadata: true,
+  failureReason: true,
+  destination: true,
+  createdAt: true,
+  updatedAt: true,
+  succeededAt: true,
+  failedAt: true,
+  canceledAt: true,
+});
+export const CREATE_REFUND_FIELDS = fieldsOf<CreateRefundParams>({
+  amount: true,
+  referenceId: true,
+  reason: true,
+  idempotencyKey: true,
+  metadata: true,
+  destination: true,
+});
+export const LIST_REFUNDS_FIELDS = fieldsOf<ListRefundsParams>({
+  page: true,
+  limit: true,
+  status: true,
+  dateFrom: true,
+  dateTo: true,
+  sortBy: true,
+  sortOrder: true,
+  paymentId: true,
+});
+export const LIST_PAYMENT_REFUNDS_FIELDS = fieldsOf<ListPaymentRefundsParams>({
+  page: true,
+  limit: true,
+  status: true,
+  dateFrom: true,
+  dateTo: true,
+  sortBy: true,
+  sortOrder: true,
+});
+
 // Balance
 
 /** Amounts in satang as JSON numbers: `walletBalance` is available (held amounts excluded). */
@@ -274,6 +340,7 @@ type GeneratedEvent = ItemOf<"/api/v1/events">;
 export type EventType = GeneratedEvent["type"];
 export type PaymentEventType = Extract<EventType, `payment.${string}`>;
 export type WithdrawEventType = Extract<EventType, `withdraw.${string}`>;
+export type RefundEventType = Extract<EventType, `refund.${string}`>;
 
 export const PAYMENT_EVENT_TYPES = [
   "payment.received",
@@ -287,7 +354,13 @@ export const WITHDRAW_EVENT_TYPES = [
   "withdraw.failed",
   "withdraw.canceled",
 ] as const satisfies readonly WithdrawEventType[];
-export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...WITHDRAW_EVENT_TYPES] as const;
+export const REFUND_EVENT_TYPES = [
+  "refund.processing",
+  "refund.succeeded",
+  "refund.failed",
+  "refund.canceled",
+] as const satisfies readonly RefundEventType[];
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...WITHDRAW_EVENT_TYPES, ...REFUND_EVENT_TYPES] as const;
 
 /** An event of type T about record R: the generated event with `type` and `data.object` narrowed. */
 type EventOf<T extends EventType, R> = Omit<GeneratedEvent, "type" | "data"> & {
@@ -299,7 +372,8 @@ type EventOf<T extends EventType, R> = Omit<GeneratedEvent, "type" | "data"> & {
 /** What webhooks deliver and the events API lists; `type` tells which record `data.object` is. */
 export type SatangEvent =
   | { [T in PaymentEventType]: EventOf<T, Payment> }[PaymentEventType]
-  | { [T in WithdrawEventType]: EventOf<T, Withdraw> }[WithdrawEventType];
+  | { [T in WithdrawEventType]: EventOf<T, Withdraw> }[WithdrawEventType]
+  | { [T in RefundEventType]: EventOf<T, Refund> }[RefundEventType];
 export const EVENT_FIELDS = fieldsOf<SatangEvent>({ id: true, type: true, createdAt: true, data: true });
 
 type GeneratedEventWithDeliveries = DataOf<"/api/v1/events/{id}", "get">;
@@ -409,6 +483,8 @@ export type SimulatePaymentParams = BodyOf<"/api/v1/sandbox/payments/{id}/simula
 export type SimulateWithdrawParams = BodyOf<"/api/v1/sandbox/withdraws/{id}/simulate", "post">;
 export type SimulatedPaymentOutcome = SimulatePaymentParams["outcome"];
 export type SimulatedWithdrawOutcome = SimulateWithdrawParams["outcome"];
+export type SimulateRefundParams = BodyOf<"/api/v1/sandbox/refunds/{refund_id}/simulate", "post">;
+export type SimulatedRefundOutcome = SimulateRefundParams["outcome"];
 export type AdvanceClockParams = BodyOf<"/api/v1/sandbox/clock/advance", "post">;
 /** The merchant's business time. */
 export type SandboxClock = DataOf<"/api/v1/sandbox/clock", "get">;
@@ -416,6 +492,7 @@ export type SettlementRun = DataOf<"/api/v1/sandbox/settlements/run", "post">;
 
 export const SIMULATE_PAYMENT_FIELDS = fieldsOf<SimulatePaymentParams>({ outcome: true });
 export const SIMULATE_WITHDRAW_FIELDS = fieldsOf<SimulateWithdrawParams>({ outcome: true });
+export const SIMULATE_REFUND_FIELDS = fieldsOf<SimulateRefundParams>({ outcome: true });
 export const ADVANCE_CLOCK_FIELDS = fieldsOf<AdvanceClockParams>({ seconds: true });
 export const SANDBOX_CLOCK_FIELDS = fieldsOf<SandboxClock>({ now: true, offsetSeconds: true });
 export const SETTLEMENT_RUN_FIELDS = fieldsOf<SettlementRun>({ count: true, amount: true, payments: true });
@@ -434,6 +511,7 @@ type TypeChecks = [
   Holds<Same<(typeof PAYMENT_METHODS)[number], PaymentMethod>>,
   Holds<Same<(typeof RESPONSE_MODES)[number], ResponseMode>>,
   Holds<Same<(typeof WITHDRAW_STATUSES)[number], WithdrawStatus>>,
+  Holds<Same<(typeof REFUND_STATUSES)[number], RefundStatus>>,
   Holds<Same<(typeof DESTINATION_TYPES)[number], DestinationType>>,
   Holds<Same<(typeof WALLET_STATUSES)[number], WalletStatus>>,
   Holds<Same<(typeof SORT_ORDERS)[number], SortOrder>>,
@@ -442,6 +520,7 @@ type TypeChecks = [
   // Every page of every list has the same envelope.
   Holds<Same<Page<Payment>, DataOf<"/api/v1/payments", "get">>>,
   Holds<Same<Page<Withdraw>, DataOf<"/api/v1/withdraws", "get">>>,
+  Holds<Same<Page<Refund>, DataOf<"/api/v1/refunds", "get">>>,
   // The events' narrowing is a narrowing: a typed event is a generated event.
   Holds<SatangEvent extends GeneratedEvent ? true : false>,
   Holds<EventWithDeliveries extends GeneratedEventWithDeliveries ? true : false>,

@@ -14,7 +14,9 @@ import { registerExportCommand } from "./commands/export.ts";
 import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
+import { registerOperatorCommands } from "./commands/operator.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
+import { registerRefundCommands } from "./commands/refund.ts";
 import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
@@ -40,7 +42,9 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerUndecidedCommands,
   registerScbCommands,
   registerUserCommands,
+  registerOperatorCommands,
   registerListenCommand,
+  registerRefundCommands,
   registerTriggerCommand,
   registerClockCommands,
   registerExportCommand,

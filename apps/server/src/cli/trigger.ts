@@ -13,6 +13,7 @@ import {
   type EventType,
   fromSatangString,
   type Payment,
+  type Refund,
   type Satang,
   satangToBaht,
   toSatangString,
@@ -34,6 +35,7 @@ export interface TriggerResult {
   event: EventType;
   payment?: Payment;
   withdraw?: Withdraw;
+  refund?: Refund;
   /** Set when the trigger moved the test clock: how far ahead it was before and is after. */
   clock?: { offsetSecondsBefore: number; offsetSecondsAfter: number };
   steps: string[];
@@ -130,6 +132,51 @@ async function createWithdraw(options: TriggerOptions, steps: Steps): Promise<Wi
   return withdraw;
 }
 
+/** A withdraw the simulated bank takes, then pays or fails, as `event` says. */
+async function triggerWithdrawOutcome(options: TriggerOptions, steps: Steps): Promise<Withdraw> {
+  const { satang, event } = options;
+  let withdraw = await createWithdraw(options, steps);
+  const outcomes: Array<"processing" | "paid" | "failed"> =
+    event === "withdraw.paid"
+      ? ["processing", "paid"]
+      : event === "withdraw.processing"
+        ? ["processing"]
+        : ["failed"];
+  for (const outcome of outcomes) {
+    withdraw = await satang.sandbox.simulateWithdraw(withdraw.id, outcome);
+    steps.say(`Simulated the bank: ${outcome} (${withdraw.status})`);
+  }
+  return withdraw;
+}
+
+/**
+ * A refund of a payment the simulated customer paid, moved by the simulated bank as `event`
+ * says (refund.canceled: canceled by the merchant while pending).
+ */
+async function triggerRefund(options: TriggerOptions, steps: Steps): Promise<Refund> {
+  const { satang, event } = options;
+  const payment = await createPayment(options, steps, options.amount);
+  await satang.sandbox.simulatePayment(payment.id, "succeeded");
+  steps.say(`Simulated the customer paying ${payment.id} (succeeded; this emits payment.received)`);
+  let refund: Refund = await satang.refunds.create(payment.id, {
+    amount: options.amount,
+    referenceId: `cli-trigger-${Date.now()}-${suffix()}`,
+    reason: `satang trigger ${event}`,
+    metadata: { source: "satang trigger" },
+  });
+  steps.say(`Created refund ${refund.id} of ${thb(refund.amount)} (${refund.status})`);
+  if (event === "refund.canceled") {
+    refund = await satang.refunds.cancel(refund.id);
+    steps.say(`Canceled refund ${refund.id} (${refund.status})`);
+    return refund;
+  }
+  const outcome =
+    event === "refund.succeeded" ? "succeeded" : event === "refund.failed" ? "failed" : "processing";
+  refund = await satang.sandbox.simulateRefund(refund.id, outcome);
+  steps.say(`Simulated the bank: ${outcome} (${refund.status})`);
+  return refund;
+}
+
 async function waitForExpiry(options: TriggerOptions, steps: Steps, payment: Payment): Promise<Payment> {
   const deadline = Date.now() + EXPIRY_WAIT_MS;
   let current = await options.satang.payments.retrieve(payment.id);
@@ -204,30 +251,28 @@ export async function runTrigger(options: TriggerOptions): Promise<TriggerResult
     }
     case "withdraw.processing":
     case "withdraw.paid":
-    case "withdraw.failed": {
-      const withdraw = await createWithdraw(options, steps);
-      const outcomes: Array<"processing" | "paid" | "failed"> =
-        event === "withdraw.paid"
-          ? ["processing", "paid"]
-          : event === "withdraw.processing"
-            ? ["processing"]
-            : ["failed"];
-      result.withdraw = withdraw;
-      for (const outcome of outcomes) {
-        result.withdraw = await satang.sandbox.simulateWithdraw(withdraw.id, outcome);
-        steps.say(`Simulated the bank: ${outcome} (${result.withdraw.status})`);
-      }
+    case "withdraw.failed":
+      result.withdraw = await triggerWithdrawOutcome(options, steps);
       break;
-    }
     case "withdraw.canceled": {
       const withdraw = await createWithdraw(options, steps);
       result.withdraw = await satang.withdraws.cancel(withdraw.id);
       steps.say(`Canceled withdraw ${withdraw.id} (${result.withdraw.status})`);
       break;
     }
+    case "refund.processing":
+    case "refund.succeeded":
+    case "refund.failed":
+    case "refund.canceled":
+      result.refund = await triggerRefund(options, steps);
+      break;
   }
 
-  const subject = result.payment ? `payment ${result.payment.id}` : `withdraw ${result.withdraw?.id}`;
+  const subject = result.refund
+    ? `refund ${result.refund.id}`
+    : result.payment
+      ? `payment ${result.payment.id}`
+      : `withdraw ${result.withdraw?.id}`;
   steps.say(
     `Trigger succeeded: ${event} for ${subject}. See it with \`satang listen\` or GET /api/v1/events.`,
   );

@@ -1,16 +1,21 @@
 /**
  * The operator's side of the dashboard, mounted under /admin/v1 beside the other operator
- * routes (CONTRACT 2): create a dashboard user for a merchant.
+ * routes (CONTRACT 2): create a dashboard user for a merchant (with a role, CONTRACT 13), and
+ * reset a user's two-factor login when the authenticator is lost.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Db } from "../db/handles.ts";
+import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
+import { EmptyBody } from "../http/fields.ts";
+import { documented } from "../http/openapi-errors.ts";
 import type { Clock } from "../lib/clock.ts";
-import { CreateUserBody, MerchantIdParams, UserEnvelope } from "./schemas.ts";
+import { notFound } from "../lib/errors.ts";
+import { CreateUserBody, IdParams, MerchantIdParams, UserEnvelope } from "./schemas.ts";
+import { resetTwoFactor, type TwoFactorContext } from "./two-factor.ts";
 import { createDashboardUser } from "./users.ts";
 
-export function dashboardAdminRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsync {
+export function dashboardAdminRoutes(ctx: TwoFactorContext & { clock: Clock }): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -23,7 +28,9 @@ export function dashboardAdminRoutes(ctx: { db: Db; clock: Clock }): FastifyPlug
           operationId: "createDashboardUser",
           description:
             "The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). " +
-            "Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.",
+            "Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT. " +
+            "role: owner (default; everything, users included), developer (API keys, webhook endpoints, " +
+            "reads) or finance (reads and exports only).",
           params: MerchantIdParams,
           body: CreateUserBody,
           response: { 201: UserEnvelope },
@@ -33,6 +40,26 @@ export function dashboardAdminRoutes(ctx: { db: Db; clock: Clock }): FastifyPlug
         const user = await createDashboardUser(ctx, request.params.id, request.body);
         return reply.code(201).send(ok(user));
       },
+    );
+
+    app.post(
+      "/users/:id/two-factor/reset",
+      {
+        preValidation: emptyBodyAsObject,
+        schema: {
+          tags: ["admin"],
+          summary: "Reset a dashboard user's two-factor login (the user lost the authenticator)",
+          operationId: "resetTwoFactor",
+          description:
+            "Removes the user's TOTP authenticator: the next login needs only the password, and the " +
+            "user enrols again (an owner in live must, before anything else). Audited like every change.",
+          params: IdParams,
+          body: EmptyBody,
+          "x-errors": [documented("No dashboard user has this id", notFound("Dashboard user"))],
+          response: { 200: UserEnvelope },
+        },
+      },
+      async (request) => ok(await resetTwoFactor(ctx, request.params.id)),
     );
   };
 }

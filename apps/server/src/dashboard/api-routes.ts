@@ -19,6 +19,9 @@ import {
   IntegrationListEnvelope,
   PageQuery as IntegrationPageQuery,
 } from "../admin/schemas.ts";
+import { AuditLogEnvelope, MerchantAuditLogQuery } from "../audit/schemas.ts";
+import { listAuditLog } from "../audit/service.ts";
+import { installAuditTrail } from "../audit/trail.ts";
 import { BalanceEnvelope } from "../balance/schemas.ts";
 import { getBalance } from "../balance/service.ts";
 import { type EndpointContext, listEndpoints } from "../events/endpoints.ts";
@@ -46,13 +49,17 @@ import { ListWithdrawsQuery, WithdrawListEnvelope } from "../withdraws/schemas.t
 import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
+import { dashboardRefundRoutes } from "./refund-routes.ts";
+import { authorizeRole } from "./roles.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
-import { type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
+import { dashboardAuditActor, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
+import { userRoutes } from "./user-routes.ts";
 import { webhookEndpointRoutes } from "./webhook-routes.ts";
 
 /** What the dashboard's API uses: its sessions and the services of the records it shows. */
 type DashboardApiContext = SessionContext &
+  Pick<IntegrationContext, "clock"> &
   EventContext &
   EndpointContext &
   IntegrationContext &
@@ -64,7 +71,14 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     app.decorateRequest("dashboard", undefined);
     // The session check runs before the body is looked at, as the API's HMAC check does.
     app.addHook("preValidation", sessionAuthentication(ctx));
+    // The role check is the route's own (CONTRACT 13), before the body is looked at.
+    app.addHook("preValidation", authorizeRole);
     app.addHook("preValidation", rejectUnparsedBody);
+    installAuditTrail(plugin, {
+      ...ctx,
+      actorOf: dashboardAuditActor,
+      merchantOf: (r) => sessionOf(r).merchant.id,
+    });
     // Answers carry the merchant's data: no shared cache may keep them.
     app.addHook("onSend", async (_request, reply) => {
       reply.header("Cache-Control", "no-store");
@@ -86,6 +100,9 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     exportRoutes(app, ctx);
     webhookEndpointRoutes(app, ctx);
     overviewRoutes(app, ctx);
+    userRoutes(app, ctx);
+    auditLogRoute(app, ctx);
+    dashboardRefundRoutes(app, ctx);
     if (ctx.config.env === "sandbox") testClockRoutes(app, ctx);
   };
 }
@@ -102,15 +119,27 @@ function testClockRoutes(app: App, ctx: DashboardApiContext): void {
 }
 
 function meRoute(app: App, ctx: DashboardApiContext): void {
-  app.get("/me", { schema: { response: { 200: MeEnvelope } } }, async (request) => {
+  const config = { beforeTwoFactor: true };
+  app.get("/me", { config, schema: { response: { 200: MeEnvelope } } }, async (request) => {
     const session = sessionOf(request);
     return ok({
       user: session.user,
       merchant: { id: session.merchant.id, name: session.merchant.name },
       environment: ctx.config.env,
       expiresAt: session.expiresAt.toISOString(),
+      twoFactorRequired: session.twoFactorRequired,
     });
   });
+}
+
+/** The merchant's own audit entries (CONTRACT 2): its users' actions and the operators' on its records. */
+function auditLogRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/audit-log",
+    { schema: { querystring: MerchantAuditLogQuery, response: { 200: AuditLogEnvelope } } },
+    async (request) =>
+      ok(await listAuditLog(ctx, { ...request.query, merchantId: sessionOf(request).merchant.id })),
+  );
 }
 
 function balanceRoute(app: App, ctx: DashboardApiContext): void {

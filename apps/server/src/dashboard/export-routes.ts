@@ -2,7 +2,8 @@
  * The CSV exports from the dashboard: GET /dashboard/api/reports/{payments,withdraws,ledger}.csv
  * with the session's bearer token, the same query schemas and services as the public
  * /api/v1/reports routes (reports/), so columns, bounds and refusals are exactly the API's.
- * Registered inside dashboardApiRoutes, whose session hook guards them.
+ * Registered inside dashboardApiRoutes, whose session hook guards them. They pass the same export
+ * gate as the API (reports/export-gate.ts): a merchant's exports from both count together.
  */
 import type { App } from "../http/typed-app.ts";
 import { sendCsv } from "../reports/routes.ts";
@@ -12,15 +13,15 @@ import { sessionOf } from "./sessions.ts";
 
 export function exportRoutes(app: App, ctx: ReportContext): void {
   app.get("/reports/payments.csv", { schema: { querystring: PaymentsExportQuery } }, async (request, reply) =>
-    sendCsv(reply, await exportPayments(ctx, sessionOf(request).merchant, request.query)),
+    sendCsv(reply, () => exportPayments(ctx, sessionOf(request).merchant, request.query)),
   );
   app.get(
     "/reports/withdraws.csv",
     { schema: { querystring: WithdrawsExportQuery } },
     async (request, reply) =>
-      sendCsv(reply, await exportWithdraws(ctx, sessionOf(request).merchant, request.query)),
+      sendCsv(reply, () => exportWithdraws(ctx, sessionOf(request).merchant, request.query)),
   );
   app.get("/reports/ledger.csv", { schema: { querystring: LedgerExportQuery } }, async (request, reply) =>
-    sendCsv(reply, await exportLedger(ctx, sessionOf(request).merchant, request.query)),
+    sendCsv(reply, () => exportLedger(ctx, sessionOf(request).merchant, request.query)),
   );
 }

@@ -7,14 +7,17 @@
  * The files are the service's own (no CDN, no third-party front-end code) and are read once at
  * start. The Content-Security-Policy allows the page's own scripts, styles, images and API
  * calls and nothing else: no inline script, no eval, no framing, no form posting elsewhere.
+ * Images may also be data: URLs: the two-factor enrolment's QR code arrives as one in the API's
+ * answer (an image cannot run script, and no third party is reached).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
+import { sourceUrl } from "../lib/source-root.ts";
 
 /** Every file of assets/ the browser may load, by path: "app.js", "views/payments.js", ... */
-const ASSETS = readAssetFolder(new URL("./assets/", import.meta.url));
+const ASSETS = readAssetFolder(sourceUrl("dashboard/assets/"));
 /** The module the shell loads; it imports every other one. */
 const ENTRY = "app.js";
 
@@ -23,7 +26,7 @@ const DASHBOARD_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "font-src 'self'",
-  "img-src 'self'",
+  "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

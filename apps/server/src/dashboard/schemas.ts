@@ -19,6 +19,39 @@ const timestamp = (description: string) => Type.String({ format: "date-time", de
 const envelope = <T extends Parameters<typeof Type.Object>[0][string]>(data: T) =>
   Type.Object({ success: Type.Literal(true), data });
 
+/** Roles of dashboard users (CONTRACT 13). */
+export const DASHBOARD_ROLES = ["owner", "developer", "finance"] as const;
+
+function roleProperty() {
+  return stringEnum(DASHBOARD_ROLES, {
+    default: "owner",
+    description:
+      "owner: everything, users included; developer: API keys, webhook endpoints and reads; " +
+      "finance: reads and exports only. Default owner.",
+  });
+}
+
+export const ChangeRoleBody = Type.Object({ role: roleProperty() }, { additionalProperties: false });
+
+/** A TOTP code: 6 digits (RFC 6238). */
+const otpProperty = () =>
+  Type.String({
+    minLength: 1,
+    maxLength: 16,
+    description: "The current 6-digit code of the user's authenticator app.",
+    examples: ["492039"],
+  });
+
+export const TwoFactorConfirmBody = Type.Object({ otp: otpProperty() }, { additionalProperties: false });
+
+export const TwoFactorEnrolmentEnvelope = envelope(
+  Type.Object({
+    secret: Type.String({ description: "Base32 secret, for typing into an authenticator by hand." }),
+    otpauthUri: Type.String({ description: "otpauth://totp/... URI, the content of the QR code." }),
+    qrCode: Type.String({ description: "The otpauth URI as a QR code: a data:image/png;base64 URL." }),
+  }),
+);
+
 export const CreateUserBody = Type.Object(
   {
     email: Type.String({
@@ -33,6 +66,7 @@ export const CreateUserBody = Type.Object(
       description: `${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters; stored only as an argon2id hash`,
       [ERROR_MESSAGE_KEYWORD]: `must be ${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters long`,
     }),
+    role: Type.Optional(roleProperty()),
   },
   { additionalProperties: false },
 );
@@ -46,6 +80,7 @@ export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: DASHBOARD_EMAIL_LENGTH_MAX }),
     password: Type.String({ minLength: 1, maxLength: DASHBOARD_PASSWORD_LENGTH_MAX }),
+    otp: Type.Optional(otpProperty()),
   },
   { additionalProperties: false },
 );
@@ -58,10 +93,13 @@ const UserSchema = Type.Object({
   id: Type.String({ format: "uuid" }),
   merchantId: Type.String({ format: "uuid" }),
   email: Type.String(),
+  role: stringEnum(DASHBOARD_ROLES),
+  twoFactorEnabled: Type.Boolean({ description: "true once the user has enrolled a TOTP authenticator." }),
   createdAt: timestamp("Creation time"),
 });
 
 export const UserEnvelope = envelope(UserSchema);
+export const UserListEnvelope = envelope(Type.Array(UserSchema));
 
 export const LoginEnvelope = envelope(
   Type.Object({
@@ -81,6 +119,10 @@ export const MeEnvelope = envelope(
     merchant: Type.Object({ id: Type.String({ format: "uuid" }), name: Type.String() }),
     environment: stringEnum(["sandbox", "live"] as const),
     expiresAt: timestamp("When this session ends"),
+    twoFactorRequired: Type.Boolean({
+      description:
+        "true while this user must enrol two-factor login before anything else (an owner in live).",
+    }),
   }),
 );
 

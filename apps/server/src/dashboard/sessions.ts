@@ -11,10 +11,12 @@
  * - The dashboard API calls the same services as the public API, with the session's merchant.
  */
 import type { FastifyRequest } from "fastify";
+import type { AuditActor } from "../audit/service.ts";
+import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
-import { sha256Hex } from "../lib/crypto.ts";
+import { type SecretBox, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { newId, randomToken } from "../lib/ids.ts";
 import { DASHBOARD_SESSION_TOKEN_RANDOM_BYTES, DASHBOARD_SESSION_TTL_MS } from "../lib/limits.ts";
@@ -28,12 +30,18 @@ import {
   insertSession,
   revokeSession,
 } from "./store.ts";
+import { loginCodeAccepted } from "./two-factor.ts";
 import { normalizeEmail, type UserRecord, userView } from "./users.ts";
 
-/** What sessions use: the database, and real time (sessions and lockouts never follow a test clock). */
+/**
+ * What sessions use: the database, real time (sessions and lockouts never follow a test clock),
+ * the key that seals authenticator secrets, and the environment (live owners must enrol TOTP).
+ */
 export interface SessionContext {
   db: Db;
   wallClock: Clock;
+  secrets: SecretBox;
+  config: Pick<Config, "env">;
 }
 
 /** A logged-in person of a merchant: the request's session. */
@@ -42,6 +50,8 @@ export interface DashboardSession {
   expiresAt: Date;
   user: UserRecord;
   merchant: Merchant;
+  /** An owner in live without two-factor login: nothing but enrolment is allowed (CONTRACT 13). */
+  twoFactorRequired: boolean;
 }
 
 declare module "fastify" {
@@ -69,7 +79,7 @@ const ungated: PasswordCheckGate = (check) => check();
 
 export async function login(
   ctx: SessionContext,
-  input: { email: string; password: string },
+  input: { email: string; password: string; otp?: string | undefined },
   gate: PasswordCheckGate = ungated,
 ): Promise<LoginResult> {
   const email = normalizeEmail(input.email);
@@ -86,6 +96,8 @@ export async function login(
     throw error;
   }
   if (!user || !matches) throw invalidLogin();
+  // An enrolled user's missing or wrong code is a failed login like a wrong password: counted.
+  if (!(await loginCodeAccepted(ctx, user, input.otp))) throw invalidLogin();
   await attempt.succeeded();
 
   // Only someone who knows the password learns that the merchant is disabled.
@@ -120,13 +132,20 @@ export function sessionAuthentication(ctx: SessionContext) {
     if (!found) throw invalidSession();
     const merchant = await findMerchant(ctx.db, found.session.merchant_id);
     if (merchant?.status !== "active") throw merchantUnavailable();
+    const user = userView(found.user);
     request.dashboard = {
       sessionId: found.session.id,
       expiresAt: found.session.expires_at,
-      user: userView(found.user),
+      user,
       merchant,
+      twoFactorRequired: twoFactorRequired(ctx.config.env, user),
     };
   };
+}
+
+/** CONTRACT 13: in live, an owner must enrol two-factor login before anything but enrolment. */
+export function twoFactorRequired(env: Config["env"], user: UserRecord): boolean {
+  return env === "live" && user.role === "owner" && !user.twoFactorEnabled;
 }
 
 /** The session of a request that passed `sessionAuthentication`. */
@@ -137,4 +156,10 @@ export function sessionOf(request: FastifyRequest): DashboardSession {
 
 export async function logout(ctx: SessionContext, context: DashboardSession): Promise<void> {
   await revokeSession(ctx.db, context.sessionId, ctx.wallClock.now());
+}
+
+/** The audit log's actor of a dashboard request: the session's user. */
+export function dashboardAuditActor(request: FastifyRequest): AuditActor {
+  const user = sessionOf(request).user;
+  return { kind: "dashboard_user", id: user.id, name: user.email, via: "dashboard" };
 }

@@ -36,6 +36,73 @@ export async function findUserByEmail(
     .executeTakeFirst();
 }
 
+export async function findUserOfMerchant(
+  db: Db,
+  merchantId: string,
+  id: string,
+): Promise<DashboardUserRow | undefined> {
+  return db
+    .selectFrom("dashboard_users")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+}
+
+export async function findUserById(db: Db, id: string): Promise<DashboardUserRow | undefined> {
+  return db.selectFrom("dashboard_users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** A merchant's users, oldest first: a merchant has a handful, so the list is not paged. */
+export async function usersOfMerchant(db: Db, merchantId: string): Promise<DashboardUserRow[]> {
+  return db
+    .selectFrom("dashboard_users")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .execute();
+}
+
+/** Locks a merchant's owners (FOR UPDATE), so two role changes cannot both remove the last one. */
+export async function lockOwners(db: Db, merchantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("dashboard_users")
+    .select("id")
+    .where("merchant_id", "=", merchantId)
+    .where("role", "=", "owner")
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function updateUser(
+  db: Db,
+  id: string,
+  changes: Partial<
+    Pick<DashboardUserRow, "role" | "totp_secret" | "totp_pending_secret" | "totp_enabled_at" | "updated_at">
+  > & { totp_last_step?: bigint | null },
+): Promise<DashboardUserRow | undefined> {
+  return db
+    .updateTable("dashboard_users")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Records the step of an accepted code unless one at or after it was accepted (replay). */
+export async function claimTotpStep(db: Db, id: string, step: bigint): Promise<boolean> {
+  const result = await db
+    .updateTable("dashboard_users")
+    .set({ totp_last_step: step })
+    .where("id", "=", id)
+    .where((eb) => eb.or([eb("totp_last_step", "is", null), eb("totp_last_step", "<", step)]))
+    .executeTakeFirst();
+  return (result.numUpdatedRows ?? 0n) > 0n;
+}
+
 // Failed logins
 
 /**
@@ -85,9 +152,14 @@ export async function insertSession(db: Db, row: DashboardSessionRow): Promise<D
   return db.insertInto("dashboard_sessions").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+type SessionUser = Pick<
+  DashboardUserRow,
+  "id" | "merchant_id" | "email" | "created_at" | "role" | "totp_enabled_at"
+>;
+
 interface ActiveSession {
   session: DashboardSessionRow;
-  user: Pick<DashboardUserRow, "id" | "merchant_id" | "email" | "created_at">;
+  user: SessionUser;
 }
 
 /**
@@ -103,13 +175,18 @@ export async function findActiveSession(
     .selectFrom("dashboard_sessions as s")
     .innerJoin("dashboard_users as u", "u.id", "s.user_id")
     .selectAll("s")
-    .select(["u.email as user_email", "u.created_at as user_created_at"])
+    .select([
+      "u.email as user_email",
+      "u.created_at as user_created_at",
+      "u.role as user_role",
+      "u.totp_enabled_at as user_totp_enabled_at",
+    ])
     .where("s.token_sha256", "=", tokenSha256)
     .where("s.revoked_at", "is", null)
     .where("s.expires_at", ">", now)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { user_email, user_created_at, ...session } = row;
+  const { user_email, user_created_at, user_role, user_totp_enabled_at, ...session } = row;
   return {
     session,
     user: {
@@ -117,6 +194,8 @@ export async function findActiveSession(
       merchant_id: session.merchant_id,
       email: user_email,
       created_at: user_created_at,
+      role: user_role,
+      totp_enabled_at: user_totp_enabled_at,
     },
   };
 }

@@ -5,19 +5,21 @@
  * a login names exactly one merchant.
  */
 
-import type { Db } from "../db/handles.ts";
-import type { DashboardUserRow } from "../db/types.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
+import type { DashboardRole, DashboardUserRow } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
-import { AppError } from "../lib/errors.ts";
-import { newId } from "../lib/ids.ts";
+import { AppError, notFound } from "../lib/errors.ts";
+import { isUuid, newId } from "../lib/ids.ts";
 import { getMerchant } from "../merchants/service.ts";
 import { hashPassword } from "./passwords.ts";
-import { insertUserIfAbsent } from "./store.ts";
+import { findUserOfMerchant, insertUserIfAbsent, lockOwners, updateUser, usersOfMerchant } from "./store.ts";
 
 export interface UserRecord {
   id: string;
   merchantId: string;
   email: string;
+  role: DashboardRole;
+  twoFactorEnabled: boolean;
   createdAt: string;
 }
 
@@ -32,12 +34,14 @@ export function normalizeEmail(email: string): string {
 }
 
 export function userView(
-  row: Pick<DashboardUserRow, "id" | "merchant_id" | "email" | "created_at">,
+  row: Pick<DashboardUserRow, "id" | "merchant_id" | "email" | "created_at" | "role" | "totp_enabled_at">,
 ): UserRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
     email: row.email,
+    role: row.role,
+    twoFactorEnabled: row.totp_enabled_at !== null,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -45,7 +49,7 @@ export function userView(
 export async function createDashboardUser(
   ctx: { db: Db; clock: Clock },
   merchantId: string,
-  input: { email: string; password: string },
+  input: { email: string; password: string; role?: DashboardRole | undefined },
 ): Promise<UserRecord> {
   await getMerchant(ctx, merchantId);
   const email = input.email.trim();
@@ -61,6 +65,11 @@ export async function createDashboardUser(
     password_hash: passwordHash,
     created_at: now,
     updated_at: now,
+    role: input.role ?? "owner",
+    totp_secret: null,
+    totp_pending_secret: null,
+    totp_enabled_at: null,
+    totp_last_step: null,
   });
   if (!row) {
     throw new AppError("STATE_CONFLICT", "A dashboard user with this email already exists", {
@@ -69,4 +78,36 @@ export async function createDashboardUser(
     });
   }
   return userView(row);
+}
+
+export async function listUsers(ctx: { db: Db }, merchantId: string): Promise<UserRecord[]> {
+  return (await usersOfMerchant(ctx.db, merchantId)).map(userView);
+}
+
+const lastOwner = () =>
+  new AppError("STATE_CONFLICT", "A merchant keeps at least one owner: make another user owner first", {
+    reason: "last_owner",
+  });
+
+/**
+ * Changes a user's role (an owner's action). The merchant's owners are locked first, so two
+ * owners demoting each other at once cannot leave the merchant without one.
+ */
+export async function changeUserRole(
+  ctx: { db: Db; wallClock: Clock },
+  merchantId: string,
+  userId: string,
+  role: DashboardRole,
+): Promise<UserRecord> {
+  const missing = notFound("Dashboard user");
+  if (!isUuid(userId)) throw missing;
+  return withTransaction(ctx.db, async (trx) => {
+    const owners = await lockOwners(trx, merchantId);
+    const user = await findUserOfMerchant(trx, merchantId, userId);
+    if (!user) throw missing;
+    if (user.role === "owner" && role !== "owner" && owners.length <= 1) throw lastOwner();
+    const updated = await updateUser(trx, userId, { role, updated_at: ctx.wallClock.now() });
+    if (!updated) throw missing;
+    return userView(updated);
+  });
 }

@@ -182,14 +182,18 @@ export function postgresListener(newClient: () => pg.Client) {
 export function pgliteListener(lite: PGlite, pool: { connect(): Promise<{ release(): void }> }) {
   return async (feed: ChangeFeed): Promise<() => Promise<void>> => {
     const connection = await pool.connect();
+    let unlisten: () => Promise<void>;
     try {
-      await lite.listen(CHANGES_CHANNEL, (payload) => feed.emit(payload || "*"));
+      unlisten = await lite.listen(CHANGES_CHANNEL, (payload) => feed.emit(payload || "*"));
     } finally {
       connection.release();
     }
     feed.setLive(true);
-    // The session ends with the store, and its LISTEN with it.
-    return async () => {};
+    // Usually the session ends with the store, and its LISTEN with it; a database that outlives
+    // the store (tests reuse one) stops calling this feed.
+    return async () => {
+      if (!lite.closed) await unlisten();
+    };
   };
 }
 

@@ -25,6 +25,9 @@ import type { Database } from "./types.ts";
 
 const INT8_OID = 20;
 
+/** How the embedded store reads values: bigint columns (money in satang) as bigint. */
+export const EMBEDDED_PARSERS = { [INT8_OID]: (value: string) => BigInt(value) };
+
 export type DatabaseKind = "postgres" | "embedded";
 
 export interface Store {
@@ -52,6 +55,11 @@ interface StoreOptions {
   loadDataDir?: Blob;
   /** In-memory embedded database (tests). */
   memory?: boolean;
+  /**
+   * An open embedded database to use instead of opening one, which the caller owns: closing the
+   * store leaves it open (tests reuse one database for several stores, db/test helpers).
+   */
+  embedded?: PGlite;
   poolSize?: number;
   /** Lock, statement and pool waits (DB_* settings); DEFAULT_DATABASE_BOUNDS when absent. */
   bounds?: Partial<DatabaseBounds>;
@@ -206,15 +214,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) return openPostgresStore(options.databaseUrl, options, bounds);
   const dataDir = options.memory ? undefined : (options.dataDir ?? "./data");
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const lite = await PGlite.create({
-    ...(dataDir ? { dataDir } : {}),
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    parsers: { [INT8_OID]: (value: string) => BigInt(value) },
-  });
+  const lite =
+    options.embedded ??
+    (await PGlite.create({
+      ...(dataDir ? { dataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      parsers: EMBEDDED_PARSERS,
+    }));
   const sync = dataDir && options.embeddedSync !== "off" ? new DataDirSync(dataDir) : undefined;
   const pool = new PGlitePool(lite, {
     acquireTimeoutMs: bounds.poolAcquireTimeoutMs,
     ...(sync ? { commitSync: sync } : {}),
+    ...(options.embedded ? { keepOpen: true } : {}),
   });
   const changes = new ChangeFeed(pgliteListener(lite, pool));
   const db = new Kysely<Database>({

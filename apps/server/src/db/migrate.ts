@@ -29,6 +29,9 @@ import { statements as payoutDeskRecords } from "./migrations/0081_payout_desk_r
 import { statements as webhookEndpointDisabled } from "./migrations/0083_webhook_endpoint_disabled.ts";
 import { statements as payoutUndecided } from "./migrations/0084_payout_undecided.ts";
 import { statements as scbCollection } from "./migrations/0085_scb_collection.ts";
+import { statements as refunds } from "./migrations/0086_refunds.ts";
+import { statements as audit } from "./migrations/0090_audit.ts";
+import { statements as promptpayReuseIndex } from "./migrations/0095_promptpay_reuse_index.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -51,6 +54,9 @@ const MIGRATIONS: Record<string, string[]> = {
   "0083_webhook_endpoint_disabled": webhookEndpointDisabled,
   "0085_scb_collection": scbCollection,
   "0084_payout_undecided": payoutUndecided,
+  "0090_audit": audit,
+  "0095_promptpay_reuse_index": promptpayReuseIndex,
+  "0086_refunds": refunds,
 };
 
 interface MigrationReport {

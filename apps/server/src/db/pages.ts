@@ -22,7 +22,7 @@ import type { CountedList, Database } from "./types.ts";
 type SortDirection = "asc" | "desc";
 
 /** How a page is ordered: one column and the `id` tie-break, both in `direction`. */
-interface Ordering {
+export interface Ordering {
   column: string;
   direction: SortDirection;
   /** Compare the column by bytes (text columns), not by the database's locale. */

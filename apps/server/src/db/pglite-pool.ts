@@ -26,6 +26,8 @@ export interface PGlitePoolOptions {
   acquireTimeoutMs?: number;
   /** Makes each commit that wrote durable before it is answered. */
   commitSync?: CommitSync;
+  /** Leaves the database open when the pool ends: its owner closes it (tests reuse one). */
+  keepOpen?: boolean;
 }
 
 /** Statements that end a transaction, and those that open one. */
@@ -67,7 +69,7 @@ export class PGlitePool implements PostgresPool {
   async end(): Promise<void> {
     await this.acquire(false);
     try {
-      if (!this.pg.closed) await this.pg.close();
+      if (!this.pg.closed && !this.settings.keepOpen) await this.pg.close();
     } finally {
       this.releaseConnection();
     }

@@ -6,7 +6,12 @@
  * signature used before fails the whole statement with a unique violation on this table and
  * nothing of the write is kept (`isReplayRecordConflict`).
  */
-import type { Insertable } from "kysely";
+import { type Insertable, sql } from "kysely";
+import { boundsOf } from "./bounds.ts";
+import { cachedStatement } from "./compiled.ts";
+import { PoolAcquireTimeoutError } from "./faults.ts";
+import type { Db } from "./handles.ts";
+import { StatementGroup } from "./statement-group.ts";
 import type { SignatureUsesTable } from "./types.ts";
 
 /** One signed write, recorded so that it is accepted once. */
@@ -32,4 +37,81 @@ export function isReplayRecordConflict(error: unknown): boolean {
   const fields = error as { code?: unknown; table?: unknown; constraint?: unknown } | null;
   if (fields?.code !== "23505") return false;
   return fields.table === "signature_uses" || fields.constraint === "signature_uses_pkey";
+}
+
+/** The most replay records in one grouped INSERT, and grouped INSERTs in flight, per store. */
+export const REPLAY_RECORD_GROUP_ITEMS_MAX = 64;
+export const REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX = 2;
+
+/** Replay records in one statement, whatever their number: the fields go as four arrays. */
+const recordUsesStatement = cachedStatement<
+  { apiKeys: string[]; timestamps: string[]; signatures: string[]; expiries: string[] },
+  { api_key: string; timestamp_ms: bigint | string; signature: string }
+>(["apiKeys", "timestamps", "signatures", "expiries"], (db, params) =>
+  db
+    .insertInto("signature_uses")
+    .columns(["api_key", "timestamp_ms", "signature", "expires_at"])
+    .expression(
+      sql`select * from unnest(${params.apiKeys}::text[], ${params.timestamps}::bigint[],
+        ${params.signatures}::text[], ${params.expiries}::timestamptz[])`,
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning(["api_key", "timestamp_ms", "signature"]),
+);
+
+const keyOf = (apiKey: string, timestampMs: bigint | string, signature: string) =>
+  `${apiKey}\n${String(timestampMs)}\n${signature}`;
+
+/**
+ * Records every use of `uses` in one `INSERT ... ON CONFLICT DO NOTHING`, committed on its own:
+ * for each, true when it was new. One signature twice in the list is new once, for the first.
+ */
+export async function recordUses(db: Db, uses: readonly SignatureUse[]): Promise<boolean[]> {
+  const { rows } = await recordUsesStatement.execute(db, {
+    apiKeys: uses.map((use) => use.apiKey),
+    timestamps: uses.map((use) => String(use.timestampMs)),
+    signatures: uses.map((use) => use.signature),
+    expiries: uses.map((use) => use.expiresAt.toISOString()),
+  });
+  const inserted = new Set(rows.map((row) => keyOf(row.api_key, row.timestamp_ms, row.signature)));
+  return uses.map((use) => {
+    const key = keyOf(use.apiKey, use.timestampMs, use.signature);
+    return inserted.delete(key);
+  });
+}
+
+/** Records one use on its own: false when the same signature was used before. */
+export async function recordUse(db: Db, use: SignatureUse): Promise<boolean> {
+  const result = await db
+    .insertInto("signature_uses")
+    .values(replayRecordRow(use))
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+const recordGroups = new WeakMap<Db, StatementGroup<SignatureUse, boolean>>();
+
+/**
+ * `recordUse`, sent together with the other replay records of this process that arrive at the
+ * same time (db/statement-group.ts): the same answer, one statement and one commit for the
+ * group. A v1-signed read records its signature this way (http/auth.ts), as do signed writes
+ * whose routes do not record it in their own transaction. On a transaction it runs alone, in it.
+ */
+export function recordUseGrouped(db: Db, use: SignatureUse): Promise<boolean> {
+  if (db.isTransaction) return recordUse(db, use);
+  let group = recordGroups.get(db);
+  if (!group) {
+    const { poolAcquireTimeoutMs } = boundsOf(db);
+    group = new StatementGroup({
+      runGroup: (uses) => recordUses(db, uses),
+      runOne: (one) => recordUse(db, one),
+      maxItems: REPLAY_RECORD_GROUP_ITEMS_MAX,
+      maxInFlight: REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX,
+      maxQueueWaitMs: poolAcquireTimeoutMs,
+      queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+    });
+    recordGroups.set(db, group);
+  }
+  return group.submit(use);
 }

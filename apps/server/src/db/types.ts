@@ -92,6 +92,15 @@ interface PaymentsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The ref1 of a live PromptPay payment's bill payment QR, unique in the deployment (0030). */
   collection_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * True on the payment PromptPay reuse returns for its customer and amount while it is open
+   * (unique index payments_promptpay_reuse, 0095); NULL otherwise. Optional on insert.
+   */
+  reuse_slot: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  /** The payment's refunds that are not failed or canceled, summed (0086); never above the amount. */
+  refunded_satang: ColumnType<bigint, bigint | undefined, bigint>;
+  /** The part of `refunded_satang` taken from the payment's own settlement (0086). */
+  refund_settlement_satang: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 interface ServerSettingsTable {
@@ -133,9 +142,13 @@ export const LEDGER_TRANSACTION_KINDS = [
   "withdraw_paid",
   "withdraw_late_success",
   "operator_adjustment",
+  "refund_hold",
+  "refund_release",
+  "refund_paid",
+  "refund_late_success",
 ] as const;
 export type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];
-export type LedgerSubjectType = "payment" | "withdraw" | "adjustment";
+export type LedgerSubjectType = "payment" | "withdraw" | "adjustment" | "refund";
 
 interface LedgerTransactionsTable {
   id: string;
@@ -207,14 +220,49 @@ export const EVENT_TYPES = [
   "withdraw.paid",
   "withdraw.failed",
   "withdraw.canceled",
+  "refund.processing",
+  "refund.succeeded",
+  "refund.failed",
+  "refund.canceled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EventObjectType = "payment" | "withdraw" | "refund";
+
+export const REFUND_STATUSES = ["pending", "processing", "succeeded", "failed", "canceled"] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+interface RefundsTable {
+  id: string;
+  merchant_id: string;
+  payment_id: string;
+  integration_id: string | null;
+  amount_satang: bigint;
+  /** The part taken from the payment's settlement; the rest was held from the wallet. */
+  settlement_part_satang: bigint;
+  currency: string;
+  status: RefundStatus;
+  reference_id: string;
+  reason: string | null;
+  metadata: Json;
+  failure_reason: string | null;
+  bank_code: string;
+  bank_account_number: string;
+  bank_account_name: string;
+  idempotency_key: string;
+  request_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  succeeded_at: Date | null;
+  failed_at: Date | null;
+  canceled_at: Date | null;
+}
 
 interface EventsTable {
   id: string;
   merchant_id: string;
   type: EventType;
-  object_type: "payment" | "withdraw";
+  object_type: EventObjectType;
   object_id: string;
   data: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
@@ -382,6 +430,42 @@ interface DashboardUsersTable {
   password_hash: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  role: ColumnType<DashboardRole, DashboardRole | undefined, DashboardRole>;
+  /** The authenticator's secret, sealed under SECRET_KEY; null until enrolment is confirmed. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_enabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  totp_last_step: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+}
+
+export type DashboardRole = "owner" | "developer" | "finance";
+
+interface OperatorTokensTable {
+  id: string;
+  name: string;
+  token_sha256: string;
+  token_prefix: string;
+  created_by: string;
+  created_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export type AuditActorKind = "admin_token" | "operator_token" | "dashboard_user";
+export type AuditVia = "api" | "cli" | "desk" | "dashboard";
+
+interface AuditLogTable {
+  id: string;
+  created_at: Timestamp;
+  actor_kind: AuditActorKind;
+  actor_id: string | null;
+  actor_name: string;
+  via: AuditVia;
+  action: string;
+  record_type: string;
+  record_id: string | null;
+  merchant_id: string | null;
+  request_id: string;
+  client_address: string;
 }
 
 /** A dashboard login (0007). Only the token's SHA-256 is stored; times are wall-clock. */
@@ -488,6 +572,7 @@ export interface Database extends ScbTables {
   ledger_entries: LedgerEntriesTable;
   withdraw_destinations: WithdrawDestinationsTable;
   withdraws: WithdrawsTable;
+  refunds: RefundsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
@@ -505,6 +590,8 @@ export interface Database extends ScbTables {
   list_count_changes: ListCountChangesTable;
   withdraw_day_totals: WithdrawDayTotalsTable;
   withdraw_day_changes: WithdrawDayChangesTable;
+  operator_tokens: OperatorTokensTable;
+  audit_log: AuditLogTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -516,12 +603,16 @@ export type NewPayment = Insertable<PaymentsTable>;
 export type WithdrawRow = Selectable<WithdrawsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewWithdraw = Insertable<WithdrawsTable>;
+export type RefundRow = Selectable<RefundsTable>;
+export type NewRefund = Insertable<RefundsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookDeliveryAttemptRow = Selectable<WebhookDeliveryAttemptsTable>;
 export type PayoutRow = Selectable<PayoutsTable>;
 export type ProviderAnomalyRow = Selectable<ProviderAnomaliesTable>;
 export type DashboardUserRow = Selectable<DashboardUsersTable>;
+export type OperatorTokenRow = Selectable<OperatorTokensTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
 export type DashboardSessionRow = Selectable<DashboardSessionsTable>;
 export type PayoutBatchRow = Selectable<PayoutBatchesTable>;
 export type PayoutBatchItemRow = Selectable<PayoutBatchItemsTable>;

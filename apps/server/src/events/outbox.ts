@@ -7,14 +7,14 @@
  */
 
 import type { Db } from "../db/handles.ts";
-import type { EventRow, EventType } from "../db/types.ts";
+import type { EventObjectType, EventRow, EventType } from "../db/types.ts";
 import { newId } from "../lib/ids.ts";
 import { insertDeliveriesForEvent } from "./store.ts";
 
 interface EventInput {
   merchantId: string;
   type: EventType;
-  objectType: "payment" | "withdraw";
+  objectType: EventObjectType;
   /** The full current record, exactly as the API returns it. */
   object: { id: string } & Record<string, unknown>;
   /** Business time of the change. */

@@ -19,6 +19,7 @@ import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import type { App } from "../http/typed-app.ts";
 import { isAppError } from "../lib/errors.ts";
+import { sourceUrl } from "../lib/source-root.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { chooseLang, type Lang } from "./i18n.ts";
 import { PAGE_CSS_HASH, renderNotFoundPage, renderPaymentPage } from "./page.ts";
@@ -44,7 +45,7 @@ interface Asset {
 }
 
 function asset(name: string, type: string): Asset {
-  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
+  const body = readFileSync(sourceUrl(`hosted/assets/${name}`), "utf8");
   return { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 16) };
 }
 

@@ -17,7 +17,10 @@
  * signature before its answer leaves (onSend), so a refused request cannot be replayed later
  * either. A v1 signature of a read is recorded too (a read may repeat it): v1 does not sign the
  * method or path, so an empty-body read's signature would otherwise authorize an empty-body
- * write. A v2 read signs its method and path and needs no record.
+ * write. A v2 read signs its method and path and needs no record. Records written on their own
+ * (a v1 read's, a write's outside its transaction) are grouped with the other records of the
+ * process that arrive at the same time: one INSERT and one commit for the group
+ * (db/replay-records.ts `recordUseGrouped`).
  */
 import { createHash, createHmac } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";

@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifySchema } from "fastify";
 import type { Config } from "../config.ts";
 import type { AppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES, RATE_LIMIT_WINDOW_MS, TIMESTAMP_TOLERANCE_MS } from "../lib/limits.ts";
+import { sourceUrl } from "../lib/source-root.ts";
 import { credentialsRefused, merchantUnavailable } from "./auth.ts";
 import { invalidJsonBody } from "./body.ts";
 import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
@@ -36,7 +37,7 @@ type SwaggerUiRequest = Record<string, unknown>;
 
 const OPENAPI_PATH = "/api/v1/openapi.json";
 /** The docs page's request-signing script (sandbox only), read once at start. */
-const DOCS_SIGNING_SCRIPT = readFileSync(new URL("./assets/docs-signing.js", import.meta.url), "utf8");
+const DOCS_SIGNING_SCRIPT = readFileSync(sourceUrl("http/assets/docs-signing.js"), "utf8");
 const DOCS_PREFIX = "/docs";
 
 /** The three headers of the HMAC authentication, each a scheme the operation requires together. */

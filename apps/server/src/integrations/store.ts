@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import { replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
+import { recordUseGrouped } from "../db/replay-records.ts";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { ApiKeys } from "../http/auth.ts";
 
@@ -109,16 +109,6 @@ type MissingMerchantColumn = Exclude<keyof Merchant, (typeof MERCHANT_COLUMNS)[n
 const merchantColumnsComplete: [MissingMerchantColumn] extends [never] ? true : MissingMerchantColumn = true;
 void merchantColumnsComplete;
 
-/** Records one use of a signed write; false when the same signature was used before. */
-async function recordSignatureUse(db: Db, use: SignatureUse): Promise<boolean> {
-  const result = await db
-    .insertInto("signature_uses")
-    .values(replayRecordRow(use))
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
-}
-
 async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
   await db.deleteFrom("signature_uses").where("expires_at", "<", now).execute();
 }
@@ -127,7 +117,7 @@ async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
 export function apiKeysOf(db: Db): ApiKeys {
   return {
     findByApiKey: (apiKey) => findByApiKey(db, apiKey),
-    recordUse: (use, trx) => recordSignatureUse(trx ?? db, use),
+    recordUse: (use, trx) => recordUseGrouped(trx ?? db, use),
     deleteExpiredUses: (now) => deleteExpiredSignatureUses(db, now),
   };
 }

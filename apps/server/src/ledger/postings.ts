@@ -329,3 +329,94 @@ export function postOperatorAdjustment(
     ],
   });
 }
+
+// Refunds (CONTRACT 16, docs/refunds.md). A refund's amount is held at create: the part the
+// payment still had awaiting settlement comes out of settlement pending (it never reaches the
+// wallet), the rest out of the available wallet. Paid consumes the hold; failed or canceled
+// puts each part back where it came from (`returnToSettlementSatang`: the settlement part when
+// the payment is still unsettled; once it has settled, that part goes to the wallet instead).
+
+interface RefundMovement {
+  merchantId: string;
+  refundId: string;
+  amountSatang: bigint;
+  at: Date;
+}
+
+/** Lines of the given accounts, leaving out zero amounts (a posting line is never zero). */
+function nonZeroLines(lines: PostingLine[]): PostingLine[] {
+  return lines.filter((line) => line.amountSatang !== 0n);
+}
+
+/** The hold of a new refund: `settlementPartSatang` from settlement pending, the rest from the wallet. */
+export function refundHold(input: RefundMovement & { settlementPartSatang: bigint }): Posting {
+  const x = positive(input.amountSatang, "refundHold");
+  const fromSettlement = input.settlementPartSatang;
+  if (fromSettlement < 0n || fromSettlement > x) throw new Error("refundHold: settlement part out of range");
+  return {
+    merchantId: input.merchantId,
+    kind: "refund_hold",
+    subject: { type: "refund", id: input.refundId },
+    at: input.at,
+    lines: nonZeroLines([
+      { account: "wallet_available", amountSatang: -(x - fromSettlement) },
+      { account: "wallet_held", amountSatang: x },
+      { account: "settlement_pending", amountSatang: -fromSettlement },
+    ]),
+  };
+}
+
+/** A refund ended without paying (failed, canceled): its hold returns where it came from. */
+export function postRefundRelease(
+  trx: Trx,
+  input: RefundMovement & { returnToSettlementSatang: bigint },
+): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postRefundRelease");
+  const toSettlement = input.returnToSettlementSatang;
+  if (toSettlement < 0n || toSettlement > x)
+    throw new Error("postRefundRelease: settlement part out of range");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "refund_release",
+    subject: { type: "refund", id: input.refundId },
+    at: input.at,
+    lines: nonZeroLines([
+      { account: "wallet_available", amountSatang: x - toSettlement },
+      { account: "wallet_held", amountSatang: -x },
+      { account: "settlement_pending", amountSatang: toSettlement },
+    ]),
+  });
+}
+
+/** A refund was paid to the customer: the hold is consumed through the payout rail. */
+export function postRefundPaid(trx: Trx, input: RefundMovement): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postRefundPaid");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "refund_paid",
+    subject: { type: "refund", id: input.refundId },
+    at: input.at,
+    lines: [
+      { account: "wallet_held", amountSatang: -x },
+      { account: "payout_clearing", amountSatang: x },
+    ],
+  });
+}
+
+/**
+ * A failed refund, whose hold was released, is reported paid late: the wallet is debited again.
+ * The caller checks the available wallet under the wallet lock first.
+ */
+export function postRefundLateSuccess(trx: Trx, input: RefundMovement): Promise<PostedTransaction> {
+  const x = positive(input.amountSatang, "postRefundLateSuccess");
+  return post(trx, {
+    merchantId: input.merchantId,
+    kind: "refund_late_success",
+    subject: { type: "refund", id: input.refundId },
+    at: input.at,
+    lines: [
+      { account: "wallet_available", amountSatang: -x },
+      { account: "payout_clearing", amountSatang: x },
+    ],
+  });
+}

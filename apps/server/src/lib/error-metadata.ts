@@ -22,8 +22,18 @@ const FieldMetadata = Type.Object(
   closed,
 );
 
-/** The daily or the monthly withdrawal limit, whichever the withdraw would exceed. */
-const WithdrawLimitMetadata = Type.Union([
+/**
+ * The daily or the monthly withdrawal limit, whichever the withdraw would exceed; or a refund
+ * larger than what its payment has left to refund (CONTRACT 16).
+ */
+const InvalidInputMetadata = Type.Union([
+  Type.Object(
+    {
+      refundable: decimal("What the payment has left to refund"),
+      amount: decimal("The refund's amount"),
+    },
+    closed,
+  ),
   Type.Object(
     {
       amount: decimal("The withdraw's amount"),
@@ -154,6 +164,22 @@ const StateConflictMetadata = Type.Union([
     closed,
   ),
   Type.Object({ field: Type.Literal("email"), reason: Type.Literal("email_taken") }, closed),
+  reasonOnly("name_taken"),
+  reasonOnly("last_owner"),
+  reasonOnly("no_pending_enrolment"),
+]);
+
+/** Why a dashboard user may not do this (CONTRACT 13). */
+const ForbiddenMetadata = Type.Union([
+  Type.Object(
+    {
+      reason: Type.Literal("role"),
+      role: Type.Enum(["owner", "developer", "finance"], { description: "The user's role" }),
+      allowedRoles: Type.Array(Type.String(), { description: "The roles that may do this" }),
+    },
+    closed,
+  ),
+  reasonOnly("two_factor_enrolment_required"),
 ]);
 
 const RateLimitMetadata = Type.Object(
@@ -181,11 +207,12 @@ export const ERROR_METADATA = {
   INVALID_CURRENCY: FieldMetadata,
   INVALID_REFERENCE_ID: FieldMetadata,
   INVALID_BANK_CODE: FieldMetadata,
-  INVALID_INPUT: WithdrawLimitMetadata,
+  INVALID_INPUT: InvalidInputMetadata,
   INSUFFICIENT_BALANCE: InsufficientBalanceMetadata,
   INVALID_CREDENTIALS: Type.Optional(InvalidCredentialsMetadata),
   AUTHENTICATION_ERROR: null,
   WALLET_INACTIVE: Type.Object({ walletStatus: Type.Enum(["frozen", "closed"]) }, closed),
+  FORBIDDEN: ForbiddenMetadata,
   RESOURCE_NOT_FOUND: null,
   DUPLICATE_REFERENCE_ID: FieldMetadata,
   STATE_CONFLICT: StateConflictMetadata,

@@ -37,7 +37,10 @@ export function idempotencyKeyMismatch(): AppError {
 }
 
 /** 409 for a referenceId another record of the merchant has. */
-export function duplicateReference(resource: "payment" | "withdraw", referenceId: string): AppError {
+export function duplicateReference(
+  resource: "payment" | "withdraw" | "refund",
+  referenceId: string,
+): AppError {
   return fieldError(
     "DUPLICATE_REFERENCE_ID",
     "referenceId",
@@ -50,7 +53,7 @@ export function duplicateReference(resource: "payment" | "withdraw", referenceId
  * the key decides first (replay, or 422), then the reference (409). Undefined when there are none.
  */
 export function settleAgainst<R extends IdempotentRecord>(
-  resource: "payment" | "withdraw",
+  resource: "payment" | "withdraw" | "refund",
   existing: R[],
   create: { idempotencyKey: string; referenceId: string; requestHash: string },
 ): R | undefined {

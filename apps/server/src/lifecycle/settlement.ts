@@ -1,5 +1,6 @@
 /**
- * Settlement (CONTRACT 8): a succeeded payment's amount waits in settlement pending until the
+ * Settlement (CONTRACT 8): a succeeded payment's amount (less what its refunds took from it,
+ * CONTRACT 16) waits in settlement pending until the
  * merchant's `settlementDelayHours` have passed since its capture, in the merchant's business
  * time; then it moves to the wallet (ledger `settle`) and `settled_at` is set, in one
  * transaction. Exactly at the delay it is due; a millisecond before, it is not.
@@ -49,19 +50,14 @@ export async function settleDuePayments(
     const settled: SettledPayment[] = [];
     for (const { row, offsetMs } of claimed) {
       const at = atOffset(now, offsetMs);
-      await settle(trx, {
-        merchantId: row.merchant_id,
-        paymentId: row.id,
-        amountSatang: row.amount_satang,
-        at,
-      });
+      // What refunds took from the payment's settlement never reaches the wallet (CONTRACT 16);
+      // the payment's row lock (the claim) keeps that part still while it is settled.
+      const amountSatang = row.amount_satang - row.refund_settlement_satang;
+      if (amountSatang > 0n) {
+        await settle(trx, { merchantId: row.merchant_id, paymentId: row.id, amountSatang, at });
+      }
       await markSettled(trx, row.id, at);
-      settled.push({
-        paymentId: row.id,
-        merchantId: row.merchant_id,
-        amountSatang: row.amount_satang,
-        settledAt: at,
-      });
+      settled.push({ paymentId: row.id, merchantId: row.merchant_id, amountSatang, settledAt: at });
     }
     return settled;
   });

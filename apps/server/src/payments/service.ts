@@ -6,9 +6,11 @@
  * Create checks, in order (CONTRACT 5): the body schema (in the route); rules the schema
  * cannot express; idempotent replay (same key and body -> the original record, 200; same key,
  * other body -> 422); duplicate referenceId (409); the merchant's setup for the method;
- * PromptPay reuse (200); insert (201). A create with fresh keys is first tried as one
- * statement (the insert with its replay record, `ON CONFLICT DO NOTHING`): it succeeds only
- * when no lookup could have found anything, so its answer is the one the rules give. Anything
+ * PromptPay reuse (200); insert (201). A create is first tried as one statement (the insert
+ * with its replay record, `ON CONFLICT DO NOTHING`): it succeeds only when no lookup could have
+ * found anything (the key, the reference, and for PromptPay reuse an open payment holding the
+ * customer's and amount's reuse slot, all unique indexes), so its answer is the one the rules
+ * give. Anything
  * else runs the checks inside one transaction, where the insert is `ON CONFLICT DO NOTHING`
  * followed by the same lookups again, so two processes racing with one key or one reference
  * end with one record: the loser reads the winner's row.
@@ -46,20 +48,22 @@ import type {
   ResponseMode,
 } from "./schemas.ts";
 import {
+  findCreateConflicts,
   findPayment,
   findPaymentByCollectionReference,
   findPaymentByReference,
   findPaymentGrouped,
   findPaymentsByKeyOrReference,
-  findReusablePromptPay,
+  findSlottedPromptPay,
+  giveUpReuseSlot,
   listPaymentRows,
-  lockPromptPayCustomer,
   SIGNATURE_USED,
 } from "./store.ts";
 import {
   createPaymentRow,
   createPaymentRowWithReplayRecord,
   expirePaymentIfDue,
+  isExpiryDue,
   movePayment,
 } from "./transitions.ts";
 import { paymentView, type ViewContext } from "./view.ts";
@@ -222,6 +226,7 @@ function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status
       collected?.qrPayload ?? (setup.proxy ? promptPayPayload(setup.proxy, checked.amountSatang) : null),
     collection_reference: collected?.reference ?? null,
     bank_transfer_reference: setup.collection ? shortReference(BANK_TRANSFER_REFERENCE_LENGTH) : null,
+    reuse_slot: reuses(merchant, body) ? true : null,
     redirect_url: method === "promptpay" ? integration.redirect_url : null,
     transfer_bank_code: setup.collection?.bankCode ?? null,
     transfer_account_number: setup.collection?.accountNumber ?? null,
@@ -235,26 +240,63 @@ function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status
   };
 }
 
+/** Whether PromptPay reuse applies to this create (docs/payments.md "PromptPay reuse"). */
+function reuses(merchant: Merchant, body: CreatePaymentBody): boolean {
+  return body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
+}
+
 /**
- * Inserts the payment. When nothing was inserted, a concurrent request committed a row with
- * one of our unique keys after the lookup (PostgreSQL waited for that commit, so the next
- * lookup, a new statement under READ COMMITTED, sees it): `settle` answers against it the same
- * way. What is left is a bank transfer reference already given to another payment of this
- * merchant, a collection reference (ref1) already given to any payment, or (vanishingly
- * rarely) a repeated UUID: draw again.
+ * The open payment PromptPay reuse returns for this create, if any: the one holding the reuse
+ * slot of the customer and amount (payments/store.ts), while its `expiresAt` is still ahead by
+ * the merchant's business time. One past it does not hold the slot any longer: waiting for the
+ * customer, it is expired now, as the expiry job would have (under its row lock, so two creates
+ * expire it once); in a status that does not expire (processing, requires_capture), it gives
+ * the slot up. Either way it leaves the unique index and the insert that follows can succeed.
+ */
+async function reusablePayment(
+  trx: Trx,
+  ctx: PaymentContext,
+  draft: PaymentDraft,
+): Promise<PaymentRow | undefined> {
+  const { merchant, body, checked, now } = draft;
+  const slotted = await findSlottedPromptPay(trx, {
+    merchantId: merchant.id,
+    bankCode: body.customerBankCode,
+    accountNumber: checked.accountNumber,
+    amountSatang: checked.amountSatang,
+  });
+  if (!slotted) return undefined;
+  if (slotted.expires_at !== null && slotted.expires_at.getTime() > now.getTime()) return slotted;
+  if (isExpiryDue(slotted, now)) await expirePaymentIfDue(trx, ctx, merchant.id, slotted.id);
+  else await giveUpReuseSlot(trx, slotted.id);
+  return undefined;
+}
+
+/**
+ * Reuses an open payment (when reuse applies) or inserts the payment. When nothing was
+ * inserted, a concurrent request committed a row with one of our unique keys after the lookup
+ * (PostgreSQL waited for that commit, so the next lookup, a new statement under READ
+ * COMMITTED, sees it): `settle` answers against it the same way, and a payment that took the
+ * reuse slot is found by the next turn's reuse lookup. What is left is a bank transfer
+ * reference already given to another payment of this merchant, a collection reference (ref1)
+ * already given to any payment, or (vanishingly rarely) a repeated UUID: draw again.
  */
 async function insertPayment(
   trx: Trx,
+  ctx: PaymentContext,
   draft: PaymentDraft,
   settle: () => Promise<PaymentRow | undefined>,
-): Promise<{ outcome: "created" | "replayed"; row: PaymentRow }> {
+): Promise<{ outcome: CreateOutcome; row: PaymentRow }> {
+  const reuse = reuses(draft.merchant, draft.body);
   for (let attempt = 0; attempt < BANK_TRANSFER_REFERENCE_ATTEMPTS_MAX; attempt += 1) {
+    const open = reuse ? await reusablePayment(trx, ctx, draft) : undefined;
+    if (open) return { outcome: "reused", row: open };
     const inserted = await createPaymentRow(trx, paymentRowOf(draft, newId()));
     if (inserted) return { outcome: "created", row: inserted };
     const later = await settle();
     if (later) return { outcome: "replayed", row: later };
   }
-  throw new Error("could not allocate a unique payment id and payment reference");
+  throw new Error("could not insert the payment: its unique keys stayed taken");
 }
 
 /** What every way of creating a payment works from: the checked body and its keys. */
@@ -273,8 +315,9 @@ interface CreateRequest {
  * request's replay record in one INSERT and one commit (payments/store.ts). Unique
  * constraints make that as safe as the lookups first: the insert succeeds only if no payment
  * of the merchant has the key or the reference. Answers undefined for everything else, which
- * the transaction below decides with the rules in their order (the insert found a key taken,
- * the merchant is not set up for the method, PromptPay reuse, a signature used before);
+ * the transaction below decides with the rules in their order (the insert found a key or the
+ * PromptPay reuse slot taken, the merchant is not set up for the method, a signature used
+ * before);
  * `recorded` then says whether the replay record committed already.
  */
 async function createInOneStatement(
@@ -283,8 +326,7 @@ async function createInOneStatement(
   replay: PendingReplay | undefined,
 ): Promise<{ result?: CreateResult; recorded: boolean }> {
   const { merchant, body } = request;
-  const reuse = body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
-  if (reuse || ctx.db.isTransaction) return { recorded: false };
+  if (ctx.db.isTransaction) return { recorded: false };
   let setup: MethodSetup;
   try {
     setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
@@ -318,34 +360,68 @@ export async function createPayment(
   };
   const atOnce = await createInOneStatement(ctx, request, replay);
   if (atOnce.result) return atOnce.result;
+  if (atOnce.recorded) {
+    const answered = await answerFromOneRead(ctx, request);
+    if (answered) return answered;
+  }
   return createInTransaction(ctx, request, atOnce.recorded ? undefined : replay);
 }
 
 /**
+ * The answer to a create whose one statement inserted nothing, when one read decides it: the
+ * payments holding its key or reference (replay 200, 422 or 409, as the rules in the
+ * transaction would answer) and, with PromptPay reuse, the open payment holding its reuse slot
+ * while its `expiresAt` is ahead (reused, 200). All in one statement and its one snapshot, with
+ * no transaction: these answers write nothing. Undefined for what needs a write (the slot's
+ * payment is past its `expiresAt`) or found nothing (the key's payment went away): the
+ * transaction decides those.
+ */
+async function answerFromOneRead(
+  ctx: PaymentContext,
+  request: CreateRequest,
+): Promise<CreateResult | undefined> {
+  const { merchant, body, checked, idempotencyKey, requestHash, view } = request;
+  const found = await findCreateConflicts(ctx.db, {
+    merchantId: merchant.id,
+    idempotencyKey,
+    referenceId: body.referenceId,
+    reuse: reuses(merchant, body)
+      ? {
+          bankCode: body.customerBankCode,
+          accountNumber: checked.accountNumber,
+          amountSatang: checked.amountSatang,
+        }
+      : undefined,
+  });
+  const earlier = settleAgainst("payment", found.byKey, {
+    idempotencyKey,
+    referenceId: body.referenceId,
+    requestHash,
+  });
+  if (earlier) return { outcome: "replayed", payment: view(earlier) };
+  const now = businessNow(ctx.clock, merchant.clock_offset_ms);
+  const open = found.slotted;
+  if (open?.expires_at && open.expires_at.getTime() > now.getTime())
+    return { outcome: "reused", payment: view(open) };
+  return undefined;
+}
+
+/**
  * The rules in their order, in one transaction: replay record, idempotent replay or duplicate
- * reference, the merchant's setup, PromptPay reuse (under the customer's lock), insert.
+ * reference, the merchant's setup, PromptPay reuse, insert.
  */
 async function createInTransaction(
   ctx: PaymentContext,
   request: CreateRequest,
   replay: PendingReplay | undefined,
 ): Promise<CreateResult> {
-  const { merchant, body, checked, idempotencyKey, requestHash, view } = request;
-  const reuse = body.paymentMethod === "promptpay" && merchant.promptpay_reuse;
+  const { merchant, body, idempotencyKey, requestHash, view } = request;
   return withTransaction(ctx.db, async (trx): Promise<CreateResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds. The signed request's replay record commits with the
     // payment (http/auth.ts).
     await replay?.recordIn(trx);
     const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-    const customer = {
-      merchantId: merchant.id,
-      bankCode: body.customerBankCode,
-      accountNumber: checked.accountNumber,
-      amountSatang: checked.amountSatang,
-    };
-    if (reuse) await lockPromptPayCustomer(trx, customer);
-
     const settle = async () =>
       settleAgainst(
         "payment",
@@ -356,12 +432,8 @@ async function createInTransaction(
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
 
     const setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
-    if (reuse) {
-      const open = await findReusablePromptPay(trx, { ...customer, now });
-      if (open) return { outcome: "reused", payment: view(open) };
-    }
     const draft = { ...request, setup, collector: ctx.collector, now };
-    const { outcome, row } = await insertPayment(trx, draft, settle);
+    const { outcome, row } = await insertPayment(trx, ctx, draft, settle);
     return { outcome, payment: view(row) };
   });
 }

@@ -6,7 +6,7 @@ import { CompiledQuery, sql } from "kysely";
 import { boundsOf } from "../db/bounds.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { PoolAcquireTimeoutError } from "../db/faults.ts";
-import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
+import { inFixedSet } from "../db/fixed-sets.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { runTogetherAndCommit, type Statement } from "../db/pg-driver.ts";
@@ -18,27 +18,6 @@ import type { ListParams } from "../http/list-query.ts";
 import type { PaymentSortField } from "./schemas.ts";
 import { OPEN_PAYMENT_STATUSES } from "./statuses.ts";
 import { PAYMENT_VIEW_COLUMNS, type PaymentViewRow } from "./view.ts";
-
-/**
- * Class id of the payments module's advisory locks. The two-key form of pg_advisory_xact_lock
- * lives in a key space apart from the one-key (bigint) form, so these locks cannot collide
- * with another module's; the class id keeps them apart from other two-key users.
- */
-const PAYMENTS_LOCK_CLASS = 0x5041_5931;
-
-/**
- * Serializes PromptPay creates for one merchant, customer account and amount until the
- * transaction ends, so two concurrent creates cannot both miss the reusable payment and both
- * insert. Different customers or amounts do not wait on each other (barring a hash collision,
- * which only costs a wait).
- */
-export async function lockPromptPayCustomer(
-  db: Db,
-  key: { merchantId: string; bankCode: string; accountNumber: string; amountSatang: bigint },
-): Promise<void> {
-  const text = `promptpay:${key.merchantId}:${key.bankCode}:${key.accountNumber}:${key.amountSatang}`;
-  await sql`select pg_advisory_xact_lock(${PAYMENTS_LOCK_CLASS}::int4, hashtext(${text}))`.execute(db);
-}
 
 /** Inserts unless a unique key (id, idempotency key, reference id, transfer reference) is taken. */
 export async function insertPaymentIfAbsent(db: Db, row: NewPayment): Promise<PaymentRow | undefined> {
@@ -53,7 +32,10 @@ export async function insertPaymentIfAbsent(db: Db, row: NewPayment): Promise<Pa
 /** The signed request's replay record was written before: nothing was inserted. */
 export const SIGNATURE_USED = "signature_used";
 
-/** Every column a create writes (`settled_at` is set by settlement, never at create). */
+/**
+ * Every column a create writes (`settled_at` is set by settlement, and the refunded sums by
+ * refunds, never at create).
+ */
 const NEW_PAYMENT_COLUMNS = [
   "id",
   "merchant_id",
@@ -75,6 +57,7 @@ const NEW_PAYMENT_COLUMNS = [
   "qr_payload",
   "collection_reference",
   "bank_transfer_reference",
+  "reuse_slot",
   "redirect_url",
   "transfer_bank_code",
   "transfer_account_number",
@@ -88,7 +71,10 @@ const NEW_PAYMENT_COLUMNS = [
 ] as const satisfies readonly (keyof NewPayment)[];
 
 /** Fails to compile when a payments column is missing from the list above. */
-type MissingPaymentColumn = Exclude<keyof NewPayment, (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at">;
+type MissingPaymentColumn = Exclude<
+  keyof NewPayment,
+  (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at" | "refunded_satang" | "refund_settlement_satang"
+>;
 const paymentColumnsComplete: [MissingPaymentColumn] extends [never] ? true : MissingPaymentColumn = true;
 void paymentColumnsComplete;
 
@@ -428,15 +414,45 @@ export async function findPaymentsByKeyOrReference(
     .execute();
 }
 
+/** The PromptPay reuse slot of a create: its customer account and amount. */
+export interface ReuseKey {
+  bankCode: string;
+  accountNumber: string;
+  amountSatang: bigint;
+}
+
 /**
- * The newest open PromptPay payment of this merchant for the same customer account and amount
- * that has not expired at `now` (the merchant's business time). Served by the partial index
- * payments_open_promptpay.
+ * What a create whose insert found a unique key taken looks for, in one statement (one
+ * snapshot): the payments holding its idempotency key or reference, and, when `reuse` is given,
+ * the open payment holding its PromptPay reuse slot.
  */
-export async function findReusablePromptPay(
+export async function findCreateConflicts(
   db: Db,
-  key: { merchantId: string; bankCode: string; accountNumber: string; amountSatang: bigint; now: Date },
-): Promise<PaymentRow | undefined> {
+  key: { merchantId: string; idempotencyKey: string; referenceId: string; reuse: ReuseKey | undefined },
+): Promise<{ byKey: PaymentRow[]; slotted: PaymentRow | undefined }> {
+  const byKeyQuery = db
+    .selectFrom("payments")
+    .selectAll()
+    .where("merchant_id", "=", key.merchantId)
+    .where((eb) =>
+      eb.or([eb("idempotency_key", "=", key.idempotencyKey), eb("reference_id", "=", key.referenceId)]),
+    );
+  if (!key.reuse) return { byKey: await byKeyQuery.execute(), slotted: undefined };
+  const rows = await byKeyQuery
+    .select(sql<boolean>`false`.as("__slotted"))
+    .unionAll(
+      slottedQuery(db, { merchantId: key.merchantId, ...key.reuse }).select(
+        sql<boolean>`true`.as("__slotted"),
+      ),
+    )
+    .execute();
+  const byKey = rows.filter((row) => !row.__slotted);
+  const slotted = rows.find((row) => row.__slotted);
+  const strip = ({ __slotted: _, ...row }: (typeof rows)[number]): PaymentRow => row;
+  return { byKey: byKey.map(strip), slotted: slotted && strip(slotted) };
+}
+
+function slottedQuery(db: Db, key: { merchantId: string } & ReuseKey) {
   return (
     db
       .selectFrom("payments")
@@ -446,14 +462,30 @@ export async function findReusablePromptPay(
       .where("customer_bank_account_number", "=", key.accountNumber)
       .where("amount_satang", "=", key.amountSatang)
       // Literals, so that every plan can use the partial index (db/fixed-sets.ts).
-      .where(isFixedValue("payment_method", "promptpay"))
+      .where(sql<boolean>`reuse_slot`)
       .where(inFixedSet("status", OPEN_PAYMENT_STATUSES))
-      .where("expires_at", ">", key.now)
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirst()
   );
+}
+
+/**
+ * The open PromptPay payment that holds the reuse slot of this merchant, customer account and
+ * amount (at most one: the unique index payments_promptpay_reuse, migration 0095), expired by
+ * its time or not: the caller decides.
+ */
+export async function findSlottedPromptPay(
+  db: Db,
+  key: { merchantId: string } & ReuseKey,
+): Promise<PaymentRow | undefined> {
+  return slottedQuery(db, key).executeTakeFirst();
+}
+
+/**
+ * Takes an open payment out of PromptPay reuse: one whose `expiresAt` has passed while it is in
+ * a status that does not expire (processing, requires_capture), so it is no longer reused and
+ * must not hold a new payment back. Its status and record do not change.
+ */
+export async function giveUpReuseSlot(db: Db, id: string): Promise<void> {
+  await db.updateTable("payments").set({ reuse_slot: null }).where("id", "=", id).execute();
 }
 
 /** Locks a payment for the rest of the transaction, read with its merchant's clock offset. */

@@ -14,8 +14,9 @@ import type { Config } from "../config.ts";
 import { preferredLang } from "../dashboard/page-routes.ts";
 import { thaiFontStylesheetHref } from "../http/fonts.ts";
 import { readAssetFolder, sendAsset } from "../http/static-assets.ts";
+import { sourceUrl } from "../lib/source-root.ts";
 
-const ASSETS = readAssetFolder(new URL("./assets/", import.meta.url));
+const ASSETS = readAssetFolder(sourceUrl("payout-desk/assets/"));
 
 const DESK_CSP = [
   "default-src 'none'",

@@ -10,6 +10,7 @@ import {
   LEDGER_TRANSACTION_KINDS,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
+  REFUND_STATUSES,
   WITHDRAW_STATUSES,
 } from "../db/types.ts";
 import { dateFromProperty, dateToProperty, stringEnum } from "../http/list-query.ts";
@@ -50,6 +51,15 @@ export const WithdrawsExportQuery = Type.Object({
   bom: Type.Optional(bom),
 });
 export type WithdrawsExportQuery = Static<typeof WithdrawsExportQuery>;
+
+export const RefundsExportQuery = Type.Object({
+  status: Type.Optional(stringEnum(REFUND_STATUSES)),
+  paymentId: Type.Optional(Type.String({ description: "Only this payment's refunds" })),
+  dateFrom,
+  dateTo,
+  bom: Type.Optional(bom),
+});
+export type RefundsExportQuery = Static<typeof RefundsExportQuery>;
 
 export const LedgerExportQuery = Type.Object({
   type: Type.Optional(

@@ -6,6 +6,11 @@
  * envelope before the first byte. The rest streams batch by batch (store.ts) through a Node
  * `Readable`, which waits for the client to take each chunk: memory stays one batch whatever
  * the number of rows.
+ *
+ * Every export passes the process's export gate (export-gate.ts): a merchant's third export at
+ * once answers 429 and the process's ninth 503, both with Retry-After and before any CSV byte;
+ * an admitted export reads each batch in a turn shared by all exports and yields the event loop
+ * between batches, so other merchants' requests are not stuck behind it.
  */
 import { Readable } from "node:stream";
 import type { Db } from "../db/handles.ts";
@@ -13,7 +18,9 @@ import type { Merchant } from "../db/types.ts";
 import { parseListQuery } from "../http/list-query.ts";
 import { maskAccountNumber } from "../lib/account-number.ts";
 import { findBank } from "../lib/bank-codes.ts";
+import type { Clock } from "../lib/clock.ts";
 import { fieldError } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
 import { EXPORT_BATCH_ROWS, EXPORT_RANGE_DAYS_MAX } from "../lib/limits.ts";
 import { formatThb } from "../lib/money.ts";
 import {
@@ -27,7 +34,13 @@ import {
   timeColumns,
   UTF8_BOM,
 } from "./csv.ts";
-import type { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "./schemas.ts";
+import { type ExportSlot, exportGateOf } from "./export-gate.ts";
+import type {
+  LedgerExportQuery,
+  PaymentsExportQuery,
+  RefundsExportQuery,
+  WithdrawsExportQuery,
+} from "./schemas.ts";
 import {
   type ExportWindow,
   type KeysetPosition,
@@ -35,15 +48,19 @@ import {
   ledgerExportBatch,
   type PaymentExportRow,
   paymentExportBatch,
+  type RefundExportRow,
+  refundExportBatch,
   type WithdrawExportRow,
   withdrawExportBatch,
 } from "./store.ts";
 
 export interface ReportContext {
   db: Db;
+  /** Real time, for the Retry-After of a refused export (never the sandbox clock). */
+  wallClock: Clock;
 }
 
-export const EXPORT_KINDS = ["payments", "withdraws", "ledger"] as const;
+export const EXPORT_KINDS = ["payments", "withdraws", "refunds", "ledger"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export interface CsvExport {
@@ -165,6 +182,46 @@ function withdrawCells(row: WithdrawExportRow): Cell[] {
   ];
 }
 
+const REFUND_COLUMNS = [
+  "refund_id",
+  "payment_id",
+  "reference_id",
+  "status",
+  "amount_thb",
+  "currency",
+  "reason",
+  "failure_reason",
+  "account_name",
+  "account_number",
+  "bank_code",
+  "bank",
+  ...timeColumns("created_at"),
+  ...timeColumns("succeeded_at"),
+  ...timeColumns("failed_at"),
+  ...timeColumns("canceled_at"),
+];
+
+function refundCells(row: RefundExportRow): Cell[] {
+  return [
+    textCell(row.id),
+    textCell(row.payment_id),
+    textCell(row.reference_id),
+    textCell(row.status),
+    thb(row.amount_satang),
+    textCell(row.currency),
+    textCell(row.reason),
+    textCell(row.failure_reason),
+    textCell(row.bank_account_name),
+    textCell(masked(row.bank_account_number)),
+    textCell(row.bank_code),
+    textCell(bankName(row.bank_code)),
+    ...timeCells(row.created_at),
+    ...timeCells(row.succeeded_at),
+    ...timeCells(row.failed_at),
+    ...timeCells(row.canceled_at),
+  ];
+}
+
 const LEDGER_COLUMNS = [
   "entry_id",
   "transaction_id",
@@ -204,21 +261,58 @@ const lastPosition = (rows: { id: string; created_at: Date }[]): KeysetPosition 
   return last ? { createdAt: last.created_at, id: last.id } : undefined;
 };
 
-async function* csvChunks<R extends { id: string; created_at: Date }>(
+/** One batch: its rows (for the next position) and their CSV text. */
+interface Batch<R> {
+  rows: R[];
+  text: string;
+}
+
+/** Reads the batch after `after` and prints it, in one of the gate's turns. */
+function readBatch<R extends { id: string; created_at: Date }>(
+  slot: ExportSlot,
   plan: ExportPlan<R>,
   window: ExportWindow,
-  first: R[],
+  after: KeysetPosition | undefined,
+): Promise<Batch<R>> {
+  return slot.read(async () => {
+    const rows = await plan.read({ ...window, after });
+    return { rows, text: rows.map((row) => csvRow(plan.cells(row))).join("") };
+  });
+}
+
+async function* csvChunks<R extends { id: string; created_at: Date }>(
+  slot: ExportSlot,
+  plan: ExportPlan<R>,
+  window: ExportWindow,
+  first: Batch<R>,
   bom: boolean,
 ): AsyncGenerator<string> {
-  let rows = first;
-  yield (bom ? UTF8_BOM : "") + csvHeader(plan.columns) + rows.map((row) => csvRow(plan.cells(row))).join("");
-  while (rows.length === window.limit) {
-    rows = await plan.read({ ...window, after: lastPosition(rows) });
-    if (rows.length > 0) yield rows.map((row) => csvRow(plan.cells(row))).join("");
+  let batch = first;
+  yield (bom ? UTF8_BOM : "") + csvHeader(plan.columns) + batch.text;
+  while (batch.rows.length === window.limit) {
+    batch = await readBatch(slot, plan, window, lastPosition(batch.rows));
+    if (batch.rows.length > 0) yield batch.text;
   }
 }
 
+/**
+ * The stream of an admitted export: it gives the export's place back when it closes, whether
+ * the client took the last byte, went away, or a read failed.
+ */
+function exportStream<R extends { id: string; created_at: Date }>(
+  slot: ExportSlot,
+  plan: ExportPlan<R>,
+  window: ExportWindow,
+  first: Batch<R>,
+  bom: boolean,
+): Readable {
+  const body = Readable.from(csvChunks(slot, plan, window, first, bom), { objectMode: false });
+  body.once("close", () => slot.close());
+  return body;
+}
+
 async function startExport<R extends { id: string; created_at: Date }>(
+  ctx: ReportContext,
   kind: ExportKind,
   merchant: Merchant,
   query: { dateFrom: string; dateTo: string; bom?: boolean | undefined },
@@ -231,17 +325,24 @@ async function startExport<R extends { id: string; created_at: Date }>(
     after: undefined,
     limit: EXPORT_BATCH_ROWS,
   };
-  const first = await plan.read(window);
+  const slot = exportGateOf(ctx).open(merchant.id, ctx.wallClock);
+  let first: Batch<R>;
+  try {
+    first = await readBatch(slot, plan, window, undefined);
+  } catch (error) {
+    slot.close();
+    throw error;
+  }
   const lastInstant = new Date(range.dateTo.getTime() - 1);
   return {
     filename: `${kind}-${bangkokDay(range.dateFrom)}-${bangkokDay(lastInstant)}.csv`,
-    body: Readable.from(csvChunks(plan, window, first, query.bom === true), { objectMode: false }),
+    body: exportStream(slot, plan, window, first, query.bom === true),
   };
 }
 
 export function exportPayments(ctx: ReportContext, merchant: Merchant, query: PaymentsExportQuery) {
   const filters = { status: query.status, paymentMethod: query.paymentMethod };
-  return startExport("payments", merchant, query, {
+  return startExport(ctx, "payments", merchant, query, {
     columns: PAYMENT_COLUMNS,
     read: (window) => paymentExportBatch(ctx.db, window, filters),
     cells: paymentCells,
@@ -250,16 +351,30 @@ export function exportPayments(ctx: ReportContext, merchant: Merchant, query: Pa
 
 export function exportWithdraws(ctx: ReportContext, merchant: Merchant, query: WithdrawsExportQuery) {
   const filters = { status: query.status, destinationType: query.destinationType };
-  return startExport("withdraws", merchant, query, {
+  return startExport(ctx, "withdraws", merchant, query, {
     columns: WITHDRAW_COLUMNS,
     read: (window) => withdrawExportBatch(ctx.db, window, filters),
     cells: withdrawCells,
   });
 }
 
+export function exportRefunds(ctx: ReportContext, merchant: Merchant, query: RefundsExportQuery) {
+  // A malformed payment id names no refund: the filter then matches nothing, as for an unknown one.
+  const paymentId = query.paymentId === undefined ? undefined : query.paymentId.toLowerCase();
+  const filters = { status: query.status, paymentId };
+  return startExport(ctx, "refunds", merchant, query, {
+    columns: REFUND_COLUMNS,
+    read: (window) =>
+      paymentId !== undefined && !isUuid(paymentId)
+        ? Promise.resolve([])
+        : refundExportBatch(ctx.db, window, filters),
+    cells: refundCells,
+  });
+}
+
 export function exportLedger(ctx: ReportContext, merchant: Merchant, query: LedgerExportQuery) {
   const filters = { type: query.type, account: query.account };
-  return startExport("ledger", merchant, query, {
+  return startExport(ctx, "ledger", merchant, query, {
     columns: LEDGER_COLUMNS,
     read: (window) => ledgerExportBatch(ctx.db, window, filters),
     cells: ledgerCells,

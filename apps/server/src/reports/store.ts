@@ -15,6 +15,7 @@ import type {
   LedgerTransactionKind,
   PaymentMethod,
   PaymentStatus,
+  RefundStatus,
   WithdrawStatus,
 } from "../db/types.ts";
 
@@ -164,3 +165,36 @@ export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: L
 }
 
 export type LedgerExportRow = Awaited<ReturnType<typeof ledgerExportBatch>>[number];
+
+export interface RefundExportFilters {
+  status?: RefundStatus;
+  paymentId?: string;
+}
+
+export async function refundExportBatch(db: Db, window: ExportWindow, filters: RefundExportFilters) {
+  let query = db
+    .selectFrom("refunds")
+    .select([
+      "id",
+      "payment_id",
+      "reference_id",
+      "status",
+      "amount_satang",
+      "currency",
+      "reason",
+      "failure_reason",
+      "bank_account_name",
+      "bank_account_number",
+      "bank_code",
+      "created_at",
+      "succeeded_at",
+      "failed_at",
+      "canceled_at",
+    ])
+    .where("merchant_id", "=", window.merchantId);
+  if (filters.status !== undefined) query = query.where("status", "=", filters.status);
+  if (filters.paymentId !== undefined) query = query.where("payment_id", "=", filters.paymentId);
+  return inWindow(query, { created: "created_at", id: "id" }, window).execute();
+}
+
+export type RefundExportRow = Awaited<ReturnType<typeof refundExportBatch>>[number];

@@ -20,6 +20,7 @@ import { ClockAdvanceBody } from "../lifecycle/schemas.ts";
 import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
 import { paymentNotFound } from "../payments/service.ts";
+import { sandboxRefundRoutes } from "../refunds/routes.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
 import { withdrawNotFound } from "../withdraws/service.ts";
 import {
@@ -39,6 +40,7 @@ export function sandboxRoutes(ctx: LifecycleContext): FastifyPluginAsync {
 
     simulatePaymentRoute(app, ctx);
     simulateWithdrawRoute(app, ctx);
+    await plugin.register(sandboxRefundRoutes(ctx));
     runSettlementsRoute(app, ctx);
     advanceClockRoute(app, ctx);
     resetClockRoute(app, ctx);

@@ -20,6 +20,7 @@ import { type CliIo, runCli } from "../../src/cli/program.ts";
 import { JOBS } from "../../src/jobs/index.ts";
 import { type RunningWorkers, startWorkers } from "../../src/jobs/runner.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -91,7 +92,7 @@ interface Running {
 const children: ChildProcessWithoutNullStreams[] = [];
 
 function spawnSatang(args: string[], env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env,
   });
@@ -320,7 +321,7 @@ describe("satang trigger, every event", () => {
       const outcome = await runCli(["trigger", type, "--json"], cliIo);
       assert.deepEqual(outcome, { exitCode: 0 }, out.stderr);
       const result = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
-      const objectId = (result.payment ?? result.withdraw).id;
+      const objectId = (result.refund ?? result.payment ?? result.withdraw).id;
       const events = await sdk.events.list({ type: type as EventType, limit: 100 });
       assert.ok(
         events.data.some((event) => event.data.object.id === objectId),

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { satangArgv } from "../helpers/processes.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -31,7 +32,7 @@ interface Serving {
 }
 
 function serve(port: number): Serving {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve", "--no-workers"], {
+  const child = spawn(process.execPath, satangArgv(["serve", "--no-workers"]), {
     cwd: SERVER_ROOT,
     env: {
       PATH: process.env.PATH ?? "",

@@ -8,11 +8,12 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
   });

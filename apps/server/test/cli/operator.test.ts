@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../../src/cli/program.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -63,7 +64,12 @@ function satangProcess(
   env: Record<string, string> = {},
   entry = "src/main.ts",
 ): Promise<Run> {
-  const argv = entry.endsWith(".ts") ? ["--import", "tsx", entry, ...args] : [entry, ...args];
+  const argv =
+    entry === "src/main.ts"
+      ? satangArgv(args)
+      : entry.endsWith(".ts")
+        ? ["--import", "tsx", entry, ...args]
+        : [entry, ...args];
   const child = spawn(process.execPath, argv, { cwd: SERVER_ROOT, env: cleanEnv(env) });
   let stdout = "";
   let stderr = "";
@@ -333,7 +339,7 @@ describe("satang serve and migrate", () => {
     assert.match(again.stdout, /up to date/);
 
     const port = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve", "--no-workers"], {
+    const child = spawn(process.execPath, satangArgv(["serve", "--no-workers"]), {
       cwd: SERVER_ROOT,
       env: {
         PATH: process.env.PATH ?? "",

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,7 +25,7 @@ interface Run {
 let dir = "";
 
 function satang(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir },
   });

@@ -14,6 +14,7 @@ import { buildApp } from "../../src/app.ts";
 import { passwordVerifications } from "../../src/dashboard/passwords.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { satangArgv } from "../helpers/processes.ts";
 
 const PASSWORD = "correct horse battery";
 const MINUTE_MS = 60_000;
@@ -64,12 +65,21 @@ async function me(token: string) {
 }
 
 describe("POST /admin/v1/merchants/{id}/users", () => {
-  it("creates a user (201) with id, merchantId, email and createdAt, never the password", async () => {
+  it("creates a user (201) with id, merchantId, email, role (owner by default), two-factor state and createdAt, never the password", async () => {
     const email = uniqueEmail("Owner");
     const res = await createUser(email);
     assert.equal(res.status, 201);
     assert.equal(res.body.success, true);
-    assert.deepEqual(Object.keys(res.body.data).sort(), ["createdAt", "email", "id", "merchantId"]);
+    assert.deepEqual(Object.keys(res.body.data).sort(), [
+      "createdAt",
+      "email",
+      "id",
+      "merchantId",
+      "role",
+      "twoFactorEnabled",
+    ]);
+    assert.equal(res.body.data.role, "owner");
+    assert.equal(res.body.data.twoFactorEnabled, false);
     assert.equal(res.body.data.email, email);
     assert.equal(res.body.data.merchantId, svc.credentials.merchantId);
     assert.match(res.body.data.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -454,7 +464,7 @@ describe("satang user create", () => {
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
   });

@@ -1,7 +1,7 @@
 /**
  * Queries served by a partial index write the index's fixed values into their text (db/fixed-sets.ts),
  * so a named statement's generic plan can still prove the index's predicate: the payout guard
- * (withdraws_active_amount) and the PromptPay reuse lookup (payments_open_promptpay). Checked on
+ * (withdraws_active_amount) and the PromptPay reuse lookup (payments_promptpay_reuse). Checked on
  * the SQL the service sends; bench R6 measures what a parameter there costs (a merchant's whole
  * history read by the guard).
  */
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
 import type { Database } from "../../src/db/types.ts";
-import { findReusablePromptPay } from "../../src/payments/store.ts";
+import { findSlottedPromptPay } from "../../src/payments/store.ts";
 import { ACTIVE_WITHDRAW_STATUSES } from "../../src/withdraws/statuses.ts";
 import { findGuardCandidates } from "../../src/withdraws/store.ts";
 
@@ -43,20 +43,19 @@ describe("partial-index predicates written as literals", () => {
     for (const status of ACTIVE_WITHDRAW_STATUSES) assert.ok(!sent[0]!.parameters.includes(status), status);
   });
 
-  it("the PromptPay reuse lookup names the method and open statuses of payments_open_promptpay", async () => {
+  it("the PromptPay reuse lookup names the slot and open statuses of payments_promptpay_reuse", async () => {
     const { db, sent } = recordingDb();
-    await findReusablePromptPay(db, {
+    await findSlottedPromptPay(db, {
       merchantId: "00000000-0000-4000-8000-000000000001",
       bankCode: "014",
       accountNumber: "1234567890",
       amountSatang: 100n,
-      now: new Date(0),
     });
-    assert.match(sent[0]!.sql, /"payment_method" = 'promptpay'/);
+    assert.match(sent[0]!.sql, / and reuse_slot /);
     assert.match(
       sent[0]!.sql,
       /"status" in \('requires_payment_method', 'requires_confirmation', 'requires_action', 'processing', 'requires_capture'\)/,
     );
-    assert.ok(!sent[0]!.parameters.includes("promptpay"));
+    assert.ok(!sent[0]!.parameters.includes(true));
   });
 });

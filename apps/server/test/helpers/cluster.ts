@@ -4,11 +4,17 @@
  * connection pool, listening on a random port. Requests go over HTTP, signed like a merchant's.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { signRequest } from "@satang/sdk";
 import type { Credentials, TestResponse } from "./harness.ts";
 
-const CHILD = fileURLToPath(new URL("./app-process.ts", import.meta.url));
+// The compiled server process when the test runner built one (SATANG_BUNDLE, scripts/build.mjs),
+// else app-process.ts through the TypeScript loader.
+const BUNDLE = process.env.SATANG_BUNDLE;
+const CHILD = BUNDLE
+  ? join(dirname(BUNDLE), "app-process.mjs")
+  : fileURLToPath(new URL("./app-process.ts", import.meta.url));
 
 export interface Cluster {
   urls: string[];
@@ -18,7 +24,7 @@ export interface Cluster {
 function startOne(databaseUrl: string, clockMs: number): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [], {
-      execArgv: ["--import", "tsx"],
+      execArgv: BUNDLE ? [] : ["--import", "tsx"],
       env: {
         ...process.env,
         SATANG_CHILD_DATABASE_URL: databaseUrl,

@@ -31,10 +31,12 @@ export async function createDashboardUser(
   svc: TestService,
   merchantId: string = svc.credentials.merchantId,
   email = `dash-${process.pid}-${++counter}@shop.example`,
+  role?: "owner" | "developer" | "finance",
 ): Promise<{ email: string; password: string }> {
   const res = await svc.admin("POST", `/admin/v1/merchants/${merchantId}/users`, {
     email,
     password: DASHBOARD_PASSWORD,
+    ...(role === undefined ? {} : { role }),
   });
   if (res.status !== 201)
     throw new Error(`creating a dashboard user: ${res.status} ${JSON.stringify(res.body)}`);
@@ -45,8 +47,9 @@ export async function createDashboardUser(
 export async function dashboardUser(
   svc: TestService,
   merchantId: string = svc.credentials.merchantId,
+  role?: "owner" | "developer" | "finance",
 ): Promise<DashboardUser> {
-  const { email, password } = await createDashboardUser(svc, merchantId);
+  const { email, password } = await createDashboardUser(svc, merchantId, undefined, role);
   const login = await svc.app.inject({
     method: "POST",
     url: "/api/v1/auth/login",

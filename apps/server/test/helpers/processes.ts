@@ -34,6 +34,16 @@ export interface Worker {
   exited: Promise<number | null>;
 }
 
+/**
+ * The node arguments that run `satang <args>`: the compiled command when the test runner built
+ * one (SATANG_BUNDLE, scripts/build.mjs: a third of the CPU to start), else src/main.ts through
+ * the TypeScript loader. Both run the same source.
+ */
+export function satangArgv(args: string[]): string[] {
+  const bundle = process.env.SATANG_BUNDLE;
+  return bundle ? [bundle, ...args] : ["--import", "tsx", "src/main.ts", ...args];
+}
+
 /** Runs `satang worker` with only the given environment (plus PATH and HOME). */
 export function spawnWorker(env: Record<string, string>): Worker {
   return spawnSatang(["worker"], env);
@@ -41,7 +51,7 @@ export function spawnWorker(env: Record<string, string>): Worker {
 
 /** Runs `satang <args>` with only the given environment (plus PATH and HOME). */
 export function spawnSatang(args: string[], env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, satangArgv(args), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
   });

@@ -5,7 +5,7 @@
  * migrated template.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { describe } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
@@ -15,6 +15,7 @@ import { openStore, type Store } from "../../src/db/connect.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { PGlitePool } from "../../src/db/pglite-pool.ts";
 import type { Database } from "../../src/db/types.ts";
+import { giveBack, takeDatabase } from "./embedded-reuse.ts";
 
 /**
  * The migrated template each test file's database is copied from. Each run of the suite names
@@ -89,9 +90,17 @@ export async function openTestStore(
   }
   const snapshot = process.env.SATANG_TEST_SNAPSHOT;
   if (snapshot) {
-    const blob = new Blob([await readFile(snapshot)]);
-    const store = await openStore({ memory: true, loadDataDir: blob, bounds });
-    return { ...store, databaseUrl: undefined };
+    // A database of this process reset to the snapshot, when one is idle (embedded-reuse.ts).
+    const database = await takeDatabase(snapshot);
+    const store = await openStore({ memory: true, embedded: database.lite, bounds });
+    return {
+      ...store,
+      databaseUrl: undefined,
+      close: async () => {
+        await store.close();
+        await giveBack(database);
+      },
+    };
   }
   const store = await openStore({ memory: true, bounds });
   await migrateToLatest(store.db);

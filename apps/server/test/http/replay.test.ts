@@ -11,6 +11,7 @@ import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { fundWallet } from "../helpers/ledger.ts";
+import { statementsOf } from "../helpers/statements.ts";
 import { withdrawBody } from "../helpers/withdraws.ts";
 
 describe("replay of signatures across reads and writes", () => {
@@ -72,6 +73,48 @@ describe("replay of signatures across reads and writes", () => {
     const headers = await capturedFromBalance();
     const again = await svc.app.inject({ method: "GET", url: "/api/v1/balance", headers });
     assert.equal(again.statusCode, 200);
+  });
+
+  it("records concurrent v1 reads' signatures in fewer statements than reads, and refuses each on a write", async () => {
+    const reads = Array.from({ length: 12 }, (_, i) =>
+      signRequest({ ...svc.credentials, body: "", timestamp: Date.now() - 1000 * (i + 1) }),
+    );
+    // One read's signature twice in the same group: both answered, recorded once.
+    const sent = [...reads, reads[0]!];
+    const { result, statements } = await statementsOf(() =>
+      Promise.all(sent.map((headers) => svc.app.inject({ method: "GET", url: "/api/v1/balance", headers }))),
+    );
+    assert.deepEqual(
+      result.map((r) => r.statusCode),
+      sent.map(() => 200),
+    );
+    const records = statements.filter((text) => /insert into "signature_uses"/.test(text));
+    assert.ok(
+      records.length < reads.length,
+      `${records.length} replay-record INSERTs for ${reads.length} reads`,
+    );
+    for (const headers of reads) {
+      const replay = await svc.app.inject({
+        method: "POST",
+        url: `/api/v1/webhook-endpoints/${endpointId}/rotate-secret`,
+        headers,
+      });
+      assert.equal(replay.statusCode, 401, replay.body);
+    }
+  });
+
+  it("of one signed write sent twice at once, one is answered and one refused", async () => {
+    const path = `/api/v1/webhook-endpoints/${endpointId}/rotate-secret`;
+    const headers = signRequest({ ...svc.credentials, body: "", method: "POST", path, version: "v2" });
+    const answers = await Promise.all([
+      svc.app.inject({ method: "POST", url: path, headers }),
+      svc.app.inject({ method: "POST", url: path, headers }),
+    ]);
+    assert.deepEqual(
+      answers.map((a) => a.statusCode).sort(),
+      [200, 401],
+      answers.map((a) => a.body).join("\n"),
+    );
   });
 
   it("records nothing for a v2 read: its signature names the method and path", async () => {

@@ -13,7 +13,7 @@ export interface paths {
     put?: never;
     /**
      * Log in to the dashboard
-     * @description For people using the dashboard, not for API integrations. 200 with a session token valid for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After.
+     * @description For people using the dashboard, not for API integrations. 200 with a session token valid for 12 hours. A wrong email or password is 401 INVALID_CREDENTIALS (one message for both); after 5 failed logins of one email within 15 minutes, 429 RATE_LIMIT_EXCEEDED until the oldest of them is 15 minutes old. One client address may try LOGIN_PER_ADDRESS_PER_MINUTE logins a minute (default 20), then 429 RATE_LIMIT_EXCEEDED; when too many logins wait for a password check, 503 SERVICE_UNAVAILABLE. Both carry Retry-After. A user with two-factor login sends otp, the authenticator's current 6-digit code (RFC 6238); a missing, wrong or already used code is the same 401 and counts towards the lockout.
      */
     post: operations["logIn"];
     delete?: never;
@@ -209,6 +209,81 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/payments/{payment_id}/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a payment's refunds */
+    get: operations["listPaymentRefunds"];
+    put?: never;
+    /**
+     * Refund a payment
+     * @description 201 with the new refund (pending). 200 with the original refund for an idempotent replay (header Idempotent-Replayed: true). Only a succeeded payment can be refunded; its refunds that are not failed or canceled never add up to more than its amount. The part of the payment still awaiting settlement is taken from its settlement; the rest is held from the available wallet. Without destination the money goes to the account the customer paid from.
+     */
+    post: operations["createRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List refunds */
+    get: operations["listRefunds"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds/{refund_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve refund */
+    get: operations["retrieveRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/refunds/{refund_id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel refund
+     * @description A pending refund becomes canceled (refund.canceled) and its hold returns where it came from. Any other status answers 409 STATE_CONFLICT: a processing refund is with the bank.
+     */
+    post: operations["cancelRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/sandbox/payments/{id}/simulate": {
     parameters: {
       query?: never;
@@ -243,6 +318,26 @@ export interface paths {
      * @description processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed (withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is lost; the withdraw stays processing until the reconciler asks the bank. 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason).
      */
     post: operations["simulateWithdraw"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandbox/refunds/{refund_id}/simulate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Simulate the bank's report on a refund
+     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it.
+     */
+    post: operations["simulateRefund"];
     delete?: never;
     options?: never;
     head?: never;
@@ -464,7 +559,7 @@ export interface paths {
     };
     /**
      * Export payments as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List payments.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List payments.
      */
     get: operations["exportPaymentsCsv"];
     put?: never;
@@ -484,9 +579,29 @@ export interface paths {
     };
     /**
      * Export withdraws as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. Filters as in List withdraws.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List withdraws.
      */
     get: operations["exportWithdrawsCsv"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/reports/refunds.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export refunds as CSV
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. Filters as in List refunds (status, paymentId).
+     */
+    get: operations["exportRefundsCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -504,7 +619,7 @@ export interface paths {
     };
     /**
      * Export ledger movements as CSV
-     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
+     * @description Every matching row created in [dateFrom, dateTo), oldest first, as CSV (RFC 4180, UTF-8, CRLF). dateFrom and dateTo are required and at most 366 days apart, else 400 VALIDATION_ERROR with metadata.field. Amounts in THB with two decimals; timestamps in UTC and Asia/Bangkok (YYYY-MM-DD HH:MM:SS); account numbers masked; a text cell starting with = + - @ is prefixed with ' so spreadsheets do not run it. bom=true starts the file with a UTF-8 byte-order mark for Excel. The file name (Content-Disposition) names the first and last Asia/Bangkok days of the range. At most 2 exports of one merchant stream at once (else 429 RATE_LIMIT_EXCEEDED), and at most 8 of all merchants (else 503 SERVICE_UNAVAILABLE), both with Retry-After. One row per ledger entry of the merchant's accounts, with the payment or withdraw it belongs to; filter by transaction type and by account.
      */
     get: operations["exportLedgerCsv"];
     put?: never;
@@ -580,6 +695,67 @@ export interface paths {
     post?: never;
     /** Revoke an integration: its key stops working at once */
     delete: operations["revokeIntegration"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/operator-tokens": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List named operator tokens, revoked ones included, never their secrets */
+    get: operations["listOperatorTokens"];
+    put?: never;
+    /**
+     * Create a named operator token (the token is shown only here)
+     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused) and admin-token is reserved: a taken name is 409 STATE_CONFLICT.
+     */
+    post: operations["createOperatorToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/operator-tokens/{id}/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a named operator token: it stops working at once, on every process
+     * @description Revoking a revoked token answers it unchanged (200).
+     */
+    post: operations["revokeOperatorToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/audit-log": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the audit log: who did what to which record, from where and when
+     * @description Every state-changing action of an operator token, ADMIN_TOKEN, the payout desk or a dashboard user, newest first. Entries are append-only: no route changes or deletes one.
+     */
+    get: operations["listAuditLog"];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -750,9 +926,29 @@ export interface paths {
     put?: never;
     /**
      * Create a dashboard user for a merchant
-     * @description The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT.
+     * @description The user logs in at /dashboard with this email and password (POST /api/v1/auth/login). Emails are unique across the service, whatever their case: a taken one is 409 STATE_CONFLICT. role: owner (default; everything, users included), developer (API keys, webhook endpoints, reads) or finance (reads and exports only).
      */
     post: operations["createDashboardUser"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/users/{id}/two-factor/reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reset a dashboard user's two-factor login (the user lost the authenticator)
+     * @description Removes the user's TOTP authenticator: the next login needs only the password, and the user enrols again (an owner in live must, before anything else). Audited like every change.
+     */
+    post: operations["resetTwoFactor"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1013,6 +1209,12 @@ export interface components {
             message: string;
             metadata:
               | {
+                  /** @description What the payment has left to refund (decimal string) */
+                  refundable: string;
+                  /** @description The refund's amount (decimal string) */
+                  amount: string;
+                }
+              | {
                   /** @description The withdraw's amount (decimal string) */
                   amount: string;
                   /** @description Withdrawn today (UTC) so far (decimal string) */
@@ -1122,6 +1324,27 @@ export interface components {
           }
         | {
             /** @enum {string} */
+            code: "FORBIDDEN";
+            message: string;
+            metadata:
+              | {
+                  /** @enum {string} */
+                  reason: "role";
+                  /**
+                   * @description The user's role
+                   * @enum {unknown}
+                   */
+                  role: "owner" | "developer" | "finance";
+                  /** @description The roles that may do this */
+                  allowedRoles: string[];
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "two_factor_enrolment_required";
+                };
+          }
+        | {
+            /** @enum {string} */
             code: "RESOURCE_NOT_FOUND";
             message: string;
           }
@@ -1209,6 +1432,18 @@ export interface components {
                   field: "email";
                   /** @enum {string} */
                   reason: "email_taken";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "name_taken";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "last_owner";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "no_pending_enrolment";
                 };
           }
         | {
@@ -1283,12 +1518,18 @@ export interface operations {
         /**
          * @example {
          *       "email": "owner@shop.example",
-         *       "password": "correct-horse-battery"
+         *       "password": "correct-horse-battery",
+         *       "otp": "492039"
          *     }
          */
         "application/json": {
           email: string;
           password: string;
+          /**
+           * @description The current 6-digit code of the user's authenticator app.
+           * @example 492039
+           */
+          otp?: string;
         };
       };
     };
@@ -1309,6 +1550,8 @@ export interface operations {
            *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *           "email": "owner@shop.example",
+           *           "role": "owner",
+           *           "twoFactorEnabled": true,
            *           "createdAt": "2026-01-15T12:00:00.000Z"
            *         }
            *       }
@@ -1331,6 +1574,10 @@ export interface operations {
                 /** Format: uuid */
                 merchantId: string;
                 email: string;
+                /** @enum {string} */
+                role: "owner" | "developer" | "finance";
+                /** @description true once the user has enrolled a TOTP authenticator. */
+                twoFactorEnabled: boolean;
                 /**
                  * Format: date-time
                  * @description Creation time
@@ -3708,6 +3955,1026 @@ export interface operations {
       };
     };
   };
+  listPaymentRefunds: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description pending, processing, succeeded, failed, canceled */
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Payment UUID
+         * @example 0f0e5c8e-8b7a-4d55-9a43-6f1f2b3c4d5e
+         */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "250.00",
+           *             "currency": "THB",
+           *             "status": "pending",
+           *             "referenceId": "refund-1042",
+           *             "reason": "Customer returned order 1042",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "failureReason": "The destination account is closed",
+           *             "destination": {
+           *               "bankCode": "014",
+           *               "accountNumber": "******7890",
+           *               "accountName": "Somchai Jaidee"
+           *             },
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "succeededAt": null,
+           *             "failedAt": null,
+           *             "canceledAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                paymentId: string;
+                /** @example 250.00 */
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+                /** @example refund-1042 */
+                referenceId: string;
+                reason: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                failureReason: string | null;
+                destination: {
+                  /** @example 014 */
+                  bankCode: string;
+                  /**
+                   * @description Masked: all but the last 4 digits are *
+                   * @example ******7890
+                   */
+                  accountNumber: string;
+                  /** @example Somchai Jaidee */
+                  accountName: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                succeededAt: string | null;
+                failedAt: string | null;
+                canceledAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Payment UUID
+         * @example 0f0e5c8e-8b7a-4d55-9a43-6f1f2b3c4d5e
+         */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "1000.00",
+         *       "referenceId": "order-1001",
+         *       "reason": "Customer returned order 1042",
+         *       "idempotencyKey": "order-1001",
+         *       "metadata": {
+         *         "orderId": "1001"
+         *       },
+         *       "destination": {
+         *         "bankCode": "004",
+         *         "accountNumber": "1234567890",
+         *         "accountName": "My Shop Co., Ltd."
+         *       }
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Decimal string of satang: "250.00" is 2.50 THB. At most what the payment has left to refund.
+           * @example 1000.00
+           */
+          amount: string;
+          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . */
+          referenceId: string;
+          /**
+           * @description Why the money goes back, at most 255 characters
+           * @example Customer returned order 1042
+           */
+          reason?: string;
+          /** @description 1-255 printable ASCII characters. A retry reuses the key. */
+          idempotencyKey?: string;
+          /** @description Up to 50 keys of 1-40 characters; string values of at most 500 characters. */
+          metadata?: {
+            [key: string]: string;
+          };
+          destination?: {
+            /**
+             * @description 3-digit Thai bank code
+             * @enum {string}
+             */
+            bankCode:
+              | "002"
+              | "004"
+              | "006"
+              | "008"
+              | "009"
+              | "011"
+              | "014"
+              | "017"
+              | "018"
+              | "020"
+              | "022"
+              | "023"
+              | "024"
+              | "025"
+              | "026"
+              | "027"
+              | "029"
+              | "030"
+              | "031"
+              | "032"
+              | "033"
+              | "034"
+              | "035"
+              | "039"
+              | "045"
+              | "052"
+              | "066"
+              | "067"
+              | "069"
+              | "070"
+              | "071"
+              | "073"
+              | "079"
+              | "080"
+              | "098";
+            /** @description 10-15 digits; `-` and spaces are ignored. Returned masked. */
+            accountNumber: string;
+            /** @description Account holder name */
+            accountName: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_REFERENCE_ID or INVALID_INPUT or INSUFFICIENT_BALANCE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description WALLET_INACTIVE */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_MISMATCH */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRefunds: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description pending, processing, succeeded, failed, canceled */
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "amount" | "status" | "createdAt" | "referenceId";
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+        /** @description Only this payment's refunds */
+        paymentId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "250.00",
+           *             "currency": "THB",
+           *             "status": "pending",
+           *             "referenceId": "refund-1042",
+           *             "reason": "Customer returned order 1042",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "failureReason": "The destination account is closed",
+           *             "destination": {
+           *               "bankCode": "014",
+           *               "accountNumber": "******7890",
+           *               "accountName": "Somchai Jaidee"
+           *             },
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "succeededAt": null,
+           *             "failedAt": null,
+           *             "canceledAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                paymentId: string;
+                /** @example 250.00 */
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+                /** @example refund-1042 */
+                referenceId: string;
+                reason: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                failureReason: string | null;
+                destination: {
+                  /** @example 014 */
+                  bankCode: string;
+                  /**
+                   * @description Masked: all but the last 4 digits are *
+                   * @example ******7890
+                   */
+                  accountNumber: string;
+                  /** @example Somchai Jaidee */
+                  accountName: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                succeededAt: string | null;
+                failedAt: string | null;
+                canceledAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   simulatePayment: {
     parameters: {
       query?: never;
@@ -4023,6 +5290,191 @@ export interface operations {
               createdAt: string;
               /** Format: date-time */
               updatedAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulateRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Refund UUID
+         * @example 5b2f8c1e-3d4a-4e6f-8a9b-0c1d2e3f4a5b
+         */
+        refund_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "processing"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description processing: the bank takes a pending refund; succeeded / failed: the bank's outcome (a pending refund is handed to the bank first; succeeded on a failed refund is the late success).
+           * @enum {string}
+           */
+          outcome: "processing" | "succeeded" | "failed";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "250.00",
+           *         "currency": "THB",
+           *         "status": "pending",
+           *         "referenceId": "refund-1042",
+           *         "reason": "Customer returned order 1042",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "failureReason": "The destination account is closed",
+           *         "destination": {
+           *           "bankCode": "014",
+           *           "accountNumber": "******7890",
+           *           "accountName": "Somchai Jaidee"
+           *         },
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "succeededAt": null,
+           *         "failedAt": null,
+           *         "canceledAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              paymentId: string;
+              /** @example 250.00 */
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /**
+               * @example pending
+               * @enum {string}
+               */
+              status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+              /** @example refund-1042 */
+              referenceId: string;
+              reason: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              failureReason: string | null;
+              destination: {
+                /** @example 014 */
+                bankCode: string;
+                /**
+                 * @description Masked: all but the last 4 digits are *
+                 * @example ******7890
+                 */
+                accountNumber: string;
+                /** @example Somchai Jaidee */
+                accountName: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              succeededAt: string | null;
+              failedAt: string | null;
+              canceledAt: string | null;
             };
           };
         };
@@ -4656,7 +6108,7 @@ export interface operations {
            * @example https://shop.example/webhooks/satang
            */
           url: string;
-          /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled. */
+          /** @description Event types to receive, or ["*"] for all: payment.received, payment.failed, payment.expired, payment.canceled, withdraw.processing, withdraw.paid, withdraw.failed, withdraw.canceled, refund.processing, refund.succeeded, refund.failed, refund.canceled. */
           events: (
             | "payment.received"
             | "payment.failed"
@@ -4666,6 +6118,10 @@ export interface operations {
             | "withdraw.paid"
             | "withdraw.failed"
             | "withdraw.canceled"
+            | "refund.processing"
+            | "refund.succeeded"
+            | "refund.failed"
+            | "refund.canceled"
             | "*"
           )[];
           description?: string;
@@ -5265,7 +6721,11 @@ export interface operations {
           | "withdraw.processing"
           | "withdraw.paid"
           | "withdraw.failed"
-          | "withdraw.canceled";
+          | "withdraw.canceled"
+          | "refund.processing"
+          | "refund.succeeded"
+          | "refund.failed"
+          | "refund.canceled";
         /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
         dateFrom?: string;
         /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
@@ -5322,7 +6782,11 @@ export interface operations {
                   | "withdraw.processing"
                   | "withdraw.paid"
                   | "withdraw.failed"
-                  | "withdraw.canceled";
+                  | "withdraw.canceled"
+                  | "refund.processing"
+                  | "refund.succeeded"
+                  | "refund.failed"
+                  | "refund.canceled";
                 /** Format: date-time */
                 createdAt: string;
                 data: {
@@ -5461,7 +6925,11 @@ export interface operations {
                 | "withdraw.processing"
                 | "withdraw.paid"
                 | "withdraw.failed"
-                | "withdraw.canceled";
+                | "withdraw.canceled"
+                | "refund.processing"
+                | "refund.succeeded"
+                | "refund.failed"
+                | "refund.canceled";
               /** Format: date-time */
               createdAt: string;
               data: {
@@ -5914,6 +7382,82 @@ export interface operations {
       };
     };
   };
+  exportRefundsCsv: {
+    parameters: {
+      query: {
+        status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+        /** @description Only this payment's refunds */
+        paymentId?: string;
+        /** @description ISO 8601 instant; rows created at or after it. Required. */
+        dateFrom: string;
+        /** @description ISO 8601 instant; rows created before it. Required; at most 366 days after dateFrom. */
+        dateTo: string;
+        /** @description true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8 and shows Thai text correctly. Default false: the bytes are plain UTF-8. The dashboard's download asks for it. */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   exportLedgerCsv: {
     parameters: {
       query: {
@@ -5925,7 +7469,11 @@ export interface operations {
           | "withdraw_release"
           | "withdraw_paid"
           | "withdraw_late_success"
-          | "operator_adjustment";
+          | "operator_adjustment"
+          | "refund_hold"
+          | "refund_release"
+          | "refund_paid"
+          | "refund_late_success";
         /** @description Only movements on this ledger account of the merchant. */
         account?:
           | "settlement_pending"
@@ -6979,6 +8527,477 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listOperatorTokens: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "name": "somchai",
+           *             "tokenPrefix": "sat_op_Xk3q",
+           *             "createdBy": "admin-token",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "revokedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @example somchai */
+                name: string;
+                /**
+                 * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+                 * @example sat_op_Xk3q
+                 */
+                tokenPrefix: string;
+                /**
+                 * @description The operator who created it.
+                 * @example admin-token
+                 */
+                createdBy: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description When it stopped working; null while it works. */
+                revokedAt: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createOperatorToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "somchai"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description Who or what uses the token, as the audit log and the payout desk will show it (1-100 characters, no leading or trailing space; admin-token is reserved).
+           * @example somchai
+           */
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "somchai",
+           *         "tokenPrefix": "sat_op_Xk3q",
+           *         "createdBy": "admin-token",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "revokedAt": null,
+           *         "token": "sat_op_Xk3qL9vR2mT8wY4zB6nC1dF5gH7jK0pQ3sU9xA2eI4oZ"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @example somchai */
+              name: string;
+              /**
+               * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+               * @example sat_op_Xk3q
+               */
+              tokenPrefix: string;
+              /**
+               * @description The operator who created it.
+               * @example admin-token
+               */
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description When it stopped working; null while it works. */
+              revokedAt: string | null;
+              /**
+               * @description The bearer token: sat_op_ and 43 characters. Shown only in this answer: store it now.
+               * @example sat_op_Xk3qL9vR2mT8wY4zB6nC1dF5gH7jK0pQ3sU9xA2eI4oZ
+               */
+              token: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeOperatorToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "name": "somchai",
+           *         "tokenPrefix": "sat_op_Xk3q",
+           *         "createdBy": "admin-token",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "revokedAt": null
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @example somchai */
+              name: string;
+              /**
+               * @description The token's first characters, to tell tokens apart; the rest is never shown again.
+               * @example sat_op_Xk3q
+               */
+              tokenPrefix: string;
+              /**
+               * @description The operator who created it.
+               * @example admin-token
+               */
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description When it stopped working; null while it works. */
+              revokedAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAuditLog: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Entries of this actor: an operator token's name, admin-token, or a dashboard user's email. */
+        actor?: string;
+        /** @description Entries of this action, such as recordPayoutOutcome or createApiKey. */
+        action?: string;
+        /** @description Entries about this record (a withdraw, an integration, a merchant, ...). */
+        recordId?: string;
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        dateFrom?: string;
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        dateTo?: string;
+        /** @description asc or desc (default desc). Empty timestamps sort last either way. */
+        sortOrder?: "asc" | "desc";
+        /** @description Entries about this merchant's records. */
+        merchantId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "actorKind": "admin_token",
+           *             "actorId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "actorName": "somchai",
+           *             "via": "api",
+           *             "action": "recordPayoutOutcome",
+           *             "recordType": "withdraw",
+           *             "recordId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "requestId": "req_4f1c2a9b7e3d",
+           *             "clientAddress": "203.0.113.7"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description admin_token (the bootstrap ADMIN_TOKEN), operator_token (a named one) or dashboard_user. */
+                actorKind: "admin_token" | "operator_token" | "dashboard_user";
+                actorId: string | null;
+                /**
+                 * @description The operator token's name, admin-token, or the dashboard user's email.
+                 * @example somchai
+                 */
+                actorName: string;
+                /** @description The tool used: the operator API, the CLI, the payout desk, or the dashboard. */
+                via: "api" | "cli" | "desk" | "dashboard";
+                /** @example recordPayoutOutcome */
+                action: string;
+                /** @example withdraw */
+                recordType: string;
+                recordId: string | null;
+                merchantId: string | null;
+                /** @example req_4f1c2a9b7e3d */
+                requestId: string;
+                /**
+                 * @description The client's IP address.
+                 * @example 203.0.113.7
+                 */
+                clientAddress: string;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -8077,7 +10096,8 @@ export interface operations {
         /**
          * @example {
          *       "email": "owner@shop.example",
-         *       "password": "correct-horse-battery"
+         *       "password": "correct-horse-battery",
+         *       "role": "owner"
          *     }
          */
         "application/json": {
@@ -8088,6 +10108,12 @@ export interface operations {
           email: string;
           /** @description 12 to 256 characters; stored only as an argon2id hash */
           password: string;
+          /**
+           * @description owner: everything, users included; developer: API keys, webhook endpoints and reads; finance: reads and exports only. Default owner.
+           * @default owner
+           * @enum {string}
+           */
+          role?: "owner" | "developer" | "finance";
         };
       };
     };
@@ -8105,6 +10131,8 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *         "email": "owner@shop.example",
+           *         "role": "owner",
+           *         "twoFactorEnabled": true,
            *         "createdAt": "2026-01-15T12:00:00.000Z"
            *       }
            *     }
@@ -8118,6 +10146,10 @@ export interface operations {
               /** Format: uuid */
               merchantId: string;
               email: string;
+              /** @enum {string} */
+              role: "owner" | "developer" | "finance";
+              /** @description true once the user has enrolled a TOTP authenticator. */
+              twoFactorEnabled: boolean;
               /**
                * Format: date-time
                * @description Creation time
@@ -8138,6 +10170,113 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resetTwoFactor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Record UUID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "email": "owner@shop.example",
+           *         "role": "owner",
+           *         "twoFactorEnabled": true,
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              email: string;
+              /** @enum {string} */
+              role: "owner" | "developer" | "finance";
+              /** @description true once the user has enrolled a TOTP authenticator. */
+              twoFactorEnabled: boolean;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };

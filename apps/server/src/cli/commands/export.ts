@@ -1,5 +1,5 @@
 /**
- * `satang export <payments|withdraws|ledger> --from <date> --to <date> [--out file]`: downloads
+ * `satang export <payments|withdraws|refunds|ledger> --from <date> --to <date> [--out file]`: downloads
  * a CSV export (GET /api/v1/reports/<kind>.csv, CONTRACT 11) with the merchant's API key, signed
  * with signature v2 (method, path and query bound), and streams it to the file or to stdout.
  * The server checks the range (at most 366 days) and answers a refusal in the JSON envelope,
@@ -16,7 +16,7 @@ import { type CliIo, type CommandContext, EXIT_OK } from "../io.ts";
 import { reportError } from "../report.ts";
 import { type DevFlags, devClient, devFlags } from "./dev-options.ts";
 
-const KINDS = ["payments", "withdraws", "ledger"] as const;
+const KINDS = ["payments", "withdraws", "refunds", "ledger"] as const;
 type ExportKind = (typeof KINDS)[number];
 
 interface ExportFlags extends DevFlags {
@@ -106,7 +106,7 @@ export function registerExportCommand(program: Command, { io, finish }: CommandC
   devFlags(
     program
       .command("export")
-      .description("download payments, withdraws or ledger movements as CSV for a date range")
+      .description("download payments, withdraws, refunds or ledger movements as CSV for a date range")
       .addArgument(new Argument("<kind>", "what to export").choices(KINDS))
       .requiredOption("--from <date>", "first day or instant (inclusive), ISO 8601")
       .requiredOption("--to <date>", "end day or instant (exclusive), ISO 8601")

@@ -21,12 +21,17 @@ What each event takes:
   withdraw.paid        a withdraw taken, then paid
   withdraw.failed      a withdraw the simulated bank fails
   withdraw.canceled    a withdraw, canceled
+  refund.processing    a paid payment refunded, the refund taken by the simulated bank
+  refund.succeeded     a paid payment refunded, the refund paid to the customer
+  refund.failed        a paid payment refunded, the refund failed by the simulated bank
+  refund.canceled      a paid payment refunded, the refund canceled while pending
 Withdraws need funds: when the wallet is short, a simulated payment is settled
 into it first (which also emits payment.received).
 
 Examples:
   satang trigger payment.received
-  satang trigger withdraw.paid --amount 50000.00 --json`;
+  satang trigger withdraw.paid --amount 50000.00 --json
+  satang trigger refund.succeeded`;
 
 function satangAmount(value: string): string {
   if (!/^[0-9]{1,13}(\.0{1,2})?$/.test(value) || /^0+(\.0+)?$/.test(value)) {

@@ -10,6 +10,7 @@ interface UserCreateFlags extends OutputOptions {
   merchant: string;
   email: string;
   password: string;
+  role?: string;
 }
 
 /** Adds `user create` to the program. */
@@ -20,19 +21,27 @@ export function registerUserCommands(program: Command, { io }: CommandContext): 
     .description("create a dashboard user: they log in at /dashboard with this email and password")
     .requiredOption("--merchant <id>", "merchant id")
     .requiredOption("--email <email>", "login email, unique across the service (any case)")
-    .requiredOption("--password <password>", "at least 12 characters; stored only as an argon2id hash");
+    .requiredOption("--password <password>", "at least 12 characters; stored only as an argon2id hash")
+    .option(
+      "--role <role>",
+      "owner (default: everything, users included), developer or finance (reads and exports)",
+    );
   clientFlags(create).action(async (flags: UserCreateFlags) => {
     const data = await adminClient(flags, io.env).call<Record<string, unknown>>(
       "POST",
       `/merchants/${encodeURIComponent(flags.merchant)}/users`,
-      { email: flags.email, password: flags.password },
+      {
+        email: flags.email,
+        password: flags.password,
+        ...(flags.role === undefined ? {} : { role: flags.role }),
+      },
     );
     printResult(
       io,
       flags,
       data,
       () =>
-        `Created dashboard user ${String(data.email)} (${String(data.id)}) for merchant ${String(data.merchantId)}.\n` +
+        `Created dashboard user ${String(data.email)} (${String(data.id)}, ${String(data.role)}) for merchant ${String(data.merchantId)}.\n` +
         "They can log in at /dashboard now.",
     );
   });

@@ -4,8 +4,8 @@
 // session (the login form comes back with a message) and the call rejects with SessionEnded.
 
 /**
- * @import { ApiKey, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
- *   Page, Payment, PaymentDetail, Redelivery, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
+ * @import { ApiKey, AuditEntry, User, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
+ *   Page, Payment, PaymentDetail, Redelivery, Refund, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
  *   Withdraw,
  *   WithdrawDetail } from "./types.js"
  */
@@ -93,9 +93,36 @@ const part = (id) => encodeURIComponent(id);
 /**
  * @param {string} email
  * @param {string} password
+ * @param {string} [otp] the authenticator's code, when two-factor login is on
  */
-export const login = (email, password) =>
-  /** @type {Promise<LoginAnswer>} */ (request(`${BASE}/api/v1/auth/login`, "POST", { email, password }));
+export const login = (email, password, otp) =>
+  /** @type {Promise<LoginAnswer>} */ (
+    request(`${BASE}/api/v1/auth/login`, "POST", otp ? { email, password, otp } : { email, password })
+  );
+
+/** The merchant's users (owners only), adding one, and changing a role. */
+export const listUsers = () => /** @type {Promise<User[]>} */ (dashboard("GET", "/users"));
+/** @param {{ email: string, password: string, role: string }} body */
+export const createUser = (body) => /** @type {Promise<User>} */ (dashboard("POST", "/users", body));
+/**
+ * @param {string} id
+ * @param {string} role
+ */
+export const changeUserRole = (id, role) =>
+  /** @type {Promise<User>} */ (dashboard("PATCH", `/users/${part(id)}`, { role }));
+
+/** Two-factor enrolment of the signed-in user. */
+export const startTwoFactor = () =>
+  /** @type {Promise<{ secret: string, otpauthUri: string, qrCode: string }>} */ (
+    dashboard("POST", "/two-factor/enrol", {})
+  );
+/** @param {string} otp */
+export const confirmTwoFactor = (otp) =>
+  /** @type {Promise<User>} */ (dashboard("POST", "/two-factor/confirm", { otp }));
+
+/** @param {URLSearchParams} query */
+export const listAuditLog = (query) =>
+  /** @type {Promise<Page<AuditEntry>>} */ (dashboard("GET", `/audit-log?${query.toString()}`));
 
 /** @param {string} token */
 export const logout = (token) => request(`${BASE}/api/v1/auth/logout`, "POST", undefined, token);
@@ -117,6 +144,18 @@ export const listPayments = (query) =>
 /** @param {string} id */
 export const getPayment = (id) =>
   /** @type {Promise<PaymentDetail>} */ (dashboard("GET", `/payments/${part(id)}`));
+
+/** @param {string} id */
+export const listPaymentRefunds = (id) =>
+  /** @type {Promise<Page<Refund>>} */ (
+    dashboard("GET", `/payments/${part(id)}/refunds?limit=100&sortOrder=asc`)
+  );
+/**
+ * @param {string} id the payment
+ * @param {{ amount: string, referenceId: string, reason?: string }} body
+ */
+export const createRefund = (id, body) =>
+  /** @type {Promise<Refund>} */ (dashboard("POST", `/payments/${part(id)}/refunds`, body));
 
 /** @param {URLSearchParams} query */
 export const listWithdraws = (query) =>

@@ -10,6 +10,7 @@
 /** @import { Me } from "./types.js" */
 /** @import { RefreshOptions } from "./router.js" */
 /** @import { Route } from "./routes.js" */
+import { setAccount, takeStaleAccount } from "./account.js";
 import { ApiError, describeError, getMe, SessionEnded } from "./api.js";
 import { alertBox, heading } from "./components.js";
 import { loadConstants } from "./constants.js";
@@ -57,6 +58,7 @@ export function showLogin(messageKey) {
   // Views still loading for the old session must not draw over the login form.
   ticket += 1;
   me = null;
+  setAccount(null);
   leavePage();
   renderLogin(messageKey);
 }
@@ -66,10 +68,11 @@ export function showLogin(messageKey) {
  * @returns {Promise<Me | null>} null when the session is gone (the login form is on screen)
  */
 async function loadAccount() {
-  if (me) return me;
+  if (me && !takeStaleAccount()) return me;
   try {
     const [account] = await Promise.all([getMe(), loadConstants()]);
     me = account;
+    setAccount(account);
     return me;
   } catch (error) {
     if (!(error instanceof SessionEnded)) showLogin("sessionExpired");
@@ -123,6 +126,11 @@ export async function render(options = {}) {
   const drawing = ++ticket;
   const account = await loadAccount();
   if (!account || drawing !== ticket) return;
+  // An owner in live who has not enrolled two-factor login sees nothing but enrolment (CONTRACT 13).
+  if (account.twoFactorRequired && currentRoute().path !== "/security") {
+    location.replace("#/security");
+    return;
+  }
   const hash = location.hash || "#/";
   const { path, params } = currentRoute();
   const samePage = !options.redraw && shownPath === path && document.getElementById("main") !== null;

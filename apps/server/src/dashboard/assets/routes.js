@@ -3,12 +3,15 @@
 
 /** @import { Child } from "./dom.js" */
 import { apiKeysView, forgetNewKey } from "./views/api-keys.js";
+import { auditView } from "./views/audit.js";
 import { eventDetailView } from "./views/event-detail.js";
 import { eventsView } from "./views/events.js";
 import { exportsView } from "./views/exports.js";
 import { overviewView } from "./views/overview.js";
 import { paymentDetailView } from "./views/payment-detail.js";
 import { paymentsView } from "./views/payments.js";
+import { forgetEnrolment, securityView } from "./views/security.js";
+import { usersView } from "./views/users.js";
 import { forgetEndpointSecret, webhooksView } from "./views/webhooks.js";
 import { withdrawDetailView } from "./views/withdraw-detail.js";
 import { withdrawsView } from "./views/withdraws.js";
@@ -33,6 +36,10 @@ const ROUTES = [
   { pattern: /^\/exports$/, view: () => exportsView() },
   // The secret of a key created here is shown until the page is left, and never again.
   { pattern: /^\/api-keys$/, view: () => apiKeysView(), leave: forgetNewKey },
+  { pattern: /^\/users$/, view: () => usersView() },
+  // The enrolment's key is shown until the page is left, and never again.
+  { pattern: /^\/security$/, view: () => securityView(), leave: forgetEnrolment },
+  { pattern: /^\/audit$/, view: (params) => auditView(params) },
 ];
 
 /**

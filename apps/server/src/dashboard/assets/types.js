@@ -21,6 +21,8 @@
  * @property {string} id
  * @property {string} merchantId
  * @property {string} email
+ * @property {"owner" | "developer" | "finance"} role
+ * @property {boolean} twoFactorEnabled
  * @property {string} createdAt
  */
 
@@ -46,6 +48,20 @@
  * @property {{ id: string, name: string }} merchant
  * @property {"sandbox" | "live"} environment
  * @property {string} expiresAt
+ * @property {boolean} twoFactorRequired an owner in live who must enrol first
+ */
+
+/**
+ * One entry of the merchant's audit log.
+ * @typedef {object} AuditEntry
+ * @property {string} id
+ * @property {string} createdAt
+ * @property {string} actorName
+ * @property {string} via
+ * @property {string} action
+ * @property {string} recordType
+ * @property {string | null} recordId
+ * @property {string} clientAddress
  */
 
 /**
@@ -74,6 +90,20 @@
  * @property {string | null} expiresAt
  * @property {string} createdAt
  * @property {string} updatedAt
+ */
+
+/**
+ * A refund of a payment; its destination account number arrives masked.
+ * @typedef {object} Refund
+ * @property {string} id
+ * @property {string} paymentId
+ * @property {string} amount
+ * @property {string} status
+ * @property {string} referenceId
+ * @property {string | null} reason
+ * @property {string | null} failureReason
+ * @property {{ bankCode: string, accountNumber: string, accountName: string }} destination
+ * @property {string} createdAt
  */
 
 /**

@@ -4,6 +4,7 @@
 
 /** @import { Child } from "../dom.js" */
 /** @import { ApiKey, CreatedApiKey } from "../types.js" */
+import { canBuild, readOnlyNotice } from "../account.js";
 import { createApiKey, describeError, listApiKeys, revokeApiKey, SessionEnded } from "../api.js";
 import { alertBox, badge, definitionList, heading, table } from "../components.js";
 import { h, replace } from "../dom.js";
@@ -179,7 +180,7 @@ function keyRow(key) {
         ? badge("canceled", t("keyRevoked", { at: formatTime(key.revokedAt) }))
         : badge("succeeded", t("keyActive")),
     ),
-    revokeCell(key, name),
+    canBuild() ? revokeCell(key, name) : h("td", null, t("none")),
   );
 }
 
@@ -198,7 +199,8 @@ export async function apiKeysView() {
     heading(t("apiKeysTitle")),
     h("p", { class: "muted" }, t("apiKeysIntro")),
     newKey ? newKeyPanel(newKey) : null,
-    createKeyForm(),
+    // A finance user reads the keys; the server refuses their changes too (403 FORBIDDEN).
+    canBuild() ? createKeyForm() : readOnlyNotice(),
     keys.data.length === 0
       ? h("p", { class: "empty card" }, t("nothingYet"))
       : table(t("apiKeysTitle"), heads, keys.data.map(keyRow)),

@@ -44,6 +44,17 @@ function loginInputs(email) {
       autocomplete: "current-password",
       required: true,
     }),
+    // Always there, whether or not this account has two-factor login: asking for it only after
+    // a correct password would tell anyone which passwords are right.
+    otp: h("input", {
+      id: "login-otp",
+      name: "otp",
+      type: "text",
+      inputmode: "numeric",
+      pattern: "[0-9]{6}",
+      maxlength: "6",
+      autocomplete: "one-time-code",
+    }),
   };
 }
 
@@ -51,10 +62,10 @@ function loginInputs(email) {
  * The sign-in card: on success the session starts and the dashboard's heading takes the focus;
  * on failure the message says why, the fields are marked invalid and the password is cleared.
  * @param {HTMLElement} message
- * @param {{ email: HTMLInputElement, password: HTMLInputElement }} inputs
+ * @param {{ email: HTMLInputElement, password: HTMLInputElement, otp: HTMLInputElement }} inputs
  */
 function loginForm(message, inputs) {
-  const { email, password } = inputs;
+  const { email, password, otp } = inputs;
   const submit = h("button", { type: "submit", class: "button primary" }, t("signIn"));
   /** @param {Event} event */
   async function onSubmit(event) {
@@ -62,7 +73,7 @@ function loginForm(message, inputs) {
     submit.disabled = true;
     submit.textContent = t("signingIn");
     try {
-      startSession(await login(email.value, password.value));
+      startSession(await login(email.value, password.value, otp.value.trim() || undefined));
       await refresh({ focus: "main h1" });
     } catch (error) {
       message.className = "alert";
@@ -73,6 +84,7 @@ function loginForm(message, inputs) {
         input.setAttribute("aria-describedby", message.id);
       }
       password.value = "";
+      otp.value = "";
       password.focus();
       submit.disabled = false;
       submit.textContent = t("signIn");
@@ -86,6 +98,7 @@ function loginForm(message, inputs) {
     message,
     h("div", { class: "field" }, h("label", { for: "login-email" }, t("email")), email),
     h("div", { class: "field" }, h("label", { for: "login-password" }, t("password")), password),
+    h("div", { class: "field" }, h("label", { for: "login-otp" }, t("otpCode")), otp),
     submit,
   );
 }

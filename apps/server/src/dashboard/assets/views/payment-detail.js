@@ -8,6 +8,7 @@ import { backLink, badge, detailGrid, heading, mono } from "../components.js";
 import { h } from "../dom.js";
 import { bankText, formatSatang, formatTime } from "../format.js";
 import { t, valueText } from "../lang.js";
+import { refundsSection } from "./refunds.js";
 
 /**
  * The metadata as a small key/value list, or null when there is none.
@@ -32,6 +33,7 @@ function metadataList(metadata) {
  */
 export async function paymentDetailView(id) {
   const { payment, customer, hostedPageUrl, timeline } = await getPayment(id);
+  const refunds = await refundsSection(payment);
   return [
     backLink("payments", "#/payments", "backToPayments"),
     heading(t("paymentTitle", { reference: payment.referenceId })),
@@ -65,5 +67,6 @@ export async function paymentDetailView(id) {
       payment,
       timeline,
     ),
+    refunds,
   ];
 }

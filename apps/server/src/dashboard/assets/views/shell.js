@@ -27,6 +27,9 @@ const NAV = [
   ["/webhooks", "navWebhooks"],
   ["/exports", "navExports"],
   ["/api-keys", "navApiKeys"],
+  ["/users", "navUsers"],
+  ["/security", "navSecurity"],
+  ["/audit", "navAudit"],
 ];
 
 /**
@@ -88,9 +91,20 @@ function menuButton(header, path) {
 }
 
 /**
+ * The sections the user sees: only owners manage users; an owner who must enrol two-factor
+ * login first sees only the security page.
+ * @param {Me} me
+ */
+function sectionsOf(me) {
+  if (me.twoFactorRequired) return NAV.filter(([navPath]) => navPath === "/security");
+  return NAV.filter(([navPath]) => navPath !== "/users" || me.user.role === "owner");
+}
+
+/**
+ * @param {Me} me
  * @param {string} path
  */
-function navigation(path) {
+function navigation(me, path) {
   const current = section(path);
   return h(
     "nav",
@@ -98,7 +112,7 @@ function navigation(path) {
     h(
       "ul",
       null,
-      NAV.map(([navPath, key]) =>
+      sectionsOf(me).map(([navPath, key]) =>
         h(
           "li",
           null,
@@ -141,7 +155,7 @@ function header(me, path) {
       menuButton(top, path),
       account,
     ),
-    navigation(path),
+    navigation(me, path),
   );
   return top;
 }

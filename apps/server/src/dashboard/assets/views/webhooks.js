@@ -6,6 +6,7 @@
 
 /** @import { Child } from "../dom.js" */
 /** @import { WebhookEndpoint, WebhookEndpointWithSecret } from "../types.js" */
+import { canBuild, readOnlyNotice } from "../account.js";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -302,7 +303,7 @@ function endpointRow(endpoint) {
     ),
     h("td", null, endpoint.description || t("none")),
     h("td", null, formatTime(endpoint.createdAt)),
-    actionsCell(endpoint),
+    canBuild() ? actionsCell(endpoint) : h("td", null, t("none")),
   );
 }
 
@@ -321,7 +322,8 @@ export async function webhooksView() {
     heading(t("webhooksTitle")),
     h("p", { class: "muted" }, t("webhooksIntro")),
     secretPanel(),
-    createForm(),
+    // A finance user reads the endpoints; the server refuses their changes too (403 FORBIDDEN).
+    canBuild() ? createForm() : readOnlyNotice(),
     endpoints.data.length === 0
       ? h("p", { class: "empty card" }, t("nothingYet"))
       : table(t("webhooksTitle"), heads, endpoints.data.map(endpointRow)),

@@ -1,0 +1,112 @@
+/**
+ * Named operator tokens (CONTRACT 2): one credential per person or tool instead of one shared
+ * token, so the audit log and the payout desk record who acted, and one can be revoked alone.
+ *
+ * A token is `sat_op_` + 32 random bytes (base64url), shown once in the create answer; the
+ * database keeps its SHA-256 (a copy of the database reveals no usable token) and its first
+ * characters, so a list tells tokens apart. Authentication (auth.ts) reads the database on every
+ * request, so a revoke takes effect at once on every process. ADMIN_TOKEN stays the bootstrap
+ * token and is not in this list.
+ */
+import type { Db } from "../db/handles.ts";
+import type { OperatorTokenRow } from "../db/types.ts";
+import type { Page } from "../http/envelope.ts";
+import { listPage } from "../http/list-query.ts";
+import type { Clock } from "../lib/clock.ts";
+import { sha256Hex } from "../lib/crypto.ts";
+import { AppError, notFound } from "../lib/errors.ts";
+import { isUuid, newId, randomToken } from "../lib/ids.ts";
+import { OPERATOR_TOKEN_RANDOM_BYTES, PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { ADMIN_TOKEN_ACTOR } from "./actor.ts";
+import {
+  findActiveOperatorToken,
+  insertOperatorToken,
+  revokeOperatorTokenRow,
+  selectOperatorTokens,
+} from "./operator-token-store.ts";
+
+export const OPERATOR_TOKEN_PREFIX = "sat_op_";
+/** How much of a token a list shows: the fixed prefix and 4 random characters. */
+const SHOWN_PREFIX_LENGTH = OPERATOR_TOKEN_PREFIX.length + 4;
+
+export interface OperatorTokenView {
+  id: string;
+  name: string;
+  tokenPrefix: string;
+  createdBy: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface OperatorTokenContext {
+  db: Db;
+  wallClock: Clock;
+}
+
+export function operatorTokenView(row: OperatorTokenRow): OperatorTokenView {
+  return {
+    id: row.id,
+    name: row.name,
+    tokenPrefix: row.token_prefix,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export const operatorTokenMissing = () => notFound("Operator token");
+export const operatorTokenNameTaken = () =>
+  new AppError("STATE_CONFLICT", "An operator token with this name exists (names are never reused)", {
+    reason: "name_taken",
+  });
+
+export async function createOperatorToken(
+  ctx: OperatorTokenContext,
+  input: { name: string },
+  createdBy: string,
+): Promise<OperatorTokenView & { token: string }> {
+  const name = input.name.trim();
+  // The bootstrap token's actor name is not a name a named token may take: entries would be ambiguous.
+  if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameTaken();
+  const token = OPERATOR_TOKEN_PREFIX + randomToken(OPERATOR_TOKEN_RANDOM_BYTES);
+  const row = await insertOperatorToken(ctx.db, {
+    id: newId(),
+    name,
+    token_sha256: sha256Hex(token),
+    token_prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+    created_by: createdBy,
+    created_at: ctx.wallClock.now(),
+    revoked_at: null,
+  });
+  if (!row) throw operatorTokenNameTaken();
+  return { ...operatorTokenView(row), token };
+}
+
+export async function listOperatorTokens(
+  ctx: OperatorTokenContext,
+  query: { page?: number; limit?: number },
+): Promise<Page<OperatorTokenView>> {
+  const params = { page: query.page ?? 1, limit: query.limit ?? PAGE_SIZE_DEFAULT };
+  const { rows, total } = await selectOperatorTokens(ctx.db, {
+    offset: (params.page - 1) * params.limit,
+    limit: params.limit,
+  });
+  return listPage(rows.map(operatorTokenView), total, params);
+}
+
+/** Revokes a token at once; revoking a revoked one answers it unchanged. */
+export async function revokeOperatorToken(ctx: OperatorTokenContext, id: string): Promise<OperatorTokenView> {
+  if (!isUuid(id)) throw operatorTokenMissing();
+  const row = await revokeOperatorTokenRow(ctx.db, id, ctx.wallClock.now());
+  if (!row) throw operatorTokenMissing();
+  return operatorTokenView(row);
+}
+
+/** The unrevoked token a presented secret names, if any (looked up by its SHA-256). */
+export async function operatorTokenOf(
+  db: Db,
+  presentedSha256: string,
+): Promise<OperatorTokenRow | undefined> {
+  if (presentedSha256.length !== 64) return undefined;
+  return findActiveOperatorToken(db, presentedSha256);
+}

@@ -1,0 +1,147 @@
+// @ts-check
+// The refunds of one payment, on its page (#/payments/{id}): a table of its refunds and, for a
+// succeeded payment with something left to refund, the refund form, its amount prefilled with
+// what is left (in THB, as people read it; the API takes satang).
+
+/** @import { Payment, Refund } from "../types.js" */
+import { ApiError, createRefund, describeError, listPaymentRefunds, SessionEnded } from "../api.js";
+import { badge, table } from "../components.js";
+import { h, replace } from "../dom.js";
+import { formatSatang, formatTime } from "../format.js";
+import { t, valueText } from "../lang.js";
+
+/** @param {string} wire a wire amount: a decimal string of satang */
+const satangOf = (wire) => BigInt(wire.split(".")[0] || "0");
+
+/** @param {bigint} satang */
+const bahtText = (satang) => `${satang / 100n}.${String(satang % 100n).padStart(2, "0")}`;
+
+/**
+ * THB as typed ("250", "250.5", "250.50") to satang; null when it is not such an amount.
+ * @param {string} text
+ */
+function satangFromBaht(text) {
+  const match = /^(\d{1,11})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!match) return null;
+  const satang = BigInt(match[1] ?? "0") * 100n + BigInt((match[2] ?? "").padEnd(2, "0"));
+  return satang > 0n ? satang : null;
+}
+
+/**
+ * What the payment has left to refund: its amount less its refunds that are not failed or canceled.
+ * @param {Payment} payment
+ * @param {Refund[]} refunds
+ */
+function refundableOf(payment, refunds) {
+  const taken = refunds
+    .filter((refund) => refund.status !== "failed" && refund.status !== "canceled")
+    .reduce((sum, refund) => sum + satangOf(refund.amount), 0n);
+  return satangOf(payment.amount) - taken;
+}
+
+/** @param {Refund[]} refunds */
+function refundsTable(refunds) {
+  if (refunds.length === 0) return h("p", { class: "muted" }, t("refundNone"));
+  const heads = [t("colRefundStatus"), t("colRefundAmount"), t("colRefundReason"), t("colRefundCreated")];
+  const rows = refunds.map((refund) =>
+    h(
+      "tr",
+      { "data-testid": "refund-row" },
+      h("td", null, badge(refund.status, valueText("refundStatus", refund.status))),
+      h("td", null, formatSatang(refund.amount)),
+      h("td", { class: "break" }, refund.failureReason ?? refund.reason ?? ""),
+      h("td", null, formatTime(refund.createdAt)),
+    ),
+  );
+  return table(t("refundsCaption"), heads, rows);
+}
+
+/**
+ * The refusals a merchant can act on, in words; anything else as every other refusal.
+ * @param {unknown} error
+ */
+function refusalText(error) {
+  if (error instanceof ApiError && error.code === "INVALID_INPUT" && error.metadata?.refundable) {
+    return t("refundTooMuch", { amount: formatSatang(String(error.metadata.refundable)) });
+  }
+  if (error instanceof ApiError && error.code === "INSUFFICIENT_BALANCE") return t("refundNoBalance");
+  return describeError(error);
+}
+
+/**
+ * @param {Payment} payment
+ * @param {bigint} refundable
+ * @param {(flash: string) => Promise<void>} done
+ */
+function refundForm(payment, refundable, done) {
+  const amount = h("input", {
+    id: "refund-amount",
+    name: "amount",
+    type: "text",
+    inputmode: "decimal",
+    required: true,
+  });
+  amount.value = bahtText(refundable);
+  const reason = h("input", { id: "refund-reason", name: "reason", type: "text", maxlength: 255 });
+  const submit = h("button", { type: "submit", class: "button primary" }, t("refundButton"));
+  const formError = h("p", { class: "alert", role: "alert", hidden: true });
+  /** @param {string} text */
+  const fail = (text) => {
+    formError.textContent = text;
+    formError.hidden = false;
+    submit.disabled = false;
+    submit.textContent = t("refundButton");
+  };
+  /** @param {Event} event */
+  async function onRefund(event) {
+    event.preventDefault();
+    const satang = satangFromBaht(amount.value);
+    if (satang === null) return fail(t("refundAmountInvalid"));
+    submit.disabled = true;
+    submit.textContent = t("refunding");
+    const text = reason.value.trim();
+    const referenceId = `dashboard-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      const created = await createRefund(payment.id, {
+        amount: `${satang}.00`,
+        referenceId,
+        ...(text ? { reason: text } : {}),
+      });
+      await done(t("refundCreated", { amount: formatSatang(created.amount) }));
+    } catch (error) {
+      if (error instanceof SessionEnded) return;
+      fail(refusalText(error));
+    }
+  }
+  return h(
+    "form",
+    { class: "card inline-form", onsubmit: onRefund, "aria-label": t("refundButton") },
+    h("p", null, t("refundableAmount", { amount: formatSatang(`${refundable}.00`) })),
+    h("div", { class: "field" }, h("label", { for: "refund-amount" }, t("refundAmount")), amount),
+    h("div", { class: "field" }, h("label", { for: "refund-reason" }, t("refundReason")), reason),
+    submit,
+    formError,
+  );
+}
+
+/**
+ * The refunds section of a payment's page; it redraws itself after a refund is made.
+ * @param {Payment} payment
+ */
+export async function refundsSection(payment) {
+  const section = h("section", { "aria-labelledby": "refunds-heading" });
+  /** @param {string} [flash] */
+  const draw = async (flash) => {
+    const { data: refunds } = await listPaymentRefunds(payment.id);
+    const refundable = refundableOf(payment, refunds);
+    replace(
+      section,
+      h("h2", { id: "refunds-heading" }, t("refundsTitle")),
+      flash ? h("p", { class: "flash", role: "status" }, flash) : null,
+      refundsTable(refunds),
+      payment.status === "succeeded" && refundable > 0n ? refundForm(payment, refundable, draw) : null,
+    );
+  };
+  await draw();
+  return section;
+}

@@ -1,0 +1,56 @@
+/**
+ * Who may do what in the dashboard (CONTRACT 13):
+ * - owner: everything, the merchant's users and their roles included;
+ * - developer: API keys, webhook endpoints (and redelivering events, the test clock), and reads;
+ * - finance: reads and exports only.
+ * A route names the roles that may call it in its `config.roles`; without one, reads are open to
+ * every role and writes to owners and developers. The check runs in the route itself (a hook of
+ * the dashboard API, before the body is validated), so a hidden button is never the only guard:
+ * a refused request is 403 FORBIDDEN. While an owner in live has not enrolled two-factor login,
+ * only routes marked `config.beforeTwoFactor` answer; the rest are 403 FORBIDDEN too.
+ */
+import type { FastifyRequest } from "fastify";
+import type { DashboardRole } from "../db/types.ts";
+import { AppError } from "../lib/errors.ts";
+import { sessionOf } from "./sessions.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The dashboard roles that may call this route. */
+    roles?: readonly DashboardRole[];
+    /** Open to an owner who must still enrol two-factor login (enrolment itself, who am I). */
+    beforeTwoFactor?: boolean;
+  }
+}
+
+export const EVERY_ROLE: readonly DashboardRole[] = ["owner", "developer", "finance"];
+export const BUILDERS: readonly DashboardRole[] = ["owner", "developer"];
+export const OWNERS: readonly DashboardRole[] = ["owner"];
+
+export const roleRefused = (role: DashboardRole, allowedRoles: readonly DashboardRole[]) =>
+  new AppError("FORBIDDEN", `A ${role} may not do this: it takes the role ${allowedRoles.join(" or ")}`, {
+    reason: "role",
+    role,
+    allowedRoles: [...allowedRoles],
+  });
+
+export const enrolmentRequired = () =>
+  new AppError("FORBIDDEN", "Set up two-factor login first: owners in live must use an authenticator app", {
+    reason: "two_factor_enrolment_required",
+  });
+
+const READS = new Set(["GET", "HEAD"]);
+
+/** The roles a route allows: its own list, else reads for all and writes for builders. */
+export function allowedRoles(method: string, roles: readonly DashboardRole[] | undefined) {
+  return roles ?? (READS.has(method) ? EVERY_ROLE : BUILDERS);
+}
+
+/** preValidation hook of the dashboard API, after the session check. */
+export async function authorizeRole(request: FastifyRequest): Promise<void> {
+  const session = sessionOf(request);
+  const config = request.routeOptions.config;
+  if (session.twoFactorRequired && config.beforeTwoFactor !== true) throw enrolmentRequired();
+  const allowed = allowedRoles(request.method, config.roles);
+  if (!allowed.includes(session.user.role)) throw roleRefused(session.user.role, allowed);
+}

@@ -1,0 +1,251 @@
+/**
+ * Named operator tokens and the audit log (CONTRACT 2): tokens are created (shown once, kept
+ * hashed), listed without secrets and revoked one by one at once, on every process; the payout
+ * desk records the named operator; every state-changing action lands in an append-only log
+ * (the database refuses UPDATE, DELETE and TRUNCATE), readable with filters and pages.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { buildApp } from "../../src/app.ts";
+import { AUDITED_ROUTES } from "../../src/audit/routes.ts";
+import { sha256Hex } from "../../src/lib/crypto.ts";
+import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
+
+let svc: TestService;
+
+before(async () => {
+  svc = await startService({ env: { SATANG_PAYOUTS: "manual", SANDBOX_PAYOUT_PICKUP: "automatic" } });
+});
+after(async () => {
+  await svc?.close();
+});
+
+let counter = 0;
+async function newToken(name = `operator-${process.pid}-${++counter}`) {
+  const res = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.data as { id: string; name: string; token: string; tokenPrefix: string };
+}
+
+async function auditOf(query: string) {
+  const res = await svc.admin("GET", `/admin/v1/audit-log?${query}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.data as { data: any[]; total: number; totalPages: number };
+}
+
+describe("named operator tokens", () => {
+  it("creates a token shown once, keeps only its hash, and lists it without the secret", async () => {
+    const created = await newToken();
+    assert.match(created.token, /^sat_op_[A-Za-z0-9_-]{43}$/);
+    assert.equal(created.token.slice(0, created.tokenPrefix.length), created.tokenPrefix);
+    const row = await svc.deps.db
+      .selectFrom("operator_tokens")
+      .selectAll()
+      .where("id", "=", created.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.token_sha256, sha256Hex(created.token), "stored as its SHA-256");
+    assert.ok(!JSON.stringify(row).includes(created.token), "the token itself is not stored");
+
+    const list = await svc.admin("GET", "/admin/v1/operator-tokens?limit=100");
+    assert.equal(list.status, 200);
+    const listed = list.body.data.data.find((t: any) => t.id === created.id);
+    assert.equal(listed.name, created.name);
+    assert.equal(listed.createdBy, "admin-token");
+    assert.equal(listed.revokedAt, null);
+    assert.ok(!JSON.stringify(list.body).includes(created.token), "no secret in the list");
+  });
+
+  it("acts under its own name, and stops at once after a revoke while ADMIN_TOKEN keeps working", async () => {
+    const created = await newToken();
+    const merchant = await svc.admin("POST", "/admin/v1/merchants", { name: "Named Shop" }, created.token);
+    assert.equal(merchant.status, 201);
+    const entries = await auditOf(`recordId=${merchant.body.data.id}`);
+    assert.equal(entries.data[0].actorName, created.name);
+    assert.equal(entries.data[0].actorKind, "operator_token");
+    assert.equal(entries.data[0].actorId, created.id);
+
+    // Another process (its own app over the same database) sees the revoke on its next request.
+    const other = await buildApp(svc.depsWith({}));
+    try {
+      const revoked = await svc.admin("POST", `/admin/v1/operator-tokens/${created.id}/revoke`);
+      assert.equal(revoked.status, 200);
+      assert.ok(revoked.body.data.revokedAt);
+      for (const app of [svc.app, other]) {
+        const refused = await app.inject({
+          method: "GET",
+          url: `/admin/v1/merchants/${merchant.body.data.id}`,
+          headers: { authorization: `Bearer ${created.token}` },
+        });
+        assert.equal(refused.statusCode, 401);
+        assert.equal(refused.json().error.code, "INVALID_CREDENTIALS");
+      }
+    } finally {
+      await other.close();
+    }
+    const still = await svc.admin(
+      "GET",
+      `/admin/v1/merchants/${merchant.body.data.id}`,
+      undefined,
+      ADMIN_TOKEN,
+    );
+    assert.equal(still.status, 200, "ADMIN_TOKEN stays the bootstrap token");
+    const again = await svc.admin("POST", `/admin/v1/operator-tokens/${created.id}/revoke`);
+    assert.equal(
+      again.body.data.revokedAt,
+      (await svc.admin("GET", "/admin/v1/operator-tokens?limit=100")).body.data.data.find(
+        (t: any) => t.id === created.id,
+      ).revokedAt,
+    );
+  });
+
+  it("refuses a taken name, the reserved admin-token, a blank name and an unknown id", async () => {
+    const created = await newToken();
+    const taken = await svc.admin("POST", "/admin/v1/operator-tokens", { name: created.name });
+    assert.equal(taken.status, 409);
+    assert.equal(taken.body.error.metadata.reason, "name_taken");
+    const reserved = await svc.admin("POST", "/admin/v1/operator-tokens", { name: "Admin-Token" });
+    assert.equal(reserved.status, 409);
+    for (const name of ["", " padded", "x".repeat(101)]) {
+      const bad = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+      assert.equal(bad.status, 400, JSON.stringify(name));
+      assert.equal(bad.body.error.metadata.field, "name");
+    }
+    const longest = await svc.admin("POST", "/admin/v1/operator-tokens", {
+      name: `${"y".repeat(99)}${counter}`.slice(0, 100),
+    });
+    assert.equal(longest.status, 201, "100 characters is the longest name");
+    const unknown = await svc.admin(
+      "POST",
+      "/admin/v1/operator-tokens/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84/revoke",
+    );
+    assert.equal(unknown.status, 404);
+    const garbage = await svc.admin("POST", "/admin/v1/operator-tokens/not-an-id/revoke");
+    assert.equal(garbage.status, 404);
+  });
+
+  it("answers 401 to a wrong token of the right shape", async () => {
+    const res = await svc.admin("GET", "/admin/v1/operator-tokens", undefined, `sat_op_${"A".repeat(43)}`);
+    assert.equal(res.status, 401);
+  });
+});
+
+describe("the payout desk records the named operator", () => {
+  it("keeps the token's name as recordedBy and in the audit log", async () => {
+    const operator = await newToken(`desk-${process.pid}`);
+    const shop = await fundedMerchant(svc, {}, 100_000n);
+    const withdraw = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "100.00" }), {
+      credentials: shop,
+    });
+    assert.equal(withdraw.status, 201, JSON.stringify(withdraw.body));
+    const batch = await svc.admin(
+      "POST",
+      "/admin/v1/payout-batches",
+      { merchantId: shop.merchantId },
+      operator.token,
+    );
+    assert.equal(batch.status, 201, JSON.stringify(batch.body));
+    const raw = await svc.app.inject({
+      method: "POST",
+      url: `/admin/v1/payout-batches/${batch.body.data.id}/items/${withdraw.body.data.id}/outcome`,
+      headers: {
+        authorization: `Bearer ${operator.token}`,
+        "content-type": "application/json",
+        "x-satang-client": "desk",
+        "x-forwarded-for": "198.51.100.7",
+      },
+      payload: JSON.stringify({ outcome: "paid", bankReference: `SCB-${process.pid}` }),
+      remoteAddress: "192.0.2.44",
+    });
+    assert.equal(raw.statusCode, 200, raw.body);
+    assert.equal(raw.json().data.items[0].recordedBy, operator.name);
+    assert.equal(raw.json().data.items[0].recordedVia, "desk");
+
+    const entries = await auditOf(`recordId=${withdraw.body.data.id}&action=recordPayoutOutcome`);
+    assert.equal(entries.total, 1);
+    const entry = entries.data[0];
+    assert.equal(entry.actorName, operator.name);
+    assert.equal(entry.via, "desk");
+    assert.equal(entry.recordType, "withdraw");
+    assert.equal(entry.merchantId, shop.merchantId);
+    assert.equal(entry.clientAddress, "192.0.2.44", "the connection's address, not a header's say-so");
+    assert.equal(entry.requestId, raw.headers["x-request-id"]);
+  });
+});
+
+describe("the audit log", () => {
+  it("lists entries newest first, filtered by actor and action, in pages that never repeat", async () => {
+    const operator = await newToken();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await svc.admin("POST", "/admin/v1/merchants", { name: `Paged ${i}` }, operator.token);
+      ids.push(res.body.data.id);
+    }
+    const all = await auditOf(`actor=${operator.name}&action=createMerchant&limit=2`);
+    assert.equal(all.total, 5);
+    assert.equal(all.totalPages, 3);
+    const seen: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const pageOf = await auditOf(`actor=${operator.name}&action=createMerchant&limit=2&page=${page}`);
+      seen.push(...pageOf.data.map((e) => e.recordId));
+    }
+    assert.deepEqual(seen, [...ids].reverse(), "newest first, each once");
+    const beyond = await auditOf(`actor=${operator.name}&page=9`);
+    assert.equal(beyond.data.length, 0);
+    assert.equal(beyond.total, 5, "its 5 creates (the token was created by admin-token)");
+  });
+
+  it("refuses invalid list parameters with the field", async () => {
+    for (const [query, field] of [
+      ["page=0", "page"],
+      ["limit=101", "limit"],
+      ["dateFrom=2026-02-30", "dateFrom"],
+      ["merchantId=nope", "merchantId"],
+      ["sortOrder=up", "sortOrder"],
+      ["colour=red", "colour"],
+    ]) {
+      const res = await svc.admin("GET", `/admin/v1/audit-log?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error.metadata.field, field, query);
+    }
+  });
+
+  it("is append-only in the database: UPDATE, DELETE and TRUNCATE are refused", async () => {
+    await svc.admin("POST", "/admin/v1/merchants", { name: "Append only" });
+    const before = await svc.deps.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<bigint>().as("n"))
+      .executeTakeFirstOrThrow();
+    await assert.rejects(
+      sql`UPDATE audit_log SET actor_name = 'someone else'`.execute(svc.deps.db),
+      /append-only/,
+    );
+    await assert.rejects(sql`DELETE FROM audit_log`.execute(svc.deps.db), /append-only/);
+    await assert.rejects(sql`TRUNCATE audit_log`.execute(svc.deps.db), /append-only/);
+    const afterwards = await svc.deps.db
+      .selectFrom("audit_log")
+      .select((eb) => eb.fn.countAll<bigint>().as("n"))
+      .executeTakeFirstOrThrow();
+    assert.equal(afterwards.n, before.n);
+  });
+
+  it("records nothing for a refused or failed action", async () => {
+    const before = (await auditOf("action=updateMerchant")).total;
+    const bad = await svc.admin("PATCH", "/admin/v1/merchants/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84", {
+      name: "x",
+    });
+    assert.equal(bad.status, 404);
+    const unauthenticated = await svc.admin("POST", "/admin/v1/merchants", { name: "x" }, "wrong");
+    assert.equal(unauthenticated.status, 401);
+    assert.equal((await auditOf("action=updateMerchant")).total, before);
+  });
+
+  it("lists every state-changing route of the operator API and the dashboard", () => {
+    const routes = svc.app.printRoutes({ commonPrefix: false });
+    for (const key of Object.keys(AUDITED_ROUTES)) {
+      const path = key.split(" ")[1]!;
+      assert.ok(routes.includes(path.split("/").pop()!), `${key} is a route of the app`);
+    }
+  });
+});

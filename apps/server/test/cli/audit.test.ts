@@ -1,0 +1,104 @@
+/**
+ * `satang operator-token create|list|revoke`, `satang audit list` and `satang user create
+ * --role` against a server listening in this test process, through `runCli` (the function the
+ * `satang` entry point hands its argv, environment and output to).
+ */
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../../src/cli/program.ts";
+import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+
+let svc: TestService;
+let url = "";
+
+before(async () => {
+  svc = await startService();
+  await svc.app.listen({ host: "127.0.0.1", port: 0 });
+  url = `http://127.0.0.1:${(svc.app.server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  await svc?.close();
+});
+
+async function satang(args: string[], token = ADMIN_TOKEN) {
+  let stdout = "";
+  let stderr = "";
+  const outcome = await runCli([...args, "--url", url, "--token", token], {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  assert.ok("exitCode" in outcome);
+  return { code: outcome.exitCode, stdout, stderr };
+}
+
+describe("satang operator-token and audit", () => {
+  it("creates a token shown once, acts under its name, lists it without the secret and revokes it", async () => {
+    const name = `cli-operator-${process.pid}`;
+    const created = await satang(["operator-token", "create", name, "--json"]);
+    assert.equal(created.code, 0, created.stderr);
+    const token = JSON.parse(created.stdout);
+    assert.match(token.token, /^sat_op_/);
+    const friendly = await satang(["operator-token", "create", `${name}-2`]);
+    assert.match(friendly.stdout, /Token: sat_op_\S+\nStore it now/);
+
+    const merchant = await satang(["merchant", "create", "--name", "CLI Audited", "--json"], token.token);
+    assert.equal(merchant.code, 0, merchant.stderr);
+    const merchantId = JSON.parse(merchant.stdout).id;
+
+    const list = await satang(["operator-token", "list"]);
+    assert.equal(list.code, 0);
+    assert.ok(list.stdout.includes(name));
+    assert.ok(!list.stdout.includes(token.token), "no secret in the list");
+
+    const audit = await satang(["audit", "list", "--actor", name]);
+    assert.equal(audit.code, 0, audit.stderr);
+    assert.match(audit.stdout, new RegExp(`${name} \\(cli\\)  createMerchant  merchant ${merchantId}`));
+    const json = JSON.parse((await satang(["audit", "list", "--record", merchantId, "--json"])).stdout);
+    assert.equal(json.data[0].actorName, name);
+    assert.equal(json.data[0].via, "cli");
+
+    const revoked = await satang(["operator-token", "revoke", token.id]);
+    assert.equal(revoked.code, 0);
+    assert.match(revoked.stdout, /Revoked operator token/);
+    const refused = await satang(["merchant", "get", merchantId], token.token);
+    assert.equal(refused.code, 1, "a revoked token is refused");
+    assert.match(refused.stderr, /INVALID_CREDENTIALS/);
+  });
+
+  it("creates a dashboard user with a role, and refuses an unknown role", async () => {
+    const ok = await satang([
+      "user",
+      "create",
+      "--merchant",
+      svc.credentials.merchantId,
+      "--email",
+      `cli-finance-${process.pid}@shop.example`,
+      "--password",
+      "correct horse battery staple",
+      "--role",
+      "finance",
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /, finance\) for merchant/);
+    const bad = await satang([
+      "user",
+      "create",
+      "--merchant",
+      svc.credentials.merchantId,
+      "--email",
+      `cli-bad-${process.pid}@shop.example`,
+      "--password",
+      "correct horse battery staple",
+      "--role",
+      "accountant",
+    ]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /VALIDATION_ERROR/);
+  });
+});

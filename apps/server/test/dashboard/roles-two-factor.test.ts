@@ -1,0 +1,263 @@
+/**
+ * Dashboard roles and two-factor login (CONTRACT 13), and a merchant's own audit log
+ * (CONTRACT 2), through the dashboard API: a finance user reads and exports but cannot create
+ * API keys or webhook endpoints (403 FORBIDDEN from the route, before the body is looked at);
+ * a developer manages keys and endpoints but not users; owners manage users and roles and keep
+ * at least one owner. TOTP: enrolment by QR/otpauth URI and a confirming code; an enrolled
+ * user's login needs the current code once, a missing or wrong one is the login's 401 and counts
+ * towards the lockout; in live an owner can do nothing but enrol until enrolled.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { generate } from "otplib";
+import { createDashboardUser, DASHBOARD_PASSWORD, dashboardUser } from "../helpers/dashboard.ts";
+import { startService, type TestService } from "../helpers/harness.ts";
+import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
+
+let svc: TestService;
+
+before(async () => {
+  // Many logins from one test address: the per-address login limit is not under test here.
+  svc = await startService({ env: { LOGIN_PER_ADDRESS_PER_MINUTE: "1000" } });
+});
+after(async () => {
+  await svc?.close();
+});
+
+async function login(service: TestService, body: Record<string, unknown>) {
+  const res = await service.app.inject({
+    method: "POST",
+    url: "/api/v1/auth/login",
+    payload: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
+  return { status: res.statusCode, body: res.json() };
+}
+
+/** The authenticator's code `steps` 30-second steps from now. */
+const codeAt = (secret: string, steps = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+
+describe("dashboard roles", () => {
+  it("lets finance read and export but refuses API keys, webhook endpoints and users with FORBIDDEN", async () => {
+    const finance = await dashboardUser(svc, undefined, "finance");
+    assert.equal((await finance.request("GET", "/payments")).status, 200);
+    assert.equal((await finance.request("GET", "/api-keys")).status, 200);
+    const csv = await finance.request("GET", "/reports/payments.csv?dateFrom=2026-01-01&dateTo=2026-02-01");
+    assert.equal(csv.status, 200);
+    for (const [method, path, body] of [
+      ["POST", "/api-keys", {}],
+      ["POST", "/api-keys", { unknownField: true }],
+      ["POST", "/webhook-endpoints", { url: "https://shop.example/hooks", events: ["*"] }],
+      ["DELETE", "/api-keys/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84", undefined],
+      ["GET", "/users", undefined],
+      ["POST", "/users", { email: "x@shop.example", password: DASHBOARD_PASSWORD }],
+    ] as const) {
+      const res = await finance.request(method, path, body);
+      assert.equal(res.status, 403, `${method} ${path}`);
+      assert.equal(res.body.error.code, "FORBIDDEN");
+      assert.equal(res.body.error.metadata.reason, "role");
+      assert.equal(res.body.error.metadata.role, "finance");
+    }
+  });
+
+  it("lets a developer manage API keys and endpoints but not users", async () => {
+    const developer = await dashboardUser(svc, undefined, "developer");
+    const key = await developer.request("POST", "/api-keys", { name: "Shop backend" });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    assert.equal((await developer.request("DELETE", `/api-keys/${key.body.data.id}`)).status, 200);
+    const users = await developer.request("GET", "/users");
+    assert.equal(users.status, 403);
+    assert.deepEqual(users.body.error.metadata.allowedRoles, ["owner"]);
+  });
+
+  it("lets an owner add users with a role and change roles, keeping at least one owner", async () => {
+    const shop = await svc.newMerchant();
+    const owner = await dashboardUser(svc, shop.merchantId);
+    const created = await owner.request("POST", "/users", {
+      email: `finance-${process.pid}@shop.example`,
+      password: DASHBOARD_PASSWORD,
+      role: "finance",
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.data.role, "finance");
+    const list = await owner.request("GET", "/users");
+    assert.deepEqual(list.body.data.map((u: any) => u.role).sort(), ["finance", "owner"]);
+    const ownerId = list.body.data.find((u: any) => u.role === "owner").id;
+
+    const promoted = await owner.request("PATCH", `/users/${created.body.data.id}`, { role: "developer" });
+    assert.equal(promoted.body.data.role, "developer");
+    const self = await owner.request("PATCH", `/users/${ownerId}`, { role: "finance" });
+    assert.equal(self.status, 409, "the last owner stays an owner");
+    assert.equal(self.body.error.metadata.reason, "last_owner");
+    const bad = await owner.request("PATCH", `/users/${created.body.data.id}`, { role: "admin" });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.metadata.field, "role");
+    const foreign = await dashboardUser(svc);
+    const other = await owner.request(
+      "PATCH",
+      `/users/${(await foreign.request("GET", "/me")).body.data.user.id}`,
+      {
+        role: "finance",
+      },
+    );
+    assert.equal(other.status, 404, "another merchant's user is not found");
+  });
+
+  it("takes effect on the user's next request, without a new login", async () => {
+    const shop = await svc.newMerchant();
+    const owner = await dashboardUser(svc, shop.merchantId);
+    const developer = await dashboardUser(svc, shop.merchantId, "developer");
+    assert.equal((await developer.request("POST", "/api-keys", {})).status, 201);
+    const me = (await developer.request("GET", "/me")).body.data.user;
+    assert.equal((await owner.request("PATCH", `/users/${me.id}`, { role: "finance" })).status, 200);
+    assert.equal((await developer.request("POST", "/api-keys", {})).status, 403);
+  });
+});
+
+describe("a merchant's audit log in the dashboard", () => {
+  it("shows its users' actions and the operator's on its records, never another merchant's", async () => {
+    const shop = await svc.newMerchant();
+    const developer = await dashboardUser(svc, shop.merchantId, "developer");
+    const key = await developer.request("POST", "/api-keys", { name: "Audited key" });
+    await svc.admin("DELETE", `/admin/v1/integrations/${key.body.data.id}`);
+    const outsider = await dashboardUser(svc);
+    await outsider.request("POST", "/api-keys", {});
+
+    const finance = await dashboardUser(svc, shop.merchantId, "finance");
+    const log = await finance.request("GET", "/audit-log?limit=100");
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    const entries = log.body.data.data as any[];
+    const created = entries.find((e) => e.action === "createApiKey");
+    assert.equal(created.actorName, developer.email);
+    assert.equal(created.actorKind, "dashboard_user");
+    assert.equal(created.recordId, key.body.data.id);
+    assert.equal(created.via, "dashboard");
+    const revoked = entries.find((e) => e.action === "revokeIntegration");
+    assert.equal(revoked.actorName, "admin-token");
+    assert.ok(entries.some((e) => e.action === "logIn" && e.actorName === finance.email));
+    assert.ok(
+      entries.every((e) => e.merchantId === shop.merchantId),
+      "only this merchant's entries",
+    );
+    const filtered = await finance.request("GET", `/audit-log?actor=${encodeURIComponent(developer.email)}`);
+    assert.ok(filtered.body.data.data.every((e: any) => e.actorName === developer.email));
+    const refused = await finance.request("GET", `/audit-log?merchantId=${svc.credentials.merchantId}`);
+    assert.equal(refused.status, 400, "the merchant is the session's, never a parameter");
+  });
+});
+
+describe("two-factor login", () => {
+  async function enrol(user: Awaited<ReturnType<typeof dashboardUser>>) {
+    const started = await user.request("POST", "/two-factor/enrol");
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const { secret, otpauthUri, qrCode } = started.body.data;
+    assert.match(otpauthUri, /^otpauth:\/\/totp\/Satang:/);
+    assert.ok(otpauthUri.includes(`secret=${secret}`));
+    assert.match(qrCode, /^data:image\/png;base64,/);
+    return secret as string;
+  }
+
+  it("enrols with a confirming code, then needs the current code at login, once", async () => {
+    const user = await dashboardUser(svc);
+    const secret = await enrol(user);
+    const wrong = await user.request("POST", "/two-factor/confirm", { otp: "000000" });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.error.metadata.field, "otp");
+    const confirmed = await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret, -1) });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    assert.equal(confirmed.body.data.twoFactorEnabled, true);
+
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    const missing = await login(svc, credentials);
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.error.code, "INVALID_CREDENTIALS");
+    const wrongCode = await login(svc, { ...credentials, otp: "123456" });
+    assert.equal(wrongCode.status, 401);
+    assert.equal(wrongCode.body.error.message, missing.body.error.message, "one message for every refusal");
+    assert.equal(
+      (await login(svc, { ...credentials, otp: await codeAt(secret, 2) })).status,
+      401,
+      "two steps ahead",
+    );
+    const code = await codeAt(secret, 1);
+    assert.equal((await login(svc, { ...credentials, otp: code })).status, 200);
+    assert.equal((await login(svc, { ...credentials, otp: code })).status, 401, "a code logs in once");
+  });
+
+  it("counts missing and wrong codes towards the lockout", async () => {
+    const user = await dashboardUser(svc);
+    const secret = await enrol(user);
+    await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    for (let i = 0; i < 5; i++)
+      assert.equal((await login(svc, { ...credentials, otp: "999999" })).status, 401);
+    const locked = await login(svc, { ...credentials, otp: await codeAt(secret, 1) });
+    assert.equal(locked.status, 429, "the sixth attempt is locked out, even with the right code");
+  });
+
+  it("is reset by the operator when the authenticator is lost", async () => {
+    const user = await dashboardUser(svc);
+    const secret = await enrol(user);
+    await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
+    const me = (await user.request("GET", "/me")).body.data.user;
+    const reset = await svc.admin("POST", `/admin/v1/users/${me.id}/two-factor/reset`);
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.equal(reset.body.data.twoFactorEnabled, false);
+    assert.equal((await login(svc, { email: user.email, password: DASHBOARD_PASSWORD })).status, 200);
+    const entries = await svc.admin("GET", `/admin/v1/audit-log?action=resetTwoFactor&recordId=${me.id}`);
+    assert.equal(entries.body.data.total, 1);
+    const unknown = await svc.admin(
+      "POST",
+      "/admin/v1/users/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84/two-factor/reset",
+    );
+    assert.equal(unknown.status, 404);
+  });
+});
+
+describe("two-factor login in live", () => {
+  let live: TestService;
+  before(async () => {
+    live = await startService({
+      env: { ...LIVE_PROVIDER_ENV, SATANG_ENV: "live", SECRET_KEY: "cd".repeat(32) },
+    });
+  });
+  after(async () => {
+    await live?.close();
+  });
+
+  it("lets an owner do nothing but enrol until enrolled; other roles are not held", async () => {
+    const shop = await live.newMerchant();
+    const owner = await dashboardUser(live, shop.merchantId);
+    const me = await owner.request("GET", "/me");
+    assert.equal(me.status, 200);
+    assert.equal(me.body.data.twoFactorRequired, true);
+    for (const [method, path] of [
+      ["GET", "/payments"],
+      ["GET", "/balance"],
+      ["POST", "/api-keys"],
+    ] as const) {
+      const res = await owner.request(method, path, method === "POST" ? {} : undefined);
+      assert.equal(res.status, 403, `${method} ${path}`);
+      assert.equal(res.body.error.metadata.reason, "two_factor_enrolment_required");
+    }
+    const started = await owner.request("POST", "/two-factor/enrol");
+    const secret = started.body.data.secret as string;
+    assert.equal(
+      (await owner.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) })).status,
+      200,
+    );
+    assert.equal((await owner.request("GET", "/payments")).status, 200, "enrolled: the dashboard opens");
+    assert.equal((await owner.request("GET", "/me")).body.data.twoFactorRequired, false);
+
+    const { email } = await createDashboardUser(live, shop.merchantId, undefined, "finance");
+    const finance = await login(live, { email, password: DASHBOARD_PASSWORD });
+    assert.equal(finance.status, 200);
+    const res = await live.app.inject({
+      method: "GET",
+      url: "/dashboard/api/payments",
+      headers: { authorization: `Bearer ${finance.body.data.token}` },
+    });
+    assert.equal(res.statusCode, 200, "only owners must enrol");
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * R2: create p99 at a fixed rate of half the baseline's closed-loop throughput / the baseline's
+ * p99 at that rate (open loop, coordinated omission corrected).
+ */
+import type { Context } from "../lib/context.ts";
+import { openLoop } from "../lib/load.ts";
+import { goalRow, ms } from "../lib/report.ts";
+import { baselineInsert, type PlainRequest } from "../lib/requests.ts";
+
+export async function runCreateOpenLoop(
+  ctx: Context,
+  baselineRps: number,
+  make: () => PlainRequest,
+): Promise<void> {
+  const { seconds } = ctx.settings;
+  const rate = Math.max(1, Math.round(baselineRps / 2));
+  ctx.log(`R2: open loop at ${rate} req/s, baseline then create payment (v1)`);
+  const baseOpen = await openLoop(ctx.baseline.url, baselineInsert, { rate, seconds });
+  const createOpen = await openLoop(ctx.satang.url, make, { rate, seconds });
+  const unanswered = createOpen.unanswered ? `; ${createOpen.unanswered} unanswered (p99 a lower bound)` : "";
+  const failed = `; failed ${createOpen.failed} / ${baseOpen.failed}`;
+  ctx.rows.push(
+    goalRow(
+      "R2",
+      `create p99 / baseline p99 at ${rate} req/s`,
+      createOpen.p99 / baseOpen.p99,
+      { atMost: 2 },
+      `${ms(createOpen.p99)} / ${ms(baseOpen.p99)}; p50 ${ms(createOpen.p50)} / ${ms(baseOpen.p50)}${unanswered}${failed}`,
+    ),
+  );
+}
