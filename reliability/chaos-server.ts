@@ -17,6 +17,8 @@ export interface ServerSpec {
   databaseUrl: string | undefined;
   dataDir: string;
   logFile: string;
+  /** The satang command (default `serve`); `worker` has no HTTP port and is not waited for. */
+  args?: string[];
 }
 
 export class ChaosServer {
@@ -48,7 +50,7 @@ export class ChaosServer {
     else delete env.DATABASE_URL;
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "apps/server/src/main.ts"), "serve"],
+      ["--import", "tsx", join(ROOT, "apps/server/src/main.ts"), ...(this.spec.args ?? ["serve"])],
       {
         cwd: ROOT,
         env,
@@ -58,6 +60,7 @@ export class ChaosServer {
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     this.child = child;
+    if (this.spec.args?.[0] === "worker") return 0;
     for (;;) {
       if (child.exitCode !== null)
         throw new Error(`server exited with ${child.exitCode} (see ${this.spec.logFile})`);

@@ -7,6 +7,7 @@
  *   npm run chaos                       full run: 100 kills on PostgreSQL, 30 on PGlite
  *   npm run chaos -- --short            5 kills on each store (CI)
  *   npm run chaos -- --store pglite --kills-pglite 10
+ *   npm run chaos -- --failover         the failover test (20 failovers; --short: 2; --failovers N)
  *
  * Flags: --short, --store postgres|pglite|both, --kills-postgres N, --kills-pglite N,
  * --workers N, --port N (first of the ports it uses), --out FILE (the figures as JSON).
@@ -26,6 +27,7 @@ import { checkInvariants, type InvariantResult } from "./chaos-check.ts";
 import { databaseStopped, deadlock, lockHeld } from "./chaos-scenarios.ts";
 import { ADMIN_TOKEN, ChaosServer, SECRET_KEY } from "./chaos-server.ts";
 import { Client, createMerchants, runWorkload, Tally } from "./chaos-workload.ts";
+import { type FailoverRun, reportFailover, runFailover } from "./failover.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -36,6 +38,8 @@ const { values: flags } = parseArgs({
     workers: { type: "string", default: "6" },
     port: { type: "string", default: "7400" },
     out: { type: "string" },
+    failover: { type: "boolean", default: false },
+    failovers: { type: "string" },
   },
 });
 
@@ -230,6 +234,25 @@ function report(run: StoreRun): boolean {
   }
   for (const line of run.unexpected5xx.slice(0, 10)) console.log(`  unexpected: ${line}`);
   return run.invariants.every((i) => i.ok) && run.unexpected5xx.length === 0;
+}
+
+if (flags.failover) {
+  const receiver = await webhookReceiver(basePort + 50);
+  let run: FailoverRun;
+  try {
+    run = await runFailover({
+      rounds: Number(flags.failovers ?? (short ? 2 : 20)),
+      workers,
+      basePort,
+      webhookUrl: receiver.url,
+    });
+  } finally {
+    receiver.close();
+  }
+  const passed = reportFailover(run);
+  if (flags.out) writeFileSync(flags.out, `${JSON.stringify(run, null, 2)}\n`);
+  console.log(passed ? "\nfailover: every invariant held, nothing acknowledged lost" : "\nfailover: FAILED");
+  process.exit(passed ? 0 : 1);
 }
 
 const stores =

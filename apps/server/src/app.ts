@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
+import { backupRoutes } from "./admin/backup-routes.ts";
 import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
@@ -75,6 +76,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(payoutDeskRoutes(deps));
     await operator.register(scbAdminRoutes(deps));
     await operator.register(dailyReportRoutes(deps));
+    await operator.register(backupRoutes(deps));
   };
 }
 

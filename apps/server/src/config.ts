@@ -4,6 +4,7 @@
  */
 import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
 import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
+import { parseMultiHostUrl } from "./db/primary.ts";
 import {
   PAYOUT_UNDECIDED_ALERT_S_DEFAULT,
   PAYOUT_UNDECIDED_ALERT_S_MAX,
@@ -195,6 +196,21 @@ function url(name: string, raw: string | undefined, protocols: string[]): string
   return raw;
 }
 
+/**
+ * A PostgreSQL URL: one host (read as a URL), or several in libpq's form
+ * (`postgres://user@h1:5432,h2:5432/db?target_session_attrs=read-write`, db/primary.ts).
+ */
+function postgresUrl(name: string, raw: string | undefined): string | undefined {
+  let multi: ReturnType<typeof parseMultiHostUrl>;
+  try {
+    multi = raw ? parseMultiHostUrl(raw) : undefined;
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
+  if (multi) return raw;
+  return url(name, raw, ["postgres:", "postgresql:"]);
+}
+
 /** Accepts 32 bytes as 64 hex characters or as base64. */
 export function parseSecretKey(raw: string, name = "SECRET_KEY"): Buffer {
   let key: Buffer | undefined;
@@ -219,8 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     url("PUBLIC_BASE_URL", env.PUBLIC_BASE_URL, ["http:", "https:"]) ??
     `http://${host.includes(":") ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, "");
-  const databaseUrl = url("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]);
-  const databaseDirectUrl = url("DATABASE_DIRECT_URL", env.DATABASE_DIRECT_URL, ["postgres:", "postgresql:"]);
+  const databaseUrl = postgresUrl("DATABASE_URL", env.DATABASE_URL);
+  const databaseDirectUrl = postgresUrl("DATABASE_DIRECT_URL", env.DATABASE_DIRECT_URL);
   const redisUrl = url("REDIS_URL", env.REDIS_URL, ["redis:", "rediss:"]);
   const rateLimitPerMinute = integer(
     env,

@@ -55,6 +55,8 @@ export interface Deps {
   apiKeys: ApiKeys;
   /** /readyz's probe: the store's own, which does not wait behind the pool (db/connect.ts). */
   databaseReachable: ((timeoutMs: number) => Promise<boolean>) | undefined;
+  /** A consistent copy of the embedded database (GET /admin/v1/backup); absent on PostgreSQL. */
+  databaseDump: (() => Promise<Blob>) | undefined;
 }
 
 export interface DepsInput {
@@ -74,6 +76,7 @@ export interface DepsInput {
   scbRecorder?: ScbRecorder;
   /** The store's reachability probe (Store.reachable). */
   databaseReachable?: (timeoutMs: number) => Promise<boolean>;
+  databaseDump?: (() => Promise<Blob>) | undefined;
 }
 
 /**
@@ -138,5 +141,6 @@ export function buildDeps(input: DepsInput): Deps {
       : undefined,
     apiKeys: cachedApiKeys(apiKeysOf(db), changeFeedOf(db), { clock: wallClock }),
     databaseReachable: input.databaseReachable,
+    databaseDump: input.databaseDump,
   };
 }

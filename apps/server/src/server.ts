@@ -313,7 +313,14 @@ async function openProcess(config: Config, print?: (text: string) => void): Prom
   }
   const databaseReachable = (timeoutMs: number) => store.reachable(timeoutMs);
   return {
-    deps: buildDeps({ config, db: store.db, storeKind: store.kind, secrets, databaseReachable }),
+    deps: buildDeps({
+      config,
+      db: store.db,
+      storeKind: store.kind,
+      secrets,
+      databaseReachable,
+      databaseDump: store.dump,
+    }),
     store,
   };
 }

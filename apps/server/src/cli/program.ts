@@ -8,6 +8,7 @@
  * 2 usage or configuration error, 3 the server could not be reached.
  */
 import { Command } from "commander";
+import { registerBackupCommands } from "./commands/backup.ts";
 import { registerClockCommands } from "./commands/clock.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerIntegrationCommands } from "./commands/integration.ts";
@@ -47,6 +48,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerTriggerCommand,
   registerClockCommands,
   registerExportCommand,
+  registerBackupCommands,
 ];
 
 /** The whole program; commander's own output (help, usage errors) goes through `io`. */

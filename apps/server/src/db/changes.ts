@@ -22,7 +22,7 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 
 /** The channel the change trigger notifies on (migration 0010). */
 export const CHANGES_CHANNEL = "satang_changes";
@@ -124,8 +124,11 @@ export class ChangeFeedPlugin implements KyselyPlugin {
   }
 }
 
-/** LISTEN on PostgreSQL over a connection of its own, opened again whenever it is lost. */
-export function postgresListener(connectionString: string) {
+/**
+ * LISTEN on PostgreSQL over a connection of its own (`newClient` makes it: to the one host, or
+ * to whichever host is the primary now), opened again whenever it is lost.
+ */
+export function postgresListener(newClient: () => pg.Client) {
   return async (feed: ChangeFeed): Promise<() => Promise<void>> => {
     let closed = false;
     let client: pg.Client | undefined;
@@ -139,7 +142,7 @@ export function postgresListener(connectionString: string) {
       timer.unref();
     };
     const connect = async () => {
-      const next = new pg.Client({ connectionString });
+      const next = newClient();
       client = next;
       next.on("notification", (message) => feed.emit(message.payload ?? "*"));
       next.on("error", () => {

@@ -20,6 +20,7 @@ import { PoolAcquireTimeoutError } from "./faults.ts";
 import { BoundedPostgresDialect } from "./pg-driver.ts";
 import { PGlitePool } from "./pglite-pool.ts";
 import { nameStatements, StatementNames } from "./prepared.ts";
+import { PrimaryLocator, parseMultiHostUrl, primaryClientClass } from "./primary.ts";
 import type { Database } from "./types.ts";
 
 const INT8_OID = 20;
@@ -39,6 +40,11 @@ export interface Store {
   reachable(timeoutMs: number): Promise<boolean>;
   /** Changes to cached tables, from this process and every other (db/changes.ts). */
   changes: ChangeFeed;
+  /**
+   * The embedded store only: a consistent copy of the whole database (a gzipped tar of its
+   * directory), taken between transactions while the service runs (`satang backup`).
+   */
+  dump?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -92,8 +98,11 @@ export async function withinTime(probe: Promise<unknown>, timeoutMs: number): Pr
 }
 
 /** `select 1` on a connection of its own, closed afterwards whatever happened. */
-async function postgresReachable(connectionString: string, timeoutMs: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+async function postgresReachable(target: PostgresTarget, timeoutMs: number): Promise<boolean> {
+  const client = new target.Client({
+    connectionString: target.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+  });
   client.on("error", () => {});
   try {
     return await withinTime(
@@ -133,50 +142,76 @@ function registerStore(db: Kysely<Database>, changes: ChangeFeed, bounds: Databa
   registerBounds(db, bounds);
 }
 
+/**
+ * How to connect to the PostgreSQL a URL names: pg's own Client for one host (exactly as pg
+ * reads the URL), or one that finds and follows the primary among several (db/primary.ts).
+ */
+export interface PostgresTarget {
+  connectionString: string;
+  Client: typeof pg.Client;
+  locator?: PrimaryLocator;
+}
+
+export function postgresTarget(url: string, connectTimeoutMs: number): PostgresTarget {
+  const multi = parseMultiHostUrl(url);
+  if (!multi) return { connectionString: url, Client: pg.Client };
+  const locator = new PrimaryLocator(multi, connectTimeoutMs);
+  return { connectionString: multi.urlFor(multi.hosts[0]!), Client: primaryClientClass(locator), locator };
+}
+
+/** PostgreSQL: a bounded pool, to the one host or to the primary among several (db/primary.ts). */
+function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: DatabaseBounds): Store {
+  const target = postgresTarget(databaseUrl, bounds.poolAcquireTimeoutMs);
+  const listenTarget = options.listenUrl
+    ? postgresTarget(options.listenUrl, bounds.poolAcquireTimeoutMs)
+    : target;
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    Client: target.Client,
+    max: options.poolSize ?? 10,
+    // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
+    // transactions blocked on one merchant's lock answers 503, it does not queue forever.
+    connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID
+          ? (value: string) => BigInt(value)
+          : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
+  // makes the pool emit "error"; unheard, that event would crash the process. The pool has
+  // already discarded the connection and the next query opens a new one, so there is
+  // nothing else to do here.
+  pool.on("error", () => {});
+  // A connection that drops while checked out (the database stops, a network cut) fails the
+  // query it was running, which the request answers with 503; the client also emits "error",
+  // which unheard would crash the process. The pool discards that client when it is released.
+  const names = options.preparedStatements === false ? undefined : new StatementNames();
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (names) nameStatements(client, names);
+  });
+  const changes = new ChangeFeed(
+    postgresListener(() => new listenTarget.Client({ connectionString: listenTarget.connectionString })),
+  );
+  const db = new Kysely<Database>({
+    dialect: new BoundedPostgresDialect({ pool }, bounds),
+    plugins: [new ChangeFeedPlugin(changes)],
+  });
+  registerStore(db, changes, bounds);
+  return {
+    db,
+    kind: "postgres",
+    reachable: (timeoutMs) => postgresReachable(target, timeoutMs),
+    changes,
+    close: () => closeBoth(changes, db),
+  };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const bounds = { ...DEFAULT_DATABASE_BOUNDS, ...options.bounds };
-  if (options.databaseUrl) {
-    const databaseUrl = options.databaseUrl;
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: options.poolSize ?? 10,
-      // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
-      // transactions blocked on one merchant's lock answers 503, it does not queue forever.
-      connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID
-            ? (value: string) => BigInt(value)
-            : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
-      },
-    });
-    // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
-    // makes the pool emit "error"; unheard, that event would crash the process. The pool has
-    // already discarded the connection and the next query opens a new one, so there is
-    // nothing else to do here.
-    pool.on("error", () => {});
-    // A connection that drops while checked out (the database stops, a network cut) fails the
-    // query it was running, which the request answers with 503; the client also emits "error",
-    // which unheard would crash the process. The pool discards that client when it is released.
-    const names = options.preparedStatements === false ? undefined : new StatementNames();
-    pool.on("connect", (client) => {
-      client.on("error", () => {});
-      if (names) nameStatements(client, names);
-    });
-    const changes = new ChangeFeed(postgresListener(options.listenUrl ?? databaseUrl));
-    const db = new Kysely<Database>({
-      dialect: new BoundedPostgresDialect({ pool }, bounds),
-      plugins: [new ChangeFeedPlugin(changes)],
-    });
-    registerStore(db, changes, bounds);
-    return {
-      db,
-      kind: "postgres",
-      reachable: (timeoutMs) => postgresReachable(databaseUrl, timeoutMs),
-      changes,
-      close: () => closeBoth(changes, db),
-    };
-  }
+  if (options.databaseUrl) return openPostgresStore(options.databaseUrl, options, bounds);
   const dataDir = options.memory ? undefined : (options.dataDir ?? "./data");
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const lite =
@@ -203,8 +238,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     kind: "embedded",
     reachable: (timeoutMs) => embeddedReachable(lite, db, timeoutMs),
     changes,
+    dump: () => dumpEmbedded(lite, pool),
     close: () => closeBoth(changes, db),
   };
+}
+
+/**
+ * A copy of the embedded database: taken holding its one connection, so between two
+ * transactions (nothing half-written is in it), after a CHECKPOINT so that the copy opens
+ * without replaying WAL. Every other transaction waits in the queue meanwhile (about a second
+ * for a small database; docs/operations.md).
+ */
+async function dumpEmbedded(lite: PGlite, pool: PGlitePool): Promise<Blob> {
+  const connection = await pool.connect();
+  try {
+    await lite.query("checkpoint");
+    return await lite.dumpDataDir("gzip");
+  } finally {
+    connection.release();
+  }
 }
 
 /** Whether `dataDir` already holds an embedded database (initdb writes PG_VERSION first). */

@@ -24,6 +24,18 @@ export class PoolAcquireTimeoutError extends Error {
   }
 }
 
+/**
+ * Thrown when a multi-host DATABASE_URL names no host that is a primary right now (a failover
+ * is under way, db/primary.ts): the database is unavailable for the moment.
+ */
+export class NoPrimaryError extends Error {
+  readonly code = "NO_PRIMARY";
+  constructor(readonly reasons: string[]) {
+    super(`no database host is a primary now (${reasons.join("; ")})`);
+    this.name = "NoPrimaryError";
+  }
+}
+
 /** Serialization failure and deadlock: the whole transaction may be run again. */
 const RETRYABLE_SQLSTATES = new Set(["40001", "40P01"]);
 
@@ -35,11 +47,14 @@ const BUSY_SQLSTATES = new Set(["55P03", "57014", "25P03", "53300", "53400"]);
 
 /**
  * SQLSTATEs of a database that is going away or not there yet: connection exceptions (class
- * 08), admin/crash shutdown, cannot connect now, database dropped, insufficient resources.
+ * 08), admin/crash shutdown, cannot connect now, database dropped, insufficient resources,
+ * and a write refused by a standby (25006, read_only_sql_transaction: a connection that reached
+ * a node a failover has just demoted).
  */
 function unavailableState(code: string): boolean {
   return (
     code.startsWith("08") ||
+    code === "25006" ||
     ["57P01", "57P02", "57P03", "57P04", "57P05", "53000", "53100", "53200"].includes(code)
   );
 }
@@ -72,6 +87,7 @@ function codeOf(error: unknown): string | undefined {
 
 function classifyOne(error: unknown): DatabaseFault | undefined {
   if (error instanceof PoolAcquireTimeoutError) return "busy";
+  if (error instanceof NoPrimaryError) return "unavailable";
   const code = codeOf(error);
   if (code !== undefined) {
     if (RETRYABLE_SQLSTATES.has(code)) return "conflict";

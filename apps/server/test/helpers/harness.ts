@@ -110,6 +110,7 @@ export async function startService(
     clock,
     secrets: new SecretBox(Buffer.alloc(32, 7)),
     databaseReachable: (timeoutMs) => store.reachable(timeoutMs),
+    databaseDump: store.dump,
     ...options.deps,
   };
   const deps = buildDeps(input);

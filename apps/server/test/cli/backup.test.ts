@@ -1,0 +1,207 @@
+/**
+ * `satang backup <file>` / `satang restore <file>` on the embedded store (docs/operations.md):
+ * a copy taken while the server runs and takes payments is consistent (the ledger balances once
+ * restored), holds every payment acknowledged before the copy was asked for and none
+ * acknowledged after it was written; restore refuses while a server holds DATA_DIR, keeps the
+ * database it replaces, and the server starts on the restored one. Both refuse PostgreSQL.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
+import { runCli } from "../../src/cli/program.ts";
+import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
+import { openStore } from "../../src/db/connect.ts";
+import { assertLedgerConsistent } from "../helpers/ledger.ts";
+import { paymentBody } from "../helpers/lifecycle.ts";
+import { spawnSatang, temporaryDir, type Worker, waitFor } from "../helpers/processes.ts";
+import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
+
+const ADMIN_TOKEN = "backup-test-operator-token-0123456789abcdef";
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function satang(args: string[], env: Record<string, string>) {
+  let stdout = "";
+  let stderr = "";
+  const outcome = await runCli(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: { PATH: process.env.PATH ?? "", ...env },
+  });
+  assert.ok("exitCode" in outcome);
+  return { code: outcome.exitCode, stdout, stderr };
+}
+
+class Server {
+  process: Worker | undefined;
+  constructor(
+    readonly env: Record<string, string>,
+    readonly url: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.process = spawnSatang(["serve"], this.env);
+    await waitFor("the server to answer /readyz", async () => {
+      const res = await fetch(`${this.url}/readyz`).catch(() => undefined);
+      return res?.status === 200;
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.process) return;
+    this.process.child.kill("SIGTERM");
+    await this.process.exited;
+    this.process = undefined;
+  }
+
+  async admin(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await fetch(`${this.url}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.ok(res.ok, `${method} ${path}: ${res.status}`);
+    return ((await res.json()) as { data: unknown }).data;
+  }
+
+  async signed(key: { apiKey: string; apiSecret: string }, method: string, path: string, body?: unknown) {
+    const text = body === undefined ? "" : JSON.stringify(body);
+    const headers = signRequest({ ...key, body: text, method, path, version: "v2" });
+    return fetch(`${this.url}${path}`, {
+      method,
+      headers: { ...headers, ...(text ? { "content-type": "application/json" } : {}) },
+      ...(text ? { body: text } : {}),
+    });
+  }
+}
+
+describe("backup and restore of the embedded store", () => {
+  const servers: Server[] = [];
+  after(async () => {
+    for (const server of servers) await server.stop().catch(() => {});
+  });
+
+  it("a copy taken under load holds every payment acknowledged before it and restores to a consistent ledger", async () => {
+    const dataDir = temporaryDir("satang-backup-");
+    const port = await freePort();
+    const env = {
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      ADMIN_TOKEN,
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      LOG_LEVEL: "warn",
+      SATANG_URL: `http://127.0.0.1:${port}`,
+    };
+    const server = new Server(env, `http://127.0.0.1:${port}`);
+    servers.push(server);
+    await server.start();
+    const merchant = await server.admin("POST", "/merchants", {
+      name: "Backup Test Co",
+      promptpayId: "0812345678",
+    });
+    const integration = await server.admin("POST", `/merchants/${merchant.id}/integrations`, {});
+    const key = { apiKey: integration.apiKey as string, apiSecret: integration.apiSecret as string };
+
+    // Payments keep arriving while the copy is taken; each is recorded with when it was acknowledged.
+    const acknowledged: { id: string; at: number }[] = [];
+    const first = await server.signed(key, "POST", "/api/v1/payments", paymentBody());
+    assert.equal(first.status, 201, await first.text());
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        const res = await server.signed(key, "POST", "/api/v1/payments", paymentBody());
+        if (res.status === 201) {
+          const { data } = (await res.json()) as { data: { id: string } };
+          acknowledged.push({ id: data.id, at: Date.now() });
+        }
+      }
+    })();
+    await waitFor("some payments", () => acknowledged.length >= 5, 30_000);
+    const asked = Date.now();
+    const file = join(dataDir, "..", `${dataDir.split("/").pop()}-copy.tar.gz`);
+    const backup = await satang(["backup", file], env);
+    const written = Date.now();
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /from the running server/);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    await waitFor("payments after the copy", () => acknowledged.some((p) => p.at > written + 200), 30_000);
+    writing = false;
+    await writer;
+
+    // Restore refuses while the server holds DATA_DIR, and leaves the database alone.
+    const refused = await satang(["restore", file], env);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /in use by another Satang process/);
+
+    await server.stop();
+    const restored = await satang(["restore", file], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    const kept = readdirSync(dataDir).filter((name) =>
+      name.startsWith(`${EMBEDDED_DATABASE_DIR}.before-restore-`),
+    );
+    assert.equal(kept.length, 1, "the database it replaced is kept");
+
+    // The ledger of the restored database balances.
+    const store = await openStore({ dataDir: join(dataDir, EMBEDDED_DATABASE_DIR) });
+    try {
+      await assertLedgerConsistent(store.db);
+    } finally {
+      await store.close();
+    }
+    await server.start();
+    const before = acknowledged.filter((p) => p.at < asked);
+    const later = acknowledged.filter((p) => p.at > written + 100);
+    assert.ok(before.length >= 5 && later.length >= 1);
+    for (const payment of before) {
+      const res = await server.signed(key, "GET", `/api/v1/payments/${payment.id}`);
+      assert.equal(res.status, 200, `payment ${payment.id} acknowledged before the copy is in it`);
+    }
+    for (const payment of later) {
+      const res = await server.signed(key, "GET", `/api/v1/payments/${payment.id}`);
+      assert.equal(res.status, 404, `payment ${payment.id} acknowledged after the copy is not in it`);
+    }
+    // With no server running the command takes the copy itself.
+    await server.stop();
+    const offline = join(dataDir, "..", `${dataDir.split("/").pop()}-offline.tar.gz`);
+    const direct = await satang(["backup", offline], env);
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.doesNotMatch(direct.stdout, /running server/);
+    assert.ok(statSync(offline).size > 1000);
+  });
+
+  it("refuses a file that is not a backup, and PostgreSQL, without touching the database", async () => {
+    const dataDir = temporaryDir("satang-backup-");
+    const junk = join(dataDir, "..", `${dataDir.split("/").pop()}-junk.tar.gz`);
+    writeFileSync(junk, "not a backup");
+    const env = { DATA_DIR: dataDir };
+    const bad = await satang(["restore", junk], env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /is not a Satang backup that opens/);
+    assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
+    const missing = await satang(["restore", join(dataDir, "nowhere.tar.gz")], env);
+    assert.equal(missing.code, 2);
+    const pgEnv = { DATA_DIR: dataDir, DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" };
+    for (const args of [
+      ["backup", junk],
+      ["restore", junk],
+    ]) {
+      const run = await satang(args, pgEnv);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /backed up with its own tools/);
+    }
+  });
+});

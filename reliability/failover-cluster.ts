@@ -1,0 +1,318 @@
+/**
+ * A pg_auto_failover formation on this machine for the failover test (docs/RELIABILITY.md): a
+ * monitor and two PostgreSQL nodes (a primary and its synchronous standby), each with its own
+ * data directory and port under a temporary directory, each run by its own `pg_autoctl run`
+ * (the keeper). PostgreSQL refuses to run as root, so when the harness runs as root every
+ * command runs as the `postgres` user (runuser). Everything started here is stopped by
+ * `destroy()`, which the harness calls whatever happened.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+
+const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The monitor's health checks, tightened from their defaults (5 s period, 20 s before a node
+ * is unhealthy) so a run of many failovers fits in minutes; docs/DEPLOYMENT.md gives the values
+ * for production.
+ */
+const MONITOR_SETTINGS: Record<string, number> = {
+  "pgautofailover.health_check_period": 1000,
+  "pgautofailover.health_check_timeout": 1000,
+  "pgautofailover.health_check_retry_delay": 500,
+  "pgautofailover.health_check_max_retries": 1,
+  "pgautofailover.node_considered_unhealthy_timeout": 2000,
+};
+
+export interface NodeState {
+  name: string;
+  port: number;
+  reported: string;
+  assigned: string;
+}
+
+interface Keeper {
+  child: ChildProcess;
+  pgdata: string;
+}
+
+export class FailoverCluster {
+  readonly monitorPort: number;
+  readonly nodePorts: [number, number];
+  private readonly keepers: Keeper[] = [];
+  private readonly asRoot = process.getuid?.() === 0;
+
+  constructor(
+    readonly dir: string,
+    basePort: number,
+    readonly database = "satang",
+  ) {
+    this.monitorPort = basePort;
+    this.nodePorts = [basePort + 1, basePort + 2];
+  }
+
+  get monitorUrl(): string {
+    return `postgres://autoctl_node@127.0.0.1:${this.monitorPort}/pg_auto_failover?sslmode=disable`;
+  }
+
+  /** The service's DATABASE_URL: both nodes, the primary wanted. */
+  get databaseUrl(): string {
+    const hosts = this.nodePorts.map((port) => `127.0.0.1:${port}`).join(",");
+    return `postgres://postgres@${hosts}/${this.database}?target_session_attrs=read-write`;
+  }
+
+  nodeUrl(port: number, database = this.database): string {
+    return `postgres://postgres@127.0.0.1:${port}/${database}`;
+  }
+
+  private command(args: string[]): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
+    const env = {
+      HOME: this.dir,
+      XDG_CONFIG_HOME: join(this.dir, "config"),
+      XDG_DATA_HOME: join(this.dir, "share"),
+      XDG_RUNTIME_DIR: join(this.dir, "run"),
+      PATH: `${PG_BIN}:/usr/bin:/bin:/usr/sbin:/sbin`,
+      PG_AUTOCTL_DEBUG: "",
+    };
+    if (!this.asRoot) return { file: "pg_autoctl", args, env: { ...process.env, ...env } };
+    const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    return {
+      file: "/usr/sbin/runuser",
+      args: ["-u", "postgres", "--", "env", ...assignments, "pg_autoctl", ...args],
+      env: {},
+    };
+  }
+
+  private run(args: string[]): string {
+    const { file, args: argv, env } = this.command(args);
+    return execFileSync(file, argv, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  private keep(pgdata: string, args: string[], log: string): void {
+    const { file, args: argv, env } = this.command(args);
+    const out = createWriteStream(join(this.dir, log), { flags: "a" });
+    // Its own process group, so the keeper and the PostgreSQL it starts stop together.
+    const child = spawn(file, argv, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    this.keepers.push({ child, pgdata });
+  }
+
+  /** Creates and starts the monitor and both nodes; resolves once primary and secondary. */
+  async create(): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    if (this.asRoot) {
+      const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+      const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+      chownSync(this.dir, uid, gid);
+    }
+    const monitor = join(this.dir, "monitor");
+    this.run([
+      "create",
+      "monitor",
+      "--pgdata",
+      monitor,
+      "--pgport",
+      String(this.monitorPort),
+      "--hostname",
+      "127.0.0.1",
+      "--auth",
+      "trust",
+      "--no-ssl",
+    ]);
+    this.keep(monitor, ["run", "--pgdata", monitor], "monitor.log");
+    await this.waitFor(
+      "the monitor",
+      async () => (await this.monitorQuery("select 1")) !== undefined,
+      60_000,
+    );
+    for (const [name, value] of Object.entries(MONITOR_SETTINGS))
+      await this.monitorQuery(`alter system set ${name} = ${value}`, "postgres");
+    await this.monitorQuery("select pg_reload_conf()", "postgres");
+    for (const [i, port] of this.nodePorts.entries()) {
+      const pgdata = join(this.dir, `node${i + 1}`);
+      this.keep(
+        pgdata,
+        [
+          "create",
+          "postgres",
+          "--pgdata",
+          pgdata,
+          "--pgport",
+          String(port),
+          "--name",
+          `node${i + 1}`,
+          "--hostname",
+          "127.0.0.1",
+          "--auth",
+          "trust",
+          "--no-ssl",
+          "--dbname",
+          this.database,
+          "--monitor",
+          this.monitorUrl,
+          "--run",
+        ],
+        `node${i + 1}.log`,
+      );
+      // The first node initialises alone; the second then clones it as its standby. Its
+      // pg_basebackup waits for a checkpoint, spread over minutes by default: ask for it now.
+      await this.waitFor(
+        `node${i + 1}`,
+        async () => {
+          if (i > 0) await this.nodeQuery(this.nodePorts[0], "checkpoint");
+          const states = await this.states();
+          return i === 0 ? states.some((s) => s.reported === "single") : this.healthy(states);
+        },
+        180_000,
+      );
+    }
+  }
+
+  /** A query on the monitor's database; undefined when it cannot be reached. */
+  async monitorQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    user = "autoctl_node",
+  ): Promise<R[] | undefined> {
+    const client = new pg.Client({
+      connectionString: `postgres://${user}@127.0.0.1:${this.monitorPort}/pg_auto_failover`,
+      connectionTimeoutMillis: 2_000,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      return (await client.query<R>(text)).rows;
+    } catch {
+      return undefined;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  /** A statement on a node as postgres; false when it could not be run. */
+  async nodeQuery(port: number, text: string): Promise<boolean> {
+    const client = new pg.Client({
+      connectionString: this.nodeUrl(port, "postgres"),
+      connectionTimeoutMillis: 2_000,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query(text);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  async states(): Promise<NodeState[]> {
+    const rows = await this.monitorQuery<{ nodename: string; nodeport: number; r: string; a: string }>(
+      "select nodename, nodeport, reportedstate::text as r, goalstate::text as a from pgautofailover.node order by nodeid",
+    );
+    return (rows ?? []).map((row) => ({
+      name: row.nodename,
+      port: row.nodeport,
+      reported: row.r,
+      assigned: row.a,
+    }));
+  }
+
+  /** One primary and one secondary, both where the monitor wants them. */
+  healthy(states: NodeState[]): boolean {
+    const settled = states.filter((s) => s.reported === s.assigned);
+    return (
+      states.length === 2 &&
+      settled.length === 2 &&
+      states.some((s) => s.reported === "primary") &&
+      states.some((s) => s.reported === "secondary")
+    );
+  }
+
+  async primaryPort(): Promise<number | undefined> {
+    const states = await this.states();
+    return states.find((s) => ["primary", "wait_primary", "single"].includes(s.reported))?.port;
+  }
+
+  async waitFor(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+    const started = Date.now();
+    while (!(await done())) {
+      if (Date.now() - started > timeoutMs) throw new Error(`failover cluster: gave up waiting for ${what}`);
+      await sleep(250);
+    }
+    return Date.now() - started;
+  }
+
+  private dataDirOf(port: number): string {
+    const index = this.nodePorts.indexOf(port);
+    if (index < 0) throw new Error(`no node on port ${port}`);
+    return join(this.dir, `node${index + 1}`);
+  }
+
+  /** SIGKILL to the node's postmaster (its keeper then restarts it, as a standby if demoted). */
+  killPostmaster(port: number): void {
+    const pidFile = join(this.dataDirOf(port), "postmaster.pid");
+    if (!existsSync(pidFile)) return;
+    const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+
+  /** The node's data directory made unreadable, then its postmaster killed: it cannot come back. */
+  breakDataDir(port: number): void {
+    this.killPostmaster(port);
+    chmodSync(this.dataDirOf(port), 0o000);
+  }
+
+  /** The data directory readable again: the keeper restarts the node, which rejoins as a standby. */
+  repairDataDir(port: number): void {
+    chmodSync(this.dataDirOf(port), 0o700);
+  }
+
+  /** Stops every keeper (and so its PostgreSQL), then makes sure no postmaster is left. */
+  async destroy(): Promise<void> {
+    for (const keeper of [...this.keepers].reverse()) {
+      if (keeper.pgdata.endsWith("monitor")) continue;
+      this.signal(keeper, "SIGTERM");
+    }
+    await sleep(3_000);
+    const monitor = this.keepers.find((k) => k.pgdata.endsWith("monitor"));
+    if (monitor) this.signal(monitor, "SIGTERM");
+    await sleep(2_000);
+    for (const keeper of this.keepers) {
+      this.signal(keeper, "SIGKILL");
+      if (existsSync(keeper.pgdata)) chmodSync(keeper.pgdata, 0o700);
+      const pidFile = join(keeper.pgdata, "postmaster.pid");
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {}
+      }
+    }
+    await sleep(500);
+    if (!process.env.FAILOVER_KEEP_LOGS) rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  private signal(keeper: Keeper, signal: NodeJS.Signals): void {
+    const pid = keeper.child.pid;
+    // A keeper already gone is not signalled: its process group id may belong to another now.
+    if (pid === undefined || keeper.child.exitCode !== null || keeper.child.signalCode !== null) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {}
+  }
+}
