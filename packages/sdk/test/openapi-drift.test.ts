@@ -163,6 +163,7 @@ describe("SDK routes and types match the server's OpenAPI document", () => {
       "GET /api/v1/reports/payments.csv",
       "GET /api/v1/reports/withdraws.csv",
       "GET /api/v1/reports/ledger.csv",
+      "GET /api/v1/reports/refunds.csv",
     ];
     assert.deepEqual(
       missing.filter((operation) => !csvExports.includes(operation)),

@@ -314,6 +314,8 @@ export async function listPaymentRefunds(
   paymentId: string,
   query: ListPaymentRefundsQuery,
 ): Promise<Page<RefundRecord>> {
+  // The parameters are checked first, as on every list: a bad date is 400 whatever the payment.
+  parseListQuery<RefundSortField>(query, "createdAt");
   if (!isUuid(paymentId)) throw refundPaymentNotFound();
   const id = paymentId.toLowerCase();
   if (!(await isMerchantPayment(ctx.db, merchant.id, id))) throw refundPaymentNotFound();

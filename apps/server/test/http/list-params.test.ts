@@ -11,6 +11,7 @@ import type { CatalogRoute } from "../../src/http/route-catalog.ts";
 import { PAGE_NUMBER_MAX } from "../../src/lib/limits.ts";
 import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { createPayment } from "../helpers/lifecycle.ts";
 
 const BAD_NUMBERS = ["1e309", "Infinity", "-Infinity", "NaN", "123456789012345678901", "0", "-1", "1.5", ""];
 
@@ -18,8 +19,11 @@ describe("list parameters", () => {
   let svc: TestService;
   let target: Target;
   let lists: CatalogRoute[];
+  // The lists under a payment (its refunds) are asked about a payment of the merchant.
+  let paymentId: string;
   before(async () => {
     svc = await startService();
+    paymentId = (await createPayment(svc, svc.credentials)).id;
     target = { svc, dashboardToken: (await dashboardUser(svc)).token };
     lists = svc.app.routeCatalog.filter(
       (route) =>
@@ -35,7 +39,9 @@ describe("list parameters", () => {
       string,
       unknown
     >;
-    if ("id" in params) params.id = svc.credentials.merchantId;
+    const underPayment = route.url.includes("/payments/:");
+    if ("id" in params) params.id = underPayment ? paymentId : svc.credentials.merchantId;
+    if ("payment_id" in params) params.payment_id = paymentId;
     return send(target, { method: "GET", url: `${fillPath(route, params)}?${query}` });
   };
 
