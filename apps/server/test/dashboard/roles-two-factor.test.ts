@@ -52,6 +52,7 @@ describe("dashboard roles", () => {
       ["DELETE", "/api-keys/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84", undefined],
       ["GET", "/users", undefined],
       ["POST", "/users", { email: "x@shop.example", password: DASHBOARD_PASSWORD }],
+      ["POST", "/payments/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84/refunds", { amount: "1.00" }],
     ] as const) {
       const res = await finance.request(method, path, body);
       assert.equal(res.status, 403, `${method} ${path}`);
@@ -69,6 +70,12 @@ describe("dashboard roles", () => {
     const users = await developer.request("GET", "/users");
     assert.equal(users.status, 403);
     assert.deepEqual(users.body.error.metadata.allowedRoles, ["owner"]);
+    // A refund sends the merchant's money: owners only.
+    const refund = await developer.request("POST", "/payments/5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84/refunds", {
+      amount: "1.00",
+    });
+    assert.equal(refund.status, 403);
+    assert.deepEqual(refund.body.error.metadata.allowedRoles, ["owner"]);
   });
 
   it("lets an owner add users with a role and change roles, keeping at least one owner", async () => {
