@@ -40,6 +40,8 @@ import { SCB_TEST } from "../helpers/scb/setup.ts";
 
 const RUNS = Number(process.env.PAYOUT_PROPERTY_RUNS ?? 12);
 const SEED = Number(process.env.PAYOUT_PROPERTY_SEED ?? 20261126);
+/** A long run says how far it got every this many schedules (0: never). */
+const PROGRESS_EVERY = Number(process.env.PAYOUT_PROPERTY_PROGRESS ?? (RUNS > 100 ? 250 : 0));
 /** The lifecycle's bound of one provider call in this test (real milliseconds). */
 const CALL_BOUND_MS = 20;
 /** How long a late answer takes: past the bound. */
@@ -232,10 +234,16 @@ async function runSchedule(schedule: Schedule): Promise<void> {
 describe("payout money safety against a model of SCB", () => {
   it(`holds for ${RUNS} generated schedules (seed ${SEED})`, { timeout: 24 * 3_600_000 }, async () => {
     const started = Date.now();
+    let ran = 0;
     await fc.assert(
       fc.asyncProperty(scheduleArb, async (schedule) => {
         try {
           await runSchedule(schedule);
+          ran += 1;
+          if (PROGRESS_EVERY > 0 && ran % PROGRESS_EVERY === 0) {
+            const seconds = ((Date.now() - started) / 1000).toFixed(0);
+            process.stderr.write(`payout property: ${ran} schedules held (${seconds} s)\n`);
+          }
         } catch (error) {
           console.error("payout property: schedule failed:", error);
           throw error;
