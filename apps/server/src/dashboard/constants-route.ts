@@ -15,6 +15,7 @@ import {
   EVENT_TYPES,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
+  REFUND_STATUSES,
   WEBHOOK_DELIVERY_STATUSES,
   WITHDRAW_STATUSES,
 } from "../db/types.ts";
@@ -23,6 +24,7 @@ import { sendAsset, staticAsset } from "../http/static-assets.ts";
 import { BANKS } from "../lib/bank-codes.ts";
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../lib/limits.ts";
 import { PAYMENT_SORT_FIELDS } from "../payments/schemas.ts";
+import { REFUND_SORT_FIELDS } from "../refunds/schemas.ts";
 import { WITHDRAW_SORT_FIELDS } from "../withdraws/schemas.ts";
 
 const DASHBOARD_CONSTANTS = {
@@ -32,6 +34,8 @@ const DASHBOARD_CONSTANTS = {
   withdrawStatuses: WITHDRAW_STATUSES,
   destinationTypes: DESTINATION_TYPES,
   withdrawSortFields: WITHDRAW_SORT_FIELDS,
+  refundStatuses: REFUND_STATUSES,
+  refundSortFields: REFUND_SORT_FIELDS,
   eventTypes: EVENT_TYPES,
   webhookDeliveryStatuses: WEBHOOK_DELIVERY_STATUSES,
   walletStatuses: WALLET_STATUSES,

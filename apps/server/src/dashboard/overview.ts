@@ -7,7 +7,12 @@ import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/ids.ts";
-import { findRecordsByTerm, paidWithdrawsPerDay, succeededPaymentsPerDay } from "./volume-store.ts";
+import {
+  findRecordsByTerm,
+  paidWithdrawsPerDay,
+  succeededPaymentsPerDay,
+  succeededRefundsPerDay,
+} from "./volume-store.ts";
 
 export const VOLUME_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -19,6 +24,11 @@ export interface DayVolume {
   paymentsCount: number;
   /** Satang, as a decimal string. */
   paymentsAmount: string;
+  /** Refunds paid back to customers that day. */
+  refundsCount: number;
+  refundsAmount: string;
+  /** What the day's payments brought in, net of its refunds: paymentsAmount - refundsAmount. */
+  netAmount: string;
   withdrawsCount: number;
   withdrawsAmount: string;
 }
@@ -29,18 +39,25 @@ export async function volumeByDay(ctx: { db: Db; clock: Clock }, merchant: Merch
   const todayStart = Math.floor((now + BANGKOK_OFFSET_MS) / DAY_MS) * DAY_MS - BANGKOK_OFFSET_MS;
   const from = new Date(todayStart - (VOLUME_DAYS - 1) * DAY_MS);
   const to = new Date(todayStart + DAY_MS);
-  const [payments, withdraws] = await Promise.all([
+  const [payments, refunds, withdraws] = await Promise.all([
     succeededPaymentsPerDay(ctx.db, merchant.id, from, to),
+    succeededRefundsPerDay(ctx.db, merchant.id, from, to),
     paidWithdrawsPerDay(ctx.db, merchant.id, from, to),
   ]);
   const paid = new Map(payments.map((row) => [row.day, row]));
+  const back = new Map(refunds.map((row) => [row.day, row]));
   const out = new Map(withdraws.map((row) => [row.day, row]));
   return Array.from({ length: VOLUME_DAYS }, (_, i) => {
     const date = new Date(from.getTime() + BANGKOK_OFFSET_MS + i * DAY_MS).toISOString().slice(0, 10);
+    const received = paid.get(date)?.amount ?? 0n;
+    const refunded = back.get(date)?.amount ?? 0n;
     return {
       date,
       paymentsCount: paid.get(date)?.count ?? 0,
-      paymentsAmount: String(paid.get(date)?.amount ?? 0n),
+      paymentsAmount: String(received),
+      refundsCount: back.get(date)?.count ?? 0,
+      refundsAmount: String(refunded),
+      netAmount: String(received - refunded),
       withdrawsCount: out.get(date)?.count ?? 0,
       withdrawsAmount: String(out.get(date)?.amount ?? 0n),
     };

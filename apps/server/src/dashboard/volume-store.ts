@@ -1,6 +1,6 @@
 /**
- * SQL of the dashboard's overview: money moved per Bangkok day (payments succeeded, withdraws
- * paid) and the record lookup of the header's search box. Bangkok has had no daylight saving
+ * SQL of the dashboard's overview: money moved per Bangkok day (payments succeeded, refunds
+ * paid back, withdraws paid) and the record lookup of the header's search box. Bangkok has had no daylight saving
  * since 1920, so a Bangkok day is the UTC time plus 7 hours, cut at midnight; no time zone
  * database is needed (PGlite and PostgreSQL answer alike).
  */
@@ -29,6 +29,24 @@ export async function succeededPaymentsPerDay(db: Db, merchantId: string, from: 
     .where("status", "=", "succeeded")
     .where("captured_at", ">=", from)
     .where("captured_at", "<", to)
+    .groupBy(sql`1`)
+    .execute();
+  return rows.map(toDayRow);
+}
+
+/** Refunds that succeeded in [from, to), per Bangkok day the bank paid them back. */
+export async function succeededRefundsPerDay(db: Db, merchantId: string, from: Date, to: Date) {
+  const rows = await db
+    .selectFrom("refunds")
+    .select([
+      bangkokDay("succeeded_at").as("day"),
+      sql<string>`count(*)`.as("count"),
+      sql<string>`coalesce(sum(amount_satang), 0)`.as("amount"),
+    ])
+    .where("merchant_id", "=", merchantId)
+    .where("status", "=", "succeeded")
+    .where("succeeded_at", ">=", from)
+    .where("succeeded_at", "<", to)
     .groupBy(sql`1`)
     .execute();
   return rows.map(toDayRow);

@@ -125,8 +125,8 @@ export interface LedgerExportFilters {
 }
 
 /**
- * Ledger entries of the merchant's accounts, with their transaction and, for a payment or a
- * withdraw, its reference, status and account (masked by the caller).
+ * Ledger entries of the merchant's accounts, with their transaction and, for a payment, a
+ * withdraw or a refund, its reference, status and account (masked by the caller).
  */
 export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: LedgerExportFilters) {
   let query = db
@@ -138,6 +138,9 @@ export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: L
     )
     .leftJoin("withdraws as w", (join) =>
       join.on("t.subject_type", "=", "withdraw").onRef("w.id", "=", "t.subject_id"),
+    )
+    .leftJoin("refunds as r", (join) =>
+      join.on("t.subject_type", "=", "refund").onRef("r.id", "=", "t.subject_id"),
     )
     .select([
       "e.id as id",
@@ -156,6 +159,9 @@ export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: L
       "w.reference_id as withdraw_reference",
       "w.status as withdraw_status",
       "w.bank_account_number as withdraw_account",
+      "r.reference_id as refund_reference",
+      "r.status as refund_status",
+      "r.bank_account_number as refund_account",
     ])
     .where("t.merchant_id", "=", window.merchantId)
     .where("a.merchant_id", "=", window.merchantId);

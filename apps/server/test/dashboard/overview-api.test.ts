@@ -1,6 +1,6 @@
 /**
- * The overview's data: GET /dashboard/api/volume (payments succeeded and withdraws paid per
- * Bangkok day, the last 30 days) and GET /dashboard/api/search (reference id, payment id or
+ * The overview's data: GET /dashboard/api/volume (payments succeeded, refunds paid back, the
+ * net of the two, and withdraws paid per Bangkok day, the last 30 days) and GET /dashboard/api/search (reference id, payment id or
  * withdraw id), scoped to the session's merchant.
  */
 import assert from "node:assert/strict";
@@ -9,6 +9,7 @@ import { type DashboardUser, dashboardUser } from "../helpers/dashboard.ts";
 import type { Credentials, TestService } from "../helpers/harness.ts";
 import { startService } from "../helpers/harness.ts";
 import { createPayment, createWithdraw } from "../helpers/lifecycle.ts";
+import { createRefund, simulateRefundRequest, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant } from "../helpers/withdraws.ts";
 
 const DAY_MS = 86_400_000;
@@ -41,6 +42,20 @@ async function pay(withdrawId: string, at: number) {
     .execute();
 }
 
+/** A refund of `amount` paid back to the customer at `at`. */
+async function refundPaidAt(credentials: Credentials, amount: string, at: number) {
+  const payment = await succeededPayment(svc, credentials, "100000.00");
+  const refund = await createRefund(svc, credentials, payment.id, { amount });
+  const res = await simulateRefundRequest(svc, credentials, refund.id, "succeeded");
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  await svc.deps.db
+    .updateTable("refunds")
+    .set({ succeeded_at: new Date(at) })
+    .where("id", "=", refund.id)
+    .execute();
+  return payment;
+}
+
 before(async () => {
   svc = await startService();
   shop = await fundedMerchant(svc);
@@ -67,7 +82,7 @@ describe("GET /volume", () => {
     await succeed(first.id, bangkokMidnight(29));
     const tooOld = await createPayment(svc, shop, { amount: "90.00" });
     await succeed(tooOld.id, bangkokMidnight(29) - 1);
-    await createPayment(svc, shop, { amount: "50.00" }); // not succeeded
+    await createPayment(svc, shop, { amount: "5000.00" }); // not succeeded
     const foreign = await createPayment(svc, other, { amount: "999.00" });
     await succeed(foreign.id, day3 + 60_000);
     const withdraw = await createWithdraw(svc, shop, { amount: "300.00" });
@@ -84,6 +99,9 @@ describe("GET /volume", () => {
       date: bangkokDate(day3),
       paymentsCount: 2,
       paymentsAmount: "120",
+      refundsCount: 0,
+      refundsAmount: "0",
+      netAmount: "120",
       withdrawsCount: 0,
       withdrawsAmount: "0",
     });
@@ -93,6 +111,37 @@ describe("GET /volume", () => {
     assert.equal(days[29].withdrawsAmount, "300");
     const total = days.reduce((sum, d) => sum + BigInt(d.paymentsAmount), 0n);
     assert.equal(total, 120n + 250n + 70n);
+  });
+});
+
+describe("GET /volume, net of refunds", () => {
+  it("counts a refund on the Bangkok day the bank paid it back and nets it from that day", async () => {
+    const shop2 = await fundedMerchant(svc);
+    const user2 = await dashboardUser(svc, shop2.merchantId);
+    const day5 = bangkokMidnight(5);
+    const payment = await refundPaidAt(shop2, "30000.00", day5 + DAY_MS - 1);
+    await refundPaidAt(shop2, "2500.00", day5 + DAY_MS); // the next Bangkok day
+    // A pending refund and a failed one are not money back.
+    const pending = await succeededPayment(svc, shop2, "50000.00");
+    await createRefund(svc, shop2, pending.id, { amount: "10000.00" });
+    const failed = await createRefund(svc, shop2, pending.id, { amount: "50.00" });
+    assert.equal((await simulateRefundRequest(svc, shop2, failed.id, "failed")).status, 200);
+    // Another merchant's refund is not this one's.
+    await refundPaidAt(other, "99900.00", day5 + 60_000);
+
+    const res = await user2.request("GET", "/volume");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const days: any[] = res.body.data.days;
+    const byDate = new Map(days.map((d) => [d.date, d]));
+    const day = byDate.get(bangkokDate(day5));
+    assert.equal(day.refundsCount, 1);
+    assert.equal(day.refundsAmount, "30000");
+    assert.equal(day.netAmount, String(-30000n), "a day with only a refund nets below zero");
+    assert.equal(byDate.get(bangkokDate(day5 + DAY_MS)).refundsAmount, "2500");
+    const sum = (field: string) => days.reduce((total, d) => total + BigInt(d[field]), 0n);
+    assert.equal(sum("refundsAmount"), 32500n);
+    assert.equal(sum("netAmount"), sum("paymentsAmount") - 32500n);
+    assert.ok(payment.id);
   });
 });
 

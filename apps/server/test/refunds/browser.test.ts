@@ -2,18 +2,20 @@
  * A refund from the dashboard in a real browser (Debian's Chromium through playwright-core): on
  * a succeeded payment's page the refund form is prefilled with what is left to refund, in THB;
  * a partial refund with a reason appears in the payment's refunds, pending, and the form then
- * offers only the rest. A payment that has not succeeded shows no form. Screenshot:
- * test-results/dashboard-refund.png.
+ * offers only the rest. A payment that has not succeeded shows no form. The refunds list
+ * (#/refunds) shows every refund, filtered by status; the overview nets refunds from what came in;
+ * a user who is not an owner sees who can refund instead of a form. Screenshots:
+ * test-results/dashboard-refund.png, dashboard-refunds-list.png.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { createPayment } from "../helpers/lifecycle.ts";
-import { succeededPayment } from "../helpers/refunds.ts";
+import { createRefund, simulateRefundRequest, succeededPayment } from "../helpers/refunds.ts";
 
 const { MESSAGES } = await import(new URL("../../src/dashboard/assets/i18n.js", import.meta.url).href);
 const en: any = MESSAGES.en;
@@ -36,6 +38,14 @@ after(async () => {
   await browser?.close();
   await svc?.close();
 });
+
+async function signIn(page: Page, user: { email: string; password: string }) {
+  await page.goto(`${origin}/dashboard`);
+  await page.getByLabel(en.email, { exact: true }).fill(user.email);
+  await page.getByLabel(en.password, { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: en.signIn }).click();
+  await page.getByRole("heading", { level: 1, name: en.overviewTitle }).waitFor();
+}
 
 describe("refunds in the dashboard", () => {
   it("refunds part of a succeeded payment from its page, with the refundable amount prefilled", async () => {
@@ -97,5 +107,77 @@ describe("refunds in the dashboard", () => {
       await context.close();
     }
     await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("lists refunds with a status filter, nets them on the overview, and shows a finance user no form", async () => {
+    const shop = await svc.newMerchant();
+    const owner = await createDashboardUser(svc, shop.merchantId, `owner-${process.pid}@shop.example`);
+    const finance = await createDashboardUser(
+      svc,
+      shop.merchantId,
+      `finance-${process.pid}@shop.example`,
+      "finance",
+    );
+    const payment = await succeededPayment(svc, shop, "90000.00");
+    const paidBack = await createRefund(svc, shop, payment.id, {
+      amount: "12345.00",
+      referenceId: "return-paid",
+    });
+    assert.equal((await simulateRefundRequest(svc, shop, paidBack.id, "succeeded")).status, 200);
+    await createRefund(svc, shop, payment.id, { amount: "1000.00", referenceId: "return-waiting" });
+    const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(String(error)));
+    try {
+      await signIn(page, owner);
+      // The overview: 900.00 received, 123.45 refunded, 776.55 net.
+      const summary = en.volumeSummary
+        .replace("{in}", "฿900.00")
+        .replace("{refunds}", "฿123.45")
+        .replace("{net}", "฿776.55");
+      await page.getByText(summary.slice(0, summary.indexOf("{out}"))).waitFor();
+
+      await page.getByRole("link", { name: en.navRefunds }).first().click();
+      await page.getByRole("heading", { level: 1, name: en.refundsTitle }).waitFor();
+      const rows = page.locator("tbody tr");
+      await rows.filter({ hasText: "return-waiting" }).waitFor();
+      assert.equal(await rows.count(), 2);
+      const paidRow = (await rows.filter({ hasText: "return-paid" }).textContent()) ?? "";
+      assert.match(paidRow, /฿123\.45/);
+      assert.match(paidRow, new RegExp(en["refundStatus.succeeded"]));
+      await page.screenshot({ path: `${RESULTS_DIR}dashboard-refunds-list.png`, fullPage: true });
+
+      await page.goto(`${origin}/dashboard#/refunds?status=pending`);
+      await page.getByRole("heading", { level: 1, name: en.refundsTitle }).waitFor();
+      await rows.filter({ hasText: "return-waiting" }).waitFor();
+      assert.equal(await rows.count(), 1, "the status filter keeps the pending refund only");
+      await rows.getByRole("link", { name: "return-waiting" }).click();
+      await page.getByRole("heading", { name: en.refundsTitle }).waitFor();
+      assert.equal(await page.getByTestId("refund-row").count(), 2, "the reference leads to the payment");
+
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+    const financeContext = await browser.newContext({
+      locale: "en-US",
+      viewport: { width: 1280, height: 900 },
+    });
+    try {
+      const financePage = await financeContext.newPage();
+      financePage.setDefaultTimeout(WAIT_MS);
+      await signIn(financePage, finance);
+      await financePage.goto(`${origin}/dashboard#/payments/${payment.id}`);
+      await financePage.getByTestId("refund-owners-only").waitFor();
+      assert.equal(
+        await financePage.getByLabel(en.refundAmount).count(),
+        0,
+        "no form a finance user could only fail",
+      );
+    } finally {
+      await financeContext.close();
+    }
   });
 });

@@ -122,6 +122,24 @@ describe("refunds from the CLI and as CSV", () => {
       csvRecords(onlyFailed.body as string).map((r) => r.refund_id),
       [failed.id],
     );
+    // The ledger CSV names the refund its movements are for: reference, status, masked account.
+    const ledger = await svc.request(
+      "GET",
+      `/api/v1/reports/ledger.csv?dateFrom=${from}&dateTo=${to}`,
+      undefined,
+      { credentials: m },
+    );
+    assert.equal(ledger.status, 200);
+    const refundRows = csvRecords(ledger.body as string).filter((r) => r.subject_type === "refund");
+    assert.ok(refundRows.length > 0, "the refunds moved money in the ledger");
+    for (const row of refundRows) {
+      const refund = row.subject_id === paid.id ? paid : failed;
+      assert.equal(row.subject_id, refund.id);
+      assert.equal(row.reference_id, refund.referenceId, `${row.type} names the refund's reference`);
+      assert.equal(row.status, refund === paid ? "succeeded" : "failed");
+      assert.match(row.masked_account!, /^\*+\d{4}$/);
+    }
+    assert.deepEqual(new Set(refundRows.map((r) => r.subject_id)), new Set([paid.id, failed.id]));
     const noRange = await svc.request("GET", "/api/v1/reports/refunds.csv", undefined, { credentials: m });
     assert.equal(noRange.status, 400);
     assert.equal(noRange.body.error.code, "VALIDATION_ERROR");

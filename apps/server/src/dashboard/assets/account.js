@@ -31,6 +31,11 @@ export function canBuild() {
   return role === "owner" || role === "developer";
 }
 
+/** Whether the user may refund a payment (it sends the merchant's money): owners. */
+export function canRefund() {
+  return currentRole() === "owner";
+}
+
 /** Whether the user manages the merchant's users and their roles: owners. */
 export function canManageUsers() {
   return currentRole() === "owner";

@@ -158,6 +158,10 @@ export const createRefund = (id, body) =>
   /** @type {Promise<Refund>} */ (dashboard("POST", `/payments/${part(id)}/refunds`, body));
 
 /** @param {URLSearchParams} query */
+export const listRefunds = (query) =>
+  /** @type {Promise<Page<Refund>>} */ (dashboard("GET", `/refunds?${query}`));
+
+/** @param {URLSearchParams} query */
 export const listWithdraws = (query) =>
   /** @type {Promise<Page<Withdraw>>} */ (dashboard("GET", `/withdraws?${query}`));
 /** @param {string} id */

@@ -10,6 +10,7 @@ import { exportsView } from "./views/exports.js";
 import { overviewView } from "./views/overview.js";
 import { paymentDetailView } from "./views/payment-detail.js";
 import { paymentsView } from "./views/payments.js";
+import { refundsListView } from "./views/refunds-list.js";
 import { forgetEnrolment, securityView } from "./views/security.js";
 import { usersView } from "./views/users.js";
 import { forgetEndpointSecret, webhooksView } from "./views/webhooks.js";
@@ -30,6 +31,7 @@ const ROUTES = [
   { pattern: /^\/payments\/([^/]+)$/, view: (_params, id) => paymentDetailView(id) },
   { pattern: /^\/withdraws$/, view: (params) => withdrawsView(params) },
   { pattern: /^\/withdraws\/([^/]+)$/, view: (_params, id) => withdrawDetailView(id) },
+  { pattern: /^\/refunds$/, view: (params) => refundsListView(params) },
   { pattern: /^\/events$/, view: (params) => eventsView(params) },
   { pattern: /^\/events\/([^/]+)$/, view: (_params, id) => eventDetailView(id) },
   { pattern: /^\/webhooks$/, view: () => webhooksView(), leave: forgetEndpointSecret },

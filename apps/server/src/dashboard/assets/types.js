@@ -204,6 +204,9 @@
  * @property {string} date
  * @property {number} paymentsCount
  * @property {string} paymentsAmount
+ * @property {number} refundsCount
+ * @property {string} refundsAmount
+ * @property {string} netAmount paymentsAmount less refundsAmount; below zero on a day of refunds only
  * @property {number} withdrawsCount
  * @property {string} withdrawsAmount
  */
@@ -263,6 +266,8 @@
  * @property {string[]} withdrawStatuses
  * @property {string[]} destinationTypes
  * @property {string[]} withdrawSortFields
+ * @property {string[]} refundStatuses
+ * @property {string[]} refundSortFields
  * @property {string[]} eventTypes
  * @property {string[]} webhookDeliveryStatuses
  * @property {string[]} walletStatuses

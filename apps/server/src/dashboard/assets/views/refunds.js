@@ -4,6 +4,7 @@
 // what is left (in THB, as people read it; the API takes satang).
 
 /** @import { Payment, Refund } from "../types.js" */
+import { canRefund } from "../account.js";
 import { ApiError, createRefund, describeError, listPaymentRefunds, SessionEnded } from "../api.js";
 import { badge, table } from "../components.js";
 import { h, replace } from "../dom.js";
@@ -125,6 +126,18 @@ function refundForm(payment, refundable, done) {
 }
 
 /**
+ * The refund form for an owner; for the other roles, which the server refuses, a line saying who
+ * can refund instead of a form that could only fail.
+ * @param {Payment} payment
+ * @param {bigint} refundable
+ * @param {(flash: string) => Promise<void>} done
+ */
+function refundAction(payment, refundable, done) {
+  if (canRefund()) return refundForm(payment, refundable, done);
+  return h("p", { class: "notice", "data-testid": "refund-owners-only" }, t("refundOwnersOnly"));
+}
+
+/**
  * The refunds section of a payment's page; it redraws itself after a refund is made.
  * @param {Payment} payment
  */
@@ -139,7 +152,7 @@ export async function refundsSection(payment) {
       h("h2", { id: "refunds-heading" }, t("refundsTitle")),
       flash ? h("p", { class: "flash", role: "status" }, flash) : null,
       refundsTable(refunds),
-      payment.status === "succeeded" && refundable > 0n ? refundForm(payment, refundable, draw) : null,
+      payment.status === "succeeded" && refundable > 0n ? refundAction(payment, refundable, draw) : null,
     );
   };
   await draw();

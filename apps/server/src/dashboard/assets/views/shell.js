@@ -23,6 +23,7 @@ const NAV = [
   ["/", "navOverview"],
   ["/payments", "navPayments"],
   ["/withdraws", "navWithdraws"],
+  ["/refunds", "navRefunds"],
   ["/events", "navEvents"],
   ["/webhooks", "navWebhooks"],
   ["/exports", "navExports"],

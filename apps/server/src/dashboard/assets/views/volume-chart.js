@@ -1,6 +1,6 @@
 // @ts-check
-// The overview's volume chart: money in (payments succeeded) and out (withdraws paid) per
-// Bangkok day over the last 30 days, drawn as inline SVG (no library). Two bars per day on one
+// The overview's volume chart: money in (payments succeeded, net of the refunds paid back that
+// day) and out (withdraws paid) per Bangkok day over the last 30 days, drawn as inline SVG (no library). Two bars per day on one
 // scale; each bar has a <title> with the day and the amount, and the chart a text summary.
 
 /** @import { DayVolume } from "../types.js" */
@@ -33,28 +33,48 @@ function dayLabel(date) {
 }
 
 /**
+ * A day's money in for its bar: its payments less its refunds, never below the axis (a day of
+ * refunds only draws no bar; its title and the summary say the amount).
+ * @param {DayVolume} day
+ */
+function netIn(day) {
+  const net = BigInt(day.netAmount);
+  return net > 0n ? net : 0n;
+}
+
+/**
+ * What a day's "in" bar says: the net, and when there were refunds, what it is made of.
+ * @param {DayVolume} day
+ */
+function inTitle(day) {
+  const net = `${t("volumeIn")} ${formatSatang(day.netAmount)}`;
+  if (day.refundsCount === 0) return net;
+  return `${net} (${t("volumeGross", { payments: formatSatang(day.paymentsAmount), refunds: formatSatang(day.refundsAmount) })})`;
+}
+
+/**
  * The bars (two per day, one scale) and three day labels under them.
  * @param {DayVolume[]} days
  * @returns {Element[]}
  */
 function plotElements(days) {
-  const amounts = days.flatMap((day) => [BigInt(day.paymentsAmount), BigInt(day.withdrawsAmount)]);
+  const amounts = days.flatMap((day) => [netIn(day), BigInt(day.withdrawsAmount)]);
   const max = amounts.reduce((a, b) => (b > a ? b : a), 0n);
   const slot = WIDTH / days.length;
   const bar = Math.max(1, slot / 2 - 1);
   const plot = HEIGHT - AXIS;
-  /** @param {string} amount */
-  const height = (amount) => (max === 0n ? 0 : Number((BigInt(amount) * 1000n) / max) / 1000) * plot;
+  /** @param {bigint} amount */
+  const height = (amount) => (max === 0n ? 0 : Number((amount * 1000n) / max) / 1000) * plot;
   const bars = days.flatMap((day, i) => {
     const x = i * slot;
-    const inH = height(day.paymentsAmount);
-    const outH = height(day.withdrawsAmount);
+    const inH = height(netIn(day));
+    const outH = height(BigInt(day.withdrawsAmount));
     const label = dayLabel(day.date);
     return [
       svg(
         "rect",
         { class: "bar-in", x, y: plot - inH, width: bar, height: inH },
-        svg("title", {}, `${label}: ${t("volumeIn")} ${formatSatang(day.paymentsAmount)}`),
+        svg("title", {}, `${label}: ${inTitle(day)}`),
       ),
       svg(
         "rect",
@@ -81,11 +101,13 @@ function plotElements(days) {
  * @param {DayVolume[]} days
  */
 export function volumeChart(days) {
-  const totalIn = days.reduce((sum, day) => sum + BigInt(day.paymentsAmount), 0n);
-  const totalOut = days.reduce((sum, day) => sum + BigInt(day.withdrawsAmount), 0n);
+  /** @param {(day: DayVolume) => string} field */
+  const total = (field) => String(days.reduce((sum, day) => sum + BigInt(field(day)), 0n));
   const summary = t("volumeSummary", {
-    in: formatSatang(String(totalIn)),
-    out: formatSatang(String(totalOut)),
+    in: formatSatang(total((day) => day.paymentsAmount)),
+    refunds: formatSatang(total((day) => day.refundsAmount)),
+    net: formatSatang(total((day) => day.netAmount)),
+    out: formatSatang(total((day) => day.withdrawsAmount)),
   });
   const chart = svg(
     "svg",
