@@ -13,6 +13,9 @@
  * It prints the restore's measured RTO and how long archiving the last WAL segment took.
  */
 import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, it } from "node:test";
 import { checkInvariants } from "../../../../reliability/chaos-check.ts";
 import { ADMIN_TOKEN, SECRET_KEY } from "../../../../reliability/chaos-server.ts";
@@ -26,7 +29,7 @@ import {
 import { openStore, type Store } from "../../src/db/connect.ts";
 import { BackedUpCluster, type Cluster, query } from "../helpers/pgbackrest.ts";
 import { freePort } from "../helpers/pgbouncer.ts";
-import { spawnSatang, temporaryDir, type Worker, waitFor } from "../helpers/processes.ts";
+import { spawnSatang, type Worker, waitFor } from "../helpers/processes.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 
@@ -42,8 +45,9 @@ interface Service {
   process: Worker;
 }
 
-async function startService(cluster: Cluster): Promise<Service> {
+async function startService(cluster: Cluster, dataDir: string): Promise<Service> {
   const port = await freePort();
+  mkdirSync(dataDir, { recursive: true });
   const process = spawnSatang(["serve"], {
     SATANG_ENV: "sandbox",
     DATABASE_URL: cluster.url(DATABASE),
@@ -51,7 +55,7 @@ async function startService(cluster: Cluster): Promise<Service> {
     SECRET_KEY,
     PORT: String(port),
     HOST: "127.0.0.1",
-    DATA_DIR: temporaryDir(),
+    DATA_DIR: dataDir,
     SANDBOX_PAYOUT_PICKUP: "automatic",
     RATE_LIMIT_PER_MINUTE: "100000",
     HTTP_CONNECTIONS_PER_ADDRESS_MAX: "100000",
@@ -94,9 +98,13 @@ describeOnPostgres("PostgreSQL backups: a point-in-time restore with pgBackRest"
   let receiver: Receiver;
   const services: Service[] = [];
   let store: Store | undefined;
+  // Removed by this file's own `after` (the clusters run as another user inside it).
+  const dir = mkdtempSync(join(tmpdir(), "satang-pitr-"));
+  // The clusters' user passes through it to their own directories.
+  chmodSync(dir, 0o711);
 
   before(async () => {
-    cluster = new BackedUpCluster(temporaryDir("satang-pitr-"), await freePort());
+    cluster = new BackedUpCluster(join(dir, "clusters"), await freePort());
     cluster.create();
     receiver = await startReceiver();
   });
@@ -105,6 +113,7 @@ describeOnPostgres("PostgreSQL backups: a point-in-time restore with pgBackRest"
     await store?.close().catch(() => {});
     cluster?.destroy();
     await receiver?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("restores to a point in time every write acknowledged before it, none after, with a balanced ledger", async (t) => {
@@ -112,7 +121,7 @@ describeOnPostgres("PostgreSQL backups: a point-in-time restore with pgBackRest"
     // replaying the archived WAL over it.
     cluster.backup();
     await query(cluster.url(), `CREATE DATABASE ${DATABASE}`);
-    const primary = await startService(cluster);
+    const primary = await startService(cluster, join(dir, "service-primary"));
     services.push(primary);
 
     const before = new Tally();
@@ -134,7 +143,7 @@ describeOnPostgres("PostgreSQL backups: a point-in-time restore with pgBackRest"
     const restoreStarted = Date.now();
     const restored = await cluster.restore(point, await freePort());
     const recoveredMs = Date.now() - restoreStarted;
-    const service = await startService(restored);
+    const service = await startService(restored, join(dir, "service-restored"));
     services.push(service);
     const rtoMs = Date.now() - restoreStarted;
 
