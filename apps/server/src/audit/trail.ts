@@ -13,7 +13,7 @@
  * (a test event sent to an endpoint, a revoke of what was already revoked) gets its entry on its
  * own when it answers, before the answer leaves; if that write fails, the request answers an error.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from "fastify";
 import { sql } from "kysely";
 import type { Db, Trx } from "../db/handles.ts";
 import { type TransactionWatcher, watchTransactions } from "../db/transaction-scope.ts";
