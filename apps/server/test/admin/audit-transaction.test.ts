@@ -191,6 +191,16 @@ describe("a dashboard user's action and its audit entry commit in one transactio
       table: "dashboard_users",
       id: colleagueId,
     });
+
+    const key = await owner.request("POST", "/api-keys", {});
+    const keyId = key.body.data.id as string;
+    await oneEntryWith(key, "createApiKey", keyId, { table: "integrations", id: keyId });
+    const keyRevoked = await owner.request("DELETE", `/api-keys/${keyId}`);
+    await oneEntryWith(keyRevoked, "revokeApiKey", keyId, { table: "integrations", id: keyId });
+
+    const ownerId = session.user_id;
+    const enrol = await owner.request("POST", "/two-factor/enrol", {});
+    await oneEntryWith(enrol, "startTwoFactorEnrolment", ownerId, { table: "dashboard_users", id: ownerId });
   });
 });
 
