@@ -8,7 +8,7 @@
  * request, so a revoke takes effect at once on every process. ADMIN_TOKEN stays the bootstrap
  * token and is not in this list.
  */
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import type { OperatorTokenRow } from "../db/types.ts";
 import type { Page } from "../http/envelope.ts";
 import { listPage } from "../http/list-query.ts";
@@ -69,16 +69,19 @@ export async function createOperatorToken(
   // The bootstrap token's actor name is not a name a named token may take: entries would be ambiguous.
   if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameTaken();
   const token = OPERATOR_TOKEN_PREFIX + randomToken(OPERATOR_TOKEN_RANDOM_BYTES);
-  const row = await insertOperatorToken(ctx.db, {
-    id: newId(),
-    name,
-    token_sha256: sha256Hex(token),
-    token_prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
-    created_by: createdBy,
-    created_at: ctx.wallClock.now(),
-    revoked_at: null,
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const inserted = await insertOperatorToken(trx, {
+      id: newId(),
+      name,
+      token_sha256: sha256Hex(token),
+      token_prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+      created_by: createdBy,
+      created_at: ctx.wallClock.now(),
+      revoked_at: null,
+    });
+    if (!inserted) throw operatorTokenNameTaken();
+    return inserted;
   });
-  if (!row) throw operatorTokenNameTaken();
   return { ...operatorTokenView(row), token };
 }
 
@@ -97,7 +100,7 @@ export async function listOperatorTokens(
 /** Revokes a token at once; revoking a revoked one answers it unchanged. */
 export async function revokeOperatorToken(ctx: OperatorTokenContext, id: string): Promise<OperatorTokenView> {
   if (!isUuid(id)) throw operatorTokenMissing();
-  const row = await revokeOperatorTokenRow(ctx.db, id, ctx.wallClock.now());
+  const row = await withTransaction(ctx.db, (trx) => revokeOperatorTokenRow(trx, id, ctx.wallClock.now()));
   if (!row) throw operatorTokenMissing();
   return operatorTokenView(row);
 }

@@ -11,6 +11,11 @@ export interface AuditedRoute {
   id: "id" | "withdrawId" | "response" | "actor" | "none";
   /** `params.id` when the path's :id is the merchant's and the record is something of it. */
   merchant?: "params.id";
+  /**
+   * For `id: "response"`: the field of the action's transaction result that holds the created
+   * record, when the result wraps it (the entry is written in that transaction, before the answer).
+   */
+  inResult?: string;
 }
 
 const A = "/admin/v1";
@@ -84,7 +89,12 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     id: "id",
   },
   [`POST ${D}/webhook-endpoints/:id/test`]: { action: "sendTestEvent", record: "webhook_endpoint", id: "id" },
-  [`POST ${D}/payments/:id/refunds`]: { action: "createRefund", record: "refund", id: "response" },
+  [`POST ${D}/payments/:id/refunds`]: {
+    action: "createRefund",
+    record: "refund",
+    id: "response",
+    inResult: "refund",
+  },
   [`POST ${D}/users`]: { action: "createDashboardUser", record: "dashboard_user", id: "response" },
   [`PATCH ${D}/users/:id`]: { action: "changeUserRole", record: "dashboard_user", id: "id" },
   [`POST ${D}/two-factor/enrol`]: {

@@ -13,7 +13,7 @@
 import type { FastifyRequest } from "fastify";
 import type { AuditActor } from "../audit/service.ts";
 import type { Config } from "../config.ts";
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type SecretBox, sha256Hex } from "../lib/crypto.ts";
@@ -107,17 +107,20 @@ export async function login(
   const token = randomToken(DASHBOARD_SESSION_TOKEN_RANDOM_BYTES);
   const now = ctx.wallClock.now();
   const expiresAt = new Date(now.getTime() + DASHBOARD_SESSION_TTL_MS);
-  await insertSession(ctx.db, {
-    id: newId(),
-    user_id: user.id,
-    merchant_id: user.merchant_id,
-    token_sha256: sha256Hex(token),
-    created_at: now,
-    expires_at: expiresAt,
-    revoked_at: null,
+  // The result names the user, so the login's audit entry is written in this transaction.
+  return withTransaction(ctx.db, async (trx) => {
+    await insertSession(trx, {
+      id: newId(),
+      user_id: user.id,
+      merchant_id: user.merchant_id,
+      token_sha256: sha256Hex(token),
+      created_at: now,
+      expires_at: expiresAt,
+      revoked_at: null,
+    });
+    await deleteSessionsExpiredBy(trx, now);
+    return { token, expiresAt: expiresAt.toISOString(), user: userView(user) };
   });
-  await deleteSessionsExpiredBy(ctx.db, now);
-  return { token, expiresAt: expiresAt.toISOString(), user: userView(user) };
 }
 
 const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -155,7 +158,7 @@ export function sessionOf(request: FastifyRequest): DashboardSession {
 }
 
 export async function logout(ctx: SessionContext, context: DashboardSession): Promise<void> {
-  await revokeSession(ctx.db, context.sessionId, ctx.wallClock.now());
+  await withTransaction(ctx.db, (trx) => revokeSession(trx, context.sessionId, ctx.wallClock.now()));
 }
 
 /** The audit log's actor of a dashboard request: the session's user. */

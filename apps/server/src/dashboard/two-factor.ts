@@ -15,7 +15,7 @@
  */
 import { generateSecret, generateURI, verify } from "otplib";
 import QRCode from "qrcode";
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import type { DashboardUserRow } from "../db/types.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/crypto.ts";
@@ -84,10 +84,12 @@ export async function startEnrolment(
   user: UserRecord,
 ): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
   const secret = generateSecret();
-  await updateUser(ctx.db, user.id, {
-    totp_pending_secret: ctx.secrets.seal(secret),
-    updated_at: ctx.wallClock.now(),
-  });
+  await withTransaction(ctx.db, (trx) =>
+    updateUser(trx, user.id, {
+      totp_pending_secret: ctx.secrets.seal(secret),
+      updated_at: ctx.wallClock.now(),
+    }),
+  );
   const otpauthUri = generateURI({ issuer: ISSUER, label: user.email, secret });
   const qrCode = await QRCode.toDataURL(otpauthUri, { margin: 1, width: 240 });
   return { secret, otpauthUri, qrCode };
@@ -103,13 +105,15 @@ export async function confirmEnrolment(
   const now = ctx.wallClock.now();
   const step = await acceptedStep(ctx.secrets.open(row.totp_pending_secret), code, now, null);
   if (step === undefined) throw wrongCode();
-  const updated = await updateUser(ctx.db, user.id, {
-    totp_secret: row.totp_pending_secret,
-    totp_pending_secret: null,
-    totp_enabled_at: now,
-    totp_last_step: step,
-    updated_at: now,
-  });
+  const updated = await withTransaction(ctx.db, (trx) =>
+    updateUser(trx, user.id, {
+      totp_secret: row.totp_pending_secret,
+      totp_pending_secret: null,
+      totp_enabled_at: now,
+      totp_last_step: step,
+      updated_at: now,
+    }),
+  );
   if (!updated) throw noPendingEnrolment();
   return userView(updated);
 }
@@ -118,13 +122,15 @@ export async function confirmEnrolment(
 export async function resetTwoFactor(ctx: TwoFactorContext, userId: string): Promise<UserRecord> {
   const missing = notFound("Dashboard user");
   if (!isUuid(userId)) throw missing;
-  const updated = await updateUser(ctx.db, userId, {
-    totp_secret: null,
-    totp_pending_secret: null,
-    totp_enabled_at: null,
-    totp_last_step: null,
-    updated_at: ctx.wallClock.now(),
-  });
+  const updated = await withTransaction(ctx.db, (trx) =>
+    updateUser(trx, userId, {
+      totp_secret: null,
+      totp_pending_secret: null,
+      totp_enabled_at: null,
+      totp_last_step: null,
+      updated_at: ctx.wallClock.now(),
+    }),
+  );
   if (!updated) throw missing;
   return userView(updated);
 }

@@ -57,26 +57,29 @@ export async function createDashboardUser(
   // transaction; the unique constraint still decides a race between two creates.
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
-  const row = await insertUserIfAbsent(ctx.db, {
-    id: newId(),
-    merchant_id: merchantId,
-    email,
-    email_normalized: normalizeEmail(email),
-    password_hash: passwordHash,
-    created_at: now,
-    updated_at: now,
-    role: input.role ?? "owner",
-    totp_secret: null,
-    totp_pending_secret: null,
-    totp_enabled_at: null,
-    totp_last_step: null,
-  });
-  if (!row) {
-    throw new AppError("STATE_CONFLICT", "A dashboard user with this email already exists", {
-      field: "email",
-      reason: "email_taken",
+  const row = await withTransaction(ctx.db, async (trx) => {
+    const inserted = await insertUserIfAbsent(trx, {
+      id: newId(),
+      merchant_id: merchantId,
+      email,
+      email_normalized: normalizeEmail(email),
+      password_hash: passwordHash,
+      created_at: now,
+      updated_at: now,
+      role: input.role ?? "owner",
+      totp_secret: null,
+      totp_pending_secret: null,
+      totp_enabled_at: null,
+      totp_last_step: null,
     });
-  }
+    if (!inserted) {
+      throw new AppError("STATE_CONFLICT", "A dashboard user with this email already exists", {
+        field: "email",
+        reason: "email_taken",
+      });
+    }
+    return inserted;
+  });
   return userView(row);
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Kysely, Transaction } from "kysely";
 import { isRetryableConflict } from "./faults.ts";
+import { currentTransactionWatcher } from "./transaction-scope.ts";
 import type { Database } from "./types.ts";
 
 /** The store itself or a transaction on it. */
@@ -30,13 +31,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * as a whole (everything it did was rolled back), up to TRANSACTION_ATTEMPTS_MAX times, after a
  * short random pause so two victims do not meet again. Joined transactions are retried by the
  * caller that opened them. So `work` must do nothing outside the database that cannot repeat.
+ *
+ * A transaction of its own is shown to the transaction watcher in scope (transaction-scope.ts)
+ * before it commits, so what must commit with it (an audit entry) is written in it.
  */
 export async function withTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db as Trx);
+  const watcher = currentTransactionWatcher();
   for (let attempt = 1; ; attempt++) {
+    let settled: ((committed: boolean) => void) | undefined;
     try {
-      return await db.transaction().execute(work);
+      const result = await db.transaction().execute(async (trx) => {
+        const done = await work(trx);
+        settled = await watcher?.beforeCommit(trx, done);
+        return done;
+      });
+      settled?.(true);
+      return result;
     } catch (error) {
+      settled?.(false);
       if (attempt >= TRANSACTION_ATTEMPTS_MAX || !isRetryableConflict(error)) throw error;
       await sleep(Math.floor(Math.random() * 20 * attempt) + 5);
     }

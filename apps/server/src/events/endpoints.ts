@@ -191,11 +191,13 @@ export async function rotateEndpointSecret(
   if (!isUuid(id)) throw endpointNotFound();
   const secret = newEndpointSecret();
   const wallNow = ctx.wallClock.now();
-  const row = await rotateEndpointSecretRow(ctx.db, merchant.id, id, {
-    secretEncrypted: ctx.secrets.seal(secret),
-    previousExpiresAt: new Date(wallNow.getTime() + WEBHOOK_SECRET_ROTATION_OVERLAP_MS),
-    at: businessNow(ctx.clock, merchant.clock_offset_ms),
-  });
+  const row = await withTransaction(ctx.db, (trx) =>
+    rotateEndpointSecretRow(trx, merchant.id, id, {
+      secretEncrypted: ctx.secrets.seal(secret),
+      previousExpiresAt: new Date(wallNow.getTime() + WEBHOOK_SECRET_ROTATION_OVERLAP_MS),
+      at: businessNow(ctx.clock, merchant.clock_offset_ms),
+    }),
+  );
   if (!row) throw endpointNotFound();
   return { ...endpointView(row, wallNow), secret };
 }

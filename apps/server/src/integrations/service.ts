@@ -4,7 +4,7 @@
  */
 
 import type { Config } from "../config.ts";
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/crypto.ts";
 import { notFound } from "../lib/errors.ts";
@@ -54,20 +54,22 @@ export async function createIntegration(
   merchantId: string,
   input: IntegrationInput = {},
 ): Promise<CreatedIntegration> {
-  await getMerchant(ctx, merchantId);
   const environment = ctx.config.env;
   const apiKey = `${environment === "live" ? "sk_live_" : "sk_test_"}${randomToken(API_KEY_RANDOM_BYTES)}`;
   const apiSecret = `sec_${randomToken(API_SECRET_RANDOM_BYTES)}`;
-  const row = await insertIntegration(ctx.db, {
-    id: newId(),
-    merchant_id: merchantId,
-    name: input.name ?? null,
-    api_key: apiKey,
-    secret_encrypted: ctx.secrets.seal(apiSecret),
-    environment,
-    redirect_url: input.redirectUrl ?? null,
-    require_signature_v2: input.requireSignatureV2 ?? false,
-    created_at: ctx.clock.now(),
+  const row = await withTransaction(ctx.db, async (trx) => {
+    await getMerchant({ db: trx }, merchantId);
+    return insertIntegration(trx, {
+      id: newId(),
+      merchant_id: merchantId,
+      name: input.name ?? null,
+      api_key: apiKey,
+      secret_encrypted: ctx.secrets.seal(apiSecret),
+      environment,
+      redirect_url: input.redirectUrl ?? null,
+      require_signature_v2: input.requireSignatureV2 ?? false,
+      created_at: ctx.clock.now(),
+    });
   });
   return {
     id: row.id,
@@ -91,11 +93,13 @@ export async function createIntegration(
  */
 export async function revokeIntegration(ctx: Pick<IntegrationContext, "db" | "clock">, id: string) {
   if (!isUuid(id)) throw notFound("Integration");
-  const revoked = await revokeIntegrationRow(ctx.db, id, ctx.clock.now());
-  if (revoked) return revoked;
-  const existing = await findIntegration(ctx.db, id);
-  if (!existing) throw notFound("Integration");
-  return existing;
+  return withTransaction(ctx.db, async (trx) => {
+    const revoked = await revokeIntegrationRow(trx, id, ctx.clock.now());
+    if (revoked) return revoked;
+    const existing = await findIntegration(trx, id);
+    if (!existing) throw notFound("Integration");
+    return existing;
+  });
 }
 
 export function integrationView(row: {

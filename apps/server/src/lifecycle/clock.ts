@@ -20,6 +20,7 @@
  * for a worker.
  */
 
+import { withTransaction } from "../db/handles.ts";
 import { businessNow } from "../lib/clock.ts";
 import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
@@ -65,7 +66,9 @@ export async function readMerchantClock(ctx: ClockContext, merchantId: string): 
  */
 export async function resetMerchantClock(ctx: ClockContext, merchantId: string): Promise<ClockView> {
   sandboxOnly(ctx);
-  const offset = isUuid(merchantId) ? await resetClockOffset(ctx.db, merchantId) : undefined;
+  const offset = isUuid(merchantId)
+    ? await withTransaction(ctx.db, (trx) => resetClockOffset(trx, merchantId))
+    : undefined;
   if (offset === undefined) throw notFound("Merchant");
   return clockView(ctx, offset);
 }
@@ -91,20 +94,21 @@ export async function advanceMerchantClock(
     );
   }
   if (!isUuid(merchantId)) throw notFound("Merchant");
-  const offset = await advanceClockOffset(
-    ctx.db,
-    merchantId,
-    BigInt(seconds) * 1000n,
-    BigInt(CLOCK_OFFSET_MAX_MS),
-  );
-  if (offset === undefined) {
-    if ((await readClockOffset(ctx.db, merchantId)) === undefined) throw notFound("Merchant");
+  const offset = await withTransaction(ctx.db, async (trx) => {
+    const moved = await advanceClockOffset(
+      trx,
+      merchantId,
+      BigInt(seconds) * 1000n,
+      BigInt(CLOCK_OFFSET_MAX_MS),
+    );
+    if (moved !== undefined) return moved;
+    if ((await readClockOffset(trx, merchantId)) === undefined) throw notFound("Merchant");
     throw fieldError(
       "VALIDATION_ERROR",
       "seconds",
       `The test clock may run at most ${CLOCK_OFFSET_MAX_MS / 86_400_000} days ahead of the service clock`,
     );
-  }
+  });
   await runDueWorkForMerchant(ctx, merchantId);
   return clockView(ctx, offset);
 }

@@ -14,6 +14,7 @@
  * evidence kept in `payout_resolutions`.
  */
 import { withTransaction } from "../db/handles.ts";
+import { unwatched } from "../db/transaction-scope.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
@@ -84,7 +85,9 @@ async function evidenceOf(
 ): Promise<PayoutEvidence | null> {
   const connector = ctx.provider;
   if (!connector?.payoutEvidence || connector.name !== provider) return null;
-  return connector.payoutEvidence(withdrawId);
+  // What the connector records of the bank's answer is not the operator's resolution: the
+  // resolution's own transaction below is the one its audit entry commits with.
+  return unwatched(() => connector.payoutEvidence?.(withdrawId) ?? null);
 }
 
 async function recordOf(ctx: LifecycleContext, row: UndecidedRow, now: Date): Promise<UndecidedRecord> {

@@ -2,7 +2,7 @@
  * Merchants: the businesses using the service, with their wallet settings and limits.
  */
 import type { Config } from "../config.ts";
-import type { Db } from "../db/handles.ts";
+import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { isBankCode } from "../lib/bank-codes.ts";
@@ -143,23 +143,27 @@ function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: T): T {
 export async function createMerchant(ctx: MerchantContext, raw: MerchantInput): Promise<Merchant> {
   const input = normalizeMerchantInput(raw);
   const now = ctx.clock.now();
-  return insertMerchant(ctx.db, {
-    id: newId(),
-    name: input.name,
-    status: input.status ?? "active",
-    daily_withdraw_limit_satang: input.dailyWithdrawLimitSatang ?? null,
-    monthly_withdraw_limit_satang: input.monthlyWithdrawLimitSatang ?? null,
-    settlement_delay_hours: input.settlementDelayHours ?? (ctx.config.env === "live" ? 24 : 0),
-    collection_bank_code: input.collectionAccount?.bankCode ?? null,
-    collection_account_number: input.collectionAccount?.accountNumber ?? null,
-    collection_account_name: input.collectionAccount?.accountName ?? null,
-    promptpay_id: input.promptpayId ?? null,
-    promptpay_reuse: input.promptpayReuse ?? true,
-    wallet_status: input.walletStatus ?? "active",
-    withdraw_verification_threshold_satang: input.withdrawVerificationThresholdSatang ?? null,
-    created_at: now,
-    updated_at: now,
-  });
+  // A transaction of its own even for one statement: what commits with the action (its audit
+  // entry) is written in it.
+  return withTransaction(ctx.db, (trx) =>
+    insertMerchant(trx, {
+      id: newId(),
+      name: input.name,
+      status: input.status ?? "active",
+      daily_withdraw_limit_satang: input.dailyWithdrawLimitSatang ?? null,
+      monthly_withdraw_limit_satang: input.monthlyWithdrawLimitSatang ?? null,
+      settlement_delay_hours: input.settlementDelayHours ?? (ctx.config.env === "live" ? 24 : 0),
+      collection_bank_code: input.collectionAccount?.bankCode ?? null,
+      collection_account_number: input.collectionAccount?.accountNumber ?? null,
+      collection_account_name: input.collectionAccount?.accountName ?? null,
+      promptpay_id: input.promptpayId ?? null,
+      promptpay_reuse: input.promptpayReuse ?? true,
+      wallet_status: input.walletStatus ?? "active",
+      withdraw_verification_threshold_satang: input.withdrawVerificationThresholdSatang ?? null,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
 }
 
 export async function getMerchant(ctx: { db: Db }, id: string): Promise<Merchant> {
@@ -194,7 +198,7 @@ export async function updateMerchant(
   if (input.walletStatus !== undefined) changes.wallet_status = input.walletStatus;
   if (input.withdrawVerificationThresholdSatang !== undefined)
     changes.withdraw_verification_threshold_satang = input.withdrawVerificationThresholdSatang;
-  const merchant = await updateMerchantRow(ctx.db, id, changes);
+  const merchant = await withTransaction(ctx.db, (trx) => updateMerchantRow(trx, id, changes));
   if (!merchant) throw notFound("Merchant");
   return merchant;
 }

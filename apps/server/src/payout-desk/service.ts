@@ -112,6 +112,8 @@ export async function createBatch(ctx: PayoutDeskContext, input: CreateBatchBody
       at: now,
     });
     await insertBatchItems(trx, id, taken);
+    // The batch is the record the action created (its audit entry names it).
+    return { id };
   });
   return getBatch(ctx, id);
 }
