@@ -16,12 +16,14 @@ import {
   EVENT_TYPES,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
+  REFUND_STATUSES,
   WEBHOOK_DELIVERY_STATUSES,
   WITHDRAW_STATUSES,
 } from "../../src/db/types.ts";
 import { BANKS } from "../../src/lib/bank-codes.ts";
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../src/lib/limits.ts";
 import { PAYMENT_SORT_FIELDS } from "../../src/payments/schemas.ts";
+import { REFUND_SORT_FIELDS } from "../../src/refunds/schemas.ts";
 import { WITHDRAW_SORT_FIELDS } from "../../src/withdraws/schemas.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 
@@ -138,6 +140,8 @@ describe("the server's lists for the dashboard", () => {
       withdrawStatuses: [...WITHDRAW_STATUSES],
       destinationTypes: [...DESTINATION_TYPES],
       withdrawSortFields: [...WITHDRAW_SORT_FIELDS],
+      refundStatuses: [...REFUND_STATUSES],
+      refundSortFields: [...REFUND_SORT_FIELDS],
       eventTypes: [...EVENT_TYPES],
       webhookDeliveryStatuses: [...WEBHOOK_DELIVERY_STATUSES],
       walletStatuses: [...WALLET_STATUSES],
