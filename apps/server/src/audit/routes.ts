@@ -42,6 +42,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   [`POST ${A}/withdraws/:id/approve`]: { action: "approveWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/withdraws/:id/reject`]: { action: "rejectWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/withdraws/:id/resolve`]: { action: "resolveWithdraw", record: "withdraw", id: "id" },
+  [`POST ${A}/refunds/:id/resolve`]: { action: "resolveRefund", record: "refund", id: "id" },
   [`POST ${A}/merchants/:id/clock/advance`]: { action: "advanceClock", record: "merchant", id: "id" },
   [`POST ${A}/merchants/:id/clock/reset`]: { action: "resetClock", record: "merchant", id: "id" },
   [`POST ${A}/payout-batches`]: { action: "createPayoutBatch", record: "payout_batch", id: "response" },
