@@ -8,7 +8,7 @@ export interface AuditedRoute {
   /** The kind of record acted on. */
   record: string;
   /** Where the record's id is: a path parameter, the answer's `id`, the acting user, or none. */
-  id: "id" | "withdrawId" | "response" | "actor" | "none";
+  id: "id" | "withdrawId" | "refundId" | "response" | "actor" | "none";
   /** `params.id` when the path's :id is the merchant's and the record is something of it. */
   merchant?: "params.id";
 }
@@ -50,6 +50,11 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     action: "recordPayoutOutcome",
     record: "withdraw",
     id: "withdrawId",
+  },
+  [`POST ${A}/payout-batches/:id/refunds/:refundId/outcome`]: {
+    action: "recordRefundPayoutOutcome",
+    record: "refund",
+    id: "refundId",
   },
   [`POST ${A}/operator-tokens`]: { action: "createOperatorToken", record: "operator_token", id: "response" },
   [`POST ${A}/operator-tokens/:id/revoke`]: {

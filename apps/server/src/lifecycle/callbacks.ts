@@ -107,7 +107,8 @@ export async function bookPayoutReport(
     return { kind: "applied", refund: result.refund };
   }
   const result = await applyPayoutReport(trx, ctx, subject.id, outcome);
-  if (result.kind === "refused") return { kind: "refused", refusal: result.refusal, withdraw: result.withdraw };
+  if (result.kind === "refused")
+    return { kind: "refused", refusal: result.refusal, withdraw: result.withdraw };
   // The booked move stamped the withdraw with the merchant's business time of the report.
   await completePayout(trx, subject, result.withdraw.updated_at);
   return { kind: "applied", withdraw: result.withdraw };

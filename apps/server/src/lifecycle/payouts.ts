@@ -33,13 +33,6 @@ import { atOffset, businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import {
-  type PayoutSubject,
-  payoutKeyOf,
-  refundSubject,
-  subjectOfRow,
-  withdrawSubject,
-} from "../lib/payout-subjects.ts";
-import {
   JOB_BATCH_SIZE,
   PAYOUT_CHECK_DELAY_MAX_MS,
   PAYOUT_CHECK_DELAY_MIN_MS,
@@ -47,6 +40,13 @@ import {
   PROVIDER_CALL_TIMEOUT_MS,
   PROVIDER_ERROR_LENGTH_MAX,
 } from "../lib/limits.ts";
+import {
+  type PayoutSubject,
+  payoutKeyOf,
+  refundSubject,
+  subjectOfRow,
+  withdrawSubject,
+} from "../lib/payout-subjects.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
 import { findRefundById } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";

@@ -85,7 +85,8 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
       {
         schema: {
           tags,
-          summary: "Decide an undecided refund payout: paid or failed, with the reason and the bank's reference",
+          summary:
+            "Decide an undecided refund payout: paid or failed, with the reason and the bank's reference",
           operationId: "resolveRefund",
           description:
             "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +

@@ -18,7 +18,9 @@ function undecided(db: Db, now: Date, alertMs: number) {
     .leftJoin("refunds", "refunds.id", "payouts.refund_id")
     .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
     .where("payouts.state", "<>", "completed")
-    .where((eb) => eb.or([eb("withdraws.status", "=", "processing"), eb("refunds.status", "=", "processing")]))
+    .where((eb) =>
+      eb.or([eb("withdraws.status", "=", "processing"), eb("refunds.status", "=", "processing")]),
+    )
     .where(
       sql<boolean>`payouts.created_at <= ${businessNowSql(now)} - ${alertMs} * interval '1 millisecond'`,
     );

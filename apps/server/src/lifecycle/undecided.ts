@@ -16,6 +16,8 @@
 import { type Trx, withTransaction } from "../db/handles.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
+import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
+import { formatAmount } from "../lib/money.ts";
 import {
   type PayoutSubject,
   type PayoutSubjectKind,
@@ -24,8 +26,6 @@ import {
   subjectOfRow,
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
-import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
-import { formatAmount } from "../lib/money.ts";
 import type { PayoutEvidence } from "../providers/provider.ts";
 import type { RefundRecord } from "../refunds/schemas.ts";
 import { lockRefund } from "../refunds/store.ts";

@@ -11,7 +11,8 @@
  * The columns the bank needs come first and keep their places; after them, what the desk knows
  * of each line (its destination type, and whether it is paid, failed or still open, with the
  * bank reference or the reason and who recorded it), so a file downloaded again shows which
- * lines are left to pay.
+ * lines are left to pay. The last two say what a line pays: `kind` is `withdraw` or `refund`,
+ * and a refund's line carries its id in `refund_id` (its `withdraw_id` is empty).
  */
 import { findBank } from "../lib/bank-codes.ts";
 import { formatThb } from "../lib/money.ts";
@@ -31,6 +32,8 @@ export const BATCH_CSV_COLUMNS = [
   "bank_reference",
   "failure_reason",
   "recorded_by",
+  "kind",
+  "refund_id",
 ] as const;
 
 const BYTE_ORDER_MARK = "\uFEFF";
@@ -55,13 +58,15 @@ export function batchCsv(items: readonly BatchItemView[]): string {
         item.bank_account_number,
         item.bank_account_name,
         formatThb(item.amount_satang),
-        item.withdraw_id,
+        item.withdraw_id ?? "",
         item.reference_id,
         item.destination_type,
         itemStatus(item),
         item.bank_reference ?? "",
         item.failure_reason ?? "",
         recordedByText(item),
+        item.kind,
+        item.refund_id ?? "",
       ]),
     );
   }

@@ -118,7 +118,12 @@ async function paidReport(trx: Trx, row: RefundRow, now: Date): Promise<RefundPa
         true,
       );
     default:
-      return refuse(row, "payout_not_dispatched", `Refund is ${row.status}: it has not been sent to the bank`, true);
+      return refuse(
+        row,
+        "payout_not_dispatched",
+        `Refund is ${row.status}: it has not been sent to the bank`,
+        true,
+      );
   }
 }
 
@@ -142,7 +147,12 @@ async function failedReport(
     case "canceled":
       return refuse(row, "already_final", `Refund is already ${row.status}`, false);
     default:
-      return refuse(row, "payout_not_dispatched", `Refund is ${row.status}: it has not been sent to the bank`, false);
+      return refuse(
+        row,
+        "payout_not_dispatched",
+        `Refund is ${row.status}: it has not been sent to the bank`,
+        false,
+      );
   }
 }
 

@@ -67,7 +67,11 @@ async function refundOf(id: string): Promise<RefundRow> {
 }
 
 async function payoutOf(id: string) {
-  return live.svc.deps.db.selectFrom("payouts").selectAll().where("refund_id", "=", id).executeTakeFirstOrThrow();
+  return live.svc.deps.db
+    .selectFrom("payouts")
+    .selectAll()
+    .where("refund_id", "=", id)
+    .executeTakeFirstOrThrow();
 }
 
 /** What SCB saw for one refund: its transfers and how many confirms moved money. */
@@ -94,7 +98,11 @@ describe("a live refund paid by SCB credit transfer", () => {
     const payment = await paidPayment("5000.00", CUSTOMER);
     const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1200.00" });
     assert.equal(refund.status, "pending");
-    assert.equal(await dispatchPendingWithdraws(live.svc.deps), 0, "the withdraw dispatcher leaves refunds alone");
+    assert.equal(
+      await dispatchPendingWithdraws(live.svc.deps),
+      0,
+      "the withdraw dispatcher leaves refunds alone",
+    );
     assert.equal(await dispatchPendingPayouts(live.svc.deps), 1);
     const row = await refundOf(refund.id);
     assert.equal(row.status, "succeeded");
@@ -209,14 +217,22 @@ describe("a live refund paid by SCB credit transfer", () => {
     await dispatchPendingRefunds(live.svc.deps);
     assert.equal((await refundOf(refund.id)).status, "processing");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold"]);
-    const cancel = await live.svc.request("POST", `/api/v1/refunds/${refund.id}/cancel`, {}, {
-      credentials: live.merchant,
-    });
+    const cancel = await live.svc.request(
+      "POST",
+      `/api/v1/refunds/${refund.id}/cancel`,
+      {},
+      {
+        credentials: live.merchant,
+      },
+    );
     assert.equal(cancel.status, 409, "a refund with the bank cannot be canceled");
     live.advance((INQUIRY_DELAY_S + 1) * 1000);
     await Promise.all([reconcilePayouts(live.svc.deps), reconcilePayouts(live.otherProcess())]);
     assert.equal((await refundOf(refund.id)).status, "succeeded");
-    assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), ["refund.processing", "refund.succeeded"]);
+    assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), [
+      "refund.processing",
+      "refund.succeeded",
+    ]);
     const scb = atScb(refund.id);
     assert.deepEqual([scb.initiates, scb.confirms, scb.executions], [1, 1, 1]);
   });
@@ -251,7 +267,10 @@ describe("a live refund paid by SCB credit transfer", () => {
       assert.equal((await refundOf(refund.id)).status, "succeeded");
       const scb = atScb(refund.id);
       assert.deepEqual([scb.initiates, scb.confirms, scb.executions], [1, 1, 1]);
-      assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), ["refund.processing", "refund.succeeded"]);
+      assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), [
+        "refund.processing",
+        "refund.succeeded",
+      ]);
     }
   });
 
@@ -374,10 +393,14 @@ describe("an undecided refund transfer", () => {
     });
     assert.equal(res.status, 409);
     assert.equal(res.body.error.metadata.reason, "not_undecided");
-    const missing = await live.svc.admin("POST", "/admin/v1/refunds/00000000-0000-4000-8000-000000000000/resolve", {
-      outcome: "failed",
-      reason: "nothing to decide",
-    });
+    const missing = await live.svc.admin(
+      "POST",
+      "/admin/v1/refunds/00000000-0000-4000-8000-000000000000/resolve",
+      {
+        outcome: "failed",
+        reason: "nothing to decide",
+      },
+    );
     assert.equal(missing.status, 404);
     await live.svc.request("POST", `/api/v1/refunds/${refund.id}/cancel`, {}, { credentials: live.merchant });
   });

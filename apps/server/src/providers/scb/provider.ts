@@ -117,7 +117,9 @@ export class ScbProvider implements Provider {
       accountName: input.accountName,
     };
     const payoutInput: ScbTransferInput =
-      subject.kind === "withdraw" ? { withdrawId: subject.id, ...details } : { refundId: subject.id, ...details };
+      subject.kind === "withdraw"
+        ? { withdrawId: subject.id, ...details }
+        : { refundId: subject.id, ...details };
     // Refused before SCB is called (a destination SCB does not serve): the same for every send
     // of this payout, so no initiate can ever have left.
     const payee = payouts.payeeOf(payoutInput);
@@ -239,12 +241,8 @@ export class ScbProvider implements Provider {
     // shows a transfer that can no longer move money.
     if (transfer.state === "initiated" && transfer.confirm_sent_at.getTime() <= now - this.settledAfterMs()) {
       transfer =
-        (await closeTransfer(
-          this.deps.db,
-          subject,
-          new Date(now - this.settledAfterMs()),
-          new Date(now),
-        )) ?? transfer;
+        (await closeTransfer(this.deps.db, subject, new Date(now - this.settledAfterMs()), new Date(now))) ??
+        transfer;
     }
     const outcome = await this.payouts().inquirePayout(
       {

@@ -41,7 +41,7 @@ function uuidOfValue(value: bigint): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function valueOf(partnerId: string): bigint | null {
+function partnerValueOf(partnerId: string): bigint | null {
   if (!/^[0-9A-Z]{25}$/.test(partnerId)) return null;
   let value = 0n;
   for (const char of partnerId.toLowerCase()) value = value * 36n + BigInt(Number.parseInt(char, 36));
@@ -50,14 +50,14 @@ function valueOf(partnerId: string): bigint | null {
 
 /** The withdraw id a partnerTransactionID was derived from, or null when it was not one of ours. */
 export function withdrawIdOf(partnerId: string): string | null {
-  const value = valueOf(partnerId);
+  const value = partnerValueOf(partnerId);
   if (value === null || value >= REFUND_PARTNER_OFFSET) return null;
   return uuidOfValue(value);
 }
 
 /** The withdraw or refund a partnerTransactionID was derived from, or null when none of ours. */
 export function payoutSubjectOfPartnerId(partnerId: string): PayoutSubject | null {
-  const value = valueOf(partnerId);
+  const value = partnerValueOf(partnerId);
   if (value === null) return null;
   if (value < REFUND_PARTNER_OFFSET) return withdrawSubject(uuidOfValue(value));
   if (value < REFUND_PARTNER_OFFSET * 2n) return refundSubject(uuidOfValue(value - REFUND_PARTNER_OFFSET));

@@ -422,11 +422,7 @@ export async function deleteExchangesBefore(db: Db, before: Date, limit: number)
  * SCB's last answers about a withdraw's or a refund's transfer (initiates, confirms, inquiries),
  * newest first.
  */
-export function lastTransferExchanges(
-  db: Db,
-  subject: PayoutSubject,
-  limit: number,
-): Promise<ExchangeRow[]> {
+export function lastTransferExchanges(db: Db, subject: PayoutSubject, limit: number): Promise<ExchangeRow[]> {
   return db
     .selectFrom("scb_exchanges")
     .selectAll()
