@@ -11,8 +11,9 @@
  * The columns the bank needs come first and keep their places; after them, what the desk knows
  * of each line (its destination type, and whether it is paid, failed or still open, with the
  * bank reference or the reason and who recorded it), so a file downloaded again shows which
- * lines are left to pay. The last two say what a line pays: `kind` is `withdraw` or `refund`,
- * and a refund's line carries its id in `refund_id` (its `withdraw_id` is empty).
+ * lines are left to pay. A batch that holds refunds has two more columns at the end, saying what
+ * each line pays: `kind` is `withdraw` or `refund`, and a refund's line carries its id in
+ * `refund_id` (its `withdraw_id` is empty). A batch of withdraws alone keeps the file it always had.
  */
 import { findBank } from "../lib/bank-codes.ts";
 import { formatThb } from "../lib/money.ts";
@@ -32,9 +33,10 @@ export const BATCH_CSV_COLUMNS = [
   "bank_reference",
   "failure_reason",
   "recorded_by",
-  "kind",
-  "refund_id",
 ] as const;
+
+/** The columns a batch that holds refunds adds after BATCH_CSV_COLUMNS. */
+export const BATCH_CSV_REFUND_COLUMNS = ["kind", "refund_id"] as const;
 
 const BYTE_ORDER_MARK = "\uFEFF";
 
@@ -49,7 +51,10 @@ function csvLine(cells: readonly string[]): string {
 }
 
 export function batchCsv(items: readonly BatchItemView[]): string {
-  const lines = [csvLine(BATCH_CSV_COLUMNS)];
+  const withRefunds = items.some((item) => item.kind === "refund");
+  const lines = [
+    csvLine(withRefunds ? [...BATCH_CSV_COLUMNS, ...BATCH_CSV_REFUND_COLUMNS] : BATCH_CSV_COLUMNS),
+  ];
   for (const item of items) {
     lines.push(
       csvLine([
@@ -65,8 +70,7 @@ export function batchCsv(items: readonly BatchItemView[]): string {
         item.bank_reference ?? "",
         item.failure_reason ?? "",
         recordedByText(item),
-        item.kind,
-        item.refund_id ?? "",
+        ...(withRefunds ? [item.kind, item.refund_id ?? ""] : []),
       ]),
     );
   }

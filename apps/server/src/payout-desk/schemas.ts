@@ -110,7 +110,9 @@ export const BatchItemSchema = Type.Object({
   bankAccountNumber: Type.String({ description: "Masked; the CSV carries it in full" }),
   bankAccountName: Type.String(),
   withdrawStatus: Type.Union([Type.String(), Type.Null()], { description: "null on a refund line" }),
-  refundStatus: Type.Union([Type.String(), Type.Null()], { description: "null on a withdraw line" }),
+  refundStatus: Type.Union([Type.String({ examples: ["processing"] }), Type.Null()], {
+    description: "null on a withdraw line",
+  }),
   outcome: Type.Union([stringEnum(PAYOUT_OUTCOMES), Type.Null()]),
   bankReference: nullableString,
   failureReason: nullableString,
