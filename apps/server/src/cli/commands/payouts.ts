@@ -69,7 +69,8 @@ function lineCount(batch: Batch): string {
   const refunds = (batch.items ?? []).filter((item) => item.kind === "refund").length;
   if (refunds === 0) return `${batch.itemCount} withdraws`;
   const withdraws = batch.itemCount - refunds;
-  return `${batch.itemCount} lines (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
+  const lines = batch.itemCount === 1 ? "line" : "lines";
+  return `${batch.itemCount} ${lines} (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
 }
 
 function summary(batch: Batch): string {
