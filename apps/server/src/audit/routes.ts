@@ -8,7 +8,7 @@ export interface AuditedRoute {
   /** The kind of record acted on. */
   record: string;
   /** Where the record's id is: a path parameter, the answer's `id`, the acting user, or none. */
-  id: "id" | "withdrawId" | "response" | "actor" | "none";
+  id: "id" | "withdrawId" | "refundId" | "response" | "actor" | "none";
   /** `params.id` when the path's :id is the merchant's and the record is something of it. */
   merchant?: "params.id";
   /**
@@ -47,6 +47,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   [`POST ${A}/withdraws/:id/approve`]: { action: "approveWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/withdraws/:id/reject`]: { action: "rejectWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/withdraws/:id/resolve`]: { action: "resolveWithdraw", record: "withdraw", id: "id" },
+  [`POST ${A}/refunds/:id/resolve`]: { action: "resolveRefund", record: "refund", id: "id" },
   [`POST ${A}/merchants/:id/clock/advance`]: { action: "advanceClock", record: "merchant", id: "id" },
   [`POST ${A}/merchants/:id/clock/reset`]: { action: "resetClock", record: "merchant", id: "id" },
   [`POST ${A}/payout-batches`]: { action: "createPayoutBatch", record: "payout_batch", id: "response" },
@@ -54,6 +55,11 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     action: "recordPayoutOutcome",
     record: "withdraw",
     id: "withdrawId",
+  },
+  [`POST ${A}/payout-batches/:id/refunds/:refundId/outcome`]: {
+    action: "recordRefundPayoutOutcome",
+    record: "refund",
+    id: "refundId",
   },
   [`POST ${A}/operator-tokens`]: { action: "createOperatorToken", record: "operator_token", id: "response" },
   [`POST ${A}/operator-tokens/:id/revoke`]: {

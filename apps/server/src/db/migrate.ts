@@ -32,6 +32,7 @@ import { statements as scbCollection } from "./migrations/0085_scb_collection.ts
 import { statements as refunds } from "./migrations/0086_refunds.ts";
 import { statements as audit } from "./migrations/0090_audit.ts";
 import { statements as promptpayReuseIndex } from "./migrations/0095_promptpay_reuse_index.ts";
+import { statements as refundPayouts } from "./migrations/0096_refund_payouts.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0090_audit": audit,
   "0095_promptpay_reuse_index": promptpayReuseIndex,
   "0086_refunds": refunds,
+  "0096_refund_payouts": refundPayouts,
 };
 
 interface MigrationReport {

@@ -38,7 +38,9 @@ interface ScbPaymentChecksTable {
 }
 
 interface ScbTransfersTable {
-  withdraw_id: string;
+  /** The withdraw or (0096) the refund this transfer pays: exactly one is set. */
+  withdraw_id: ColumnType<string | null, string | null | undefined, string | null>;
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
   partner_transaction_id: string;
   amount_satang: bigint;
   /** Null while the transfer is still `initiating` (migration 0084). */
@@ -90,6 +92,8 @@ interface ScbExchangesTable {
   trans_ref: string | null;
   payment_id: string | null;
   withdraw_id: string | null;
+  /** Migration 0096: the refund whose transfer the exchange names. */
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0085: why the connector could not read SCB's answer; null when it could. */
   unreadable: ColumnType<string | null, string | null | undefined, string | null>;
 }

@@ -343,10 +343,15 @@ const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed"] as const;
 export type PayoutState = (typeof PAYOUT_STATES)[number];
 
 interface PayoutsTable {
-  withdraw_id: string;
+  /** The withdraw paid out, or null when the subject is a refund (0096): exactly one is set. */
+  withdraw_id: ColumnType<string | null, string | null | undefined, string | null>;
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
   merchant_id: string;
   provider: string;
-  /** The provider's idempotency key: the withdraw id, the same on every send and check. */
+  /**
+   * The provider's idempotency key, the same on every send and check: the withdraw id, or for a
+   * refund its own key (lib/payout-subjects.ts).
+   */
   idempotency_key: string;
   state: PayoutState;
   send_attempts: number;
@@ -363,7 +368,8 @@ interface PayoutsTable {
 
 /** The operator's decision on an undecided payout (0084, CONTRACT 15). */
 interface PayoutResolutionsTable {
-  withdraw_id: string;
+  withdraw_id: ColumnType<string | null, string | null | undefined, string | null>;
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
   merchant_id: string;
   provider: string;
   outcome: "paid" | "failed";
@@ -394,7 +400,7 @@ interface ProviderAnomaliesTable {
   id: string;
   merchant_id: string | null;
   provider: string;
-  subject_type: "payment" | "withdraw";
+  subject_type: "payment" | "withdraw" | "refund";
   subject_id: string;
   report: string;
   subject_status: string | null;
@@ -503,12 +509,16 @@ interface PayoutBatchesTable {
   closed_at: Date | null;
 }
 
-/** One withdraw of a batch; `batch_status` mirrors its batch's status (a cascading key). */
+/**
+ * One withdraw or refund of a batch (exactly one of the two ids, 0096); `batch_status` mirrors its
+ * batch's status (a cascading key).
+ */
 interface PayoutBatchItemsTable {
   batch_id: string;
   batch_status: PayoutBatchStatus;
   position: number;
-  withdraw_id: string;
+  withdraw_id: ColumnType<string | null, string | null | undefined, string | null>;
+  refund_id: ColumnType<string | null, string | null | undefined, string | null>;
   merchant_id: string;
   amount_satang: bigint;
   outcome: PayoutOutcome | null;

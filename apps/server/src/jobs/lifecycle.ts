@@ -14,7 +14,7 @@ import {
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { expireDuePayments } from "../lifecycle/payments.ts";
 import {
-  dispatchPendingWithdraws,
+  dispatchPendingPayouts,
   expireDueVerificationsByMerchant,
   reconcilePayouts,
 } from "../lifecycle/payouts.ts";
@@ -37,7 +37,7 @@ export const settlementJob: Job<LifecycleContext> = {
 export const payoutDispatchJob: Job<LifecycleContext> = {
   name: "payout-dispatch",
   intervalMs: PAYOUT_DISPATCH_JOB_INTERVAL_MS,
-  runOnce: (ctx) => dispatchPendingWithdraws(ctx),
+  runOnce: (ctx) => dispatchPendingPayouts(ctx),
 };
 
 export const payoutReconcileJob: Job<LifecycleContext> = {

@@ -17,7 +17,7 @@ import { insertAnomaly, listAnomalyRows, readClockOffset } from "./store.ts";
 
 interface AnomalyInput {
   provider: string;
-  subjectType: "payment" | "withdraw";
+  subjectType: "payment" | "withdraw" | "refund";
   subjectId: string;
   /** What the provider said, e.g. `payment.succeeded` or `payout.paid`. */
   report: string;
@@ -51,7 +51,7 @@ interface AnomalyRecord {
   id: string;
   merchantId: string | null;
   provider: string;
-  subjectType: "payment" | "withdraw";
+  subjectType: "payment" | "withdraw" | "refund";
   subjectId: string;
   report: string;
   subjectStatus: string | null;

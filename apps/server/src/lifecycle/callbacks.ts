@@ -13,12 +13,13 @@
  * withdraws/reports.ts); this file records the callback, the refusal and any anomaly.
  */
 import { type Trx, withTransaction } from "../db/handles.ts";
-import type { PaymentRow, WithdrawRow } from "../db/types.ts";
-import { isUuid } from "../lib/ids.ts";
-import type { Refusal } from "../lib/provider-reports.ts";
+import type { PaymentRow, RefundRow, WithdrawRow } from "../db/types.ts";
+import { type PayoutSubject, payoutSubjectOfKey } from "../lib/payout-subjects.ts";
+import { type Refusal, unknownSubject } from "../lib/provider-reports.ts";
 import { applyPaymentReport } from "../payments/reports.ts";
 import type { IncomingCallback, Provider, ProviderReport } from "../providers/provider.ts";
-import { applyPayoutReport, type PayoutReportResult, unknownPayout } from "../withdraws/reports.ts";
+import { applyRefundPayoutReport } from "../refunds/reports.ts";
+import { applyPayoutReport } from "../withdraws/reports.ts";
 import { recordAnomaly } from "./anomalies.ts";
 import type { LifecycleContext } from "./context.ts";
 import {
@@ -39,6 +40,7 @@ interface CallbackOutcome {
   message: string | null;
   payment: PaymentRow | undefined;
   withdraw: WithdrawRow | undefined;
+  refund?: RefundRow | undefined;
 }
 
 /** Verifies, parses and applies one callback exactly as it arrived. */
@@ -63,55 +65,79 @@ async function refused(
   if (!refusal.anomaly) return;
   await recordAnomaly(trx, ctx, {
     provider: providerName,
-    subjectType: report.subject === "payment" ? "payment" : "withdraw",
-    subjectId: report.subject === "payment" ? report.paymentId : report.payoutKey,
+    subjectType:
+      report.subject === "payment" ? "payment" : (payoutSubjectOfKey(report.payoutKey)?.kind ?? "withdraw"),
+    subjectId:
+      report.subject === "payment"
+        ? report.paymentId
+        : (payoutSubjectOfKey(report.payoutKey)?.id ?? report.payoutKey),
     report: `${report.subject}.${report.outcome}`,
     callbackId: report.callbackId,
     refusal,
   });
 }
 
-/** Closes the payout attempt record, if the withdraw has one, once its outcome is booked. */
-async function completePayout(trx: Trx, withdrawId: string, at: Date): Promise<void> {
-  if (await findPayout(trx, withdrawId)) await updatePayout(trx, withdrawId, { state: "completed", at });
+/** Closes the payout attempt record, if the subject has one, once its outcome is booked. */
+async function completePayout(trx: Trx, subject: PayoutSubject, at: Date): Promise<void> {
+  if (await findPayout(trx, subject)) await updatePayout(trx, subject, { state: "completed", at });
 }
 
+/** A payout report booked on its withdraw or refund: what it did, and the record as it is now. */
+export type BookedPayout =
+  | { kind: "applied"; withdraw?: WithdrawRow; refund?: RefundRow }
+  | { kind: "refused"; refusal: Refusal; withdraw?: WithdrawRow | undefined; refund?: RefundRow | undefined };
+
 /**
- * Books a provider's answer about a payout: the withdraw's transition (withdraws/reports.ts)
- * and, once its outcome is booked, the payout attempt record closed. The payout worker and the
- * reconciler book the provider's direct answers through this too.
+ * Books a provider's answer about a payout: the subject's transition (withdraws/reports.ts or
+ * refunds/reports.ts) and, once its outcome is booked, the payout attempt record closed. The
+ * payout worker, the reconciler and the operator's resolution book through this too. `reason`
+ * is the bank's reason for a failure, kept on a failed refund.
  */
 export async function bookPayoutReport(
   trx: Trx,
   ctx: LifecycleContext,
-  withdrawId: string,
+  subject: PayoutSubject,
   outcome: "paid" | "failed",
-): Promise<PayoutReportResult> {
-  const result = await applyPayoutReport(trx, ctx, withdrawId, outcome);
+  reason?: string,
+): Promise<BookedPayout> {
+  if (subject.kind === "refund") {
+    const result = await applyRefundPayoutReport(trx, ctx, subject.id, outcome, reason);
+    if (result.kind === "refused") return { kind: "refused", refusal: result.refusal, refund: result.refund };
+    await completePayout(trx, subject, result.refund.updated_at);
+    return { kind: "applied", refund: result.refund };
+  }
+  const result = await applyPayoutReport(trx, ctx, subject.id, outcome);
+  if (result.kind === "refused")
+    return { kind: "refused", refusal: result.refusal, withdraw: result.withdraw };
   // The booked move stamped the withdraw with the merchant's business time of the report.
-  if (result.kind === "applied") await completePayout(trx, withdrawId, result.withdraw.updated_at);
-  return result;
+  await completePayout(trx, subject, result.withdraw.updated_at);
+  return { kind: "applied", withdraw: result.withdraw };
 }
 
 function applyPayout(
   trx: Trx,
   ctx: LifecycleContext,
   report: Extract<ProviderReport, { subject: "payout" }>,
-) {
-  // The payout key is the withdraw id. Anything else cannot name one of our payouts; asking
-  // the database with it would only fail on the uuid type.
-  if (!isUuid(report.payoutKey)) return Promise.resolve(unknownPayout());
-  return bookPayoutReport(trx, ctx, report.payoutKey.toLowerCase(), report.outcome);
+): Promise<BookedPayout> {
+  // The payout key names a withdraw or a refund (lib/payout-subjects.ts). Anything else cannot
+  // name one of our payouts; asking the database with it would only fail on the uuid type.
+  const subject = payoutSubjectOfKey(report.payoutKey);
+  if (!subject) {
+    const refusal = unknownSubject("unknown_payout", "No withdraw or refund has this payout key");
+    return Promise.resolve({ kind: "refused", refusal });
+  }
+  return bookPayoutReport(trx, ctx, subject, report.outcome);
 }
 
-/** The report applied to its payment or withdraw: what it did, and the record as it is now. */
+/** The report applied to its payment, withdraw or refund: what it did, and the record as it is now. */
 type Applied =
-  | { kind: "applied"; payment?: PaymentRow; withdraw?: WithdrawRow }
+  | { kind: "applied"; payment?: PaymentRow; withdraw?: WithdrawRow; refund?: RefundRow }
   | {
       kind: "refused";
       refusal: Refusal;
       payment?: PaymentRow | undefined;
       withdraw?: WithdrawRow | undefined;
+      refund?: RefundRow | undefined;
     };
 
 async function applyReport(trx: Trx, ctx: LifecycleContext, report: ProviderReport): Promise<Applied> {
@@ -147,7 +173,7 @@ async function applyProviderReport(
       };
     }
     const applied = await applyReport(trx, ctx, report);
-    const records = { payment: applied.payment, withdraw: applied.withdraw };
+    const records = { payment: applied.payment, withdraw: applied.withdraw, refund: applied.refund };
     if (applied.kind === "applied") {
       return { ...base, ...records, duplicate: false, result: "applied", reason: null, message: null };
     }

@@ -1,7 +1,12 @@
 /**
- * Payout processing (docs/lifecycle.md): handing pending withdraws to the provider, recording
- * its answer, reconciling the answers that never came, verification expiry, and sandbox
- * simulation.
+ * Payout processing (docs/lifecycle.md): handing pending withdraws and live refunds to the
+ * provider, recording its answer, reconciling the answers that never came, verification expiry,
+ * and sandbox simulation.
+ *
+ * A payout pays a "payout subject" (lib/payout-subjects.ts): a withdraw, or a refund paid back to
+ * the customer. Both take the same three steps below with the same attempt record; only the
+ * transitions differ (withdraws/transitions.ts and reports.ts, refunds/transitions.ts and
+ * reports.ts), and a refund's idempotency key is its own, never a withdraw's.
  *
  * The provider is never called inside a database transaction (a slow bank must not hold row
  * locks, nor the embedded store's only connection). So a payout goes out in three steps:
@@ -23,7 +28,7 @@
  */
 import { type Trx, withTransaction } from "../db/handles.ts";
 import type { WithOffset } from "../db/rows.ts";
-import type { WithdrawRow } from "../db/types.ts";
+import type { RefundRow, WithdrawRow } from "../db/types.ts";
 import { atOffset, businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
@@ -35,20 +40,29 @@ import {
   PROVIDER_CALL_TIMEOUT_MS,
   PROVIDER_ERROR_LENGTH_MAX,
 } from "../lib/limits.ts";
+import {
+  type PayoutSubject,
+  payoutKeyOf,
+  refundSubject,
+  subjectOfRow,
+  withdrawSubject,
+} from "../lib/payout-subjects.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
-import type { PayoutReportResult } from "../withdraws/reports.ts";
+import { findRefundById } from "../refunds/store.ts";
+import { moveRefund } from "../refunds/transitions.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { ENDED_UNPAID_STATUSES } from "../withdraws/statuses.ts";
 import { findWithdraw, findWithdrawById } from "../withdraws/store.ts";
 import { moveLockedWithdraw } from "../withdraws/transitions.ts";
 import { withdrawView } from "../withdraws/view.ts";
 import { recordAnomaly } from "./anomalies.ts";
-import { bookPayoutReport, receiveProviderCallback } from "./callbacks.ts";
+import { type BookedPayout, bookPayoutReport, receiveProviderCallback } from "./callbacks.ts";
 import { type LifecycleContext, simulatorOf } from "./context.ts";
 import { eachMerchant } from "./per-merchant.ts";
 import {
   claimDuePayouts,
   claimDueVerifications,
+  claimPendingRefunds,
   claimPendingWithdraws,
   insertPayout,
   lockPayout,
@@ -71,8 +85,14 @@ function recheckAt(at: Date, answer: { recheckAfterMs?: number }, backoff: Date)
 
 /** The provider's reason for a failed payout, kept on the attempt record for the operator. */
 function failureReason(answer: { status: string; reason?: string }): { lastError?: string } {
-  if (answer.status !== "failed" || answer.reason === undefined) return {};
-  return { lastError: answer.reason.slice(0, PROVIDER_ERROR_LENGTH_MAX) };
+  const reason = bankReason(answer);
+  return reason === undefined ? {} : { lastError: reason };
+}
+
+/** The bank's reason for a failure, as a failed refund keeps it. */
+function bankReason(answer: { status: string; reason?: string }): string | undefined {
+  if (answer.status !== "failed" || answer.reason === undefined) return undefined;
+  return answer.reason.slice(0, PROVIDER_ERROR_LENGTH_MAX);
 }
 
 function describe(error: unknown): string {
@@ -98,12 +118,34 @@ function bounded<T>(call: (signal: AbortSignal) => Promise<T>, ms: number): Prom
   return Promise.race([call(controller.signal), timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A payout the lifecycle has started: what it pays, and what the provider is sent. */
+interface StartedPayout {
+  subject: PayoutSubject;
+  input: PayoutInput;
+}
+
 function payoutInput(row: WithdrawRow): PayoutInput {
   return {
-    idempotencyKey: row.id,
+    idempotencyKey: payoutKeyOf(withdrawSubject(row.id)),
     merchantId: row.merchant_id,
     amountSatang: row.amount_satang,
     destinationType: row.destination_type,
+    bankCode: row.bank_code,
+    accountNumber: row.bank_account_number,
+    accountName: row.bank_account_name,
+  };
+}
+
+/**
+ * A refund's payout: its amount to its destination (the payment's customer account unless the
+ * refund named one), under the refund's own idempotency key.
+ */
+function refundPayoutInput(row: RefundRow): PayoutInput {
+  return {
+    idempotencyKey: payoutKeyOf(refundSubject(row.id)),
+    merchantId: row.merchant_id,
+    amountSatang: row.amount_satang,
+    destinationType: "bank_account",
     bankCode: row.bank_code,
     accountNumber: row.bank_account_number,
     accountName: row.bank_account_name,
@@ -116,19 +158,46 @@ async function startPayouts(
   provider: Provider,
   claimed: WithOffset<WithdrawRow>[],
   now: Date,
-): Promise<WithdrawRow[]> {
-  const started: WithdrawRow[] = [];
+): Promise<StartedPayout[]> {
+  const started: StartedPayout[] = [];
   for (const { row, offsetMs } of claimed) {
     const at = atOffset(now, offsetMs);
     const processing = await moveLockedWithdraw(trx, "dispatch", row, at);
+    const subject = withdrawSubject(row.id);
     await insertPayout(trx, {
-      withdrawId: row.id,
+      subject,
       merchantId: row.merchant_id,
       provider: provider.name,
       nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
       at,
     });
-    started.push(processing);
+    started.push({ subject, input: payoutInput(processing) });
+  }
+  return started;
+}
+
+/** Step 1 for refunds: pending -> processing, refund.processing and the attempt record. */
+async function startRefundPayouts(
+  trx: Trx,
+  provider: Provider,
+  claimed: WithOffset<RefundRow>[],
+  now: Date,
+): Promise<StartedPayout[]> {
+  const started: StartedPayout[] = [];
+  for (const { row, offsetMs } of claimed) {
+    const at = atOffset(now, offsetMs);
+    const processing = await moveRefund(trx, "dispatch", { id: row.id }, at);
+    // The claim holds the row's lock: a pending refund cannot have moved meanwhile.
+    if (!processing) throw new Error(`refund ${row.id} refused dispatch under its lock`);
+    const subject = refundSubject(row.id);
+    await insertPayout(trx, {
+      subject,
+      merchantId: row.merchant_id,
+      provider: provider.name,
+      nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
+      at,
+    });
+    started.push({ subject, input: refundPayoutInput(processing) });
   }
   return started;
 }
@@ -138,20 +207,20 @@ async function refusedAnswer(
   trx: Trx,
   ctx: LifecycleContext,
   provider: Provider,
-  withdrawId: string,
+  subject: PayoutSubject,
   outcome: "paid" | "failed",
-  result: Extract<PayoutReportResult, { kind: "refused" }>,
+  result: Extract<BookedPayout, { kind: "refused" }>,
   at: Date,
 ): Promise<void> {
   await recordAnomaly(trx, ctx, {
     provider: provider.name,
-    subjectType: "withdraw",
-    subjectId: withdrawId,
+    subjectType: subject.kind,
+    subjectId: subject.id,
     report: `payout.${outcome}`,
     callbackId: null,
     refusal: result.refusal,
   });
-  await updatePayout(trx, withdrawId, { state: "completed", at });
+  await updatePayout(trx, subject, { state: "completed", at });
 }
 
 /** Step 3: books the provider's answer to a send, unless a callback or the reconciler came first. */
@@ -159,19 +228,19 @@ async function recordSendResult(
   trx: Trx,
   ctx: LifecycleContext,
   provider: Provider,
-  withdrawId: string,
+  subject: PayoutSubject,
   result: SendPayoutResult,
 ): Promise<void> {
-  const locked = await lockPayout(trx, withdrawId);
+  const locked = await lockPayout(trx, subject);
   if (locked?.row.state !== "sending") return;
   const at = businessNow(ctx.clock, locked.offsetMs);
   const nextCheckAt = later(at, checkDelayMs(locked.row.checks));
   if (result.status === "indeterminate") {
-    await updatePayout(trx, withdrawId, { state: "unknown", lastError: result.error, nextCheckAt, at });
+    await updatePayout(trx, subject, { state: "unknown", lastError: result.error, nextCheckAt, at });
     return;
   }
   if (result.status === "accepted") {
-    await updatePayout(trx, withdrawId, {
+    await updatePayout(trx, subject, {
       state: "accepted",
       providerReference: result.providerReference,
       lastError: result.note ?? null,
@@ -180,27 +249,26 @@ async function recordSendResult(
     });
     return;
   }
-  await updatePayout(trx, withdrawId, {
+  await updatePayout(trx, subject, {
     providerReference: result.providerReference,
     ...failureReason(result),
     at,
   });
-  const booked = await bookPayoutReport(trx, ctx, withdrawId, result.status);
-  if (booked.kind === "refused")
-    await refusedAnswer(trx, ctx, provider, withdrawId, result.status, booked, at);
+  const booked = await bookPayoutReport(trx, ctx, subject, result.status, bankReason(result));
+  if (booked.kind === "refused") await refusedAnswer(trx, ctx, provider, subject, result.status, booked, at);
 }
 
 /** Step 2 and 3 for one started payout. `responseLost` simulates a send whose answer never came. */
 async function sendAndRecord(
   ctx: LifecycleContext,
   provider: Provider,
-  row: WithdrawRow,
+  started: StartedPayout,
   options: { responseLost?: boolean } = {},
 ): Promise<void> {
   let result: SendPayoutResult;
   try {
     const answer = await bounded(
-      (signal) => provider.sendPayout(payoutInput(row), { signal }),
+      (signal) => provider.sendPayout(started.input, { signal }),
       ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
     );
     result = options.responseLost
@@ -209,7 +277,7 @@ async function sendAndRecord(
   } catch (error) {
     result = { status: "indeterminate", error: describe(error) };
   }
-  await withTransaction(ctx.db, (trx) => recordSendResult(trx, ctx, provider, row.id, result));
+  await withTransaction(ctx.db, (trx) => recordSendResult(trx, ctx, provider, started.subject, result));
 }
 
 /**
@@ -230,8 +298,35 @@ export async function dispatchPendingWithdraws(ctx: LifecycleContext): Promise<n
     const claimed = await claimPendingWithdraws(trx, { limit: JOB_BATCH_SIZE });
     return startPayouts(trx, provider, claimed, now);
   });
-  await Promise.all(started.map((row) => sendAndRecord(ctx, provider, row)));
+  await Promise.all(started.map((payout) => sendAndRecord(ctx, provider, payout)));
   return started.length;
+}
+
+/**
+ * One batch of the refund payout dispatcher: claims pending refunds and hands them to the payout
+ * provider, exactly as withdraws are (docs/refunds.md "Live"). Live only: a sandbox refund stays
+ * pending until its simulate route says what the bank did (CONTRACT 9), and with
+ * SATANG_PAYOUTS=manual the operator's payout desk takes refunds into batches instead.
+ */
+export async function dispatchPendingRefunds(ctx: LifecycleContext): Promise<number> {
+  if (ctx.config.env !== "live") return 0;
+  if (ctx.config.payoutPickup !== "automatic") return 0;
+  if (ctx.config.payouts === "manual") return 0;
+  const provider = ctx.provider;
+  if (!provider) return 0;
+  const started = await withTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
+    const claimed = await claimPendingRefunds(trx, { limit: JOB_BATCH_SIZE });
+    return startRefundPayouts(trx, provider, claimed, now);
+  });
+  await Promise.all(started.map((payout) => sendAndRecord(ctx, provider, payout)));
+  return started.length;
+}
+
+/** The payout dispatcher job's run: pending withdraws, then pending (live) refunds. */
+export async function dispatchPendingPayouts(ctx: LifecycleContext): Promise<number> {
+  const withdraws = await dispatchPendingWithdraws(ctx);
+  return withdraws + (await dispatchPendingRefunds(ctx));
 }
 
 /**
@@ -250,16 +345,26 @@ async function dispatchWithdraw(
     const claimed = await claimPendingWithdraws(trx, { limit: 1, withdrawId });
     return startPayouts(trx, provider, claimed, now);
   });
-  for (const row of started) await sendAndRecord(ctx, provider, row, options);
+  for (const payout of started) await sendAndRecord(ctx, provider, payout, options);
 }
 
 type Lookup = PayoutLookup | { status: "error"; error: string };
 
 /** Asks the provider about one claimed payout and books the answer; resends only an unknown key. */
+/** What a resend of the subject's payout sends: the same input as its first send. */
+async function resendOf(trx: Trx, subject: PayoutSubject): Promise<StartedPayout | undefined> {
+  if (subject.kind === "refund") {
+    const refund = await findRefundById(trx, subject.id);
+    return refund ? { subject, input: refundPayoutInput(refund) } : undefined;
+  }
+  const withdraw = await findWithdrawById(trx, subject.id);
+  return withdraw ? { subject, input: payoutInput(withdraw) } : undefined;
+}
+
 async function reconcileOne(
   ctx: LifecycleContext,
   provider: Provider,
-  withdrawId: string,
+  subject: PayoutSubject,
   key: string,
 ): Promise<void> {
   let lookup: Lookup;
@@ -271,8 +376,8 @@ async function reconcileOne(
   } catch (error) {
     lookup = { status: "error", error: describe(error) };
   }
-  const resend = await withTransaction(ctx.db, async (trx): Promise<WithdrawRow | undefined> => {
-    const locked = await lockPayout(trx, withdrawId);
+  const resend = await withTransaction(ctx.db, async (trx): Promise<StartedPayout | undefined> => {
+    const locked = await lockPayout(trx, subject);
     if (!locked || locked.row.state === "completed") return undefined;
     const payout = locked.row;
     const at = businessNow(ctx.clock, locked.offsetMs);
@@ -281,15 +386,15 @@ async function reconcileOne(
       case "not_found":
         // The provider never received the send (the process died before it, or the request
         // never arrived). Sending again with the same key is the same payout.
-        await updatePayout(trx, withdrawId, {
+        await updatePayout(trx, subject, {
           state: "sending",
           sendAttempts: payout.send_attempts + 1,
           nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
           at,
         });
-        return findWithdrawById(trx, withdrawId);
+        return resendOf(trx, subject);
       case "accepted":
-        await updatePayout(trx, withdrawId, {
+        await updatePayout(trx, subject, {
           state: "accepted",
           providerReference: lookup.providerReference,
           lastError: lookup.note ?? null,
@@ -298,7 +403,7 @@ async function reconcileOne(
         });
         return undefined;
       case "error":
-        await updatePayout(trx, withdrawId, {
+        await updatePayout(trx, subject, {
           state: payout.state === "sending" ? "unknown" : payout.state,
           lastError: lookup.error,
           nextCheckAt,
@@ -306,14 +411,14 @@ async function reconcileOne(
         });
         return undefined;
       default: {
-        await updatePayout(trx, withdrawId, {
+        await updatePayout(trx, subject, {
           providerReference: lookup.providerReference,
           ...failureReason(lookup),
           at,
         });
-        const booked = await bookPayoutReport(trx, ctx, withdrawId, lookup.status);
+        const booked = await bookPayoutReport(trx, ctx, subject, lookup.status, bankReason(lookup));
         if (booked.kind === "refused") {
-          await refusedAnswer(trx, ctx, provider, withdrawId, lookup.status, booked, at);
+          await refusedAnswer(trx, ctx, provider, subject, lookup.status, booked, at);
         }
         return undefined;
       }
@@ -335,7 +440,7 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
     const due = await claimDuePayouts(trx, { now, limit: JOB_BATCH_SIZE });
     for (const { row, offsetMs } of due) {
       const at = atOffset(now, offsetMs);
-      await updatePayout(trx, row.withdraw_id, {
+      await updatePayout(trx, subjectOfRow(row), {
         checks: row.checks + 1,
         nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
         at,
@@ -343,7 +448,9 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
     }
     return due.map(({ row }) => row);
   });
-  await Promise.all(claimed.map((row) => reconcileOne(ctx, provider, row.withdraw_id, row.idempotency_key)));
+  await Promise.all(
+    claimed.map((row) => reconcileOne(ctx, provider, subjectOfRow(row), row.idempotency_key)),
+  );
   return claimed.length;
 }
 
@@ -400,11 +507,12 @@ export function conflict(row: Pick<WithdrawRow, "status">, message: string): App
 
 /** Marks an open payout's last answer as lost: the reconciler will ask the provider about it. */
 async function markIndeterminate(ctx: LifecycleContext, withdrawId: string): Promise<void> {
+  const subject = withdrawSubject(withdrawId);
   await withTransaction(ctx.db, async (trx) => {
-    const locked = await lockPayout(trx, withdrawId);
+    const locked = await lockPayout(trx, subject);
     if (!locked || locked.row.state === "completed") return;
     const at = businessNow(ctx.clock, locked.offsetMs);
-    await updatePayout(trx, withdrawId, {
+    await updatePayout(trx, subject, {
       state: "unknown",
       lastError: "the provider's answer was indeterminate (sandbox simulation)",
       nextCheckAt: later(at, checkDelayMs(locked.row.checks)),

@@ -59,7 +59,7 @@ const AnomalySchema = Type.Object(
     id: Type.String({ format: "uuid" }),
     merchantId: nullableString,
     provider: Type.String(),
-    subjectType: stringEnum(["payment", "withdraw"] as const),
+    subjectType: stringEnum(["payment", "withdraw", "refund"] as const),
     subjectId: Type.String(),
     report: Type.String({ description: "What the provider reported, e.g. payment.succeeded" }),
     subjectStatus: nullableString,

@@ -24,8 +24,10 @@ import type {
   PayoutState,
   ProviderAnomalyRow,
   ProviderCallbacksTable,
+  RefundRow,
   WithdrawRow,
 } from "../db/types.ts";
+import { type PayoutSubject, payoutKeyOf, subjectColumn } from "../lib/payout-subjects.ts";
 import { AWAITING_CUSTOMER_STATUSES } from "../payments/statuses.ts";
 
 const businessNowSql = (now: Date) =>
@@ -118,6 +120,24 @@ export async function claimPendingWithdraws(
   return withOffsets(await (options.withdrawId === undefined ? locked.skipLocked() : locked).execute());
 }
 
+// Refunds.
+
+/** Pending refunds, oldest first, for the payout dispatcher; or the one named, waiting for it. */
+export async function claimPendingRefunds(
+  db: Db,
+  options: { limit: number; refundId?: string },
+): Promise<WithOffset<RefundRow>[]> {
+  let query = db
+    .selectFrom("refunds")
+    .innerJoin("merchants", "merchants.id", "refunds.merchant_id")
+    .selectAll("refunds")
+    .select("merchants.clock_offset_ms")
+    .where("refunds.status", "=", "pending");
+  if (options.refundId !== undefined) query = query.where("refunds.id", "=", options.refundId);
+  const locked = query.orderBy("refunds.created_at").limit(options.limit).forUpdate("refunds");
+  return withOffsets(await (options.refundId === undefined ? locked.skipLocked() : locked).execute());
+}
+
 /** Withdraws awaiting verification whose 24 hours have run out in business time. */
 function dueVerifications(db: Db, now: Date) {
   return db
@@ -153,12 +173,12 @@ export async function merchantsDueVerificationExpiry(
   return rows.map((row) => row.merchant_id);
 }
 
-// Payout attempt records.
+// Payout attempt records: one per payout subject (a withdraw or a refund, 0096).
 
 export async function insertPayout(
   db: Db,
   row: {
-    withdrawId: string;
+    subject: PayoutSubject;
     merchantId: string;
     provider: string;
     nextCheckAt: Date;
@@ -168,10 +188,11 @@ export async function insertPayout(
   await db
     .insertInto("payouts")
     .values({
-      withdraw_id: row.withdrawId,
+      withdraw_id: row.subject.kind === "withdraw" ? row.subject.id : null,
+      refund_id: row.subject.kind === "refund" ? row.subject.id : null,
       merchant_id: row.merchantId,
       provider: row.provider,
-      idempotency_key: row.withdrawId,
+      idempotency_key: payoutKeyOf(row.subject),
       state: "sending",
       send_attempts: 1,
       provider_reference: null,
@@ -183,25 +204,29 @@ export async function insertPayout(
     .execute();
 }
 
-export async function lockPayout(db: Db, withdrawId: string): Promise<WithOffset<PayoutRow> | undefined> {
+export async function lockPayout(db: Db, subject: PayoutSubject): Promise<WithOffset<PayoutRow> | undefined> {
   const rows = await db
     .selectFrom("payouts")
     .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
     .selectAll("payouts")
     .select("merchants.clock_offset_ms")
-    .where("payouts.withdraw_id", "=", withdrawId)
+    .where(`payouts.${subjectColumn(subject.kind)}`, "=", subject.id)
     .forUpdate("payouts")
     .execute();
   return withOffsets(rows)[0];
 }
 
-export async function findPayout(db: Db, withdrawId: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom("payouts").selectAll().where("withdraw_id", "=", withdrawId).executeTakeFirst();
+export async function findPayout(db: Db, subject: PayoutSubject): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom("payouts")
+    .selectAll()
+    .where(subjectColumn(subject.kind), "=", subject.id)
+    .executeTakeFirst();
 }
 
 export async function updatePayout(
   db: Db,
-  withdrawId: string,
+  subject: PayoutSubject,
   changes: {
     state?: PayoutState;
     sendAttempts?: number;
@@ -223,7 +248,7 @@ export async function updatePayout(
       ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
       ...(changes.nextCheckAt !== undefined ? { next_check_at: changes.nextCheckAt } : {}),
     })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .execute();
 }
 

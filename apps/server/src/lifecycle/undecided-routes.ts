@@ -4,15 +4,20 @@
  *
  * - GET  /payouts/undecided       payouts a connector holds undecided past PAYOUT_UNDECIDED_ALERT_S
  * - POST /withdraws/:id/resolve   { outcome, reason, bankReference? }: the operator decides one
+ * - POST /refunds/:id/resolve     the same for a refund's payout
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { operatorActor } from "../admin/actor.ts";
 import { ok, page } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
+import { AppError } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import type { LifecycleContext } from "./context.ts";
-import { listUndecided, resolveWithdraw } from "./undecided.ts";
+import { listUndecided, resolveRefund, resolveWithdraw } from "./undecided.ts";
 import {
+  RefundIdParams,
+  RefundResolveEnvelope,
   ResolveBody,
   ResolveEnvelope,
   UndecidedListEnvelope,
@@ -34,9 +39,9 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
           summary: "Payouts the bank's answers leave undecided past PAYOUT_UNDECIDED_ALERT_S",
           operationId: "listUndecidedPayouts",
           description:
-            "Processing withdraws whose transfer a connector holds open, the longest undecided first, " +
-            "with where the transfer stands and the bank's last answers. Decide each with " +
-            "POST /admin/v1/withdraws/{id}/resolve.",
+            "Processing withdraws and refunds whose transfer a connector holds open, the longest " +
+            "undecided first, with where the transfer stands and the bank's last answers. Decide each " +
+            "with POST /admin/v1/withdraws/{id}/resolve or POST /admin/v1/refunds/{id}/resolve.",
           querystring: UndecidedQuery,
           response: { 200: UndecidedListEnvelope },
         },
@@ -69,6 +74,43 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
         ok(
           await resolveWithdraw(ctx, request.params.id, request.body, {
             // The operator the credential names (admin/actor.ts), as the payout desk records it.
+            actor: operatorActor(request).name,
+            requestId: String(request.id),
+          }),
+        ),
+    );
+
+    app.post(
+      "/refunds/:id/resolve",
+      {
+        schema: {
+          tags,
+          summary:
+            "Decide an undecided refund payout: paid or failed, with the reason and the bank's reference",
+          operationId: "resolveRefund",
+          description:
+            "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
+            "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
+            "returns it where it came from with the reason as the refund's failureReason " +
+            "(refund.failed). Who decided, why and the bank's evidence are recorded.",
+          params: RefundIdParams,
+          body: ResolveBody,
+          response: { 200: RefundResolveEnvelope },
+          "x-errors": [
+            documented("No refund has this id", new AppError("RESOURCE_NOT_FOUND", "Refund not found")),
+            documented(
+              "The refund is not processing, or no connector holds its payout",
+              new AppError("STATE_CONFLICT", "Refund is pending: only a processing refund can be resolved", {
+                status: "pending",
+                reason: "not_undecided",
+              }),
+            ),
+          ],
+        },
+      },
+      async (request) =>
+        ok(
+          await resolveRefund(ctx, request.params.id, request.body, {
             actor: operatorActor(request).name,
             requestId: String(request.id),
           }),

@@ -9,6 +9,7 @@ import {
   PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
   PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
 } from "../lib/limits.ts";
+import { RefundSchema } from "../refunds/schemas.ts";
 import { WithdrawSchema } from "../withdraws/schemas.ts";
 
 export const UndecidedQuery = PageQuery;
@@ -29,7 +30,15 @@ const BankAnswer = Type.Object(
 
 const UndecidedSchema = Type.Object(
   {
-    withdrawId: Type.String({ format: "uuid" }),
+    subjectType: stringEnum(["withdraw", "refund"] as const, {
+      description: "What the payout pays: a withdraw, or a refund back to a customer",
+    }),
+    withdrawId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+      description: "The withdraw's id; null for a refund",
+    }),
+    refundId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+      description: "The refund's id; null for a withdraw",
+    }),
     merchantId: Type.String({ format: "uuid" }),
     referenceId: Type.String({ examples: ["payout-1001"] }),
     amount: Type.String({ description: "THB, two decimals", examples: ["1500.00"] }),
@@ -85,6 +94,30 @@ export const ResolveBody = Type.Object(
 export type ResolveBody = Static<typeof ResolveBody>;
 
 export const WithdrawIdParams = Type.Object({ id: Type.String({ description: "Withdraw id (UUID)" }) });
+
+export const RefundIdParams = Type.Object({ id: Type.String({ description: "Refund id (UUID)" }) });
+
+const resolutionFields = {
+  outcome: stringEnum(["paid", "failed"] as const),
+  reason: Type.String({ examples: ["SCB's statement of 26 Nov shows the transfer paid"] }),
+  bankReference: Type.Union([Type.String({ examples: ["202611260001"] }), Type.Null()]),
+  actor: Type.String({ examples: ["admin-token"] }),
+  provider: Type.String({ examples: ["scb"] }),
+  resolvedAt: Type.String({ format: "date-time" }),
+};
+
+export const RefundResolveEnvelope = envelopeSchema(
+  Type.Object(
+    {
+      refund: RefundSchema,
+      resolution: Type.Object(
+        { refundId: Type.String({ format: "uuid" }), ...resolutionFields },
+        { additionalProperties: true },
+      ),
+    },
+    { additionalProperties: true },
+  ),
+);
 
 export const ResolveEnvelope = envelopeSchema(
   Type.Object(

@@ -1,29 +1,34 @@
 /**
- * SQL of undecided payouts (CONTRACT 15): payout attempts a connector holds open (the withdraw
- * `processing`, the attempt not completed) since longer than PAYOUT_UNDECIDED_ALERT_S, in each
- * merchant's business time; the alert marks; and the operator's resolutions.
+ * SQL of undecided payouts (CONTRACT 15): payout attempts a connector holds open (the withdraw or
+ * refund `processing`, the attempt not completed) since longer than PAYOUT_UNDECIDED_ALERT_S, in
+ * each merchant's business time; the alert marks; and the operator's resolutions.
  */
 import { sql } from "kysely";
 import { type Db, withTransaction } from "../db/handles.ts";
+import { type PayoutSubject, subjectColumn } from "../lib/payout-subjects.ts";
 
 const businessNowSql = (now: Date) =>
   sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
 
-/** Open payout attempts handed over at least `alertMs` ago (business time). */
+/** Open payout attempts of withdraws and refunds handed over at least `alertMs` ago (business time). */
 function undecided(db: Db, now: Date, alertMs: number) {
   return db
     .selectFrom("payouts")
-    .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+    .leftJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+    .leftJoin("refunds", "refunds.id", "payouts.refund_id")
     .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
     .where("payouts.state", "<>", "completed")
-    .where("withdraws.status", "=", "processing")
+    .where((eb) =>
+      eb.or([eb("withdraws.status", "=", "processing"), eb("refunds.status", "=", "processing")]),
+    )
     .where(
       sql<boolean>`payouts.created_at <= ${businessNowSql(now)} - ${alertMs} * interval '1 millisecond'`,
     );
 }
 
 export interface UndecidedRow {
-  withdraw_id: string;
+  withdraw_id: string | null;
+  refund_id: string | null;
   merchant_id: string;
   reference_id: string;
   amount_satang: bigint;
@@ -39,7 +44,7 @@ export interface UndecidedRow {
   undecided_alerted_at: Date | null;
 }
 
-/** One page of undecided payouts, the longest undecided first (ties by withdraw id). */
+/** One page of undecided payouts, the longest undecided first (ties by the subject's id). */
 export async function listUndecidedRows(
   db: Db,
   query: { now: Date; alertMs: number; offset: number; limit: number },
@@ -48,9 +53,10 @@ export async function listUndecidedRows(
     undecided(db, query.now, query.alertMs)
       .select([
         "payouts.withdraw_id",
+        "payouts.refund_id",
         "payouts.merchant_id",
-        "withdraws.reference_id",
-        "withdraws.amount_satang",
+        sql<string>`coalesce(withdraws.reference_id, refunds.reference_id)`.as("reference_id"),
+        sql<bigint>`coalesce(withdraws.amount_satang, refunds.amount_satang)`.as("amount_satang"),
         "payouts.provider",
         "payouts.state",
         "payouts.send_attempts",
@@ -63,7 +69,7 @@ export async function listUndecidedRows(
         "payouts.undecided_alerted_at",
       ])
       .orderBy("payouts.created_at")
-      .orderBy("payouts.withdraw_id")
+      .orderBy(sql`coalesce(payouts.withdraw_id, payouts.refund_id)`)
       .offset(query.offset)
       .limit(query.limit)
       .execute(),
@@ -86,10 +92,18 @@ export async function countUndecided(db: Db, now: Date, alertMs: number): Promis
 export async function markUnalerted(
   db: Db,
   query: { now: Date; alertMs: number; limit: number },
-): Promise<{ withdraw_id: string; provider: string; created_at: Date; last_error: string | null }[]> {
+): Promise<
+  {
+    withdraw_id: string | null;
+    refund_id: string | null;
+    provider: string;
+    created_at: Date;
+    last_error: string | null;
+  }[]
+> {
   return withTransaction(db, async (trx) => {
     const due = await undecided(trx, query.now, query.alertMs)
-      .select("payouts.withdraw_id")
+      .select(["payouts.withdraw_id", "payouts.refund_id"])
       .where("payouts.undecided_alerted_at", "is", null)
       .orderBy("payouts.created_at")
       .limit(query.limit)
@@ -97,21 +111,24 @@ export async function markUnalerted(
       .skipLocked()
       .execute();
     if (due.length === 0) return [];
+    const withdraws = due.flatMap((row) => (row.withdraw_id === null ? [] : [row.withdraw_id]));
+    const refunds = due.flatMap((row) => (row.refund_id === null ? [] : [row.refund_id]));
     return trx
       .updateTable("payouts")
       .set({ undecided_alerted_at: query.now })
-      .where(
-        "withdraw_id",
-        "in",
-        due.map((row) => row.withdraw_id),
+      .where((eb) =>
+        eb.or([
+          ...(withdraws.length > 0 ? [eb("withdraw_id", "in", withdraws)] : []),
+          ...(refunds.length > 0 ? [eb("refund_id", "in", refunds)] : []),
+        ]),
       )
-      .returning(["withdraw_id", "provider", "created_at", "last_error"])
+      .returning(["withdraw_id", "refund_id", "provider", "created_at", "last_error"])
       .execute();
   });
 }
 
 export interface ResolutionInsert {
-  withdrawId: string;
+  subject: PayoutSubject;
   merchantId: string;
   provider: string;
   outcome: "paid" | "failed";
@@ -127,7 +144,8 @@ export async function insertResolution(db: Db, row: ResolutionInsert): Promise<v
   await db
     .insertInto("payout_resolutions")
     .values({
-      withdraw_id: row.withdrawId,
+      withdraw_id: row.subject.kind === "withdraw" ? row.subject.id : null,
+      refund_id: row.subject.kind === "refund" ? row.subject.id : null,
       merchant_id: row.merchantId,
       provider: row.provider,
       outcome: row.outcome,
@@ -141,20 +159,20 @@ export async function insertResolution(db: Db, row: ResolutionInsert): Promise<v
     .execute();
 }
 
-export function findResolution(db: Db, withdrawId: string) {
+export function findResolution(db: Db, subject: PayoutSubject) {
   return db
     .selectFrom("payout_resolutions")
     .selectAll()
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .executeTakeFirst();
 }
 
-/** The provider holding the withdraw's payout attempt, read without a lock (for the evidence). */
-export async function payoutProviderOf(db: Db, withdrawId: string): Promise<string | undefined> {
+/** The provider holding the subject's payout attempt, read without a lock (for the evidence). */
+export async function payoutProviderOf(db: Db, subject: PayoutSubject): Promise<string | undefined> {
   const row = await db
     .selectFrom("payouts")
     .select("provider")
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .executeTakeFirst();
   return row?.provider;
 }

@@ -1,6 +1,6 @@
 /**
- * Undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided transfers"): a withdraw whose
- * transfer the bank's answers leave undecided is never failed, nor its hold released, until the
+ * Undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided transfers"): a withdraw (or a
+ * refund) whose transfer the bank's answers leave undecided is never failed, nor its hold released, until the
  * bank's inquiry shows nothing was executed. What the connector can decide it decides by itself
  * (lifecycle/payouts.ts asks it); what it cannot stays `processing`, and past
  * PAYOUT_UNDECIDED_ALERT_S it is:
@@ -9,21 +9,32 @@
  * - counted by the metric `satang_payouts_undecided` (`undecidedCount`),
  * - logged at error once (`alertUndecided`, the `payout-undecided-alert` job),
  *
- * and the operator decides it (`resolveWithdraw`): the same transition, event and ledger posting
+ * and the operator decides it (`resolveWithdraw`, `resolveRefund`): the same transition, event and ledger posting
  * as the provider's own answer (bookPayoutReport), with who decided, why and the bank's
  * evidence kept in `payout_resolutions`.
  */
-import { withTransaction } from "../db/handles.ts";
+import { type Trx, withTransaction } from "../db/handles.ts";
 import { unwatched } from "../db/transaction-scope.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
+import {
+  type PayoutSubject,
+  type PayoutSubjectKind,
+  payoutKeyOf,
+  refundSubject,
+  subjectOfRow,
+  withdrawSubject,
+} from "../lib/payout-subjects.ts";
 import type { PayoutEvidence } from "../providers/provider.ts";
+import type { RefundRecord } from "../refunds/schemas.ts";
+import { lockRefund } from "../refunds/store.ts";
+import { refundView } from "../refunds/view.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { lockWithdraw } from "../withdraws/store.ts";
 import { withdrawView } from "../withdraws/view.ts";
-import { bookPayoutReport } from "./callbacks.ts";
+import { type BookedPayout, bookPayoutReport } from "./callbacks.ts";
 import type { LifecycleContext } from "./context.ts";
 import { lockPayout, updatePayout } from "./store.ts";
 import {
@@ -40,7 +51,12 @@ export function undecidedAlertMs(ctx: Pick<LifecycleContext, "config">): number 
 }
 
 export interface UndecidedRecord {
-  withdrawId: string;
+  /** What the payout pays: a withdraw, or a refund back to a customer. */
+  subjectType: PayoutSubjectKind;
+  /** The withdraw's id; null for a refund. */
+  withdrawId: string | null;
+  /** The refund's id; null for a withdraw. */
+  refundId: string | null;
   merchantId: string;
   referenceId: string;
   amount: string;
@@ -80,19 +96,22 @@ function evidenceView(evidence: PayoutEvidence | null): UndecidedRecord["bank"] 
 
 async function evidenceOf(
   ctx: LifecycleContext,
-  withdrawId: string,
+  subject: PayoutSubject,
   provider: string,
 ): Promise<PayoutEvidence | null> {
   const connector = ctx.provider;
   if (!connector?.payoutEvidence || connector.name !== provider) return null;
   // What the connector records of the bank's answer is not the operator's resolution: the
   // resolution's own transaction below is the one its audit entry commits with.
-  return unwatched(() => connector.payoutEvidence?.(withdrawId) ?? null);
+  return unwatched(() => connector.payoutEvidence?.(payoutKeyOf(subject)) ?? null);
 }
 
 async function recordOf(ctx: LifecycleContext, row: UndecidedRow, now: Date): Promise<UndecidedRecord> {
+  const subject = subjectOfRow(row);
   return {
+    subjectType: subject.kind,
     withdrawId: row.withdraw_id,
+    refundId: row.refund_id,
     merchantId: row.merchant_id,
     referenceId: row.reference_id,
     amount: formatAmount(row.amount_satang),
@@ -107,7 +126,7 @@ async function recordOf(ctx: LifecycleContext, row: UndecidedRow, now: Date): Pr
     undecidedSeconds: Math.max(0, Math.floor((now.getTime() - row.created_at.getTime()) / 1000)),
     nextCheckAt: row.next_check_at.toISOString(),
     alertedAt: row.undecided_alerted_at?.toISOString() ?? null,
-    bank: evidenceView(await evidenceOf(ctx, row.withdraw_id, row.provider)),
+    bank: evidenceView(await evidenceOf(ctx, subject, row.provider)),
   };
 }
 
@@ -150,7 +169,7 @@ export async function alertUndecided(ctx: LifecycleContext, log: AlertLogger | u
   for (const row of alerted) {
     log?.error(
       {
-        withdrawId: row.withdraw_id,
+        ...(row.refund_id === null ? { withdrawId: row.withdraw_id } : { refundId: row.refund_id }),
         provider: row.provider,
         handedOverAt: row.created_at.toISOString(),
         lastError: row.last_error,
@@ -178,42 +197,49 @@ export interface ResolutionRecord {
   resolvedAt: string;
 }
 
+/** The operator's decision on a refund's payout: the same record, naming the refund. */
+export type RefundResolutionRecord = Omit<ResolutionRecord, "withdrawId"> & { refundId: string };
+
 const notFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdraw not found");
+const refundNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Refund not found");
+
+/** What the operator's decision needs of its subject, locked: its status and its merchant. */
+type LockSubject = (trx: Trx) => Promise<{ status: string; merchant_id: string } | undefined>;
 
 /**
- * The operator decides an undecided payout: only a `processing` withdraw whose payout attempt a
- * connector holds open (else 409 STATE_CONFLICT). In one transaction the attempt and the
- * withdraw are locked (the order the lifecycle takes them), the decision is recorded and booked
- * exactly as the provider's own answer would be. The connector's steps check the attempt is
- * still open before anything that could move money (providers/scb/store.ts), so none follows.
+ * The operator decides an undecided payout of `subject`: in one transaction the attempt and the
+ * subject are locked (the order the lifecycle takes them), the decision is recorded and booked
+ * exactly as the provider's own answer would be.
  */
-export async function resolveWithdraw(
+async function resolvePayout(
   ctx: LifecycleContext,
-  withdrawId: string,
+  subject: PayoutSubject,
+  lockSubject: LockSubject,
   input: ResolveInput,
   who: { actor: string; requestId: string | null },
-): Promise<{ withdraw: WithdrawRecord; resolution: ResolutionRecord }> {
-  if (!isUuid(withdrawId)) throw notFound();
-  const id = withdrawId.toLowerCase();
-  const before = await payoutProviderOf(ctx.db, id);
-  const evidence = before ? await evidenceOf(ctx, id, before) : null;
+): Promise<{
+  booked: Extract<BookedPayout, { kind: "applied" }>;
+  resolution: Omit<ResolutionRecord, "withdrawId">;
+}> {
+  const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
+  const before = await payoutProviderOf(ctx.db, subject);
+  const evidence = before ? await evidenceOf(ctx, subject, before) : null;
   return withTransaction(ctx.db, async (trx) => {
-    const payout = await lockPayout(trx, id);
-    const locked = await lockWithdraw(trx, id);
-    if (!locked) throw notFound();
-    const row = locked.row;
+    const payout = await lockPayout(trx, subject);
+    const row = await lockSubject(trx);
+    if (!row) throw subject.kind === "withdraw" ? notFound() : refundNotFound();
     if (row.status !== "processing" || !payout || payout.row.state === "completed") {
       throw new AppError(
         "STATE_CONFLICT",
         row.status !== "processing"
-          ? `Withdraw is ${row.status}: only a processing withdraw can be resolved`
-          : "Withdraw is not held by a payout connector: the payout desk records its outcome",
+          ? `${name} is ${row.status}: only a processing ${subject.kind} can be resolved`
+          : `${name} is not held by a payout connector: the payout desk records its outcome`,
         { status: row.status, reason: "not_undecided" },
       );
     }
     const at = ctx.clock.now();
     await insertResolution(trx, {
-      withdrawId: id,
+      subject,
       merchantId: row.merchant_id,
       provider: payout.row.provider,
       outcome: input.outcome,
@@ -224,12 +250,12 @@ export async function resolveWithdraw(
       requestId: who.requestId,
       at,
     });
-    await updatePayout(trx, id, {
+    await updatePayout(trx, subject, {
       lastError: `resolved ${input.outcome} by ${who.actor}: ${input.reason}`.slice(0, 500),
       ...(input.bankReference ? { providerReference: input.bankReference } : {}),
       at,
     });
-    const booked = await bookPayoutReport(trx, ctx, id, input.outcome);
+    const booked = await bookPayoutReport(trx, ctx, subject, input.outcome, input.reason);
     if (booked.kind !== "applied") {
       throw new AppError("STATE_CONFLICT", booked.refusal.message, {
         status: row.status,
@@ -237,9 +263,8 @@ export async function resolveWithdraw(
       });
     }
     return {
-      withdraw: withdrawView(booked.withdraw),
+      booked,
       resolution: {
-        withdrawId: id,
         outcome: input.outcome,
         reason: input.reason,
         bankReference: input.bankReference ?? null,
@@ -249,4 +274,43 @@ export async function resolveWithdraw(
       },
     };
   });
+}
+
+/**
+ * The operator decides an undecided withdraw payout: only a `processing` withdraw whose payout
+ * attempt a connector holds open (else 409 STATE_CONFLICT). The connector's steps check the
+ * attempt is still open before anything that could move money (providers/scb/store.ts), so none
+ * follows.
+ */
+export async function resolveWithdraw(
+  ctx: LifecycleContext,
+  withdrawId: string,
+  input: ResolveInput,
+  who: { actor: string; requestId: string | null },
+): Promise<{ withdraw: WithdrawRecord; resolution: ResolutionRecord }> {
+  if (!isUuid(withdrawId)) throw notFound();
+  const id = withdrawId.toLowerCase();
+  const lock: LockSubject = async (trx) => (await lockWithdraw(trx, id))?.row;
+  const { booked, resolution } = await resolvePayout(ctx, withdrawSubject(id), lock, input, who);
+  if (!booked.withdraw) throw new Error("a booked withdraw payout without its withdraw");
+  return { withdraw: withdrawView(booked.withdraw), resolution: { withdrawId: id, ...resolution } };
+}
+
+/**
+ * The operator decides an undecided refund payout, exactly as a withdraw's: only a `processing`
+ * refund whose payout a connector holds open. Failed keeps the operator's reason as the refund's
+ * `failureReason` and releases its hold; paid consumes it.
+ */
+export async function resolveRefund(
+  ctx: LifecycleContext,
+  refundId: string,
+  input: ResolveInput,
+  who: { actor: string; requestId: string | null },
+): Promise<{ refund: RefundRecord; resolution: RefundResolutionRecord }> {
+  if (!isUuid(refundId)) throw refundNotFound();
+  const id = refundId.toLowerCase();
+  const lock: LockSubject = (trx) => lockRefund(trx, id);
+  const { booked, resolution } = await resolvePayout(ctx, refundSubject(id), lock, input, who);
+  if (!booked.refund) throw new Error("a booked refund payout without its refund");
+  return { refund: refundView(booked.refund), resolution: { refundId: id, ...resolution } };
 }

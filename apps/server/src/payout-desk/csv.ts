@@ -11,7 +11,9 @@
  * The columns the bank needs come first and keep their places; after them, what the desk knows
  * of each line (its destination type, and whether it is paid, failed or still open, with the
  * bank reference or the reason and who recorded it), so a file downloaded again shows which
- * lines are left to pay.
+ * lines are left to pay. A batch that holds refunds has two more columns at the end, saying what
+ * each line pays: `kind` is `withdraw` or `refund`, and a refund's line carries its id in
+ * `refund_id` (its `withdraw_id` is empty). A batch of withdraws alone keeps the file it always had.
  */
 import { findBank } from "../lib/bank-codes.ts";
 import { formatThb } from "../lib/money.ts";
@@ -33,6 +35,9 @@ export const BATCH_CSV_COLUMNS = [
   "recorded_by",
 ] as const;
 
+/** The columns a batch that holds refunds adds after BATCH_CSV_COLUMNS. */
+export const BATCH_CSV_REFUND_COLUMNS = ["kind", "refund_id"] as const;
+
 const BYTE_ORDER_MARK = "\uFEFF";
 
 /** A cell as the file shows it: defused when a spreadsheet would read it as a formula, then quoted. */
@@ -46,7 +51,10 @@ function csvLine(cells: readonly string[]): string {
 }
 
 export function batchCsv(items: readonly BatchItemView[]): string {
-  const lines = [csvLine(BATCH_CSV_COLUMNS)];
+  const withRefunds = items.some((item) => item.kind === "refund");
+  const lines = [
+    csvLine(withRefunds ? [...BATCH_CSV_COLUMNS, ...BATCH_CSV_REFUND_COLUMNS] : BATCH_CSV_COLUMNS),
+  ];
   for (const item of items) {
     lines.push(
       csvLine([
@@ -55,13 +63,14 @@ export function batchCsv(items: readonly BatchItemView[]): string {
         item.bank_account_number,
         item.bank_account_name,
         formatThb(item.amount_satang),
-        item.withdraw_id,
+        item.withdraw_id ?? "",
         item.reference_id,
         item.destination_type,
         itemStatus(item),
         item.bank_reference ?? "",
         item.failure_reason ?? "",
         recordedByText(item),
+        ...(withRefunds ? [item.kind, item.refund_id ?? ""] : []),
       ]),
     );
   }

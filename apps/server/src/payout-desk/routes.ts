@@ -2,11 +2,12 @@
  * The manual payout desk's operator routes under /admin/v1 (docs/payout-desk.md), in the
  * operator scope (admin/auth.ts runs first, app.ts):
  *
- * - POST /payout-batches                                   take pending withdraws into a batch
+ * - POST /payout-batches                                   take pending withdraws and refunds into a batch
  * - GET  /payout-batches                                   list batches, newest first
  * - GET  /payout-batches/:id                               one batch with its items
  * - GET  /payout-batches/:id/csv                           the file the operator pays from
  * - POST /payout-batches/:id/items/:withdrawId/outcome     paid (bank reference) or failed (reason)
+ * - POST /payout-batches/:id/refunds/:refundId/outcome     the same for a refund line
  */
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -22,6 +23,7 @@ import {
   BatchItemParams,
   BatchListEnvelope,
   BatchListQuery,
+  BatchRefundParams,
   CreateBatchBody,
   RecordOutcomeBody,
 } from "./schemas.ts";
@@ -32,8 +34,10 @@ import {
   deskOff,
   getBatch,
   listPayoutBatches,
+  notInBatch,
   type PayoutDeskContext,
   recordOutcome,
+  recordRefundOutcome,
 } from "./service.ts";
 
 const batchMissing = documented("No payout batch has this id", batchNotFound());
@@ -48,6 +52,7 @@ export function payoutDeskRoutes(ctx: PayoutDeskContext): FastifyPluginAsync {
     showRoute(app, ctx);
     csvRoute(app, ctx);
     outcomeRoute(app, ctx);
+    refundOutcomeRoute(app, ctx);
   };
 }
 
@@ -166,6 +171,42 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
           ctx,
           request.params.id,
           request.params.withdrawId,
+          request.body,
+          operatorActor(request),
+        ),
+      ),
+  );
+}
+
+function refundOutcomeRoute(app: App, ctx: PayoutDeskContext): void {
+  app.post(
+    "/payout-batches/:id/refunds/:refundId/outcome",
+    {
+      schema: {
+        tags,
+        summary: "Record what the bank did with one refund of a batch",
+        operationId: "recordRefundPayoutOutcome",
+        description:
+          "A refund line's outcome, recorded like a withdraw's: paid with the bank's reference (the " +
+          "hold is consumed, refund.succeeded) or failed with a reason (the hold returns where it " +
+          "came from, refund.failed with the reason as failureReason). The same outcome again is a " +
+          "no-op 200; a different one, or a bank reference already recorded for another line, 409 " +
+          "STATE_CONFLICT. Who recorded it is kept. The last outcome closes the batch.",
+        params: BatchRefundParams,
+        "x-errors": [
+          batchMissing,
+          documented("The refund is not a line of this batch", notInBatch({ kind: "refund" })),
+        ],
+        body: RecordOutcomeBody,
+        response: { 200: BatchEnvelope },
+      },
+    },
+    async (request) =>
+      ok(
+        await recordRefundOutcome(
+          ctx,
+          request.params.id,
+          request.params.refundId,
           request.body,
           operatorActor(request),
         ),

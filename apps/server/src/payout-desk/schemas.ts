@@ -70,6 +70,12 @@ export const BatchItemParams = Type.Object({
 });
 export type BatchItemParams = Static<typeof BatchItemParams>;
 
+export const BatchRefundParams = Type.Object({
+  id: Type.String({ description: "Batch UUID" }),
+  refundId: Type.String({ description: "Refund UUID" }),
+});
+export type BatchRefundParams = Static<typeof BatchRefundParams>;
+
 export const BatchListQuery = Type.Object(
   {
     page: Type.Optional(pageProperty),
@@ -85,16 +91,28 @@ const nullableTime = Type.Union([Type.String({ format: "date-time" }), Type.Null
 
 export const BatchItemSchema = Type.Object({
   position: Type.Integer({ minimum: 1, description: "Row number in the batch and its CSV" }),
-  withdrawId: Type.String({ format: "uuid" }),
+  kind: stringEnum(["withdraw", "refund"] as const, {
+    description:
+      "What the line pays: a withdraw, or a refund to the payment's customer (or the refund's destination)",
+  }),
+  withdrawId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+    description: "The withdraw's id (record its outcome against it); null on a refund line",
+  }),
+  refundId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+    description: "The refund's id (record its outcome against it); null on a withdraw line",
+  }),
   merchantId: Type.String({ format: "uuid" }),
-  referenceId: Type.String({ description: "The merchant's reference of the withdraw" }),
+  referenceId: Type.String({ description: "The merchant's reference of the withdraw or refund" }),
   amount: Type.String({ description: "Decimal string, as in the public API" }),
   destinationType: Type.String(),
   bankCode: Type.String(),
   bankName: nullableString,
   bankAccountNumber: Type.String({ description: "Masked; the CSV carries it in full" }),
   bankAccountName: Type.String(),
-  withdrawStatus: Type.String(),
+  withdrawStatus: Type.Union([Type.String(), Type.Null()], { description: "null on a refund line" }),
+  refundStatus: Type.Union([Type.String({ examples: ["processing"] }), Type.Null()], {
+    description: "null on a withdraw line",
+  }),
   outcome: Type.Union([stringEnum(PAYOUT_OUTCOMES), Type.Null()]),
   bankReference: nullableString,
   failureReason: nullableString,

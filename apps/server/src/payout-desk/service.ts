@@ -1,7 +1,13 @@
 /**
  * The manual payout desk (docs/payout-desk.md), for deployments whose bank offers no transfer
- * API (`SATANG_PAYOUTS=manual`): the operator takes pending withdraws into a batch, pays them
- * from the bank's own channel with the batch's CSV, and records each outcome here.
+ * API (`SATANG_PAYOUTS=manual`): the operator takes pending withdraws and refunds into a batch,
+ * pays them from the bank's own channel with the batch's CSV, and records each outcome here.
+ *
+ * A refund is a line of a batch like a withdraw (migration 0096), paid to the refund's
+ * destination, and moves through the refund's own transitions (refunds/transitions.ts and
+ * reports.ts): taken into a batch is `dispatch` (refund.processing), paid is `succeed`
+ * (refund.succeeded), failed is `fail` with the operator's reason (refund.failed, the hold
+ * released).
  *
  * Every status change goes through the withdraw's own transitions (withdraws/transitions.ts and
  * withdraws/reports.ts), so the events, the ledger postings and the webhooks are those of the
@@ -9,19 +15,24 @@
  * withdraw.processing); paid is the provider's paid report (hold consumed, withdraw.paid);
  * failed is its failed report (hold released, withdraw.failed).
  *
- * Locks, in the withdraw module's order: the withdraw row, then the batch row, then the item.
+ * Locks, in the withdraw module's order: the withdraw (or refund) row, then the batch row, then
+ * the item.
  * The batch lock makes one batch's outcomes go one at a time, so whichever is the last sees
  * every other and closes the batch.
  */
 import type { OperatorActor } from "../admin/actor.ts";
 import type { Config } from "../config.ts";
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
-import type { PayoutBatchItemRow, PayoutOutcome, WithdrawRow } from "../db/types.ts";
+import type { PayoutBatchItemRow, PayoutOutcome } from "../db/types.ts";
 import { type Page, page } from "../http/envelope.ts";
 import { atOffset, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { PAGE_SIZE_DEFAULT, PAYOUT_BATCH_ITEMS_MAX } from "../lib/limits.ts";
+import { type PayoutSubject, refundSubject, subjectOfRow, withdrawSubject } from "../lib/payout-subjects.ts";
+import { applyRefundPayoutReport } from "../refunds/reports.ts";
+import { lockRefund } from "../refunds/store.ts";
+import { moveRefund } from "../refunds/transitions.ts";
 import { applyPayoutReport } from "../withdraws/reports.ts";
 import { lockWithdraw } from "../withdraws/store.ts";
 import { moveLockedWithdraw } from "../withdraws/transitions.ts";
@@ -35,6 +46,7 @@ import type {
 } from "./schemas.ts";
 import {
   claimPendingForBatch,
+  claimPendingRefundsForBatch,
   closeBatchIfDone,
   findBatch,
   findItemByBankReference,
@@ -45,6 +57,7 @@ import {
   listBatchItems,
   lockBatch,
   lockBatchItem,
+  type NewBatchLine,
   setItemOutcome,
   touchBatch,
 } from "./store.ts";
@@ -68,47 +81,82 @@ export function deskOff(): AppError {
   );
 }
 
-/** Takes the claimed withdraws to processing, each at its merchant's business time. */
-async function takeWithdraws(
-  trx: Trx,
-  claimed: Awaited<ReturnType<typeof claimPendingForBatch>>,
-  now: Date,
-): Promise<WithdrawRow[]> {
-  const taken: WithdrawRow[] = [];
-  for (const { row, offsetMs } of claimed) {
-    taken.push(await moveLockedWithdraw(trx, "dispatch", row, atOffset(now, offsetMs)));
+type ClaimedWithdraw = Awaited<ReturnType<typeof claimPendingForBatch>>[number];
+type ClaimedRefund = Awaited<ReturnType<typeof claimPendingRefundsForBatch>>[number];
+type Claimed = { kind: "withdraw"; claim: ClaimedWithdraw } | { kind: "refund"; claim: ClaimedRefund };
+
+/** The oldest `max` of the claimed withdraws and refunds, in the order they were created. */
+function oldestFirst(withdraws: ClaimedWithdraw[], refunds: ClaimedRefund[], max: number): Claimed[] {
+  const all: Claimed[] = [
+    ...withdraws.map((claim) => ({ kind: "withdraw" as const, claim })),
+    ...refunds.map((claim) => ({ kind: "refund" as const, claim })),
+  ];
+  all.sort(
+    (a, b) =>
+      a.claim.row.created_at.getTime() - b.claim.row.created_at.getTime() ||
+      a.claim.row.id.localeCompare(b.claim.row.id),
+  );
+  return all.slice(0, max);
+}
+
+/**
+ * Takes the claimed withdraws and refunds to processing, each at its merchant's business time
+ * and through its own transitions (withdraw.processing, refund.processing).
+ */
+async function takeLines(trx: Trx, claimed: readonly Claimed[], now: Date): Promise<NewBatchLine[]> {
+  const taken: NewBatchLine[] = [];
+  for (const { kind, claim } of claimed) {
+    const at = atOffset(now, claim.offsetMs);
+    if (kind === "withdraw") {
+      const row = await moveLockedWithdraw(trx, "dispatch", claim.row, at);
+      taken.push({
+        subject: withdrawSubject(row.id),
+        merchantId: row.merchant_id,
+        amountSatang: row.amount_satang,
+      });
+      continue;
+    }
+    const row = await moveRefund(trx, "dispatch", { id: claim.row.id }, at);
+    // The claim holds the refund's lock: a pending refund cannot have moved meanwhile.
+    if (!row) throw new Error(`refund ${claim.row.id} refused dispatch under its lock`);
+    taken.push({
+      subject: refundSubject(row.id),
+      merchantId: row.merchant_id,
+      amountSatang: row.amount_satang,
+    });
   }
   return taken;
 }
 
 /**
- * Creates a batch of the oldest pending withdraws (of one merchant when asked), at most
- * `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when no
- * withdraw is pending: an empty batch pays nothing and is never created.
+ * Creates a batch of the oldest pending withdraws and refunds (of one merchant when asked), at
+ * most `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when
+ * nothing is pending: an empty batch pays nothing and is never created.
  */
 export async function createBatch(ctx: PayoutDeskContext, input: CreateBatchBody): Promise<BatchRecord> {
   if (ctx.config.payouts !== "manual") throw deskOff();
   const id = newId();
   await withTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
-    const claimed = await claimPendingForBatch(trx, {
-      limit: input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX,
-      merchantId: input.merchantId?.toLowerCase(),
-    });
+    const max = input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX;
+    const merchantId = input.merchantId?.toLowerCase();
+    const withdraws = await claimPendingForBatch(trx, { limit: max, merchantId });
+    const refunds = await claimPendingRefundsForBatch(trx, { limit: max, merchantId });
+    const claimed = oldestFirst(withdraws, refunds, max);
     if (claimed.length === 0) {
       const whose = input.merchantId === undefined ? "" : " of this merchant";
       throw new AppError(
         "STATE_CONFLICT",
-        `No pending withdraws${whose} to take into a batch: an empty batch is not created`,
+        `No pending withdraws or refunds${whose} to take into a batch: an empty batch is not created`,
         { reason: "no_pending_withdraws" },
       );
     }
-    const taken = await takeWithdraws(trx, claimed, now);
+    const taken = await takeLines(trx, claimed, now);
     await insertBatch(trx, {
       id,
       createdBy: input.createdBy?.trim() || DEFAULT_CREATED_BY,
       itemCount: taken.length,
-      totalSatang: taken.reduce((sum, row) => sum + row.amount_satang, 0n),
+      totalSatang: taken.reduce((sum, line) => sum + line.amountSatang, 0n),
       at: now,
     });
     await insertBatchItems(trx, id, taken);
@@ -188,43 +236,77 @@ function conflictingOutcome(item: PayoutBatchItemRow, outcome: PayoutOutcome): A
   const detail = item.outcome === "paid" ? `bank reference ${item.bank_reference}` : item.failure_reason;
   return new AppError(
     "STATE_CONFLICT",
-    `This withdraw's outcome is already recorded as ${item.outcome} (${detail}); it cannot be changed`,
+    `This ${item.refund_id === null ? "withdraw" : "refund"}'s outcome is already recorded as ${item.outcome} (${detail}); it cannot be changed`,
     { reason: "outcome_already_recorded", outcome },
   );
 }
 
 /**
- * A bank reference names one transfer: recorded for another withdraw already, it is refused, so
- * one transfer is never booked as the payment of two withdraws.
+ * A bank reference names one transfer: recorded for another withdraw (or refund) already, it is
+ * refused, so one transfer is never booked as the payment of two.
  */
 function bankReferenceInUse(
   bankReference: string,
-  holder: { batch_id: string; withdraw_id: string } | undefined,
+  holder: { batch_id: string; withdraw_id: string | null; refund_id: string | null } | undefined,
 ): AppError {
-  const where = holder ? ` for withdraw ${holder.withdraw_id} (batch ${holder.batch_id})` : "";
+  const subject = holder ? subjectOfRow(holder) : undefined;
+  const where = holder && subject ? ` for ${subject.kind} ${subject.id} (batch ${holder.batch_id})` : "";
   return new AppError(
     "STATE_CONFLICT",
-    `The bank reference ${bankReference} is already recorded${where}: one bank transfer pays one withdraw. Check the reference with the bank.`,
+    `The bank reference ${bankReference} is already recorded${where}: one bank transfer pays one withdraw or refund. Check the reference with the bank.`,
     {
       reason: "bank_reference_in_use",
-      ...(holder ? { withdrawId: holder.withdraw_id, batchId: holder.batch_id } : {}),
+      ...(holder && subject
+        ? { [subject.kind === "withdraw" ? "withdrawId" : "refundId"]: subject.id, batchId: holder.batch_id }
+        : {}),
     },
   );
+}
+
+/** Books the outcome on the line's withdraw or refund, as the bank's own report of it would be. */
+async function applyOutcome(
+  trx: Trx,
+  ctx: PayoutDeskContext,
+  subject: PayoutSubject,
+  outcome: Outcome,
+): Promise<void> {
+  const result =
+    subject.kind === "withdraw"
+      ? await applyPayoutReport(trx, ctx, subject.id, outcome.outcome)
+      : await applyRefundPayoutReport(
+          trx,
+          ctx,
+          subject.id,
+          outcome.outcome,
+          outcome.failureReason ?? undefined,
+        );
+  if (result.kind === "refused") {
+    const record = "withdraw" in result ? result.withdraw : result.refund;
+    throw new AppError("STATE_CONFLICT", result.refusal.message, {
+      reason: result.refusal.reason,
+      status: record?.status ?? null,
+    });
+  }
+}
+
+/** Locks the line's withdraw or refund first (the order of its module); undefined when missing. */
+async function lockSubject(trx: Trx, subject: PayoutSubject): Promise<object | undefined> {
+  return subject.kind === "withdraw" ? lockWithdraw(trx, subject.id) : lockRefund(trx, subject.id);
 }
 
 /** One outcome, in one transaction with the withdraw, the batch and the item locked in that order. */
 async function recordInTransaction(
   trx: Trx,
   ctx: PayoutDeskContext,
-  key: { batchId: string; withdrawId: string },
+  key: { batchId: string; subject: PayoutSubject },
   outcome: Outcome,
   actor: OperatorActor,
 ): Promise<void> {
-  const locked = await lockWithdraw(trx, key.withdrawId);
+  const locked = await lockSubject(trx, key.subject);
   const batch = await lockBatch(trx, key.batchId);
   if (!batch) throw batchNotFound();
-  const item = locked ? await lockBatchItem(trx, key.batchId, key.withdrawId) : undefined;
-  if (!item) throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
+  const item = locked ? await lockBatchItem(trx, key.batchId, key.subject) : undefined;
+  if (!item) throw notInBatch(key.subject);
   if (item.outcome !== null) {
     if (sameOutcome(item, outcome)) return;
     throw conflictingOutcome(item, item.outcome);
@@ -235,13 +317,7 @@ async function recordInTransaction(
     const holder = await findItemByBankReference(trx, outcome.bankReference);
     if (holder) throw bankReferenceInUse(outcome.bankReference, holder);
   }
-  const result = await applyPayoutReport(trx, ctx, key.withdrawId, outcome.outcome);
-  if (result.kind === "refused") {
-    throw new AppError("STATE_CONFLICT", result.refusal.message, {
-      reason: result.refusal.reason,
-      status: result.withdraw?.status ?? null,
-    });
-  }
+  await applyOutcome(trx, ctx, key.subject, outcome);
   const now = ctx.clock.now();
   await setItemOutcome(trx, key, { ...outcome, at: now, recordedBy: actor.name, recordedVia: actor.via });
   await touchBatch(trx, key.batchId, now);
@@ -263,10 +339,36 @@ export async function recordOutcome(
   actor: OperatorActor,
 ): Promise<BatchRecord> {
   if (!isUuid(batchId)) throw batchNotFound();
-  if (!isUuid(withdrawId))
-    throw new AppError("RESOURCE_NOT_FOUND", "This withdraw is not in this payout batch");
+  if (!isUuid(withdrawId)) throw notInBatch(withdrawSubject(withdrawId));
+  return recordLineOutcome(ctx, batchId, withdrawSubject(withdrawId.toLowerCase()), body, actor);
+}
+
+/** The same for a refund line of a batch: its outcome is booked with the refund's transitions. */
+export async function recordRefundOutcome(
+  ctx: PayoutDeskContext,
+  batchId: string,
+  refundId: string,
+  body: RecordOutcomeBody,
+  actor: OperatorActor,
+): Promise<BatchRecord> {
+  if (!isUuid(batchId)) throw batchNotFound();
+  if (!isUuid(refundId)) throw notInBatch(refundSubject(refundId));
+  return recordLineOutcome(ctx, batchId, refundSubject(refundId.toLowerCase()), body, actor);
+}
+
+export const notInBatch = (subject: Pick<PayoutSubject, "kind">) =>
+  new AppError("RESOURCE_NOT_FOUND", `This ${subject.kind} is not in this payout batch`);
+
+async function recordLineOutcome(
+  ctx: PayoutDeskContext,
+  batchId: string,
+  subject: PayoutSubject,
+  body: RecordOutcomeBody,
+  actor: OperatorActor,
+): Promise<BatchRecord> {
+  if (!isUuid(batchId)) throw batchNotFound();
   const outcome = outcomeOf(body);
-  const key = { batchId: batchId.toLowerCase(), withdrawId: withdrawId.toLowerCase() };
+  const key = { batchId: batchId.toLowerCase(), subject };
   try {
     await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome, actor));
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * SQL of the manual payout desk (docs/payout-desk.md): batches, their items, and claiming the
- * pending withdraws a new batch takes.
+ * SQL of the manual payout desk (docs/payout-desk.md): batches, their items (each a withdraw or
+ * a refund, migration 0096), and claiming the pending withdraws and refunds a new batch takes.
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
@@ -10,8 +10,10 @@ import type {
   PayoutBatchRow,
   PayoutBatchStatus,
   PayoutOutcome,
+  RefundRow,
   WithdrawRow,
 } from "../db/types.ts";
+import { type PayoutSubject, type PayoutSubjectKind, subjectColumn } from "../lib/payout-subjects.ts";
 
 /**
  * Locks up to `limit` pending withdraws, oldest first, optionally of one merchant. `SKIP
@@ -40,6 +42,35 @@ export async function claimPendingForBatch(
   return withOffsets(rows);
 }
 
+/** The same for pending refunds: they are paid from the desk like withdraws. */
+export async function claimPendingRefundsForBatch(
+  db: Db,
+  options: { limit: number; merchantId?: string | undefined },
+): Promise<WithOffset<RefundRow>[]> {
+  let query = db
+    .selectFrom("refunds")
+    .innerJoin("merchants", "merchants.id", "refunds.merchant_id")
+    .selectAll("refunds")
+    .select("merchants.clock_offset_ms")
+    .where("refunds.status", "=", "pending");
+  if (options.merchantId !== undefined) query = query.where("refunds.merchant_id", "=", options.merchantId);
+  const rows = await query
+    .orderBy("refunds.created_at")
+    .orderBy("refunds.id")
+    .limit(options.limit)
+    .forUpdate("refunds")
+    .skipLocked()
+    .execute();
+  return withOffsets(rows);
+}
+
+/** One line of a new batch: a withdraw or a refund taken into it. */
+export interface NewBatchLine {
+  subject: PayoutSubject;
+  merchantId: string;
+  amountSatang: bigint;
+}
+
 export async function insertBatch(
   db: Db,
   batch: { id: string; createdBy: string; itemCount: number; totalSatang: bigint; at: Date },
@@ -62,18 +93,19 @@ export async function insertBatch(
 export async function insertBatchItems(
   db: Db,
   batchId: string,
-  withdraws: readonly WithdrawRow[],
+  lines: readonly NewBatchLine[],
 ): Promise<void> {
   await db
     .insertInto("payout_batch_items")
     .values(
-      withdraws.map((row, index) => ({
+      lines.map((line, index) => ({
         batch_id: batchId,
         batch_status: "open" as const,
         position: index + 1,
-        withdraw_id: row.id,
-        merchant_id: row.merchant_id,
-        amount_satang: row.amount_satang,
+        withdraw_id: line.subject.kind === "withdraw" ? line.subject.id : null,
+        refund_id: line.subject.kind === "refund" ? line.subject.id : null,
+        merchant_id: line.merchantId,
+        amount_satang: line.amountSatang,
         outcome: null,
         bank_reference: null,
         failure_reason: null,
@@ -135,9 +167,14 @@ export async function listBatches(
   return { rows, total: total.total };
 }
 
-/** An item with the withdraw it pays, as the operator's views and the CSV show it. */
+/**
+ * An item with the withdraw or refund it pays, as the operator's views and the CSV show it. A
+ * refund is paid to its destination: the payment's customer account unless the refund named one.
+ */
 export interface BatchItemView extends PayoutBatchItemRow {
-  withdraw_status: WithdrawRow["status"];
+  kind: PayoutSubjectKind;
+  withdraw_status: WithdrawRow["status"] | null;
+  refund_status: RefundRow["status"] | null;
   reference_id: string;
   destination_type: WithdrawRow["destination_type"];
   bank_code: string;
@@ -146,21 +183,26 @@ export interface BatchItemView extends PayoutBatchItemRow {
 }
 
 export async function listBatchItems(db: Db, batchId: string): Promise<BatchItemView[]> {
-  return db
+  const rows = await db
     .selectFrom("payout_batch_items as i")
-    .innerJoin("withdraws as w", "w.id", "i.withdraw_id")
+    .leftJoin("withdraws as w", "w.id", "i.withdraw_id")
+    .leftJoin("refunds as r", "r.id", "i.refund_id")
     .selectAll("i")
     .select([
       "w.status as withdraw_status",
-      "w.reference_id",
-      "w.destination_type",
-      "w.bank_code",
-      "w.bank_account_number",
-      "w.bank_account_name",
+      "r.status as refund_status",
+      sql<string>`coalesce(w.reference_id, r.reference_id)`.as("reference_id"),
+      sql<WithdrawRow["destination_type"]>`coalesce(w.destination_type, 'bank_account')`.as(
+        "destination_type",
+      ),
+      sql<string>`coalesce(w.bank_code, r.bank_code)`.as("bank_code"),
+      sql<string>`coalesce(w.bank_account_number, r.bank_account_number)`.as("bank_account_number"),
+      sql<string>`coalesce(w.bank_account_name, r.bank_account_name)`.as("bank_account_name"),
     ])
     .where("i.batch_id", "=", batchId)
     .orderBy("i.position")
     .execute();
+  return rows.map((row) => ({ ...row, kind: row.refund_id === null ? "withdraw" : "refund" }));
 }
 
 /** Locks the batch row: outcomes of one batch are recorded one at a time, so the last closes it. */
@@ -171,13 +213,13 @@ export async function lockBatch(db: Db, id: string): Promise<PayoutBatchRow | un
 export async function lockBatchItem(
   db: Db,
   batchId: string,
-  withdrawId: string,
+  subject: PayoutSubject,
 ): Promise<PayoutBatchItemRow | undefined> {
   return db
     .selectFrom("payout_batch_items")
     .selectAll()
     .where("batch_id", "=", batchId)
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .forUpdate()
     .executeTakeFirst();
 }
@@ -189,10 +231,10 @@ export async function lockBatchItem(
 export async function findItemByBankReference(
   db: Db,
   bankReference: string,
-): Promise<Pick<PayoutBatchItemRow, "batch_id" | "withdraw_id"> | undefined> {
+): Promise<Pick<PayoutBatchItemRow, "batch_id" | "withdraw_id" | "refund_id"> | undefined> {
   return db
     .selectFrom("payout_batch_items")
-    .select(["batch_id", "withdraw_id"])
+    .select(["batch_id", "withdraw_id", "refund_id"])
     .where(sql<string>`lower(bank_reference)`, "=", sql<string>`lower(${bankReference})`)
     .where("bank_reference", "is not", null)
     .executeTakeFirst();
@@ -209,7 +251,7 @@ export function isBankReferenceConflict(error: unknown): boolean {
 
 export async function setItemOutcome(
   db: Db,
-  key: { batchId: string; withdrawId: string },
+  key: { batchId: string; subject: PayoutSubject },
   outcome: {
     outcome: PayoutOutcome;
     bankReference: string | null;
@@ -230,7 +272,7 @@ export async function setItemOutcome(
       recorded_via: outcome.recordedVia,
     })
     .where("batch_id", "=", key.batchId)
-    .where("withdraw_id", "=", key.withdrawId)
+    .where(subjectColumn(key.subject.kind), "=", key.subject.id)
     .where("outcome", "is", null)
     .execute();
 }

@@ -27,7 +27,9 @@ export function batchSummaryView(row: BatchSummaryRow): BatchSummaryRecord {
 export function batchItemView(item: BatchItemView): BatchItemRecord {
   return {
     position: item.position,
+    kind: item.kind,
     withdrawId: item.withdraw_id,
+    refundId: item.refund_id,
     merchantId: item.merchant_id,
     referenceId: item.reference_id,
     amount: formatAmount(item.amount_satang),
@@ -37,6 +39,7 @@ export function batchItemView(item: BatchItemView): BatchItemRecord {
     bankAccountNumber: maskAccountNumber(item.bank_account_number),
     bankAccountName: item.bank_account_name,
     withdrawStatus: item.withdraw_status,
+    refundStatus: item.refund_status,
     outcome: item.outcome,
     bankReference: item.bank_reference,
     failureReason: item.failure_reason,

@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { satangArgv } from "../helpers/processes.ts";
+import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
 const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -186,5 +187,38 @@ describe("satang payouts batch", () => {
     const empty = await satang(["payouts", "batch", "create", ...target]);
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /No pending withdraws/);
+  });
+
+  it("shows a refund line marked REFUND and records its outcome with --refund", async () => {
+    const payment = await succeededPayment(svc, shop, "4000.00");
+    const refund = await createRefund(svc, shop, payment.id, { amount: "1500.00" });
+    const created = await satang(["payouts", "batch", "create", "--json", ...target]);
+    assert.equal(created.code, 0, created.stderr);
+    const batch = JSON.parse(created.stdout);
+    const before = await satang(["payouts", "batch", "show", batch.id, ...target]);
+    assert.equal(before.code, 0, before.stderr);
+    assert.match(before.stdout, /1 line \(0 withdraws, 1 refund\), total 15\.00 THB/);
+    assert.match(
+      before.stdout,
+      new RegExp(`REFUND ${refund.id} \\(reference ${refund.referenceId}, status processing\\)  open`),
+    );
+    const recorded = await satang([
+      "payouts",
+      "batch",
+      "record",
+      batch.id,
+      refund.id,
+      "--refund",
+      "--paid",
+      "KB-REFUND-1",
+      ...target,
+    ]);
+    assert.equal(recorded.code, 0, recorded.stderr);
+    assert.match(
+      recorded.stdout,
+      new RegExp(
+        `REFUND ${refund.id} \\(reference [^,]+, status succeeded\\)  paid \\(KB-REFUND-1, recorded by admin-token via cli\\)`,
+      ),
+    );
   });
 });

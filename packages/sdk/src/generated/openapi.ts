@@ -884,7 +884,7 @@ export interface paths {
     };
     /**
      * Payouts the bank's answers leave undecided past PAYOUT_UNDECIDED_ALERT_S
-     * @description Processing withdraws whose transfer a connector holds open, the longest undecided first, with where the transfer stands and the bank's last answers. Decide each with POST /admin/v1/withdraws/{id}/resolve.
+     * @description Processing withdraws and refunds whose transfer a connector holds open, the longest undecided first, with where the transfer stands and the bank's last answers. Decide each with POST /admin/v1/withdraws/{id}/resolve or POST /admin/v1/refunds/{id}/resolve.
      */
     get: operations["listUndecidedPayouts"];
     put?: never;
@@ -909,6 +909,26 @@ export interface paths {
      * @description Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; the event and webhooks follow. Who decided, why and the bank's evidence are recorded.
      */
     post: operations["resolveWithdraw"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/refunds/{id}/resolve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decide an undecided refund payout: paid or failed, with the reason and the bank's reference
+     * @description Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed returns it where it came from with the reason as the refund's failureReason (refund.failed). Who decided, why and the bank's evidence are recorded.
+     */
+    post: operations["resolveRefund"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1027,6 +1047,26 @@ export interface paths {
      * @description paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a different one 409 STATE_CONFLICT, and so is a bank reference already recorded for another withdraw (reason bank_reference_in_use). The operator who records it is kept (recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or desk, else api). The last outcome closes the batch.
      */
     post: operations["recordPayoutOutcome"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/v1/payout-batches/{id}/refunds/{refundId}/outcome": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record what the bank did with one refund of a batch
+     * @description A refund line's outcome, recorded like a withdraw's: paid with the bank's reference (the hold is consumed, refund.succeeded) or failed with a reason (the hold returns where it came from, refund.failed with the reason as failureReason). The same outcome again is a no-op 200; a different one, or a bank reference already recorded for another line, 409 STATE_CONFLICT. Who recorded it is kept. The last outcome closes the batch.
+     */
+    post: operations["recordRefundPayoutOutcome"];
     delete?: never;
     options?: never;
     head?: never;
@@ -9685,7 +9725,7 @@ export interface operations {
                 merchantId: string | null;
                 provider: string;
                 /** @enum {string} */
-                subjectType: "payment" | "withdraw";
+                subjectType: "payment" | "withdraw" | "refund";
                 subjectId: string;
                 /** @description What the provider reported, e.g. payment.succeeded */
                 report: string;
@@ -9769,7 +9809,9 @@ export interface operations {
            *       "data": {
            *         "data": [
            *           {
+           *             "subjectType": "withdraw",
            *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *             "referenceId": "payout-1001",
            *             "amount": "1500.00",
@@ -9809,8 +9851,15 @@ export interface operations {
             success: true;
             data: {
               data: ({
-                /** Format: uuid */
-                withdrawId: string;
+                /**
+                 * @description What the payout pays: a withdraw, or a refund back to a customer
+                 * @enum {string}
+                 */
+                subjectType: "withdraw" | "refund";
+                /** @description The withdraw's id; null for a refund */
+                withdrawId: string | null;
+                /** @description The refund's id; null for a withdraw */
+                refundId: string | null;
                 /** Format: uuid */
                 merchantId: string;
                 /** @example payout-1001 */
@@ -10052,6 +10101,212 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resolveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Refund id (UUID) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "paid",
+         *       "reason": "SCB's statement of 26 Nov shows the transfer paid",
+         *       "bankReference": "202611260001"
+         *     }
+         */
+        "application/json": {
+          /** @enum {string} */
+          outcome: "paid" | "failed";
+          /**
+           * @description Why: what the bank's statement, inquiry or support said
+           * @example SCB's statement of 26 Nov shows the transfer paid
+           */
+          reason: string;
+          /**
+           * @description The bank's reference of the transfer (a paid one)
+           * @example 202611260001
+           */
+          bankReference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "refund": {
+           *           "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "paymentId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "amount": "250.00",
+           *           "currency": "THB",
+           *           "status": "pending",
+           *           "referenceId": "refund-1042",
+           *           "reason": "Customer returned order 1042",
+           *           "metadata": {
+           *             "orderId": "1001"
+           *           },
+           *           "failureReason": "The destination account is closed",
+           *           "destination": {
+           *             "bankCode": "014",
+           *             "accountNumber": "******7890",
+           *             "accountName": "Somchai Jaidee"
+           *           },
+           *           "createdAt": "2026-01-15T12:00:00.000Z",
+           *           "updatedAt": "2026-01-15T12:00:00.000Z",
+           *           "succeededAt": null,
+           *           "failedAt": null,
+           *           "canceledAt": null
+           *         },
+           *         "resolution": {
+           *           "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *           "outcome": "paid",
+           *           "reason": "SCB's statement of 26 Nov shows the transfer paid",
+           *           "bankReference": "202611260001",
+           *           "actor": "admin-token",
+           *           "provider": "scb",
+           *           "resolvedAt": "2026-01-15T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              refund: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                paymentId: string;
+                /** @example 250.00 */
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @example pending
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "succeeded" | "failed" | "canceled";
+                /** @example refund-1042 */
+                referenceId: string;
+                reason: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                failureReason: string | null;
+                destination: {
+                  /** @example 014 */
+                  bankCode: string;
+                  /**
+                   * @description Masked: all but the last 4 digits are *
+                   * @example ******7890
+                   */
+                  accountNumber: string;
+                  /** @example Somchai Jaidee */
+                  accountName: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                succeededAt: string | null;
+                failedAt: string | null;
+                canceledAt: string | null;
+              };
+              resolution: {
+                /** Format: uuid */
+                refundId: string;
+                /** @enum {string} */
+                outcome: "paid" | "failed";
+                /** @example SCB's statement of 26 Nov shows the transfer paid */
+                reason: string;
+                bankReference: string | null;
+                /** @example admin-token */
+                actor: string;
+                /** @example scb */
+                provider: string;
+                /** Format: date-time */
+                resolvedAt: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -10473,7 +10728,9 @@ export interface operations {
            *         "items": [
            *           {
            *             "position": 1,
+           *             "kind": "withdraw",
            *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *             "referenceId": "order-1001",
            *             "amount": "1000.00",
@@ -10483,6 +10740,7 @@ export interface operations {
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
+           *             "refundStatus": "processing",
            *             "outcome": "paid",
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
@@ -10519,11 +10777,18 @@ export interface operations {
               items: {
                 /** @description Row number in the batch and its CSV */
                 position: number;
-                /** Format: uuid */
-                withdrawId: string;
+                /**
+                 * @description What the line pays: a withdraw, or a refund to the payment's customer (or the refund's destination)
+                 * @enum {string}
+                 */
+                kind: "withdraw" | "refund";
+                /** @description The withdraw's id (record its outcome against it); null on a refund line */
+                withdrawId: string | null;
+                /** @description The refund's id (record its outcome against it); null on a withdraw line */
+                refundId: string | null;
                 /** Format: uuid */
                 merchantId: string;
-                /** @description The merchant's reference of the withdraw */
+                /** @description The merchant's reference of the withdraw or refund */
                 referenceId: string;
                 /** @description Decimal string, as in the public API */
                 amount: string;
@@ -10533,7 +10798,10 @@ export interface operations {
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
-                withdrawStatus: string;
+                /** @description null on a refund line */
+                withdrawStatus: string | null;
+                /** @description null on a withdraw line */
+                refundStatus: string | null;
                 outcome: ("paid" | "failed") | null;
                 bankReference: string | null;
                 failureReason: string | null;
@@ -10633,7 +10901,9 @@ export interface operations {
            *         "items": [
            *           {
            *             "position": 1,
+           *             "kind": "withdraw",
            *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *             "referenceId": "order-1001",
            *             "amount": "1000.00",
@@ -10643,6 +10913,7 @@ export interface operations {
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
+           *             "refundStatus": "processing",
            *             "outcome": "paid",
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
@@ -10679,11 +10950,18 @@ export interface operations {
               items: {
                 /** @description Row number in the batch and its CSV */
                 position: number;
-                /** Format: uuid */
-                withdrawId: string;
+                /**
+                 * @description What the line pays: a withdraw, or a refund to the payment's customer (or the refund's destination)
+                 * @enum {string}
+                 */
+                kind: "withdraw" | "refund";
+                /** @description The withdraw's id (record its outcome against it); null on a refund line */
+                withdrawId: string | null;
+                /** @description The refund's id (record its outcome against it); null on a withdraw line */
+                refundId: string | null;
                 /** Format: uuid */
                 merchantId: string;
-                /** @description The merchant's reference of the withdraw */
+                /** @description The merchant's reference of the withdraw or refund */
                 referenceId: string;
                 /** @description Decimal string, as in the public API */
                 amount: string;
@@ -10693,7 +10971,10 @@ export interface operations {
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
-                withdrawStatus: string;
+                /** @description null on a refund line */
+                withdrawStatus: string | null;
+                /** @description null on a withdraw line */
+                refundStatus: string | null;
                 outcome: ("paid" | "failed") | null;
                 bankReference: string | null;
                 failureReason: string | null;
@@ -10848,7 +11129,9 @@ export interface operations {
            *         "items": [
            *           {
            *             "position": 1,
+           *             "kind": "withdraw",
            *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *             "referenceId": "order-1001",
            *             "amount": "1000.00",
@@ -10858,6 +11141,7 @@ export interface operations {
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
+           *             "refundStatus": "processing",
            *             "outcome": "paid",
            *             "bankReference": "SCB2611230001234",
            *             "failureReason": null,
@@ -10894,11 +11178,18 @@ export interface operations {
               items: {
                 /** @description Row number in the batch and its CSV */
                 position: number;
-                /** Format: uuid */
-                withdrawId: string;
+                /**
+                 * @description What the line pays: a withdraw, or a refund to the payment's customer (or the refund's destination)
+                 * @enum {string}
+                 */
+                kind: "withdraw" | "refund";
+                /** @description The withdraw's id (record its outcome against it); null on a refund line */
+                withdrawId: string | null;
+                /** @description The refund's id (record its outcome against it); null on a withdraw line */
+                refundId: string | null;
                 /** Format: uuid */
                 merchantId: string;
-                /** @description The merchant's reference of the withdraw */
+                /** @description The merchant's reference of the withdraw or refund */
                 referenceId: string;
                 /** @description Decimal string, as in the public API */
                 amount: string;
@@ -10908,7 +11199,206 @@ export interface operations {
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
-                withdrawStatus: string;
+                /** @description null on a refund line */
+                withdrawStatus: string | null;
+                /** @description null on a withdraw line */
+                refundStatus: string | null;
+                outcome: ("paid" | "failed") | null;
+                bankReference: string | null;
+                failureReason: string | null;
+                recordedAt: string | null;
+                /** @description The operator who recorded the outcome, from the credential: "admin-token" for ADMIN_TOKEN (named operator tokens will give their name) */
+                recordedBy: string | null;
+                /** @description The tool the outcome was recorded with: api, cli or desk (null when not known) */
+                recordedVia: ("api" | "cli" | "desk") | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  recordRefundPayoutOutcome: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch UUID */
+        id: string;
+        /** @description Refund UUID */
+        refundId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "paid",
+         *       "bankReference": "SCB2611230001234",
+         *       "reason": "Opening float"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description paid or failed
+           * @enum {string}
+           */
+          outcome: "paid" | "failed";
+          /** @description The bank's reference of the transfer; required when paid */
+          bankReference?: string;
+          /** @description Why it failed; required when failed */
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "status": "open",
+           *         "createdBy": "Somsri (finance)",
+           *         "itemCount": 1,
+           *         "totalAmount": "250000.00",
+           *         "paidCount": 1,
+           *         "failedCount": 1,
+           *         "openCount": 1,
+           *         "paidAmount": "0.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "closedAt": null,
+           *         "items": [
+           *           {
+           *             "position": 1,
+           *             "kind": "withdraw",
+           *             "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "referenceId": "order-1001",
+           *             "amount": "1000.00",
+           *             "destinationType": "bank_account",
+           *             "bankCode": "004",
+           *             "bankName": "Kasikornbank",
+           *             "bankAccountNumber": "******7890",
+           *             "bankAccountName": "Somchai Jaidee",
+           *             "withdrawStatus": "processing",
+           *             "refundStatus": "processing",
+           *             "outcome": "paid",
+           *             "bankReference": "SCB2611230001234",
+           *             "failureReason": null,
+           *             "recordedAt": null,
+           *             "recordedBy": "admin-token",
+           *             "recordedVia": "api"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              status: "open" | "closed";
+              createdBy: string;
+              itemCount: number;
+              /** @description Sum of the items' amounts, decimal string */
+              totalAmount: string;
+              paidCount: number;
+              failedCount: number;
+              /** @description Items without an outcome yet */
+              openCount: number;
+              paidAmount: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              closedAt: string | null;
+              items: {
+                /** @description Row number in the batch and its CSV */
+                position: number;
+                /**
+                 * @description What the line pays: a withdraw, or a refund to the payment's customer (or the refund's destination)
+                 * @enum {string}
+                 */
+                kind: "withdraw" | "refund";
+                /** @description The withdraw's id (record its outcome against it); null on a refund line */
+                withdrawId: string | null;
+                /** @description The refund's id (record its outcome against it); null on a withdraw line */
+                refundId: string | null;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The merchant's reference of the withdraw or refund */
+                referenceId: string;
+                /** @description Decimal string, as in the public API */
+                amount: string;
+                destinationType: string;
+                bankCode: string;
+                bankName: string | null;
+                /** @description Masked; the CSV carries it in full */
+                bankAccountNumber: string;
+                bankAccountName: string;
+                /** @description null on a refund line */
+                withdrawStatus: string | null;
+                /** @description null on a withdraw line */
+                refundStatus: string | null;
                 outcome: ("paid" | "failed") | null;
                 bankReference: string | null;
                 failureReason: string | null;

@@ -21,14 +21,18 @@ import { clientFlags, type OutputOptions, printResult, wholeNumber } from "../op
 
 interface BatchItem {
   position: number;
-  withdrawId: string;
+  /** What the line pays; absent from servers older than refunds through the desk. */
+  kind?: "withdraw" | "refund";
+  withdrawId: string | null;
+  refundId?: string | null;
   referenceId: string;
   amount: string;
   destinationType: string;
   bankCode: string;
   bankAccountNumber: string;
   bankAccountName: string;
-  withdrawStatus: string;
+  withdrawStatus: string | null;
+  refundStatus?: string | null;
   outcome: string | null;
   bankReference: string | null;
   failureReason: string | null;
@@ -60,9 +64,18 @@ export function thb(wire: string): string {
   return satang === null ? wire : `${formatThb(satang)} THB`;
 }
 
+/** How many lines a batch has, and of which kind: "3 withdraws", or "3 lines (2 withdraws, 1 refund)". */
+function lineCount(batch: Batch): string {
+  const refunds = (batch.items ?? []).filter((item) => item.kind === "refund").length;
+  if (refunds === 0) return `${batch.itemCount} withdraws`;
+  const withdraws = batch.itemCount - refunds;
+  const lines = batch.itemCount === 1 ? "line" : "lines";
+  return `${batch.itemCount} ${lines} (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
+}
+
 function summary(batch: Batch): string {
   return (
-    `Batch ${batch.id} (${batch.status}): ${batch.itemCount} withdraws, total ${thb(batch.totalAmount)}; ` +
+    `Batch ${batch.id} (${batch.status}): ${lineCount(batch)}, total ${thb(batch.totalAmount)}; ` +
     `${batch.paidCount} paid (${thb(batch.paidAmount)}), ${batch.failedCount} failed, ${batch.openCount} open`
   );
 }
@@ -82,7 +95,9 @@ function itemLine(item: BatchItem): string {
   return (
     `  ${item.position}. ${thb(item.amount)}  ${item.destinationType} ${item.bankCode} ` +
     `${item.bankAccountNumber} ${item.bankAccountName}\n` +
-    `     withdraw ${item.withdrawId} (reference ${item.referenceId}, status ${item.withdrawStatus})  ${result}`
+    (item.kind === "refund"
+      ? `     REFUND ${item.refundId} (reference ${item.referenceId}, status ${item.refundStatus})  ${result}`
+      : `     withdraw ${item.withdrawId} (reference ${item.referenceId}, status ${item.withdrawStatus})  ${result}`)
   );
 }
 
@@ -211,14 +226,18 @@ function registerCsv(batch: Command, io: CliIo): void {
 interface RecordFlags extends OutputOptions {
   paid?: string;
   failed?: string;
+  refund?: boolean;
 }
 
 function registerRecord(batch: Command, io: CliIo): void {
-  clientFlags(batch.command("record").description("record what the bank did with one withdraw of a batch"))
+  clientFlags(
+    batch.command("record").description("record what the bank did with one withdraw (or refund) of a batch"),
+  )
     .argument("<batchId>", "batch id")
-    .argument("<withdrawId>", "withdraw id")
+    .argument("<withdrawId>", "withdraw id (a refund's id with --refund)")
     .option("--paid <bankReference>", "it was paid; the bank's reference of the transfer")
     .option("--failed <reason>", "it failed; why")
+    .option("--refund", "the line is a refund (marked REFUND in `payouts batch show`)")
     .action(async (batchId: string, withdrawId: string, flags: RecordFlags) => {
       if ((flags.paid === undefined) === (flags.failed === undefined)) {
         throw new UsageError("record needs exactly one of --paid <bankReference> or --failed <reason>");
@@ -229,7 +248,9 @@ function registerRecord(batch: Command, io: CliIo): void {
           : { outcome: "failed", reason: flags.failed };
       const data = await adminClient(flags, io.env).call<Batch>(
         "POST",
-        `/payout-batches/${encodeURIComponent(batchId)}/items/${encodeURIComponent(withdrawId)}/outcome`,
+        flags.refund
+          ? `/payout-batches/${encodeURIComponent(batchId)}/refunds/${encodeURIComponent(withdrawId)}/outcome`
+          : `/payout-batches/${encodeURIComponent(batchId)}/items/${encodeURIComponent(withdrawId)}/outcome`,
         body,
       );
       printResult(io, flags, data, () => details(data));
@@ -239,7 +260,7 @@ function registerRecord(batch: Command, io: CliIo): void {
 /** Adds `payouts batch ...` to the program. */
 export function registerPayoutCommands(program: Command, { io }: CommandContext): void {
   const payouts = program.command("payouts").description("the manual payout desk (SATANG_PAYOUTS=manual)");
-  const batch = payouts.command("batch").description("batches of pending withdraws paid by hand");
+  const batch = payouts.command("batch").description("batches of pending withdraws and refunds paid by hand");
   registerCreate(batch, io);
   registerList(batch, io);
   registerShow(batch, io);

@@ -24,7 +24,7 @@ const TIME_ZONE = "Asia/Bangkok";
 const base = document.documentElement.dataset.base ?? "";
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 
-/** @typedef {{ position: number, withdrawId: string, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
+/** @typedef {{ position: number, kind?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string | null, refundStatus?: string | null, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
 /** @typedef {{ id: string, status: string, createdBy: string, itemCount: number, totalAmount: string, paidAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
 
 // ---- Language -------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ function t(key, vars = {}) {
 /**
  * A value of one of the server's lists in the current language; a value these texts do not know
  * (added to the server after this page) shows as it is.
- * @param {"batchStatus" | "outcome" | "via" | "withdrawStatus" | "destination"} family
+ * @param {"batchStatus" | "outcome" | "via" | "withdrawStatus" | "refundStatus" | "destination"} family
  * @param {string} value
  */
 function valueText(family, value) {
@@ -357,13 +357,22 @@ function outcomeCell(batchId, item) {
   );
   const paid = el("button", { type: "button", name: "paid" }, [t("markPaid")]);
   const failed = el("button", { type: "button", name: "failed" }, [t("markFailed")]);
+  // A refund line's outcome is recorded against the refund, a withdraw's against the withdraw.
+  const refund = item.kind === "refund";
+  const id = refund ? item.refundId : item.withdrawId;
+  const path = refund
+    ? `/payout-batches/${batchId}/refunds/${id}/outcome`
+    : `/payout-batches/${batchId}/items/${id}/outcome`;
   /** @param {{ outcome: "paid" | "failed", bankReference?: string, reason?: string }} body */
   const record = async (body) => {
     try {
-      await call("POST", `/payout-batches/${batchId}/items/${item.withdrawId}/outcome`, body);
+      await call("POST", path, body);
       await showBatch(
         batchId,
-        t("recorded", { outcome: valueText("outcome", body.outcome), id: item.withdrawId }),
+        t(refund ? "recordedRefund" : "recorded", {
+          outcome: valueText("outcome", body.outcome),
+          id: id ?? "",
+        }),
       );
     } catch (error) {
       notice(String(/** @type {Error} */ (error).message));
@@ -381,9 +390,14 @@ function outcomeCell(batchId, item) {
   return el("td", { class: "outcome" }, [el("div", { class: "record" }, [reference, paid, reason, failed])]);
 }
 
-/** @param {string} batchId @param {Item} item */
+/**
+ * One line of the batch. A refund line is marked as such: a "Refund" label beside its destination,
+ * the refund's id in the id column, and the refund's status.
+ * @param {string} batchId @param {Item} item
+ */
 function itemRow(batchId, item) {
-  return el("tr", { "data-withdraw": item.withdrawId }, [
+  if (item.kind === "refund") return refundRow(batchId, item);
+  return el("tr", { "data-withdraw": item.withdrawId ?? "" }, [
     el("td", { class: "num" }, [String(item.position)]),
     el("td", { class: "destination" }, [valueText("destination", item.destinationType)]),
     el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`.trim()]),
@@ -391,9 +405,31 @@ function itemRow(batchId, item) {
     el("td", {}, [item.bankAccountName]),
     el("td", { class: "num amount" }, [thb(item.amount)]),
     el("td", { class: "reference" }, [item.referenceId]),
-    el("td", { class: "withdraw mono" }, [item.withdrawId]),
+    el("td", { class: "withdraw mono" }, [item.withdrawId ?? ""]),
     el("td", { class: `withdraw-status ${item.withdrawStatus}` }, [
-      valueText("withdrawStatus", item.withdrawStatus),
+      valueText("withdrawStatus", item.withdrawStatus ?? ""),
+    ]),
+    outcomeCell(batchId, item),
+    el("td", { class: "recorded-by" }, [recordedByText(item)]),
+  ]);
+}
+
+/** @param {string} batchId @param {Item} item */
+function refundRow(batchId, item) {
+  return el("tr", { "data-refund": item.refundId ?? "", class: "refund-line" }, [
+    el("td", { class: "num" }, [String(item.position)]),
+    el("td", { class: "destination" }, [
+      el("span", { class: "line-kind refund" }, [t("refundLine")]),
+      ` ${valueText("destination", item.destinationType)}`,
+    ]),
+    el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`.trim()]),
+    el("td", { class: "mono" }, [item.bankAccountNumber]),
+    el("td", {}, [item.bankAccountName]),
+    el("td", { class: "num amount" }, [thb(item.amount)]),
+    el("td", { class: "reference" }, [item.referenceId]),
+    el("td", { class: "refund mono" }, [`${t("refundLine")} ${item.refundId ?? ""}`]),
+    el("td", { class: `refund-status ${item.refundStatus}` }, [
+      valueText("refundStatus", item.refundStatus ?? ""),
     ]),
     outcomeCell(batchId, item),
     el("td", { class: "recorded-by" }, [recordedByText(item)]),

@@ -72,6 +72,8 @@ const en = {
   outcomePaid: "paid · {reference}",
   outcomeFailed: "failed · {reason}",
   recorded: "Recorded {outcome} for withdraw {id}.",
+  recordedRefund: "Recorded {outcome} for refund {id}.",
+  refundLine: "Refund",
   recordedBy: "{name} via {via}",
   none: "—",
 
@@ -90,6 +92,12 @@ const en = {
   "withdrawStatus.failed": "Failed",
   "withdrawStatus.canceled": "Canceled",
   "withdrawStatus.expired": "Expired",
+
+  "refundStatus.pending": "Pending",
+  "refundStatus.processing": "Processing",
+  "refundStatus.succeeded": "Succeeded",
+  "refundStatus.failed": "Failed",
+  "refundStatus.canceled": "Canceled",
 
   "destination.bank_account": "Bank account",
   "destination.wallet": "Wallet",
@@ -158,6 +166,8 @@ const th = {
   outcomePaid: "จ่ายแล้ว · {reference}",
   outcomeFailed: "ไม่สำเร็จ · {reason}",
   recorded: "บันทึกผล “{outcome}” ของรายการถอน {id} แล้ว",
+  recordedRefund: "บันทึกผล “{outcome}” ของรายการคืนเงิน {id} แล้ว",
+  refundLine: "คืนเงิน",
   recordedBy: "{name} ผ่าน {via}",
   none: "—",
 
@@ -176,6 +186,12 @@ const th = {
   "withdrawStatus.failed": "ไม่สำเร็จ",
   "withdrawStatus.canceled": "ยกเลิกแล้ว",
   "withdrawStatus.expired": "หมดอายุ",
+
+  "refundStatus.pending": "รอดำเนินการ",
+  "refundStatus.processing": "กำลังดำเนินการ",
+  "refundStatus.succeeded": "สำเร็จ",
+  "refundStatus.failed": "ไม่สำเร็จ",
+  "refundStatus.canceled": "ยกเลิกแล้ว",
 
   "destination.bank_account": "บัญชีธนาคาร",
   "destination.wallet": "วอลเล็ต",

@@ -12,7 +12,7 @@ const base = document.documentElement.dataset.base ?? "";
 const section = /** @type {HTMLElement} */ (document.getElementById("undecided"));
 
 /** @typedef {{ at: string, operation: string, httpStatus: number | null, answer: any, error: string | null }} BankAnswer */
-/** @typedef {{ withdrawId: string, merchantId: string, referenceId: string, amount: string, provider: string, lastError: string | null, undecidedSeconds: number, bank: { transfer: Record<string, unknown> | null, lastAnswers: BankAnswer[] } | null }} Undecided */
+/** @typedef {{ subjectType?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, merchantId: string, referenceId: string, amount: string, provider: string, lastError: string | null, undecidedSeconds: number, bank: { transfer: Record<string, unknown> | null, lastAnswers: BankAnswer[] } | null }} Undecided */
 
 /**
  * @param {string} tag
@@ -47,11 +47,27 @@ function answerText(a) {
   return `${a.at} ${a.operation}: ${a.httpStatus === null ? `no answer (${a.error ?? "unknown"})` : `HTTP ${a.httpStatus}`}${said}`;
 }
 
+/**
+ * What an undecided payout pays, and the id it is resolved under: a withdraw, or a refund.
+ * @param {Undecided} row
+ * @returns {{ kind: "withdraw" | "refund", id: string }}
+ */
+function subjectOf(row) {
+  return row.subjectType === "refund"
+    ? { kind: "refund", id: row.refundId ?? "" }
+    : { kind: "withdraw", id: row.withdrawId ?? "" };
+}
+
 /** @param {Undecided} row */
 function resolveForm(row) {
+  const { kind, id } = subjectOf(row);
   const outcome = el("select", { name: "outcome", "aria-label": "Outcome" }, [
     el("option", { value: "paid" }, ["paid (hold consumed)"]),
-    el("option", { value: "failed" }, ["failed (hold returned to the wallet)"]),
+    el("option", { value: "failed" }, [
+      kind === "refund"
+        ? "failed (hold returned where it came from)"
+        : "failed (hold returned to the wallet)",
+    ]),
   ]);
   const reason = el("input", {
     name: "reason",
@@ -81,8 +97,8 @@ function resolveForm(row) {
       ...(bankReference ? { bankReference } : {}),
     };
     try {
-      const data = await call("POST", `/withdraws/${encodeURIComponent(row.withdrawId)}/resolve`, body);
-      status.textContent = `Resolved: withdraw is now ${data.withdraw.status}`;
+      const data = await call("POST", `/${kind}s/${encodeURIComponent(id)}/resolve`, body);
+      status.textContent = `Resolved: ${kind} is now ${data[kind].status}`;
       setTimeout(load, 1_000);
     } catch (error) {
       status.textContent = `Refused: ${error instanceof Error ? error.message : String(error)}`;
@@ -93,6 +109,7 @@ function resolveForm(row) {
 
 /** @param {Undecided} row */
 function rowView(row) {
+  const { kind, id } = subjectOf(row);
   const hours = (row.undecidedSeconds / 3600).toFixed(1);
   const answers = (row.bank?.lastAnswers ?? []).map((a) => el("li", {}, [answerText(a)]));
   const transfer = row.bank?.transfer
@@ -101,7 +118,7 @@ function rowView(row) {
         .join(", ")
     : "none";
   return el("article", { class: "undecided-item" }, [
-    el("h3", {}, [`${row.amount} THB, withdraw ${row.withdrawId}`]),
+    el("h3", {}, [`${row.amount} THB, ${kind} ${id}`]),
     el("p", {}, [
       `Reference ${row.referenceId}, merchant ${row.merchantId}, ${row.provider}, undecided ${hours} h`,
     ]),

@@ -18,6 +18,7 @@
 import type { ScbPayerConfig } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { formatThb } from "../../lib/money.ts";
+import { refundSubject } from "../../lib/payout-subjects.ts";
 import { type ScbAnswer, ScbCallError, type ScbClient } from "./client.ts";
 import { scbAmount } from "./collection.ts";
 import {
@@ -29,7 +30,7 @@ import {
   SCB_TRANSFER_AMOUNT_MAX_SATANG,
   SCB_TRANSFER_INQUIRY_RANGE_DAYS,
 } from "./limits.ts";
-import { partnerTransactionId } from "./references.ts";
+import { partnerTransactionId, partnerTransactionIdOf } from "./references.ts";
 import { addDays, bangkokDate, channelDateTime } from "./time.ts";
 import {
   type CreditInitiateRequest,
@@ -51,6 +52,19 @@ export interface ScbPayoutInput {
   bankCode: string;
   accountNumber: string;
   accountName: string;
+}
+
+/** A refund's transfer: the same details, and its own partner transaction id. */
+export type ScbRefundPayoutInput = Omit<ScbPayoutInput, "withdrawId"> & { refundId: string };
+
+/** What one transfer pays: a withdraw or a refund. */
+export type ScbTransferInput = ScbPayoutInput | ScbRefundPayoutInput;
+
+/** The partner transaction id of the transfer `input` pays. */
+function partnerIdOf(input: ScbTransferInput): string {
+  return "refundId" in input
+    ? partnerTransactionIdOf(refundSubject(input.refundId))
+    : partnerTransactionId(input.withdrawId);
 }
 
 export type InitiateResult =
@@ -94,7 +108,7 @@ export class ScbPayouts {
    * accounts cross-bank (THB, at most 2,000,000 baht), wallets by PromptPay to a 13-digit tax or
    * citizen id (at most 2,000,000 baht). Anything else is refused before SCB is called.
    */
-  payeeOf(input: ScbPayoutInput): { ok: true; payee: Payee } | { ok: false; reason: string } {
+  payeeOf(input: ScbTransferInput): { ok: true; payee: Payee } | { ok: false; reason: string } {
     const limited = input.destinationType === "wallet" || input.bankCode !== SCB_BANK_CODE;
     if (limited && input.amountSatang > SCB_TRANSFER_AMOUNT_MAX_SATANG) {
       return { ok: false, reason: "amount_above_scb_transfer_limit" };
@@ -125,10 +139,10 @@ export class ScbPayouts {
    * duplicated), is not a refusal: the answer is `unknown`. Whether a refusal is final is the
    * caller's to decide: only the first and only initiate's is (provider.ts).
    */
-  async initiatePayout(input: ScbPayoutInput, signal?: AbortSignal): Promise<InitiateResult> {
+  async initiatePayout(input: ScbTransferInput, signal?: AbortSignal): Promise<InitiateResult> {
     const payee = this.payeeOf(input);
     if (!payee.ok) return { status: "rejected", reason: payee.reason, code: null, sent: false };
-    const partnerId = partnerTransactionId(input.withdrawId);
+    const partnerId = partnerIdOf(input);
     const initiatedAt = this.clock.now();
     let answer: ScbAnswer<{ tokenizerId?: unknown }>;
     try {

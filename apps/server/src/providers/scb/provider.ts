@@ -4,10 +4,12 @@
  * lookup reads what was stored and asks SCB's transfer inquiry.
  *
  * How the interface's promises hold for SCB:
- * - "A send with the same key is the same payout": the partner transaction id is derived from
- *   the withdraw id, one tokenizer id is stored per withdraw (the first stored wins; another
+ * - "A send with the same key is the same payout": the key names a withdraw or a refund
+ *   (lib/payout-subjects.ts), the partner transaction id is derived from it (a refund's never
+ *   equals a withdraw's), one tokenizer id is stored per subject (the first stored wins; another
  *   one is never confirmed), and the confirm is claimed by one conditional update before it
- *   leaves, so a withdraw is confirmed at most once, whatever process sends or resends it.
+ *   leaves, so a withdraw or refund is confirmed at most once, whatever process sends or
+ *   resends it.
  * - `getPayout` answers `not_found` only while no confirm has left: a resend then confirms the
  *   stored tokenizer, or initiates again when none was stored (an initiate moves no money).
  * - An uncertain confirm (no answer, a non-success code) is never sent again: it is asked
@@ -21,6 +23,12 @@ import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
 import { PROVIDER_CALL_TIMEOUT_MS } from "../../lib/limits.ts";
+import {
+  type PayoutSubject,
+  payoutKeyOf,
+  payoutSubjectOfKey,
+  subjectOfRow,
+} from "../../lib/payout-subjects.ts";
 import type {
   CancelPayoutResult,
   PaymentInstruction,
@@ -35,8 +43,8 @@ import type {
 } from "../provider.ts";
 import type { ScbCollection } from "./collection.ts";
 import { SCB_PROVIDER_NAME } from "./names.ts";
-import type { PayoutOutcome, ScbPayouts } from "./payouts.ts";
-import { partnerTransactionId } from "./references.ts";
+import type { PayoutOutcome, ScbPayouts, ScbTransferInput } from "./payouts.ts";
+import { partnerTransactionIdOf } from "./references.ts";
 import {
   beginInitiate,
   claimConfirm,
@@ -52,6 +60,13 @@ import {
   type TransferRow,
   uncountInitiate,
 } from "./store.ts";
+
+/** The withdraw or refund a payout key names; a key that names neither is a bug of the caller. */
+function subjectOfKey(key: string): PayoutSubject {
+  const subject = payoutSubjectOfKey(key);
+  if (!subject) throw new Error("an SCB payout key names a withdraw or a refund");
+  return subject;
+}
 
 /** How many of SCB's last answers about a transfer the operator is shown. */
 const EVIDENCE_ANSWERS_MAX = 5;
@@ -90,25 +105,28 @@ export class ScbProvider implements Provider {
     const payouts = this.payouts();
     const { db, clock } = this.deps;
     const signal = options.signal;
-    const withdrawId = input.idempotencyKey;
-    const existing = await findTransfer(db, withdrawId);
+    const key = input.idempotencyKey;
+    const subject = subjectOfKey(key);
+    const existing = await findTransfer(db, subject);
     if (existing && existing.state !== "initiating") return this.continueTransfer(existing, signal);
-    const payoutInput = {
-      withdrawId,
+    const details = {
       amountSatang: input.amountSatang,
       destinationType: input.destinationType,
       bankCode: input.bankCode,
       accountNumber: input.accountNumber,
       accountName: input.accountName,
     };
+    const payoutInput: ScbTransferInput =
+      subject.kind === "withdraw"
+        ? { withdrawId: subject.id, ...details }
+        : { refundId: subject.id, ...details };
     // Refused before SCB is called (a destination SCB does not serve): the same for every send
-    // of this withdraw, so no initiate can ever have left.
+    // of this payout, so no initiate can ever have left.
     const payee = payouts.payeeOf(payoutInput);
-    if (!payee.ok && !existing)
-      return { status: "failed", providerReference: withdrawId, reason: payee.reason };
+    if (!payee.ok && !existing) return { status: "failed", providerReference: key, reason: payee.reason };
     const turn = await beginInitiate(db, {
-      withdrawId,
-      partnerTransactionId: partnerTransactionId(withdrawId),
+      subject,
+      partnerTransactionId: partnerTransactionIdOf(subject),
       amountSatang: input.amountSatang,
       at: clock.now(),
     });
@@ -116,33 +134,33 @@ export class ScbProvider implements Provider {
     if (turn.kind === "stop") {
       return turn.transfer
         ? this.continueTransfer(turn.transfer, signal)
-        : { status: "indeterminate", error: "the withdraw's payout is no longer open" };
+        : { status: "indeterminate", error: "the payout is no longer open" };
     }
     const initiated = await payouts.initiatePayout(payoutInput, signal);
     if (initiated.status === "rejected") {
-      const final = await rejectTransfer(db, withdrawId, turn.attempt, initiated.reason, clock.now());
-      if (final) return { status: "failed", providerReference: withdrawId, reason: initiated.reason };
+      const final = await rejectTransfer(db, subject, turn.attempt, initiated.reason, clock.now());
+      if (final) return { status: "failed", providerReference: key, reason: initiated.reason };
       // An earlier initiate may have reached SCB and its answer never came back: this refusal
       // (SCB's "duplicated" for the reused partner id, most often) says nothing about that one.
       const note = `SCB refused initiate ${turn.attempt} after an earlier one whose answer was lost: ${initiated.reason}`;
-      await noteTransfer(db, withdrawId, { lastError: note, at: clock.now() });
+      await noteTransfer(db, subject, { lastError: note, at: clock.now() });
       return { status: "indeterminate", error: note };
     }
     if (initiated.status === "unknown") {
-      if (!initiated.sent) await uncountInitiate(db, withdrawId, turn.attempt, clock.now());
+      if (!initiated.sent) await uncountInitiate(db, subject, turn.attempt, clock.now());
       const note = `initiate ${turn.attempt} undecided: ${initiated.error}`;
-      await noteTransfer(db, withdrawId, { lastError: note, at: clock.now() });
+      await noteTransfer(db, subject, { lastError: note, at: clock.now() });
       return { status: "indeterminate", error: note };
     }
     const stored = await storeTransfer(db, {
-      withdrawId,
+      subject,
       tokenizerId: initiated.tokenizerId,
       initiatedAt: initiated.initiatedAt,
     });
     if (!stored) {
       return {
         status: "indeterminate",
-        error: "the withdraw's payout closed while SCB answered the initiate",
+        error: "the payout closed while SCB answered the initiate",
       };
     }
     return this.confirm(stored, signal);
@@ -153,7 +171,7 @@ export class ScbProvider implements Provider {
     if (transfer.state === "initiated" && hasTokenizer(transfer) && transfer.confirm_sent_at === null) {
       return this.confirm(transfer, signal);
     }
-    const lookup = await this.getPayout(transfer.withdraw_id, { signal });
+    const lookup = await this.getPayout(payoutKeyOf(subjectOfRow(transfer)), { signal });
     return lookup.status === "not_found" ? { status: "indeterminate", error: "transfer not found" } : lookup;
   }
 
@@ -163,9 +181,10 @@ export class ScbProvider implements Provider {
     // Past the send's bound no confirm is claimed: the lifecycle has given this send up.
     if (signal?.aborted)
       return { status: "indeterminate", error: "the send's bound passed before the confirm" };
-    const claimed = await claimConfirm(db, transfer.withdraw_id, clock.now());
+    const subject = subjectOfRow(transfer);
+    const claimed = await claimConfirm(db, subject, clock.now());
     if (!claimed) {
-      const lookup = await this.getPayout(transfer.withdraw_id, { signal });
+      const lookup = await this.getPayout(payoutKeyOf(subject), { signal });
       return lookup.status === "not_found"
         ? { status: "indeterminate", error: "transfer not found" }
         : lookup;
@@ -179,7 +198,7 @@ export class ScbProvider implements Provider {
       signal,
     );
     if (result.status === "not_sent") {
-      await releaseConfirm(db, claimed.withdraw_id, claimed.confirm_sent_at!, clock.now());
+      await releaseConfirm(db, subject, claimed.confirm_sent_at!, clock.now());
       return { status: "indeterminate", error: result.reason };
     }
     const answer = await this.book(claimed, result);
@@ -196,7 +215,8 @@ export class ScbProvider implements Provider {
   }
 
   async getPayout(idempotencyKey: string, options: PayoutCallOptions = {}): Promise<PayoutLookup> {
-    let transfer = await findTransfer(this.deps.db, idempotencyKey);
+    const subject = subjectOfKey(idempotencyKey);
+    let transfer = await findTransfer(this.deps.db, subject);
     // The first and only initiate was refused: no tokenizer exists, nothing can be paid.
     if (transfer?.state === "rejected") {
       return {
@@ -221,12 +241,8 @@ export class ScbProvider implements Provider {
     // shows a transfer that can no longer move money.
     if (transfer.state === "initiated" && transfer.confirm_sent_at.getTime() <= now - this.settledAfterMs()) {
       transfer =
-        (await closeTransfer(
-          this.deps.db,
-          idempotencyKey,
-          new Date(now - this.settledAfterMs()),
-          new Date(now),
-        )) ?? transfer;
+        (await closeTransfer(this.deps.db, subject, new Date(now - this.settledAfterMs()), new Date(now))) ??
+        transfer;
     }
     const outcome = await this.payouts().inquirePayout(
       {
@@ -243,7 +259,7 @@ export class ScbProvider implements Provider {
     ) {
       const reason =
         "SCB shows the transfer never confirmed, and it can no longer be confirmed: nothing was paid";
-      await noteTransfer(this.deps.db, idempotencyKey, {
+      await noteTransfer(this.deps.db, subject, {
         scbStatus: outcome.scbStatus,
         lastError: reason,
         at: new Date(now),
@@ -255,8 +271,9 @@ export class ScbProvider implements Provider {
 
   /** The transfer and SCB's last answers about it, for the operator's undecided list. */
   async payoutEvidence(idempotencyKey: string): Promise<PayoutEvidence> {
-    const transfer = await findTransfer(this.deps.db, idempotencyKey);
-    const exchanges = await lastTransferExchanges(this.deps.db, idempotencyKey, EVIDENCE_ANSWERS_MAX);
+    const subject = subjectOfKey(idempotencyKey);
+    const transfer = await findTransfer(this.deps.db, subject);
+    const exchanges = await lastTransferExchanges(this.deps.db, subject, EVIDENCE_ANSWERS_MAX);
     return {
       transfer: transfer
         ? {
@@ -285,16 +302,17 @@ export class ScbProvider implements Provider {
   private async book(transfer: InitiatedTransfer, outcome: PayoutOutcome): Promise<PayoutLookup> {
     const at = this.deps.clock.now();
     const reference = transfer.tokenizer_id;
+    const subject = subjectOfRow(transfer);
     const scbStatus = outcome.scbStatus ?? transfer.scb_status;
     switch (outcome.status) {
       case "paid":
-        await noteTransfer(this.deps.db, transfer.withdraw_id, { scbStatus, lastError: null, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at });
         return { status: "paid", providerReference: reference };
       case "failed":
-        await noteTransfer(this.deps.db, transfer.withdraw_id, { scbStatus, lastError: outcome.reason, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: outcome.reason, at });
         return { status: "failed", providerReference: reference, reason: outcome.reason };
       case "accepted":
-        await noteTransfer(this.deps.db, transfer.withdraw_id, { scbStatus, lastError: null, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at });
         return {
           status: "accepted",
           providerReference: reference,
@@ -302,7 +320,7 @@ export class ScbProvider implements Provider {
         };
       default: {
         const waitMs = Math.max(outcome.checkAfterMs, this.deps.reconcileIntervalMs);
-        await noteTransfer(this.deps.db, transfer.withdraw_id, {
+        await noteTransfer(this.deps.db, subject, {
           scbStatus,
           lastError: outcome.reason,
           nextInquiryAt: new Date(at.getTime() + outcome.checkAfterMs),

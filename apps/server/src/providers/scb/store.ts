@@ -1,5 +1,6 @@
 /**
- * SQL of the SCB connector: the credit transfer of each withdraw (its tokenizer id and whether
+ * SQL of the SCB connector: the credit transfer of each payout subject (a withdraw or a refund,
+ * lib/payout-subjects.ts) (its tokenizer id and whether
  * its one confirm has left) and the record of every exchange with SCB: written, listed for the
  * operator, and deleted after SCB_EXCHANGE_RETENTION_DAYS.
  */
@@ -8,8 +9,9 @@ import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
 import { selectPage } from "../../db/pages.ts";
 import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
 import type { Database } from "../../db/types.ts";
+import { type PayoutSubject, subjectColumn } from "../../lib/payout-subjects.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
-import { withdrawIdOf } from "./references.ts";
+import { payoutSubjectOfPartnerId } from "./references.ts";
 
 export type TransferRow = Selectable<Database["scb_transfers"]>;
 
@@ -20,22 +22,38 @@ export function hasTokenizer(row: TransferRow): row is InitiatedTransfer {
   return row.tokenizer_id !== null;
 }
 
-export function findTransfer(db: Db, withdrawId: string): Promise<TransferRow | undefined> {
-  return db.selectFrom("scb_transfers").selectAll().where("withdraw_id", "=", withdrawId).executeTakeFirst();
+export function findTransfer(db: Db, subject: PayoutSubject): Promise<TransferRow | undefined> {
+  return db
+    .selectFrom("scb_transfers")
+    .selectAll()
+    .where(subjectColumn(subject.kind), "=", subject.id)
+    .executeTakeFirst();
 }
 
 /**
- * The fence every step that may lead to money moving passes: the withdraw is still `processing`
- * and its payout attempt is not completed. The payout row is locked FOR SHARE, so the lifecycle
+ * The fence every step that may lead to money moving passes: the withdraw (or refund) is still
+ * `processing` and its payout attempt is not completed. The payout row is locked FOR SHARE, so the lifecycle
  * cannot book an outcome (which completes that row in the same transaction) until the step's
  * transaction has ended; a step that comes after the booking sees it and stops.
  */
-async function payoutStillOpen(trx: Trx, withdrawId: string): Promise<boolean> {
+async function payoutStillOpen(trx: Trx, subject: PayoutSubject): Promise<boolean> {
+  if (subject.kind === "refund") {
+    const row = await trx
+      .selectFrom("payouts")
+      .innerJoin("refunds", "refunds.id", "payouts.refund_id")
+      .select("payouts.refund_id")
+      .where("payouts.refund_id", "=", subject.id)
+      .where("payouts.state", "<>", "completed")
+      .where("refunds.status", "=", "processing")
+      .forShare("payouts")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
   const row = await trx
     .selectFrom("payouts")
     .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
     .select("payouts.withdraw_id")
-    .where("payouts.withdraw_id", "=", withdrawId)
+    .where("payouts.withdraw_id", "=", subject.id)
     .where("payouts.state", "<>", "completed")
     .where("withdraws.status", "=", "processing")
     .forShare("payouts")
@@ -60,16 +78,19 @@ export type InitiateTurn =
  */
 export async function beginInitiate(
   db: Db,
-  input: { withdrawId: string; partnerTransactionId: string; amountSatang: bigint; at: Date },
+  input: { subject: PayoutSubject; partnerTransactionId: string; amountSatang: bigint; at: Date },
 ): Promise<InitiateTurn> {
+  const { subject } = input;
+  const column = subjectColumn(subject.kind);
   return withTransaction(db, async (trx): Promise<InitiateTurn> => {
-    if (!(await payoutStillOpen(trx, input.withdrawId))) {
-      return { kind: "stop", transfer: await findTransfer(trx, input.withdrawId) };
+    if (!(await payoutStillOpen(trx, subject))) {
+      return { kind: "stop", transfer: await findTransfer(trx, subject) };
     }
     const inserted = await trx
       .insertInto("scb_transfers")
       .values({
-        withdraw_id: input.withdrawId,
+        withdraw_id: subject.kind === "withdraw" ? subject.id : null,
+        refund_id: subject.kind === "refund" ? subject.id : null,
         partner_transaction_id: input.partnerTransactionId,
         amount_satang: input.amountSatang,
         tokenizer_id: null,
@@ -83,30 +104,35 @@ export async function beginInitiate(
         created_at: input.at,
         updated_at: input.at,
       })
-      .onConflict((oc) => oc.column("withdraw_id").doNothing())
+      .onConflict((oc) => oc.column(column).doNothing())
       .returning("initiate_attempts")
       .executeTakeFirst();
     if (inserted) return { kind: "initiate", attempt: inserted.initiate_attempts };
     const counted = await trx
       .updateTable("scb_transfers")
       .set((eb) => ({ initiate_attempts: eb("initiate_attempts", "+", 1), updated_at: input.at }))
-      .where("withdraw_id", "=", input.withdrawId)
+      .where(column, "=", subject.id)
       .where("state", "=", "initiating")
       .returning("initiate_attempts")
       .executeTakeFirst();
     if (counted) return { kind: "initiate", attempt: counted.initiate_attempts };
-    const transfer = await findTransfer(trx, input.withdrawId);
+    const transfer = await findTransfer(trx, subject);
     if (transfer?.state === "initiated" && hasTokenizer(transfer)) return { kind: "initiated", transfer };
     return { kind: "stop", transfer };
   });
 }
 
 /** An initiate that provably never left (no access token): it is not counted. */
-export async function uncountInitiate(db: Db, withdrawId: string, attempt: number, at: Date): Promise<void> {
+export async function uncountInitiate(
+  db: Db,
+  subject: PayoutSubject,
+  attempt: number,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable("scb_transfers")
     .set({ initiate_attempts: attempt - 1, updated_at: at })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .where("state", "=", "initiating")
     .where("initiate_attempts", "=", attempt)
     .execute();
@@ -122,10 +148,11 @@ export async function uncountInitiate(db: Db, withdrawId: string, attempt: numbe
  */
 export async function storeTransfer(
   db: Db,
-  input: { withdrawId: string; tokenizerId: string; initiatedAt: Date },
+  input: { subject: PayoutSubject; tokenizerId: string; initiatedAt: Date },
 ): Promise<InitiatedTransfer | undefined> {
+  const column = subjectColumn(input.subject.kind);
   return withTransaction(db, async (trx) => {
-    if (!(await payoutStillOpen(trx, input.withdrawId))) return undefined;
+    if (!(await payoutStillOpen(trx, input.subject))) return undefined;
     await trx
       .updateTable("scb_transfers")
       .set({
@@ -136,15 +163,15 @@ export async function storeTransfer(
         last_error: null,
         updated_at: input.initiatedAt,
       })
-      .where("withdraw_id", "=", input.withdrawId)
+      .where(column, "=", input.subject.id)
       .where("state", "=", "initiating")
       .execute();
-    const stored = await findTransfer(trx, input.withdrawId);
+    const stored = await findTransfer(trx, input.subject);
     if (stored?.state !== "initiated" || !hasTokenizer(stored)) return undefined;
     await trx
       .updateTable("payouts")
       .set({ provider_reference: stored.tokenizer_id })
-      .where("withdraw_id", "=", input.withdrawId)
+      .where(column, "=", input.subject.id)
       .execute();
     return stored;
   });
@@ -157,7 +184,7 @@ export async function storeTransfer(
  */
 export async function rejectTransfer(
   db: Db,
-  withdrawId: string,
+  subject: PayoutSubject,
   attempt: number,
   reason: string,
   at: Date,
@@ -166,11 +193,11 @@ export async function rejectTransfer(
   const rejected = await db
     .updateTable("scb_transfers")
     .set({ state: "rejected", last_error: reason, updated_at: at })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .where("state", "=", "initiating")
     .where("initiate_attempts", "=", 1)
     .where("tokenizer_id", "is", null)
-    .returning("withdraw_id")
+    .returning("partner_transaction_id")
     .executeTakeFirst();
   return rejected !== undefined;
 }
@@ -180,13 +207,17 @@ export async function rejectTransfer(
  * one caller, in any process, wins, and only while the payout is open and the transfer
  * `initiated`. Undefined when a confirm was already sent (or is going) or the payout is closed.
  */
-export function claimConfirm(db: Db, withdrawId: string, at: Date): Promise<InitiatedTransfer | undefined> {
+export function claimConfirm(
+  db: Db,
+  subject: PayoutSubject,
+  at: Date,
+): Promise<InitiatedTransfer | undefined> {
   return withTransaction(db, async (trx) => {
-    if (!(await payoutStillOpen(trx, withdrawId))) return undefined;
+    if (!(await payoutStillOpen(trx, subject))) return undefined;
     const claimed = await trx
       .updateTable("scb_transfers")
       .set({ confirm_sent_at: at, updated_at: at })
-      .where("withdraw_id", "=", withdrawId)
+      .where(subjectColumn(subject.kind), "=", subject.id)
       .where("state", "=", "initiated")
       .where("confirm_sent_at", "is", null)
       .returningAll()
@@ -196,11 +227,16 @@ export function claimConfirm(db: Db, withdrawId: string, at: Date): Promise<Init
 }
 
 /** Gives the confirm back: only the claim taken at `claimedAt`, when it provably never left. */
-export async function releaseConfirm(db: Db, withdrawId: string, claimedAt: Date, at: Date): Promise<void> {
+export async function releaseConfirm(
+  db: Db,
+  subject: PayoutSubject,
+  claimedAt: Date,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable("scb_transfers")
     .set({ confirm_sent_at: null, updated_at: at })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .where("state", "=", "initiated")
     .where("confirm_sent_at", "=", claimedAt)
     .execute();
@@ -213,24 +249,24 @@ export async function releaseConfirm(db: Db, withdrawId: string, claimedAt: Date
  */
 export async function closeTransfer(
   db: Db,
-  withdrawId: string,
+  subject: PayoutSubject,
   claimedBy: Date,
   at: Date,
 ): Promise<TransferRow | undefined> {
   await db
     .updateTable("scb_transfers")
     .set({ state: "closed", updated_at: at })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .where("state", "=", "initiated")
     .where("confirm_sent_at", "<=", claimedBy)
     .execute();
-  const row = await findTransfer(db, withdrawId);
+  const row = await findTransfer(db, subject);
   return row?.state === "closed" ? row : undefined;
 }
 
 export async function noteTransfer(
   db: Db,
-  withdrawId: string,
+  subject: PayoutSubject,
   note: { scbStatus?: string | null; lastError?: string | null; nextInquiryAt?: Date | null; at: Date },
 ): Promise<void> {
   await db
@@ -241,7 +277,7 @@ export async function noteTransfer(
       ...(note.lastError === undefined ? {} : { last_error: note.lastError }),
       ...(note.nextInquiryAt === undefined ? {} : { next_inquiry_at: note.nextInquiryAt }),
     })
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .execute();
 }
 
@@ -249,16 +285,16 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 
 /**
  * Keeps every exchange with SCB (already redacted) in `scb_exchanges`, with the references it
- * names and, resolved in the same statement, the payment with its ref1 and the withdraw of its
- * transfer (by the partner transaction id derived from the withdraw, else by the tokenizer id
- * stored for it before any confirm is sent).
+ * names and, resolved in the same statement, the payment with its ref1 and the withdraw or refund
+ * of its transfer (by the partner transaction id derived from it, else by the tokenizer id stored
+ * for it before any confirm is sent).
  */
 export class DatabaseRecorder implements ScbRecorder {
   constructor(private readonly db: Db) {}
 
   async record(exchange: ScbExchange): Promise<string> {
     const { ref1, partnerTransactionId, tokenizerId, transRef } = exchange.keys;
-    const derived = partnerTransactionId ? withdrawIdOf(partnerTransactionId) : null;
+    const derived = partnerTransactionId ? payoutSubjectOfPartnerId(partnerTransactionId) : null;
     const row = await this.db
       .insertInto("scb_exchanges")
       .values({
@@ -280,11 +316,20 @@ export class DatabaseRecorder implements ScbRecorder {
         tokenizer_id: tokenizerId ?? null,
         trans_ref: transRef ?? null,
         payment_id: ref1 ? sql<string>`(select id from payments where collection_reference = ${ref1})` : null,
-        withdraw_id:
-          derived ??
-          (tokenizerId
+        withdraw_id: derived
+          ? derived.kind === "withdraw"
+            ? derived.id
+            : null
+          : tokenizerId
             ? sql<string>`(select withdraw_id from scb_transfers where tokenizer_id = ${tokenizerId})`
-            : null),
+            : null,
+        refund_id: derived
+          ? derived.kind === "refund"
+            ? derived.id
+            : null
+          : tokenizerId
+            ? sql<string>`(select refund_id from scb_transfers where tokenizer_id = ${tokenizerId})`
+            : null,
         unreadable: exchange.unreadable ?? null,
       })
       .returning("id")
@@ -373,12 +418,15 @@ export async function deleteExchangesBefore(db: Db, before: Date, limit: number)
   return Number(deleted.numDeletedRows);
 }
 
-/** SCB's last answers about a withdraw's transfer (initiates, confirms, inquiries), newest first. */
-export function lastTransferExchanges(db: Db, withdrawId: string, limit: number): Promise<ExchangeRow[]> {
+/**
+ * SCB's last answers about a withdraw's or a refund's transfer (initiates, confirms, inquiries),
+ * newest first.
+ */
+export function lastTransferExchanges(db: Db, subject: PayoutSubject, limit: number): Promise<ExchangeRow[]> {
   return db
     .selectFrom("scb_exchanges")
     .selectAll()
-    .where("withdraw_id", "=", withdrawId)
+    .where(subjectColumn(subject.kind), "=", subject.id)
     .where("operation", "in", ["credit_initiate", "credit_confirm", "transfer_inquiry"])
     .orderBy("started_at", "desc")
     .orderBy("id", "desc")

@@ -1,0 +1,176 @@
+/**
+ * What a bank's answer about a refund's payout does to the refund (docs/refunds.md "Live"): which
+ * transition of transitions.ts it makes, or why it is refused. The payout worker's own answers,
+ * the reconciler, provider callbacks, the operator's resolution of an undecided transfer and the
+ * payout desk's outcomes all come here (through lifecycle/ and payout-desk/), in their
+ * transaction, with the refund row locked first. It mirrors withdraws/reports.ts:
+ *
+ * | report | refund is  | result                                                                |
+ * |--------|------------|-----------------------------------------------------------------------|
+ * | paid   | processing | succeed                                                               |
+ * | paid   | failed     | succeedLate, when the payment has the amount left and the wallet covers it; else refused for the operator |
+ * | paid   | succeeded  | refused (already_paid)                                                |
+ * | paid   | canceled   | refused and recorded for the operator                                 |
+ * | paid   | pending    | refused and recorded (payout_not_dispatched)                          |
+ * | failed | processing | fail, with the bank's reason                                          |
+ * | failed | succeeded  | refused and recorded for the operator                                 |
+ * | failed | failed, canceled | refused (already_final)                                         |
+ * | failed | pending    | refused (payout_not_dispatched)                                       |
+ *
+ * An undecided answer changes nothing here: the refund stays processing, its hold kept, and
+ * lifecycle/payouts.ts asks the bank again.
+ */
+import type { Trx } from "../db/handles.ts";
+import type { RefundRow } from "../db/types.ts";
+import { lockWallet } from "../ledger/accounts.ts";
+import { businessNow, type Clock } from "../lib/clock.ts";
+import { formatAmount } from "../lib/money.ts";
+import { type PayoutReportOutcome, type Refusal, unknownSubject } from "../lib/provider-reports.ts";
+import { lockPaymentById, lockRefund } from "./store.ts";
+import { moveRefund } from "./transitions.ts";
+
+export type RefundPayoutReportResult =
+  | { kind: "applied"; refund: RefundRow }
+  | { kind: "refused"; refund: RefundRow | undefined; refusal: Refusal };
+
+/** The failure reason booked when the bank gave none. */
+export const BANK_REFUSED_REASON = "The bank refused the transfer";
+
+/** The refusal of a report whose payout key names no refund. */
+export function unknownRefundPayout(): RefundPayoutReportResult {
+  return {
+    kind: "refused",
+    refund: undefined,
+    refusal: unknownSubject("unknown_payout", "No refund has this payout key"),
+  };
+}
+
+function refuse(row: RefundRow, reason: string, message: string, anomaly: boolean): RefundPayoutReportResult {
+  return {
+    kind: "refused",
+    refund: row,
+    refusal: {
+      reason,
+      message,
+      anomaly,
+      merchantId: row.merchant_id,
+      subjectStatus: row.status,
+      amountSatang: row.amount_satang,
+    },
+  };
+}
+
+async function moved(
+  trx: Trx,
+  transition: "succeed" | "fail" | "succeedLate",
+  row: RefundRow,
+  now: Date,
+  failureReason?: string,
+): Promise<RefundPayoutReportResult> {
+  const after = await moveRefund(trx, transition, { id: row.id, failureReason }, now);
+  // The row is locked by this transaction: the move the status allows cannot be refused.
+  if (!after) throw new Error(`refund ${row.id} refused ${transition} under its lock`);
+  return { kind: "applied", refund: after };
+}
+
+/**
+ * A failed refund whose hold went back is confirmed paid after all: the money has left, so it is
+ * taken again. The payment must still have the amount left to refund and the wallet must cover
+ * it; otherwise the report is refused and left to the operator.
+ */
+async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {
+  const payment = await lockPaymentById(trx, row.payment_id);
+  if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
+  if (payment.refunded_satang + row.amount_satang > payment.amount_satang) {
+    return refuse(
+      row,
+      "late_success_over_refunded",
+      `Refund is failed and was confirmed paid late, but its payment has since been refunded again; recorded for the operator`,
+      true,
+    );
+  }
+  const wallet = await lockWallet(trx, row.merchant_id);
+  if (wallet.availableSatang < row.amount_satang) {
+    return refuse(
+      row,
+      "late_success_insufficient_balance",
+      `Refund is failed and was confirmed paid late, but the available wallet ` +
+        `(${formatAmount(wallet.availableSatang)}) no longer covers ${formatAmount(row.amount_satang)}; recorded for the operator`,
+      true,
+    );
+  }
+  return moved(trx, "succeedLate", row, now);
+}
+
+async function paidReport(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {
+  switch (row.status) {
+    case "processing":
+      return moved(trx, "succeed", row, now);
+    case "failed":
+      return lateSuccess(trx, row, now);
+    case "succeeded":
+      return refuse(row, "already_paid", "Refund has already succeeded", false);
+    case "canceled":
+      return refuse(
+        row,
+        "refund_canceled",
+        "Refund was canceled; the bank's payment of it is refused and recorded for the operator",
+        true,
+      );
+    default:
+      return refuse(
+        row,
+        "payout_not_dispatched",
+        `Refund is ${row.status}: it has not been sent to the bank`,
+        true,
+      );
+  }
+}
+
+async function failedReport(
+  trx: Trx,
+  row: RefundRow,
+  now: Date,
+  reason: string | undefined,
+): Promise<RefundPayoutReportResult> {
+  switch (row.status) {
+    case "processing":
+      return moved(trx, "fail", row, now, reason ?? BANK_REFUSED_REASON);
+    case "succeeded":
+      return refuse(
+        row,
+        "paid_payout_failed",
+        "Refund has already succeeded; the bank's failure report is refused and recorded for the operator",
+        true,
+      );
+    case "failed":
+    case "canceled":
+      return refuse(row, "already_final", `Refund is already ${row.status}`, false);
+    default:
+      return refuse(
+        row,
+        "payout_not_dispatched",
+        `Refund is ${row.status}: it has not been sent to the bank`,
+        false,
+      );
+  }
+}
+
+/**
+ * Applies what the bank said about a refund's payout. `reason` is the bank's reason for a
+ * failure, kept as the refund's `failureReason`. Never throws for a refused transition: the
+ * caller records refusals and anomalies in the same transaction.
+ */
+export async function applyRefundPayoutReport(
+  trx: Trx,
+  ctx: { clock: Clock },
+  refundId: string,
+  outcome: PayoutReportOutcome,
+  reason?: string,
+): Promise<RefundPayoutReportResult> {
+  const locked = await lockRefund(trx, refundId);
+  if (!locked) return unknownRefundPayout();
+  const { clock_offset_ms: offsetMs, ...row } = locked;
+  const now = businessNow(ctx.clock, offsetMs);
+  return outcome === "paid" ? paidReport(trx, row, now) : failedReport(trx, row, now, reason);
+}
