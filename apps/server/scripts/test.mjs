@@ -41,7 +41,6 @@ const LONGEST_FIRST = [
   "test/cli/first-start.test.ts",
   "test/app/docs.test.ts",
   "test/admin/api.test.ts",
-  "test/lib/error-metadata-types.test.ts",
   "test/dashboard/browser.test.ts",
   "test/lifecycle/workers.test.ts",
   "test/dashboard/login.test.ts",
