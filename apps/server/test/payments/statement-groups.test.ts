@@ -204,7 +204,7 @@ describe("payments and withdraws lists asked together: one statement per distinc
       [merchant, "/api/v1/payments?page=9"],
       [merchant, "/api/v1/withdraws"],
     ] as const;
-    const alone = [];
+    const alone: { data: { total: number; data: { id: string }[] } }[] = [];
     for (const [credentials, path] of paths)
       alone.push((await svc.app.inject(list(credentials, path))).json());
     const { result, statements } = await statementsOf(() =>
@@ -231,8 +231,8 @@ describe("payments and withdraws lists asked together: one statement per distinc
       ],
     );
     // The other merchant's page holds none of this merchant's payments.
-    const ids = (answer: { data: { data: { id: string }[] } }) =>
-      answer.data.data.map((payment) => payment.id);
+    const ids = (answer: (typeof alone)[number] | undefined) =>
+      answer!.data.data.map((payment) => payment.id);
     assert.ok(!ids(alone[1]).some((id) => ids(alone[0]).includes(id)));
   });
 
