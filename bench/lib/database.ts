@@ -33,6 +33,11 @@ export async function createBenchDatabase(serverUrl: string, label: string): Pro
   const name = `satang_bench_${label}_${process.pid}`;
   await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin(serverUrl, `CREATE DATABASE ${name}`);
+  // BENCH_PG_LOG=1: PostgreSQL logs every statement of this database with its duration (parse,
+  // bind and execute apart), for a look at where its time goes; the server's log, not ours.
+  if (process.env.BENCH_PG_LOG) {
+    await admin(serverUrl, `ALTER DATABASE ${name} SET log_min_duration_statement = 0`);
+  }
   return {
     url: withDatabase(serverUrl, name),
     name,

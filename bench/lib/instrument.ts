@@ -11,12 +11,23 @@ import pg from "pg";
 const transactionTimes: number[] = [];
 /** Statements this process has sent to PostgreSQL (BEGIN and COMMIT included) since the last ask. */
 let statementsSent = 0;
+/** The same, by statement text (its first 120 characters, spaces folded), for `statement-texts`. */
+const statementsByText = new Map<string, number>();
+
+function textOf(first: unknown): string {
+  if (typeof first === "string") return first;
+  if (first && typeof first === "object" && "text" in first) return String((first as { text: unknown }).text);
+  return "";
+}
+
 export function countStatements(): void {
   const started = new WeakMap<object, number>();
   const original = pg.Client.prototype.query as unknown as (...args: unknown[]) => unknown;
   (pg.Client.prototype as unknown as { query: unknown }).query = function (this: object, ...args: unknown[]) {
     statementsSent += 1;
     const text = typeof args[0] === "string" ? args[0] : "";
+    const key = textOf(args[0]).replace(/\s+/g, " ").trim().slice(0, 120);
+    statementsByText.set(key, (statementsByText.get(key) ?? 0) + 1);
     if (/^(begin|start transaction)\b/i.test(text)) started.set(this, performance.now());
     else if (/^commit\b/i.test(text) && started.has(this)) {
       const begun = started.get(this)!;
@@ -31,6 +42,10 @@ export function countStatements(): void {
   };
   process.on("message", (message) => {
     if (message === "tx-times") process.send?.({ txTimes: transactionTimes.splice(0) });
+    if (message === "statement-texts") {
+      process.send?.({ texts: [...statementsByText].sort((a, b) => b[1] - a[1]) });
+      statementsByText.clear();
+    }
     if (message === "statements") {
       process.send?.({ statements: statementsSent });
       statementsSent = 0;

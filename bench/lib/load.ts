@@ -45,7 +45,7 @@ export async function closedLoop(
 ): Promise<Measured> {
   const rate = Math.min(PREPARED_RPS_MAX, options.connections * PREPARED_RPS_PER_CONNECTION);
   const requests = prepared(make, Math.ceil(rate * options.seconds));
-  const cpu = measureCpu(options.pid);
+  const cpu = await measureCpu(options.pid);
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -53,7 +53,7 @@ export async function closedLoop(
     requests: [cannon(requests)],
   });
   const ok = result["2xx"];
-  const split = cpu(ok);
+  const split = await cpu(ok);
   return {
     rps: Math.round(ok / options.seconds),
     p50: result.latency.p50,

@@ -207,3 +207,30 @@ export async function statementsSent(started: Started): Promise<number> {
   const [message] = (await answer) as [{ statements: number }];
   return message.statements;
 }
+
+/**
+ * The statements the server sent since the last call, counted by text (their first 120
+ * characters), most sent first: what a load's `statements per request` is made of.
+ */
+export async function statementTexts(started: Started): Promise<[string, number][]> {
+  const answer = once(started.child, "message");
+  started.child.send("statement-texts");
+  const [message] = (await answer) as [{ texts: [string, number][] }];
+  return message.texts;
+}
+
+/**
+ * BENCH_STATEMENTS=1: logs what the statements a load sent were (statementTexts), per answered
+ * request, after the load. Call with `answered` undefined before the load to start counting.
+ */
+export async function logStatementTexts(
+  started: Started,
+  log: (message: string) => void,
+  load?: { label: string; answered: number },
+): Promise<void> {
+  if (!process.env.BENCH_STATEMENTS) return;
+  const texts = await statementTexts(started);
+  if (!load) return;
+  const lines = texts.map(([text, n]) => `  ${(n / Math.max(1, load.answered)).toFixed(3)}  ${n}  ${text}`);
+  log(`${load.label}: statements sent during the load, per answered request\n${lines.join("\n")}`);
+}

@@ -9,7 +9,7 @@ import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop, type Measured } from "../lib/load.ts";
 import { goalRow, ms, type Row, statementsRow } from "../lib/report.ts";
 import { baselineSelect, createPayment, getSigned, type Signing, sendOnce } from "../lib/requests.ts";
-import { statementsSent } from "../lib/servers.ts";
+import { logStatementTexts, statementsSent } from "../lib/servers.ts";
 
 interface ReadLoad {
   id: string;
@@ -24,6 +24,7 @@ async function readLoad(ctx: Context, base: Measured, load: ReadLoad): Promise<R
   const { seconds, connections } = ctx.settings;
   const credentials = ctx.satang.info;
   await statementsSent(ctx.satang);
+  await logStatementTexts(ctx.satang, ctx.log);
   const measured = await closedLoop(ctx.satang.url, () => getSigned(credentials, load.path(), load.signing), {
     connections,
     seconds,
@@ -31,6 +32,7 @@ async function readLoad(ctx: Context, base: Measured, load: ReadLoad): Promise<R
   });
   const statements = await statementsSent(ctx.satang);
   const label = `${load.label}, ${load.signing}`;
+  await logStatementTexts(ctx.satang, ctx.log, { label, answered: measured.ok });
   return [
     goalRow(
       load.id,

@@ -8,9 +8,9 @@
 import type { Context } from "../lib/context.ts";
 import { cpuBasis } from "../lib/cpu.ts";
 import { closedLoop } from "../lib/load.ts";
-import { goalRow, ms } from "../lib/report.ts";
+import { goalRow, ms, statementsRow } from "../lib/report.ts";
 import { createPayment, createWithdraw, sendOnce } from "../lib/requests.ts";
-import { transactionTimes } from "../lib/servers.ts";
+import { logStatementTexts, statementsSent, transactionTimes } from "../lib/servers.ts";
 import { seedWithdraws, wallets } from "../lib/setup.ts";
 
 function median(values: number[]): number {
@@ -29,11 +29,15 @@ async function spread(ctx: Context): Promise<void> {
   }
   let next = 0;
   ctx.log("R4: create withdraw over every wallet in turn (closed loop)");
+  await statementsSent(ctx.satang);
+  await logStatementTexts(ctx.satang, ctx.log);
   const result = await closedLoop(ctx.satang.url, () => createWithdraw(many[next++ % many.length]!), {
     connections,
     seconds,
     pid: ctx.satang.child.pid,
   });
+  const statements = await statementsSent(ctx.satang);
+  await logStatementTexts(ctx.satang, ctx.log, { label: "R4", answered: result.ok });
   ctx.rows.push(
     goalRow(
       "R4",
@@ -49,6 +53,7 @@ async function spread(ctx: Context): Promise<void> {
       {},
       cpuBasis(result.cpu),
     ),
+    statementsRow("create withdraw", statements, result.ok),
   );
 }
 

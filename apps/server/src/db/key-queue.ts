@@ -19,10 +19,9 @@
  * contended).
  */
 import { performance } from "node:perf_hooks";
-import { sql } from "kysely";
 import { boundsOf } from "./bounds.ts";
 import type { Db, Trx } from "./handles.ts";
-import { runStatement, type Statement } from "./pg-driver.ts";
+import { runStatement, type Statement, transactionSettings } from "./pg-driver.ts";
 
 /** A queued wait longer than the lock bound; classified like PostgreSQL's lock_not_available. */
 export class LockWaitTimeoutError extends Error {
@@ -152,10 +151,8 @@ export function lockWaitBound(
   if (waited <= TURN_WAIT_SLACK_MS) return undefined;
   const left = Math.floor(turn.boundMs - waited);
   if (left <= 0) throw new LockWaitTimeoutError(turn.boundMs);
-  return {
-    query: sql`select set_config('lock_timeout', ${`${left}ms`}, true)`.compile(trx),
-    decode: () => {},
-  };
+  // Sent first in the transaction, it rides in the BEGIN (db/pg-driver.ts).
+  return transactionSettings(trx, { lock_timeout: `${left}ms` });
 }
 
 /** `lockWaitBound`, sent on its own. */

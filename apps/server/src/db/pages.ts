@@ -12,11 +12,18 @@
  *   it serves both directions (PostgreSQL does not treat the two orders as equal by itself).
  * - The payments and withdraws lists build and compile their page statement once per shape
  *   and reuse it (`merchantListPages`, db/compiled.ts).
+ * - Their pages asked at the same moment are read together (`merchantListPages`): one round
+ *   trip for the group, and one statement for each distinct page asked, however many requests
+ *   asked it.
  */
 import { type Expression, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
+import { boundsOf } from "./bounds.ts";
 import { type CachedStatement, cachedStatement } from "./compiled.ts";
+import { PoolAcquireTimeoutError } from "./faults.ts";
 import type { Db } from "./handles.ts";
 import { countedTotal } from "./list-counts.ts";
+import { runTogether } from "./pg-driver.ts";
+import { StatementGroup } from "./statement-group.ts";
 import type { CountedList, Database } from "./types.ts";
 
 type SortDirection = "asc" | "desc";
@@ -234,6 +241,13 @@ export const LITERAL_OFFSET_MAX = 500;
 export const MERCHANT_PAGE_STATEMENTS_MAX = 200;
 
 /**
+ * The most list requests in one group, and the most groups of a list in flight at once per
+ * store (each holds a pool connection for its one round trip): the bounds of grouped retrieves.
+ */
+export const LIST_READ_GROUP_ITEMS_MAX = 64;
+export const LIST_READ_GROUPS_IN_FLIGHT_MAX = 4;
+
+/**
  * Reads pages of a merchant list, each page statement built and compiled once per shape and
  * reused (db/compiled.ts). A shape is the order, which values are given (a filter, a date
  * bound) and, for the first pages, the window. The statement is built from markers of the given
@@ -297,6 +311,59 @@ export function merchantListPages<
     }
     return statement;
   };
+  /** A page asked, and how it is told apart from the other pages asked with it. */
+  interface PageAsk {
+    statement: CachedStatement<MerchantListValues, object>;
+    values: MerchantListValues;
+    /** Equal for two asks of the same statement with the same values: they share one reading. */
+    key: string;
+  }
+  type Page = { rows: Pick<Selectable<Database[TB]>, C>[]; total: number };
+  const readOne = async (db: Db, ask: PageAsk, found: readonly object[]): Promise<Page> =>
+    pageOf(found, ask.values.offset, () => {
+      const { query, keptTotal } = merchantListSource(db, list, ask.values);
+      return totalAlone(query, keptTotal);
+    });
+  /**
+   * The pages of a group: each distinct page once, all of them in one round trip (db/pg-driver.ts
+   * `runTogether`), each answer handed to every request that asked for it. The group is sent
+   * only once every request in it was asked, so each page's snapshot is taken after every one
+   * of its requests arrived, as it would have been for each alone.
+   */
+  const readGroup = async (db: Db, asks: readonly PageAsk[]): Promise<Page[]> => {
+    const distinct = new Map<string, PageAsk>();
+    for (const ask of asks) if (!distinct.has(ask.key)) distinct.set(ask.key, ask);
+    const asked = [...distinct.values()];
+    const found = await runTogether(
+      db,
+      ...asked.map((ask) => ({
+        query: ask.statement.compile(db, ask.values),
+        decode: (result: { rows: unknown[] }) => result.rows as object[],
+      })),
+    );
+    const pages = new Map<string, Page>();
+    await Promise.all(
+      asked.map(async (ask, i) => pages.set(ask.key, await readOne(db, ask, found[i] as object[]))),
+    );
+    return asks.map((ask) => pages.get(ask.key)!);
+  };
+  const groups = new WeakMap<Db, StatementGroup<PageAsk, Page>>();
+  const groupOf = (db: Db): StatementGroup<PageAsk, Page> => {
+    let group = groups.get(db);
+    if (!group) {
+      const { poolAcquireTimeoutMs } = boundsOf(db);
+      group = new StatementGroup<PageAsk, Page>({
+        runGroup: (asks) => readGroup(db, asks),
+        runOne: async (ask) => readOne(db, ask, (await ask.statement.execute(db, ask.values)).rows),
+        maxItems: LIST_READ_GROUP_ITEMS_MAX,
+        maxInFlight: LIST_READ_GROUPS_IN_FLIGHT_MAX,
+        maxQueueWaitMs: poolAcquireTimeoutMs,
+        queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+      });
+      groups.set(db, group);
+    }
+    return group;
+  };
   return async (
     db: Db,
     filters: Pick<MerchantListValues, "merchantId" | "status" | "variant">,
@@ -304,15 +371,19 @@ export function merchantListPages<
       sortBy: S;
       sortOrder: SortDirection;
     },
-  ): Promise<{ rows: Pick<Selectable<Database[TB]>, C>[]; total: number }> => {
+  ): Promise<Page> => {
     const { dateFrom, dateTo, limit, offset } = params;
     const values: MerchantListValues = { ...filters, dateFrom, dateTo, limit, offset };
     const keys = MERCHANT_LIST_KEYS.filter((key) => values[key] !== undefined);
-    const statement = statementFor(keys, orderingOf(list.sort, params), values);
-    const found = await statement.execute(db, values);
-    return pageOf(found.rows, offset, () => {
-      const { query, keptTotal } = merchantListSource(db, list, values);
-      return totalAlone(query, keptTotal);
-    });
+    const ordering = orderingOf(list.sort, params);
+    const statement = statementFor(keys, ordering, values);
+    const ask: PageAsk = {
+      statement,
+      values,
+      key: `${ordering.column} ${ordering.direction} ${JSON.stringify(values)}`,
+    };
+    // Inside a transaction the page is read there, in its snapshot; outside, with the others.
+    if (db.isTransaction) return readOne(db, ask, (await statement.execute(db, values)).rows);
+    return groupOf(db).submit(ask);
   };
 }

@@ -15,6 +15,11 @@
  *   statement still leaves nothing behind. The transaction is over once they are answered:
  *   Kysely's own COMMIT afterwards sends nothing.
  *
+ * - **Settings for the rest of a transaction travel in its BEGIN** (`transactionSettings`): sent
+ *   as a transaction's first statements, they are written into the held-back BEGIN as
+ *   `SET LOCAL`s instead of going as statements of their own (a lock bound after a wait in the
+ *   queue, db/key-queue.ts; withdraw admission's plan mode).
+ *
  * All use pg's pipeline mode, switched on only while statements are in flight together (pg
  * answers them from its queue of sent queries), and off again once all of them are answered,
  * so every other query runs exactly as pg runs it by default. The embedded store (PGlite) runs
@@ -27,6 +32,7 @@ import {
   PostgresDialect,
   type PostgresDialectConfig,
   type QueryResult,
+  sql,
   type TransactionSettings,
 } from "kysely";
 import type pg from "pg";
@@ -45,6 +51,69 @@ function resultOf<R>(result: pg.QueryResult): QueryResult<R> {
     numAffectedRows: affects ? BigInt(rowCount ?? 0) : undefined,
     rows: (rows ?? []) as R[],
   };
+}
+
+interface SettingsSent {
+  settings: Readonly<Record<string, string>>;
+  /** Only worth sending in the BEGIN: elsewhere left out (`transactionSettings`). */
+  onlyInBegin: boolean;
+}
+
+/** The settings of `transactionSettings` statements, by their compiled query. */
+const SETTINGS_OF = new WeakMap<CompiledQuery, SettingsSent>();
+
+/** What a setting's name and value may be to be written into a BEGIN's text. */
+const SETTING_NAME = /^[a-z_]+$/;
+const SETTING_VALUE = /^[A-Za-z0-9_]+$/;
+
+/**
+ * A statement that sets `settings` for the rest of the transaction it is sent in (`SET LOCAL`).
+ * Sent first in a transaction on PostgreSQL, it costs no statement: the driver writes the
+ * settings into the transaction's held-back BEGIN (a later `SET LOCAL` of a name wins over the
+ * bounds'). Anywhere else it runs as `select set_config(...)`, with the same effect; or, with
+ * `onlyInBegin` (a setting that only saves work, never one a rule needs), it is left out.
+ */
+export function transactionSettings(
+  db: Db,
+  settings: Readonly<Record<string, string>>,
+  options: { onlyInBegin?: boolean } = {},
+): Statement<void> {
+  const entries = Object.entries(settings);
+  for (const [name, value] of entries) {
+    if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(value)) {
+      throw new Error(`setting ${name} = ${value} cannot be sent`);
+    }
+  }
+  const calls = sql.join(entries.map(([name, value]) => sql`set_config(${name}, ${value}, true)`));
+  const query = sql`select ${calls}`.compile(db);
+  SETTINGS_OF.set(query, { settings, onlyInBegin: options.onlyInBegin ?? false });
+  return { query, decode: () => {} };
+}
+
+/**
+ * How each of `queries` goes: written into the held-back BEGIN (`begin`, when there is one;
+ * the settings statements that open the queries), left out (an `onlyInBegin` one that cannot
+ * be), or sent.
+ */
+function routeSettings(
+  begin: string | undefined,
+  queries: readonly CompiledQuery[],
+): { begin: string | undefined; sent: boolean[] } {
+  let text = begin;
+  let opening = begin !== undefined;
+  const sent = queries.map((query) => {
+    const found = SETTINGS_OF.get(query);
+    if (!found) {
+      opening = false;
+      return true;
+    }
+    if (opening) {
+      for (const [name, value] of Object.entries(found.settings)) text += `; set local ${name} = '${value}'`;
+      return false;
+    }
+    return !found.onlyInBegin;
+  });
+  return { begin: text, sent };
 }
 
 /** One pooled pg connection as Kysely sees it. */
@@ -90,7 +159,9 @@ export class PgConnection implements DatabaseConnection {
     queries: readonly CompiledQuery[],
     options: { commit?: boolean } = {},
   ): Promise<QueryResult<unknown>[]> {
-    const begin = this.pendingBegin;
+    // Settings sent first in the transaction go in its BEGIN: answered with no rows, as are
+    // those left out.
+    const { begin, sent: sending } = routeSettings(this.pendingBegin, queries);
     this.pendingBegin = undefined;
     const client = this.client;
     const sent: Promise<pg.QueryResult>[] = [];
@@ -99,7 +170,9 @@ export class PgConnection implements DatabaseConnection {
     stream?.cork?.();
     try {
       if (begin !== undefined) sent.push(client.query(begin));
-      for (const query of queries) sent.push(client.query(query.sql, [...query.parameters]));
+      for (const [i, query] of queries.entries()) {
+        if (sending[i]) sent.push(client.query(query.sql, [...query.parameters]));
+      }
       if (options.commit) sent.push(client.query("commit"));
     } catch (error) {
       sent.push(Promise.reject(error));
@@ -122,7 +195,8 @@ export class PgConnection implements DatabaseConnection {
       this.committed = true;
     }
     const results = answers.map((answer) => resultOf(answer));
-    return begin === undefined ? results : results.slice(1);
+    if (begin !== undefined) results.shift();
+    return sending.map((wasSent) => (wasSent ? results.shift()! : { rows: [] }));
   }
 }
 
@@ -235,7 +309,10 @@ async function sendTogether<T extends unknown[]>(
   const results = await db.getExecutor().provideConnection(async (connection) => {
     if (connection instanceof PgConnection) return connection.executeTogether(queries, { commit });
     const answers: QueryResult<unknown>[] = [];
-    for (const query of queries) answers.push(await connection.executeQuery(query));
+    for (const query of queries) {
+      const skipped = SETTINGS_OF.get(query)?.onlyInBegin === true;
+      answers.push(skipped ? { rows: [] } : await connection.executeQuery(query));
+    }
     return answers;
   });
   return statements.map((statement, i) => statement.decode(results[i]!)) as T;

@@ -13,8 +13,10 @@
  * - A statement whose text starts with PLANNED_PER_CALL stays unnamed, so PostgreSQL plans it
  *   for each call's values. A named statement runs on a generic plan after five calls when that
  *   plan looks no costlier, judged from the values seen so far on that connection: a statement
- *   whose best plan depends on how many rows its merchant has (withdraw admission's read, with
- *   the payout guard's candidates) could otherwise keep a plan made for small merchants.
+ *   whose best plan depends on how many rows its merchant has could otherwise keep a plan made
+ *   for small merchants. (Withdraw admission's read was one; its parts are now written so that
+ *   one plan reads only the rows its rule names for any merchant, and it runs on that plan:
+ *   withdraws/store.ts.)
  * - A transaction-pooling PgBouncer before 1.21 cannot route a named statement to the server
  *   connection that prepared it: the setting is off by default when DATABASE_DIRECT_URL is set
  *   (a pooler is in front), on otherwise (docs/DEPLOYMENT.md).

@@ -20,7 +20,7 @@ import type { Db } from "../db/handles.ts";
 import type { PayoutGuardBlock } from "../lib/error-metadata.ts";
 import { AppError } from "../lib/errors.ts";
 import { nameSimilarity } from "../lib/similarity.ts";
-import { ACTIVE_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
+import { ACTIVE_WITHDRAW_STATUSES, ENDED_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
 import { findGuardCandidates, type GuardCandidate, type GuardQuery } from "./store.ts";
 
 /** How long a payout blocks a matching one after its creation, whatever became of it. */
@@ -88,6 +88,7 @@ export function guardQuery(payout: { merchantId: string; amountSatang: bigint; n
     merchantId: payout.merchantId,
     amountSatang: payout.amountSatang,
     activeStatuses: ACTIVE_WITHDRAW_STATUSES,
+    endedStatuses: ENDED_WITHDRAW_STATUSES,
     recentSince: new Date(payout.now.getTime() - PAYOUT_GUARD_WINDOW_MS),
   };
 }

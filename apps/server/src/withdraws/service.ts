@@ -26,7 +26,7 @@
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import { inTurn, lockWaitBound, type Turn } from "../db/key-queue.ts";
-import { runTogether } from "../db/pg-driver.ts";
+import { runTogether, transactionSettings } from "../db/pg-driver.ts";
 import type { SignatureUse } from "../db/replay-records.ts";
 import type { Integration, Merchant, NewWithdraw, WithdrawRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
@@ -231,11 +231,12 @@ function admitOnce(
     // One business time for the read and the checks (a day's limit read for one day is checked
     // for that day).
     const assumedNow = businessNow(ctx.clock, request.assumed.clockOffsetMs);
-    const { wallet, facts } = await lockAndRead(trx, request, assumedNow, turn);
+    const own = !ctx.db.isTransaction;
+    const { wallet, facts } = await lockAndRead(trx, request, assumedNow, { turn, own });
     const decided = await decideAdmission(trx, ctx, request, { facts, assumedNow }, wallet.availableSatang);
     if ("replayed" in decided) return { outcome: "replayed", withdraw: withdrawView(decided.replayed) };
     // The insert and the hold go with the COMMIT when this transaction is the service's own.
-    return insertAdmitted(trx, request, decided.merchant, decided.now, !ctx.db.isTransaction);
+    return insertAdmitted(trx, request, decided.merchant, decided.now, own);
   });
 }
 
@@ -243,30 +244,41 @@ function admitOnce(
  * The wallet lock (its statement also writes the signed request's replay record) and the
  * admission read, sent together: one round trip (db/pg-driver.ts), BEGIN included. The read
  * starts, and takes its snapshot, once the lock's statement has ended. The wait for the lock
- * gets what is left of the bound its turn in the queue began (db/key-queue.ts), set by a
- * statement sent first in the same round trip. A merchant without ledger accounts yet gets
+ * gets what is left of the bound its turn in the queue began (db/key-queue.ts), set in the
+ * BEGIN. A merchant without ledger accounts yet gets
  * them, and the read is made again under the lock.
  */
 async function lockAndRead(
   trx: Trx,
   request: AdmissionRequest,
   assumedNow: Date,
-  turn: Turn | undefined,
+  transaction: { turn: Turn | undefined; own: boolean },
 ): Promise<{ wallet: WalletLock; facts: AdmissionFacts }> {
   const { replay, merchantId } = request;
-  const bound = lockWaitBound(trx, turn);
+  // Both settings ride in the transaction's BEGIN (db/pg-driver.ts `transactionSettings`): the
+  // lock bound left after the wait for a turn, and generic plans, so that the admission read
+  // is planned once per connection rather than on every call (its parts are index-shaped for
+  // any merchant: withdraws/store.ts). Generic plans only when the transaction is the
+  // admission's own: in a caller's they would outlive the admission.
+  const bound = lockWaitBound(trx, transaction.turn);
+  const generic = transaction.own
+    ? [transactionSettings(trx, ADMISSION_PLAN_SETTINGS, { onlyInBegin: true })]
+    : [];
   const read = admissionReadStatement(trx, admissionQuery(request, assumedNow));
   const together = async (use?: SignatureUse): Promise<[WalletLock | undefined, AdmissionFacts]> => {
     const lock = walletLockStatement(trx, merchantId, use);
-    if (!bound) return runTogether(trx, lock, read);
-    const [, wallet, facts] = await runTogether(trx, bound, lock, read);
-    return [wallet, facts];
+    const settings = [...generic, ...(bound ? [bound] : [])];
+    const answers = await runTogether(trx, ...settings, lock, read);
+    return answers.slice(settings.length) as [WalletLock | undefined, AdmissionFacts];
   };
   const [wallet, facts] = replay ? await replay.writtenBy(together) : await together();
   if (wallet) return { wallet, facts };
   const created = await lockNewWallet(trx, merchantId);
   return { wallet: created, facts: await readAdmission(trx, admissionQuery(request, assumedNow)) };
 }
+
+/** The plan mode of an admission's transaction (`lockAndRead`). */
+const ADMISSION_PLAN_SETTINGS = { plan_cache_mode: "force_generic_plan" } as const;
 
 /** What the admission read asks, at the business time of the merchant as it authenticated. */
 function admissionQuery(request: AdmissionRequest, assumedNow: Date) {

@@ -3,7 +3,7 @@
  * table (transitions.ts) in a module of their own so that the guard, the limits and the stores
  * can use them without importing the status writer.
  */
-import type { WithdrawStatus } from "../db/types.ts";
+import { WITHDRAW_STATUSES, type WithdrawStatus } from "../db/types.ts";
 
 /** Open withdraws: their amount is held, and a matching payout is blocked whatever their age. */
 export const ACTIVE_WITHDRAW_STATUSES: readonly WithdrawStatus[] = [
@@ -11,6 +11,11 @@ export const ACTIVE_WITHDRAW_STATUSES: readonly WithdrawStatus[] = [
   "pending",
   "processing",
 ];
+
+/** Every status but the open ones: the withdraw has ended (paid, failed, canceled, expired). */
+export const ENDED_WITHDRAW_STATUSES: readonly WithdrawStatus[] = WITHDRAW_STATUSES.filter(
+  (status) => !ACTIVE_WITHDRAW_STATUSES.includes(status),
+);
 
 /**
  * Withdraws that use limit capacity (interface.md "Create withdraw" rule 3): the open ones and

@@ -9,7 +9,6 @@ import type { Db } from "../db/handles.ts";
 import { foldKeptTotals, type KeptTotals } from "../db/kept-totals.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { runStatement, type Statement } from "../db/pg-driver.ts";
-import { PLANNED_PER_CALL } from "../db/prepared.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type { DestinationType, Merchant, NewWithdraw, WithdrawRow, WithdrawStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
@@ -210,34 +209,53 @@ export interface GuardQuery {
   merchantId: string;
   amountSatang: bigint;
   activeStatuses: readonly WithdrawStatus[];
+  /** Every other status: `activeStatuses` and these are all of them. */
+  endedStatuses: readonly WithdrawStatus[];
   recentSince: Date;
 }
 
 /**
  * The merchant's payouts of exactly this amount that could block a new one: open ones of any
- * age (partial index withdraws_active_amount) and any created after `recentSince` (the range
- * of withdraws_merchant_created). Names are compared by the caller (withdraws/guard.ts).
+ * age, and ended ones created after `recentSince`. Names are compared by the caller
+ * (withdraws/guard.ts).
  */
 export async function findGuardCandidates(db: Db, query: GuardQuery): Promise<GuardCandidate[]> {
   return findGuardCandidatesQuery(db, query).execute();
 }
 
-/** The guard's query, also a subquery of the admission read (`admissionReadStatement`). */
+/**
+ * The guard's query, also a subquery of the admission read (`admissionReadStatement`), in two
+ * branches of which every plan reads only the rows the rule names, so that a plan made once
+ * for any merchant and amount (a named statement's generic plan) is as good as one made for
+ * the call's values:
+ *
+ * - the open payouts of the amount, any age: the partial index withdraws_active_amount (the
+ *   open statuses as literals, db/fixed-sets.ts);
+ * - the ended payouts of the window: withdraws_merchant_status_created (or
+ *   withdraws_merchant_created), by time. The amount is compared as `amount_satang + 0`, which
+ *   no index serves, so no plan reads them by amount instead: that would read every payout of
+ *   the amount the merchant ever made, where the window holds fifteen minutes' worth.
+ */
 function findGuardCandidatesQuery(db: Db, query: GuardQuery) {
-  return (
-    db
-      .selectFrom("withdraws")
-      .select(["id", "status", "created_at", "bank_account_name"])
-      .where("merchant_id", "=", query.merchantId)
-      .where("amount_satang", "=", query.amountSatang)
-      // The open statuses as literals, so that every plan can use the partial index
-      // withdraws_active_amount (db/fixed-sets.ts).
-      .where((eb) =>
-        eb.or([inFixedSet("status", query.activeStatuses), eb("created_at", ">", query.recentSince)]),
-      )
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-  );
+  const columns = ["id", "status", "created_at", "bank_account_name"] as const;
+  const open = db
+    .selectFrom("withdraws")
+    .select(columns)
+    .where("merchant_id", "=", query.merchantId)
+    .where("amount_satang", "=", query.amountSatang)
+    .where(inFixedSet("status", query.activeStatuses));
+  const recent = db
+    .selectFrom("withdraws")
+    .select(columns)
+    .where("merchant_id", "=", query.merchantId)
+    .where(inFixedSet("status", query.endedStatuses))
+    .where("created_at", ">", query.recentSince)
+    .where(sql<bigint>`amount_satang + 0`, "=", query.amountSatang);
+  return db
+    .selectFrom(open.unionAll(recent).as("candidates"))
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc");
 }
 
 export interface Window {
@@ -320,10 +338,11 @@ export function admissionReadStatement(
   },
 ): Statement<AdmissionFacts> {
   const hasKey = query.idempotencyKey !== undefined;
-  const shape = `${hasKey}:${query.windows !== undefined}:${query.activeStatuses.join(",")}`;
+  const statuses = { active: query.activeStatuses, ended: query.endedStatuses };
+  const shape = `${hasKey}:${query.windows !== undefined}:${statuses.active.join(",")}:${statuses.ended.join(",")}`;
   let statement = admissionReads.get(shape);
   if (!statement) {
-    statement = admissionReadOfShape(query.activeStatuses, hasKey, query.windows !== undefined);
+    statement = admissionReadOfShape(statuses, hasKey, query.windows !== undefined);
     admissionReads.set(shape, statement);
   }
   const compiled = statement.compile(db, {
@@ -352,7 +371,7 @@ type AdmissionReadParams = {
 const admissionReads = new Map<string, CachedStatement<AdmissionReadParams, Merchant & AdmissionColumns>>();
 
 function admissionReadOfShape(
-  activeStatuses: readonly WithdrawStatus[],
+  statuses: { active: readonly WithdrawStatus[]; ended: readonly WithdrawStatus[] },
   hasKey: boolean,
   hasWindows: boolean,
 ): CachedStatement<AdmissionReadParams, Merchant & AdmissionColumns> {
@@ -373,15 +392,17 @@ function admissionReadOfShape(
     const guard = findGuardCandidatesQuery(db, {
       merchantId,
       amountSatang: params.amountSatang,
-      activeStatuses,
+      activeStatuses: statuses.active,
+      endedStatuses: statuses.ended,
       recentSince: params.recentSince,
     });
     const used = hasWindows
       ? usedCapacitySql(merchantId, { day: params.day, monthFrom: params.monthFrom, monthTo: params.monthTo })
       : sql`SELECT NULL AS daily, NULL AS monthly`;
-    // Planned for each call (db/prepared.ts): the guard's best plan depends on how many open and
-    // recent payouts of this amount the merchant has.
-    const read = sql<Merchant & AdmissionColumns>`${sql.raw(PLANNED_PER_CALL)}
+    // Every part reads by a key or by the guard's index-shaped branches, so one plan serves every
+    // merchant: admission runs it on its generic plan (withdraws/service.ts), planned once per
+    // connection, not for each call.
+    const read = sql<Merchant & AdmissionColumns>`
     SELECT merchants.*, ${keyTaken} AS key_taken,
       EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
         AND reference_id = ${params.referenceId}) AS reference_taken,

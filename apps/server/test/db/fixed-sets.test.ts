@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
 import type { Database } from "../../src/db/types.ts";
 import { findSlottedPromptPay } from "../../src/payments/store.ts";
-import { ACTIVE_WITHDRAW_STATUSES } from "../../src/withdraws/statuses.ts";
+import { ACTIVE_WITHDRAW_STATUSES, ENDED_WITHDRAW_STATUSES } from "../../src/withdraws/statuses.ts";
 import { findGuardCandidates } from "../../src/withdraws/store.ts";
 
 /** A database that answers nothing and records the statements sent to it. */
@@ -37,10 +37,14 @@ describe("partial-index predicates written as literals", () => {
       merchantId: "00000000-0000-4000-8000-000000000001",
       amountSatang: 10n,
       activeStatuses: ACTIVE_WITHDRAW_STATUSES,
+      endedStatuses: ENDED_WITHDRAW_STATUSES,
       recentSince: new Date(0),
     });
     assert.match(sent[0]!.sql, /"status" in \('awaiting_verification', 'pending', 'processing'\)/);
-    for (const status of ACTIVE_WITHDRAW_STATUSES) assert.ok(!sent[0]!.parameters.includes(status), status);
+    assert.match(sent[0]!.sql, /"status" in \('paid', 'failed', 'canceled', 'expired'\)/);
+    for (const status of [...ACTIVE_WITHDRAW_STATUSES, ...ENDED_WITHDRAW_STATUSES]) {
+      assert.ok(!sent[0]!.parameters.includes(status), status);
+    }
   });
 
   it("the PromptPay reuse lookup names the slot and open statuses of payments_promptpay_reuse", async () => {

@@ -4,11 +4,17 @@
  * with its COMMIT. Each must answer exactly what the same statements sent one by one would:
  * results in order, the first error in order, nothing kept of a failed transaction. On the
  * embedded store `runTogether` runs the statements one after another, with the same answers.
+ * Settings for the rest of a transaction sent first in it ride in its BEGIN on PostgreSQL.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { CompiledQuery, sql } from "kysely";
-import { runTogether, runTogetherAndCommit, type Statement } from "../../src/db/pg-driver.ts";
+import {
+  runTogether,
+  runTogetherAndCommit,
+  type Statement,
+  transactionSettings,
+} from "../../src/db/pg-driver.ts";
 import { statementsOf } from "../helpers/statements.ts";
 import { describeOnPostgres, openTestStore, type TestStore } from "../helpers/store.ts";
 
@@ -116,6 +122,67 @@ describe("statements sent together", () => {
       (error: { code?: string }) => error.code === "23505",
     );
     assert.equal(await count(store), before, "the COMMIT behind a failed statement kept nothing");
+  });
+});
+
+describe("settings for the rest of a transaction (transactionSettings)", () => {
+  let store: TestStore;
+  before(async () => {
+    store = await openTestStore();
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  const setting = (name: string) => sql<{ value: string }>`select current_setting(${name}) as value`;
+
+  it("hold for the rest of the transaction and end with it; on PostgreSQL with no statement of their own", async () => {
+    const { result, statements } = await statementsOf(() =>
+      store.db.transaction().execute(async (trx) => {
+        const [, rows] = await runTogether(
+          trx,
+          transactionSettings(trx, { lock_timeout: "750ms", plan_cache_mode: "force_generic_plan" }),
+          statement("select current_setting('lock_timeout') as value"),
+        );
+        const later = (await setting("plan_cache_mode").execute(trx)).rows[0]!.value;
+        return { first: rows, later };
+      }),
+    );
+    assert.deepEqual(result, { first: [{ value: "750ms" }], later: "force_generic_plan" });
+    if (store.kind === "postgres") {
+      assert.equal(statements.filter((text) => text.includes("set_config")).length, 0, statements.join("\n"));
+      assert.match(
+        statements[0]!,
+        /^begin; .*; set local lock_timeout = '750ms'; set local plan_cache_mode = 'force_generic_plan'$/,
+      );
+    }
+    const after = (await setting("plan_cache_mode").execute(store.db)).rows[0]!.value;
+    assert.notEqual(after, "force_generic_plan", "the setting ends with its transaction");
+  });
+
+  it("sent after the transaction's first statement, one is a statement; one only for the BEGIN is left out", async () => {
+    const { result, statements } = await statementsOf(() =>
+      store.db.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        await runTogether(
+          trx,
+          transactionSettings(trx, { lock_timeout: "750ms" }),
+          transactionSettings(trx, { plan_cache_mode: "force_generic_plan" }, { onlyInBegin: true }),
+        );
+        return {
+          lock: (await setting("lock_timeout").execute(trx)).rows[0]!.value,
+          plan: (await setting("plan_cache_mode").execute(trx)).rows[0]!.value,
+        };
+      }),
+    );
+    assert.equal(result.lock, "750ms");
+    assert.notEqual(result.plan, "force_generic_plan");
+    assert.equal(statements.filter((text) => text.includes("set_config")).length, 1, statements.join("\n"));
+  });
+
+  it("refuses a name or value that cannot be written into a BEGIN", () => {
+    assert.throws(() => transactionSettings(store.db, { lock_timeout: "1s'; drop table x; --" }));
+    assert.throws(() => transactionSettings(store.db, { "lock_timeout; reset all": "1s" }));
   });
 });
 

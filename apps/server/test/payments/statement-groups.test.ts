@@ -1,6 +1,7 @@
 /**
  * Creates that arrive together go in one INSERT and one commit, retrieves in one SELECT
- * (payments/store.ts `insertPaymentGrouped` and `findPaymentGrouped`, db/statement-group.ts).
+ * (payments/store.ts `insertPaymentGrouped` and `findPaymentGrouped`, db/statement-group.ts),
+ * lists in one round trip with one statement per distinct page (db/pages.ts).
  * Each test sends its requests at once, checks from the statements that they did go in one
  * group, and that every request answered as it would have alone: a signature used twice, a
  * reference or an idempotency key taken by another write of the same group, a payment of another
@@ -154,6 +155,99 @@ describe("payments: concurrent creates and retrieves, each group in one statemen
       [...ids, ids[0], foreignId],
     );
     assert.equal(result[6]!.json().error.code, "RESOURCE_NOT_FOUND");
+  });
+});
+
+describe("payments and withdraws lists asked together: one statement per distinct page", () => {
+  let svc: TestService;
+  let merchant: Credentials;
+  let other: Credentials;
+  before(async () => {
+    svc = await startService();
+    merchant = await svc.newMerchant({ promptpayReuse: false });
+    other = await svc.newMerchant({ promptpayReuse: false });
+    for (const credentials of [merchant, merchant, merchant, other]) {
+      const created = await svc.app.inject(signedCreate(credentials, paymentBody()));
+      assert.equal(created.statusCode, 201, created.body);
+    }
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  const list = (credentials: Credentials, path: string) => signedInject(credentials, "GET", path);
+  const pageStatements = (statements: string[], table: string) =>
+    statements.filter((statement) => new RegExp(`^select .* from "${table}"`, "i").test(statement));
+
+  it("twelve lists of one page asked at once: fewer page statements than lists, each the page read alone", async () => {
+    const alone = await svc.app.inject(list(merchant, "/api/v1/payments"));
+    assert.equal(alone.statusCode, 200, alone.body);
+    assert.equal(alone.json().data.total, 3);
+    const { result, statements } = await statementsOf(() =>
+      Promise.all(Array.from({ length: 12 }, () => svc.app.inject(list(merchant, "/api/v1/payments")))),
+    );
+    const reads = pageStatements(statements, "payments");
+    assert.ok(reads.length < 12, `${reads.length} page statements for 12 lists`);
+    for (const answer of result) {
+      assert.equal(answer.statusCode, 200, answer.body);
+      assert.deepEqual(answer.json().data, alone.json().data);
+    }
+  });
+
+  it("lists of two merchants and of other filters and pages in one group: each answers its own page", async () => {
+    const paths = [
+      [merchant, "/api/v1/payments"],
+      [other, "/api/v1/payments"],
+      [merchant, "/api/v1/payments?limit=1&page=2"],
+      [merchant, "/api/v1/payments?status=succeeded"],
+      [other, "/api/v1/payments?sortBy=amount&sortOrder=asc"],
+      [merchant, "/api/v1/payments?page=9"],
+      [merchant, "/api/v1/withdraws"],
+    ] as const;
+    const alone: { data: { total: number; data: { id: string }[] } }[] = [];
+    for (const [credentials, path] of paths)
+      alone.push((await svc.app.inject(list(credentials, path))).json());
+    const { result, statements } = await statementsOf(() =>
+      Promise.all([...paths, ...paths].map(([credentials, path]) => svc.app.inject(list(credentials, path)))),
+    );
+    assert.ok(
+      pageStatements(statements, "payments").length < 12,
+      `${pageStatements(statements, "payments").length} page statements for 12 payment lists`,
+    );
+    assert.deepEqual(
+      result.map((answer) => answer.json()),
+      [...alone, ...alone],
+    );
+    assert.deepEqual(
+      alone.map((answer) => [answer.data.total, answer.data.data.length]),
+      [
+        [3, 3],
+        [1, 1],
+        [3, 1],
+        [0, 0],
+        [1, 1],
+        [3, 0],
+        [0, 0],
+      ],
+    );
+    // The other merchant's page holds none of this merchant's payments.
+    const ids = (answer: (typeof alone)[number] | undefined) =>
+      answer!.data.data.map((payment) => payment.id);
+    assert.ok(!ids(alone[1]).some((id) => ids(alone[0]).includes(id)));
+  });
+
+  it("a list asked after a create was answered shows it, with the total counted", async () => {
+    const created = await svc.app.inject(signedCreate(other, paymentBody()));
+    assert.equal(created.statusCode, 201, created.body);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => svc.app.inject(list(other, "/api/v1/payments"))),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.json().data.total, 2);
+      assert.ok(
+        answer.json().data.data.some((payment: { id: string }) => payment.id === created.json().data.id),
+      );
+    }
   });
 });
 

@@ -14,7 +14,9 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { lockWallet } from "../../src/ledger/accounts.ts";
+import { guardQuery } from "../../src/withdraws/guard.ts";
 import { createWithdraw } from "../../src/withdraws/service.ts";
+import { admissionReadStatement, readAdmission } from "../../src/withdraws/store.ts";
 import { admitWithdraw, WithdrawKeyTaken } from "../../src/withdraws/transitions.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
@@ -42,14 +44,18 @@ describe("withdraw admission in few statements", () => {
     const { result } = sent;
     assert.equal(result.status, 201, JSON.stringify(result.body));
     // A request that waited long in its wallet's queue (a busy machine) also sends its lock
-    // bound, first in the first round trip (db/key-queue.ts `lockWaitBound`): left out here.
+    // bound (db/key-queue.ts `lockWaitBound`): in the BEGIN on PostgreSQL, a statement of its own
+    // on the embedded store, left out here.
     const counted = (statement: string) => !statement.startsWith("select set_config('lock_timeout'");
     const statements = sent.statements.filter(counted);
     const roundTrips = sent.roundTrips.map((trip) => trip.filter(counted)).filter((trip) => trip.length > 0);
     assert.equal(statements.length, 6, statements.join("\n"));
     assert.match(statements[0]!, /^begin/);
+    // On PostgreSQL the transaction runs on generic plans (set in its BEGIN, no statement more).
+    if (svc.store.kind === "postgres")
+      assert.match(statements[0]!, /set local plan_cache_mode = 'force_generic_plan'/);
     assert.match(statements[1]!, /^with "replay_record" as \(insert into "signature_uses".* for update$/);
-    assert.match(statements[2]!, /^\/\* planned per call \*\/ SELECT merchants\.\*/);
+    assert.match(statements[2]!, /^SELECT merchants\.\*/);
     assert.match(statements[3]!, /^with "destination" as .*insert into "withdraws"/);
     assert.match(
       statements[4]!,
@@ -244,5 +250,101 @@ describeOnPostgres("withdraw admission when a key is taken behind the wallet loc
       where merchant_id = ${shop.merchantId} and reference_id = ${reference}`.execute(svc.deps.db);
     assert.equal(rows.rows[0]!.n, 1);
     await assertLedgerConsistent(svc.deps.db);
+  });
+});
+
+describeOnPostgres("the admission read's one plan for every merchant", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  /** A value of the statement's, written as a literal for EXECUTE. */
+  const literal = (value: unknown): string => {
+    if (value instanceof Date) return `'${value.toISOString()}'`;
+    if (typeof value === "bigint" || typeof value === "number") return String(value);
+    if (value === null || value === undefined) return "NULL";
+    return `'${String(value).replaceAll("'", "''")}'`;
+  };
+
+  /** Rows the plan's scans of withdraws read: returned or removed by a filter, every loop. */
+  function withdrawRowsRead(node: Record<string, unknown>): number {
+    const own =
+      node["Relation Name"] === "withdraws"
+        ? (Number(node["Actual Rows"] ?? 0) + Number(node["Rows Removed by Filter"] ?? 0)) *
+          Number(node["Actual Loops"] ?? 1)
+        : 0;
+    const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+    return own + children.reduce((sum, child) => sum + withdrawRowsRead(child), 0);
+  }
+
+  it("its generic plan reads neither the merchant's ended payouts of the amount outside the guard's window nor other amounts", async () => {
+    const shop = await fundedMerchant(svc);
+    const other = await fundedMerchant(svc);
+    const made = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "10.00" }), {
+      credentials: shop,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const templateId = (made.body as { data: { id: string } }).data.id;
+    // Payouts of the same amount, ended before the window, and many other amounts elsewhere: the
+    // statistics then make the amount look selective, which a plan for any merchant must not
+    // trust (this merchant has three thousand payouts of this one amount).
+    const columns = (
+      await sql<{ name: string }>`select column_name as name from information_schema.columns
+        where table_name = 'withdraws' order by ordinal_position`.execute(svc.deps.db)
+    ).rows.map((row) => row.name);
+    const copies = async (count: number, overrides: Record<string, string>) => {
+      const values = columns.map((column) => overrides[column] ?? `t.${column}`);
+      await sql`insert into withdraws (${sql.raw(columns.join(", "))})
+        select ${sql.raw(values.join(", "))} from withdraws t, generate_series(1, ${sql.lit(count)}) g
+        where t.id = ${templateId}`.execute(svc.deps.db);
+    };
+    const ended = {
+      id: "gen_random_uuid()",
+      reference_id: "'plan-' || g || '-' || t.merchant_id",
+      idempotency_key: "'plan-' || g || '-' || t.merchant_id",
+      status: "'failed'",
+      failed_at: "t.created_at - g * interval '1 minute' - interval '1 hour'",
+      created_at: "t.created_at - g * interval '1 minute' - interval '1 hour'",
+    };
+    await copies(3_000, ended);
+    await copies(5_000, { ...ended, merchant_id: `'${other.merchantId}'`, amount_satang: "1000 + g" });
+    await sql`analyze withdraws`.execute(svc.deps.db);
+
+    const read = admissionReadStatement(svc.deps.db, {
+      ...guardQuery({ merchantId: shop.merchantId, amountSatang: 10n, now: svc.clock.now() }),
+      idempotencyKey: undefined,
+      referenceId: "plan-probe",
+      windows: undefined,
+    });
+    const plan = await svc.deps.db.transaction().execute(async (trx) => {
+      await sql`prepare admission_probe as ${sql.raw(read.query.sql)}`.execute(trx);
+      await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+      const args = read.query.parameters.map(literal).join(", ");
+      const explained = await sql<{
+        "QUERY PLAN": [{ Plan: Record<string, unknown> }];
+      }>`explain (analyze, format json)
+        execute admission_probe(${sql.raw(args)})`.execute(trx);
+      await sql`deallocate admission_probe`.execute(trx);
+      return explained.rows[0]!["QUERY PLAN"][0].Plan;
+    });
+    const rowsRead = withdrawRowsRead(plan);
+    assert.ok(
+      rowsRead < 50,
+      `the generic plan read ${rowsRead} withdraws:\n${JSON.stringify(plan, null, 1)}`,
+    );
+    const facts = await readAdmission(svc.deps.db, {
+      ...guardQuery({ merchantId: shop.merchantId, amountSatang: 10n, now: svc.clock.now() }),
+      idempotencyKey: undefined,
+      referenceId: "plan-probe",
+      windows: undefined,
+    });
+    assert.deepEqual(
+      facts.guardCandidates.map((candidate) => candidate.id),
+      [templateId],
+    );
   });
 });
