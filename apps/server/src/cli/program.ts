@@ -38,13 +38,13 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerWalletCommands,
   registerWithdrawCommands,
   registerPayoutCommands,
-  // After the withdraw and payouts groups, which it adds to.
+  registerRefundCommands,
+  // After the withdraw, payouts and refund groups, which it adds to.
   registerUndecidedCommands,
   registerScbCommands,
   registerUserCommands,
   registerOperatorCommands,
   registerListenCommand,
-  registerRefundCommands,
   registerTriggerCommand,
   registerClockCommands,
   registerExportCommand,

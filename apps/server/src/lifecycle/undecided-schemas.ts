@@ -41,7 +41,10 @@ const UndecidedSchema = Type.Object(
     }),
     merchantId: Type.String({ format: "uuid" }),
     referenceId: Type.String({ examples: ["payout-1001"] }),
-    amount: Type.String({ description: "THB, two decimals", examples: ["1500.00"] }),
+    amount: Type.String({
+      description: 'satang, as a decimal string like every amount of the API: "150000.00" is 1,500.00 THB',
+      examples: ["150000.00"],
+    }),
     provider: Type.String({ examples: ["scb"] }),
     payoutState: Type.String({ description: "sending, accepted or unknown", examples: ["unknown"] }),
     sendAttempts: Type.Integer(),

@@ -62,7 +62,7 @@ describe("satang payouts undecided / withdraw resolve", () => {
     svc.clock.advance(61_000);
     const listed = await satang(["payouts", "undecided"]);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, new RegExp(`${withdraw.id}  250\\.00 THB  sandbox`));
+    assert.match(listed.stdout, new RegExp(`${withdraw.id}  2\\.50 THB  sandbox`));
     const json = await satang(["payouts", "undecided", "--json"]);
     assert.equal(JSON.parse(json.stdout).data[0].withdrawId, withdraw.id);
 

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { runCli } from "../../src/cli/program.ts";
 import type { RefundRow } from "../../src/db/types.ts";
 import { payoutKeyOf, refundSubject } from "../../src/lib/payout-subjects.ts";
 import {
@@ -17,6 +18,7 @@ import {
   reconcilePayouts,
 } from "../../src/lifecycle/payouts.ts";
 import { partnerTransactionId, partnerTransactionIdOf } from "../../src/providers/scb/references.ts";
+import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, refundBody } from "../helpers/refunds.ts";
@@ -382,6 +384,49 @@ describe("an undecided refund transfer", () => {
     );
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold", "refund_release"]);
     assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), ["refund.processing", "refund.failed"]);
+  });
+
+  it("is listed by `satang payouts undecided` and failed by `satang refund resolve`", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const payment = await paidPayment("1200.00");
+    const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1200.00" });
+    await dispatchPendingRefunds(live.svc.deps);
+    live.advance(ALERT_S * 1000);
+    const address = live.svc.app.server.address() as { port: number };
+    const satang = async (args: string[]) => {
+      let stdout = "";
+      let stderr = "";
+      const outcome = await runCli(
+        [...args, "--url", `http://127.0.0.1:${address.port}`, "--token", ADMIN_TOKEN],
+        {
+          stdout: (text) => {
+            stdout += text;
+          },
+          stderr: (text) => {
+            stderr += text;
+          },
+          env: { PATH: process.env.PATH ?? "" },
+        },
+      );
+      return { code: "exitCode" in outcome ? outcome.exitCode : undefined, stdout, stderr };
+    };
+    const listed = await satang(["payouts", "undecided"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`refund ${refund.id}  12\\.00 THB  scb`));
+    const resolved = await satang([
+      "refund",
+      "resolve",
+      refund.id,
+      "--outcome",
+      "failed",
+      "--reason",
+      "SCB support: account closed",
+    ]);
+    assert.equal(resolved.code, 0, resolved.stderr);
+    assert.equal(resolved.stdout.trim(), `Refund ${refund.id} is now failed`);
+    assert.equal((await refundOf(refund.id)).status, "failed");
+    const again = await satang(["refund", "resolve", refund.id, "--outcome", "paid", "--reason", "x"]);
+    assert.equal(again.code, 1, "a decided refund is not decided twice");
   });
 
   it("refuses to resolve a refund that is still pending (no connector holds it)", async () => {

@@ -9814,7 +9814,7 @@ export interface operations {
            *             "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
            *             "referenceId": "payout-1001",
-           *             "amount": "1500.00",
+           *             "amount": "150000.00",
            *             "provider": "scb",
            *             "payoutState": "unknown",
            *             "sendAttempts": 1,
@@ -9865,8 +9865,8 @@ export interface operations {
                 /** @example payout-1001 */
                 referenceId: string;
                 /**
-                 * @description THB, two decimals
-                 * @example 1500.00
+                 * @description satang, as a decimal string like every amount of the API: "150000.00" is 1,500.00 THB
+                 * @example 150000.00
                  */
                 amount: string;
                 /** @example scb */

@@ -1,10 +1,12 @@
 /**
- * `satang payouts undecided` and `satang withdraw resolve`: the operator's side of undecided
- * payouts (CONTRACT 15, docs/providers/scb.md "Undecided transfers"). The first lists the
- * withdraws a connector holds undecided past PAYOUT_UNDECIDED_ALERT_S, with the bank's last
- * answers; the second decides one, paid or failed, with the reason and the bank's reference.
- * They join the `payouts` and `withdraw` groups their own files create.
+ * `satang payouts undecided`, `satang withdraw resolve` and `satang refund resolve`: the
+ * operator's side of undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided
+ * transfers"). The first lists the withdraws and refunds a connector holds undecided past
+ * PAYOUT_UNDECIDED_ALERT_S, with the bank's last answers; the others decide one, paid or failed,
+ * with the reason and the bank's reference. They join the `payouts`, `withdraw` and `refund`
+ * groups their own files create.
  */
+import { satangToBaht } from "@satang/sdk";
 import { type Command, InvalidArgumentError } from "commander";
 import { adminClient } from "../client.ts";
 import type { CommandContext } from "../io.ts";
@@ -19,7 +21,9 @@ interface BankAnswer {
 }
 
 interface Undecided {
-  withdrawId: string;
+  subjectType?: "withdraw" | "refund";
+  withdrawId: string | null;
+  refundId?: string | null;
   merchantId: string;
   amount: string;
   provider: string;
@@ -37,11 +41,16 @@ function answerLine(a: BankAnswer): string {
   return `      ${a.at}  ${a.operation}  ${status}${said}`;
 }
 
+/** Which record the payout pays: a withdraw's id, or "refund" and the refund's id. */
+function subjectOf(row: Undecided): string {
+  return row.subjectType === "refund" ? `refund ${row.refundId ?? ""}` : String(row.withdrawId);
+}
+
 function undecidedLines(row: Undecided): string[] {
   const hours = (row.undecidedSeconds / 3600).toFixed(1);
   const transfer = row.bank?.transfer;
   return [
-    `${row.withdrawId}  ${row.amount} THB  ${row.provider}  undecided ${hours} h  (merchant ${row.merchantId})`,
+    `${subjectOf(row)}  ${satangToBaht(row.amount)} THB  ${row.provider}  undecided ${hours} h  (merchant ${row.merchantId})`,
     `    last error: ${row.lastError ?? "none"}`,
     ...(transfer
       ? [
@@ -103,23 +112,29 @@ export function registerUndecidedCommands(program: Command, { io }: CommandConte
       );
     });
 
-  clientFlags(
-    group(program, "withdraw")
-      .command("resolve")
-      .description("decide an undecided payout: paid or failed, with the reason and the bank's reference"),
-  )
-    .argument("<id>", "withdraw id")
-    .requiredOption("--outcome <outcome>", "paid or failed", outcomeOption)
-    .requiredOption("--reason <text>", "why: what the bank's statement, inquiry or support said")
-    .option("--bank-reference <ref>", "the bank's reference of the transfer")
-    .action(async (id: string, flags: ResolveFlags) => {
-      const body: Record<string, string> = { outcome: flags.outcome, reason: flags.reason };
-      if (flags.bankReference !== undefined) body.bankReference = flags.bankReference;
-      const data = await adminClient(flags, io.env).call<{ withdraw: { id: string; status: string } }>(
-        "POST",
-        `/withdraws/${encodeURIComponent(id)}/resolve`,
-        body,
-      );
-      printResult(io, flags, data, () => `Withdraw ${data.withdraw.id} is now ${data.withdraw.status}`);
-    });
+  for (const subject of ["withdraw", "refund"] as const) {
+    clientFlags(
+      group(program, subject)
+        .command("resolve")
+        .description(
+          `decide an undecided ${subject}'s payout: paid or failed, with the reason and the bank's reference`,
+        ),
+    )
+      .argument("<id>", `${subject} id`)
+      .requiredOption("--outcome <outcome>", "paid or failed", outcomeOption)
+      .requiredOption("--reason <text>", "why: what the bank's statement, inquiry or support said")
+      .option("--bank-reference <ref>", "the bank's reference of the transfer")
+      .action(async (id: string, flags: ResolveFlags) => {
+        const body: Record<string, string> = { outcome: flags.outcome, reason: flags.reason };
+        if (flags.bankReference !== undefined) body.bankReference = flags.bankReference;
+        const data = await adminClient(flags, io.env).call<Record<string, { id: string; status: string }>>(
+          "POST",
+          `/${subject}s/${encodeURIComponent(id)}/resolve`,
+          body,
+        );
+        const record = data[subject];
+        const name = subject === "withdraw" ? "Withdraw" : "Refund";
+        printResult(io, flags, data, () => `${name} ${record?.id} is now ${record?.status}`);
+      });
+  }
 }

@@ -204,6 +204,8 @@ function renderLogin(message) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    // The undecided section (undecided.js) reads its list as soon as the operator signs in.
+    document.dispatchEvent(new Event("satang:operator-token"));
     void showDesk();
   });
   root.replaceChildren(form);
@@ -310,6 +312,7 @@ function signOutButton() {
   const button = el("button", { type: "button", id: "signout" }, [t("signOut")]);
   button.addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
+    document.dispatchEvent(new Event("satang:operator-token"));
     renderLogin();
   });
   return button;

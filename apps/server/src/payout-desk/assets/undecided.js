@@ -11,6 +11,17 @@ const TOKEN_KEY = "satang.operatorToken";
 const base = document.documentElement.dataset.base ?? "";
 const section = /** @type {HTMLElement} */ (document.getElementById("undecided"));
 
+/**
+ * A wire amount (a decimal string of satang, as every amount of the API) in Thai baht with its
+ * unit, as the bank's screens and the desk's batches show it: "150000.00" -> "฿1,500.00".
+ * @param {string} wire
+ */
+function thb(wire) {
+  const satang = BigInt(String(wire).split(".")[0] || "0");
+  const baht = new Intl.NumberFormat("en-US").format(satang / 100n);
+  return `฿${baht}.${String(satang % 100n).padStart(2, "0")}`;
+}
+
 /** @typedef {{ at: string, operation: string, httpStatus: number | null, answer: any, error: string | null }} BankAnswer */
 /** @typedef {{ subjectType?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, merchantId: string, referenceId: string, amount: string, provider: string, lastError: string | null, undecidedSeconds: number, bank: { transfer: Record<string, unknown> | null, lastAnswers: BankAnswer[] } | null }} Undecided */
 
@@ -118,7 +129,7 @@ function rowView(row) {
         .join(", ")
     : "none";
   return el("article", { class: "undecided-item" }, [
-    el("h3", {}, [`${row.amount} THB, ${kind} ${id}`]),
+    el("h3", {}, [`${thb(row.amount)}, ${kind} ${id}`]),
     el("p", {}, [
       `Reference ${row.referenceId}, merchant ${row.merchantId}, ${row.provider}, undecided ${hours} h`,
     ]),
@@ -156,6 +167,8 @@ async function load() {
   }
 }
 
-// The token is entered in desk.js's sign-in; look again every half minute.
+// The token is entered in desk.js's sign-in, which says so (and so does signing out); look again
+// every half minute.
 load();
+document.addEventListener("satang:operator-token", () => void load());
 setInterval(load, 30_000);
