@@ -164,7 +164,7 @@ describe("the overview", () => {
       assert.equal(await chart.locator("rect.bar-in").count(), 30);
       assert.equal(await chart.locator("rect.bar-out").count(), 30);
       const label = (await chart.getAttribute("aria-label")) ?? "";
-      assert.match(label, /฿1,500\.00 received, ฿400\.00 paid out/);
+      assert.match(label, /฿1,500\.00 received, ฿0\.00 refunded \(฿1,500\.00 net\), ฿400\.00 paid out/);
       // Today's bars are the last ones and the tallest.
       assert.ok(Number(await chart.locator("rect.bar-in").last().getAttribute("height")) > 100);
       await page.screenshot({ path: `${RESULTS_DIR}dashboard-overview-en.png`, fullPage: true });
