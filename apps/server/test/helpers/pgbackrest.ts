@@ -76,6 +76,11 @@ export class BackedUpCluster implements Cluster {
 
   private owned(path: string): void {
     mkdirSync(path, { recursive: true, mode: 0o700 });
+    this.giveToPostgres(path);
+  }
+
+  /** Under root, the clusters' user owns it (whatever umask an earlier test left). */
+  private giveToPostgres(path: string): void {
     if (!this.asRoot) return;
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
@@ -105,7 +110,9 @@ export class BackedUpCluster implements Cluster {
         "pg1-user=postgres",
         "",
       ].join("\n"),
+      { mode: 0o600 },
     );
+    this.giveToPostgres(this.config);
     this.run(join(PG_BIN, "initdb"), ["-D", this.dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
     writeFileSync(
       join(this.dataDir, "postgresql.conf"),
