@@ -59,6 +59,8 @@ export interface FailoverRun {
   unexpected5xx: string[];
   acknowledgedWrites: number;
   invariants: InvariantResult[];
+  /** API or worker processes that ended by themselves during the run (none expected). */
+  processesExited: string[];
   durationS: number;
 }
 
@@ -151,9 +153,11 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
     120_000,
   );
   const promotedMs = Date.now() - lostAt;
+  // The directory readable again at once: its keeper, still running, rewinds it to follow the
+  // new primary (while it is unreadable, the keeper can only clone the new primary afresh).
+  if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
   // Let the probe see the service on the new primary.
   await sleep(3_000);
-  if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
   if (machineLost) cluster.restartNode(oldPrimary);
   const rejoinedMs = await cluster.waitFor(
     "the old primary to rejoin as a synchronous standby",
@@ -230,6 +234,12 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
       await workload;
     }
     await sleep(3_000);
+    const processesExited = [
+      ...servers.map((server, i) => ({ name: `API ${i + 1}`, exited: server.exited })),
+      { name: "worker", exited: worker.exited },
+    ]
+      .filter((p) => p.exited !== undefined)
+      .map((p) => `${p.name} ended by itself (${p.exited})`);
     for (const server of [...servers, worker]) await server.stop();
     store = await openStore({ databaseUrl: cluster.databaseUrl });
     const invariants = await checkInvariants(store.db, merchants, tally);
@@ -241,6 +251,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
       unexpected5xx: tally.serverErrors,
       acknowledgedWrites: tally.acknowledged.length,
       invariants,
+      processesExited,
       durationS: Math.round((Date.now() - started) / 1000),
     };
   } finally {
@@ -294,6 +305,12 @@ export function reportFailover(run: FailoverRun): boolean {
     for (const problem of inv.problems) console.log(`       ${problem}`);
   }
   for (const line of run.unexpected5xx.slice(0, 10)) console.log(`  unexpected: ${line}`);
+  for (const line of run.processesExited) console.log(`  FAIL ${line}`);
   const everyRoundBack = run.rounds.every((r) => Number.isFinite(r.unavailableMs));
-  return run.invariants.every((i) => i.ok) && run.unexpected5xx.length === 0 && everyRoundBack;
+  return (
+    run.invariants.every((i) => i.ok) &&
+    run.unexpected5xx.length === 0 &&
+    run.processesExited.length === 0 &&
+    everyRoundBack
+  );
 }
