@@ -153,8 +153,9 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
     120_000,
   );
   const promotedMs = Date.now() - lostAt;
-  // The directory readable again at once: its keeper, still running, rewinds it to follow the
-  // new primary (while it is unreadable, the keeper can only clone the new primary afresh).
+  // The directory readable again once the standby is promoted. Its keeper, still running, has
+  // usually tried to rewind it already (within the promotion's second, while unreadable) and
+  // clones the new primary afresh instead: pg_basebackup, after the new primary's checkpoint.
   if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
   // Let the probe see the service on the new primary.
   await sleep(3_000);
