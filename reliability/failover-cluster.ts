@@ -361,8 +361,10 @@ export class FailoverCluster {
    */
   killNode(port: number): void {
     const pgdata = this.dataDirOf(port);
+    // Read before the kills, so a pid left in a stale file is never signalled.
+    const postmaster = this.postmasterPid(port);
     for (const keeper of this.keepers) if (keeper.pgdata === pgdata) this.signal(keeper, "SIGKILL");
-    this.killPostmaster(port);
+    kill(postmaster);
   }
 
   /** A new keeper for the node (`pg_autoctl run`): it rejoins as the standby. */
