@@ -153,9 +153,10 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
     120_000,
   );
   const promotedMs = Date.now() - lostAt;
-  // The directory readable again once the standby is promoted. Its keeper, still running, has
-  // usually tried to rewind it already (within the promotion's second, while unreadable) and
-  // clones the new primary afresh instead: pg_basebackup, after the new primary's checkpoint.
+  // The directory readable again as soon as the standby is promoted: its keeper, still running,
+  // then rewinds it to follow the new primary. A rewind tried while it was still unreadable
+  // fails, and the keeper clones the new primary afresh (pg_basebackup: slower, as slow as the
+  // new primary's next checkpoint).
   if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
   // Let the probe see the service on the new primary.
   await sleep(3_000);
