@@ -17,7 +17,7 @@ export interface ServerSpec {
   databaseUrl: string | undefined;
   dataDir: string;
   logFile: string;
-  /** The satang command (default `serve`); `worker` has no HTTP port and is not waited for. */
+  /** The satang command (default `serve`); `worker` has no HTTP port: its "worker started" line is waited for. */
   args?: string[];
 }
 
@@ -60,7 +60,7 @@ export class ChaosServer {
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     this.child = child;
-    if (this.spec.args?.[0] === "worker") return 0;
+    if (this.spec.args?.[0] === "worker") return this.workerStarted(child, started);
     for (;;) {
       if (child.exitCode !== null)
         throw new Error(`server exited with ${child.exitCode} (see ${this.spec.logFile})`);
@@ -73,6 +73,43 @@ export class ChaosServer {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+
+  /** A worker is up once it says so (after its store is open and its jobs run). */
+  private workerStarted(child: ChildProcess, started: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      let seen = "";
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error("worker did not start within 300 s"));
+      }, 300_000);
+      const onData = (chunk: Buffer) => {
+        seen = (seen + chunk.toString("utf8")).slice(-4096);
+        if (!seen.includes('"msg":"worker started"')) return;
+        done();
+        resolve(Date.now() - started);
+      };
+      const onExit = (code: number | null) => {
+        done();
+        reject(new Error(`worker exited with ${code} (see ${this.spec.logFile})`));
+      };
+      const done = () => {
+        clearTimeout(timer);
+        child.stdout?.off("data", onData);
+        child.off("exit", onExit);
+      };
+      child.stdout?.on("data", onData);
+      child.once("exit", onExit);
+    });
+  }
+
+  /** How the process ended if it ended by itself (not by kill() or stop()); undefined while it runs. */
+  get exited(): string | undefined {
+    const child = this.child;
+    if (!child) return undefined;
+    if (child.exitCode !== null) return `exit code ${child.exitCode}`;
+    if (child.signalCode !== null) return `signal ${child.signalCode}`;
+    return undefined;
   }
 
   /** SIGKILL: no drain, no shutdown hook; whatever was in flight is cut. */

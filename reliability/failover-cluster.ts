@@ -22,10 +22,21 @@ import pg from "pg";
 const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function kill(pid: number | undefined): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
 /**
  * The monitor's health checks, tightened from their defaults (5 s period, 20 s before a node
  * is unhealthy) so a run of many failovers fits in minutes; docs/DEPLOYMENT.md gives the values
- * for production.
+ * for production. `primary_demote_timeout` is how long the monitor waits for a primary whose
+ * keeper no longer reports (the machine is gone) to have demoted itself before it promotes the
+ * standby (default 30 s); it is kept above the keepers' own network partition timeout
+ * (KEEPER_SETTINGS, default 20 s), after which a primary that reaches neither the monitor nor
+ * its standby stops serving.
  */
 const MONITOR_SETTINGS: Record<string, number> = {
   "pgautofailover.health_check_period": 1000,
@@ -33,13 +44,36 @@ const MONITOR_SETTINGS: Record<string, number> = {
   "pgautofailover.health_check_retry_delay": 500,
   "pgautofailover.health_check_max_retries": 1,
   "pgautofailover.node_considered_unhealthy_timeout": 2000,
+  "pgautofailover.primary_demote_timeout": 5000,
 };
+
+/** Each keeper's settings (seconds), tightened with the monitor's. */
+const KEEPER_SETTINGS: Record<string, number> = {
+  "timeout.network_partition_timeout": 3,
+};
+
+/** States in which a node serves writes (or is about to, alone). */
+const PRIMARY_STATES = ["primary", "wait_primary", "single"];
+/** Goals the monitor gives the standby once it has decided to fail over. */
+const PROMOTION_GOALS = [
+  "report_lsn",
+  "prepare_promotion",
+  "stop_replication",
+  "fast_forward",
+  "wait_primary",
+  "primary",
+  "single",
+];
 
 export interface NodeState {
   name: string;
   port: number;
   reported: string;
   assigned: string;
+  /** The monitor's health check: 1 good, 0 bad, -1 not yet known. */
+  health: number;
+  /** Whether the keeper last reported its PostgreSQL running. */
+  running: boolean;
 }
 
 interface Keeper {
@@ -177,6 +211,9 @@ export class FailoverCluster {
         },
         180_000,
       );
+      for (const [name, value] of Object.entries(KEEPER_SETTINGS))
+        this.run(["config", "set", "--pgdata", pgdata, name, String(value)]);
+      this.run(["reload", "--pgdata", pgdata]);
     }
   }
 
@@ -202,6 +239,14 @@ export class FailoverCluster {
 
   /** A statement on a node as postgres; false when it could not be run. */
   async nodeQuery(port: number, text: string): Promise<boolean> {
+    return (await this.nodeRows(port, text)) !== undefined;
+  }
+
+  /** A query on a node as postgres; undefined when it could not be run. */
+  async nodeRows<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    port: number,
+    text: string,
+  ): Promise<R[] | undefined> {
     const client = new pg.Client({
       connectionString: this.nodeUrl(port, "postgres"),
       connectionTimeoutMillis: 2_000,
@@ -209,24 +254,33 @@ export class FailoverCluster {
     client.on("error", () => {});
     try {
       await client.connect();
-      await client.query(text);
-      return true;
+      return (await client.query<R>(text)).rows;
     } catch {
-      return false;
+      return undefined;
     } finally {
       await client.end().catch(() => {});
     }
   }
 
   async states(): Promise<NodeState[]> {
-    const rows = await this.monitorQuery<{ nodename: string; nodeport: number; r: string; a: string }>(
-      "select nodename, nodeport, reportedstate::text as r, goalstate::text as a from pgautofailover.node order by nodeid",
+    const rows = await this.monitorQuery<{
+      nodename: string;
+      nodeport: number;
+      r: string;
+      a: string;
+      health: number;
+      running: boolean;
+    }>(
+      "select nodename, nodeport, reportedstate::text as r, goalstate::text as a, health, " +
+        "reportedpgisrunning as running from pgautofailover.node order by nodeid",
     );
     return (rows ?? []).map((row) => ({
       name: row.nodename,
       port: row.nodeport,
       reported: row.r,
       assigned: row.a,
+      health: row.health,
+      running: row.running,
     }));
   }
 
@@ -241,15 +295,53 @@ export class FailoverCluster {
     );
   }
 
+  /**
+   * The node the monitor has as the primary: reported and assigned a primary's state. A node
+   * whose keeper is gone keeps its last reported state ("primary") while the monitor has
+   * already assigned it `demote_timeout` or `demoted`: it is not the primary any more.
+   */
   async primaryPort(): Promise<number | undefined> {
     const states = await this.states();
-    return states.find((s) => ["primary", "wait_primary", "single"].includes(s.reported))?.port;
+    return states.find((s) => PRIMARY_STATES.includes(s.reported) && PRIMARY_STATES.includes(s.assigned))
+      ?.port;
+  }
+
+  /** Whether the monitor has decided to promote a node other than `oldPrimary`. */
+  async failoverStarted(oldPrimary: number): Promise<boolean> {
+    const states = await this.states();
+    return states.some((s) => s.port !== oldPrimary && PROMOTION_GOALS.includes(s.assigned));
+  }
+
+  /**
+   * Ready for the next loss: a primary and a secondary where the monitor wants them, both
+   * running and healthy to the monitor (so the secondary is a candidate for promotion), and
+   * the primary's commits waiting for that standby (synchronous replication streaming).
+   */
+  async ready(): Promise<boolean> {
+    const states = await this.states();
+    if (!this.healthy(states) || !states.every((s) => s.health === 1 && s.running)) return false;
+    const primary = states.find((s) => s.reported === "primary");
+    if (!primary) return false;
+    const rows = await this.nodeRows<{ n: number }>(
+      primary.port,
+      "select count(*)::int as n from pg_stat_replication " +
+        "where state = 'streaming' and sync_state in ('sync', 'quorum') " +
+        "and current_setting('synchronous_standby_names') <> ''",
+    );
+    return (rows?.[0]?.n ?? 0) > 0;
   }
 
   async waitFor(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+    const waited = await this.until(done, timeoutMs);
+    if (waited === undefined) throw new Error(`failover cluster: gave up waiting for ${what}`);
+    return waited;
+  }
+
+  /** Milliseconds until `done`, or undefined when it did not happen within `timeoutMs`. */
+  async until(done: () => Promise<boolean>, timeoutMs: number): Promise<number | undefined> {
     const started = Date.now();
     while (!(await done())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`failover cluster: gave up waiting for ${what}`);
+      if (Date.now() - started > timeoutMs) return undefined;
       await sleep(250);
     }
     return Date.now() - started;
@@ -261,20 +353,43 @@ export class FailoverCluster {
     return join(this.dir, `node${index + 1}`);
   }
 
+  /**
+   * The node's machine is lost: SIGKILL to its keeper (its whole process group: the keeper's
+   * services and the PostgreSQL it started) and to its postmaster. Nothing restarts it; the
+   * monitor, with no report from the keeper, promotes the standby once the node is unhealthy
+   * and the demote timeout has passed. `restartNode` brings the keeper back, which rejoins.
+   */
+  killNode(port: number): void {
+    const pgdata = this.dataDirOf(port);
+    // Read before the kills, so a pid left in a stale file is never signalled.
+    const postmaster = this.postmasterPid(port);
+    for (const keeper of this.keepers) if (keeper.pgdata === pgdata) this.signal(keeper, "SIGKILL");
+    kill(postmaster);
+  }
+
+  /** A new keeper for the node (`pg_autoctl run`): it rejoins as the standby. */
+  restartNode(port: number): void {
+    const pgdata = this.dataDirOf(port);
+    this.keep(pgdata, ["run", "--pgdata", pgdata], `${pgdata.split("/").pop()}.log`);
+  }
+
   /** SIGKILL to the node's postmaster (its keeper then restarts it, as a standby if demoted). */
   killPostmaster(port: number): void {
+    kill(this.postmasterPid(port));
+  }
+
+  private postmasterPid(port: number): number | undefined {
     const pidFile = join(this.dataDirOf(port), "postmaster.pid");
-    if (!existsSync(pidFile)) return;
-    const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
+    if (!existsSync(pidFile)) return undefined;
+    return Number(readFileSync(pidFile, "utf8").split("\n")[0]);
   }
 
   /** The node's data directory made unreadable, then its postmaster killed: it cannot come back. */
   breakDataDir(port: number): void {
-    this.killPostmaster(port);
+    const pid = this.postmasterPid(port);
+    // Unreadable first, so the keeper cannot restart PostgreSQL in the meantime.
     chmodSync(this.dataDirOf(port), 0o000);
+    kill(pid);
   }
 
   /** The data directory readable again: the keeper restarts the node, which rejoins as a standby. */

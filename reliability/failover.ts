@@ -5,7 +5,10 @@
  * chaos harness's mixed workload against both APIs; then round after round the primary is lost
  * (odd rounds: its postmaster SIGKILLed; even rounds: its data directory made unreadable and
  * its postmaster killed), the engine promotes the standby, the old primary rejoins as a
- * standby (made readable again first), and the next round waits for the pair to be healthy.
+ * standby (made readable again first), and the next round waits for the pair to be healthy and
+ * synchronous. A postmaster that its keeper restarts in place before the monitor starts a
+ * failover is not a failover: the node is then lost as a machine is (keeper and postmaster
+ * killed), and its keeper started again once the standby is promoted.
  * Afterwards every invariant of the chaos harness is checked on the new primary, including
  * that every write acknowledged before or during a switch is there.
  *
@@ -31,8 +34,16 @@ export interface FailoverOptions {
 interface Round {
   round: number;
   fault: "sigkill" | "unreadable";
+  /**
+   * The keeper restarted the postmaster in place and the monitor started no failover, so the
+   * node was then lost as a machine (keeper and postmaster killed); times run from that loss.
+   */
+  machineLost: boolean;
+  /** For such a round, the probe's unavailability while the postmaster restarted in place. */
+  inPlaceRestartMs: number | undefined;
   oldPrimary: number;
   newPrimary: number;
+  /** From the loss to the monitor's promotion of the standby (ms). */
   promotedMs: number;
   /** First refused or failed probe write to the first successful one after it (ms). */
   unavailableMs: number;
@@ -48,6 +59,8 @@ export interface FailoverRun {
   unexpected5xx: string[];
   acknowledgedWrites: number;
   invariants: InvariantResult[];
+  /** API or worker processes that ended by themselves during the run (none expected). */
+  processesExited: string[];
   durationS: number;
 }
 
@@ -93,9 +106,9 @@ class Probe {
     await this.loop;
   }
 
-  /** Unavailability after `since`: first failure to the first success after it. */
-  gapAfter(since: number): { ms: number; refusals: number } {
-    const after = this.outcomes.filter((o) => o.at >= since);
+  /** Unavailability after `since` (and before `until`): first failure to the first success after it. */
+  gapAfter(since: number, until = Number.POSITIVE_INFINITY): { ms: number; refusals: number } {
+    const after = this.outcomes.filter((o) => o.at >= since && o.at < until);
     const first = after.findIndex((o) => !o.ok);
     if (first < 0) return { ms: 0, refusals: 0 };
     const back = after.slice(first).find((o) => o.ok);
@@ -104,16 +117,34 @@ class Probe {
   }
 }
 
+/**
+ * How long after its postmaster's SIGKILL the monitor is given to start a failover. The
+ * monitor's checks notice a dead PostgreSQL within about 2 s (1 s period, 2 s unhealthy); a
+ * keeper that restarts the postmaster in place first (within a second on a quiet machine)
+ * leaves it nothing to notice, and the node is then lost as a machine is.
+ */
+const FAILOVER_START_WINDOW_MS = 6_000;
+
 async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): Promise<Round> {
   const fault = round % 2 === 1 ? "sigkill" : "unreadable";
   const oldPrimary = await cluster.primaryPort();
   if (oldPrimary === undefined) throw new Error("no primary before the round");
   await sleep(1_000 + Math.random() * 1_000);
-  const lostAt = Date.now();
+  const faultAt = Date.now();
   if (fault === "sigkill") cluster.killPostmaster(oldPrimary);
   else cluster.breakDataDir(oldPrimary);
+  let lostAt = faultAt;
+  let machineLost = false;
+  const started = await cluster.until(() => cluster.failoverStarted(oldPrimary), FAILOVER_START_WINDOW_MS);
+  if (started === undefined) {
+    // Restarted in place by its keeper (or still being restarted): no failover. The node's
+    // loss is made real: its keeper and postmaster stop, as when its machine goes.
+    machineLost = true;
+    lostAt = Date.now();
+    cluster.killNode(oldPrimary);
+  }
   let newPrimary = oldPrimary;
-  const promotedMs = await cluster.waitFor(
+  await cluster.waitFor(
     "the standby's promotion",
     async () => {
       newPrimary = (await cluster.primaryPort()) ?? oldPrimary;
@@ -121,18 +152,27 @@ async function oneRound(cluster: FailoverCluster, probe: Probe, round: number): 
     },
     120_000,
   );
+  const promotedMs = Date.now() - lostAt;
+  // The directory readable again as soon as the standby is promoted: its keeper, still running,
+  // then rewinds it to follow the new primary. A rewind tried while it was still unreadable
+  // fails, and the keeper clones the new primary afresh (pg_basebackup: slower, as slow as the
+  // new primary's next checkpoint).
+  if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
   // Let the probe see the service on the new primary.
   await sleep(3_000);
-  if (fault === "unreadable") cluster.repairDataDir(oldPrimary);
+  if (machineLost) cluster.restartNode(oldPrimary);
   const rejoinedMs = await cluster.waitFor(
-    "the old primary to rejoin as a standby",
-    async () => cluster.healthy(await cluster.states()),
+    "the old primary to rejoin as a synchronous standby",
+    () => cluster.ready(),
     180_000,
   );
+  const inPlace = machineLost ? probe.gapAfter(faultAt, lostAt) : undefined;
   const gap = probe.gapAfter(lostAt);
   return {
     round,
     fault,
+    machineLost,
+    inPlaceRestartMs: inPlace?.ms,
     oldPrimary,
     newPrimary,
     promotedMs,
@@ -187,10 +227,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
       for (let round = 1; round <= options.rounds; round++) {
         const result = await oneRound(cluster, probe, round);
         rounds.push(result);
-        console.log(
-          `  round ${round} (${result.fault}): promoted in ${result.promotedMs} ms, ` +
-            `writes unavailable ${result.unavailableMs} ms, rejoined in ${result.rejoinedMs} ms`,
-        );
+        console.log(`  round ${round} (${describeFault(result)}): ${describeRound(result)}`);
       }
       await sleep(2_000);
     } finally {
@@ -199,6 +236,12 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
       await workload;
     }
     await sleep(3_000);
+    const processesExited = [
+      ...servers.map((server, i) => ({ name: `API ${i + 1}`, exited: server.exited })),
+      { name: "worker", exited: worker.exited },
+    ]
+      .filter((p) => p.exited !== undefined)
+      .map((p) => `${p.name} ended by itself (${p.exited})`);
     for (const server of [...servers, worker]) await server.stop();
     store = await openStore({ databaseUrl: cluster.databaseUrl });
     const invariants = await checkInvariants(store.db, merchants, tally);
@@ -210,6 +253,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
       unexpected5xx: tally.serverErrors,
       acknowledgedWrites: tally.acknowledged.length,
       invariants,
+      processesExited,
       durationS: Math.round((Date.now() - started) / 1000),
     };
   } finally {
@@ -223,12 +267,30 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRun
   }
 }
 
+function describeFault(round: Round): string {
+  if (!round.machineLost) return round.fault;
+  return `${round.fault}, restarted in place by its keeper (writes unavailable ${round.inPlaceRestartMs} ms), then the machine lost`;
+}
+
+function describeRound(round: Round): string {
+  return (
+    `promoted in ${round.promotedMs} ms, writes unavailable ${round.unavailableMs} ms, ` +
+    `rejoined as a synchronous standby in ${round.rejoinedMs} ms`
+  );
+}
+
 export function reportFailover(run: FailoverRun): boolean {
   const gaps = run.rounds.map((r) => r.unavailableMs).filter((ms) => Number.isFinite(ms));
   const max = Math.max(0, ...gaps);
   const mean = Math.round(gaps.reduce((s, x) => s + x, 0) / Math.max(1, gaps.length));
   const lost = run.invariants.find((i) => i.name.startsWith("every acknowledged"));
   console.log(`\n== failover: ${run.rounds.length} failovers in ${run.durationS} s`);
+  for (const round of run.rounds)
+    console.log(`  round ${round.round} (${describeFault(round)}): ${describeRound(round)}`);
+  const lostMachines = run.rounds.filter((r) => r.machineLost).length;
+  console.log(
+    `  rounds whose keeper restarted the postmaster in place, then lost as a machine: ${lostMachines}`,
+  );
   console.log(`  writes unavailable per failover: mean ${mean} ms, max ${max} ms`);
   console.log(
     `  promotion: max ${Math.max(0, ...run.rounds.map((r) => r.promotedMs))} ms; ` +
@@ -245,6 +307,12 @@ export function reportFailover(run: FailoverRun): boolean {
     for (const problem of inv.problems) console.log(`       ${problem}`);
   }
   for (const line of run.unexpected5xx.slice(0, 10)) console.log(`  unexpected: ${line}`);
+  for (const line of run.processesExited) console.log(`  FAIL ${line}`);
   const everyRoundBack = run.rounds.every((r) => Number.isFinite(r.unavailableMs));
-  return run.invariants.every((i) => i.ok) && run.unexpected5xx.length === 0 && everyRoundBack;
+  return (
+    run.invariants.every((i) => i.ok) &&
+    run.unexpected5xx.length === 0 &&
+    run.processesExited.length === 0 &&
+    everyRoundBack
+  );
 }

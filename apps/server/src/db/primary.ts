@@ -5,8 +5,10 @@
  *   postgres://user@db1:5432,db2:5432/satang?target_session_attrs=read-write
  *
  * names every node. pg itself connects to one host only, so the service finds the primary
- * itself, as libpq does: it tries the hosts in order and keeps the first one where
- * `pg_is_in_recovery()` is false. The host found is remembered; every new connection goes there
+ * itself, as libpq does: it tries the hosts in order and keeps the first one that takes writes,
+ * `pg_is_in_recovery()` false and its sessions not read-only (`transaction_read_only` off, as
+ * libpq's read-write asks: a primary that pg_auto_failover is draining before a failover turns
+ * `default_transaction_read_only` on). The host found is remembered; every new connection goes there
  * and checks again that it reached a primary, and a connection that fails, is lost, or finds a
  * standby (a failover demoted the old primary) forgets it, so the next connection looks again.
  * While no host is a primary (during the switch) a connection fails with NoPrimaryError, which
@@ -122,8 +124,10 @@ export class PrimaryLocator {
   /** Whether a session on `client` is what target_session_attrs asks for. */
   async acceptable(client: pg.ClientBase): Promise<boolean> {
     if (this.url.target === "any") return true;
-    const result = await client.query<{ standby: boolean }>("select pg_is_in_recovery() as standby");
-    return result.rows[0]?.standby === false;
+    const result = await client.query<{ writable: boolean }>(
+      "select not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off' as writable",
+    );
+    return result.rows[0]?.writable === true;
   }
 
   private async find(): Promise<DatabaseHost> {

@@ -191,4 +191,48 @@ describeOnPostgres("following the primary among several hosts", () => {
       await proxy.close();
     }
   });
+
+  it("never uses a primary whose sessions are read-only (one the failover engine is draining), as libpq's read-write", async () => {
+    const proxy = await TcpProxy.open(backend);
+    const poolOn = (readOnly: "on" | "off") => {
+      const multi = parseMultiHostUrl(
+        multiHost(
+          url,
+          [proxy.port, proxy.port],
+          `target_session_attrs=read-write&options=-c%20default_transaction_read_only%3D${readOnly}`,
+        ),
+      );
+      assert.ok(multi);
+      const locator = new PrimaryLocator(multi, 2_000);
+      const Client = primaryClientClass(locator);
+      const pool = new pg.Pool({ connectionString: multi.urlFor(multi.hosts[0]!), Client, max: 2 });
+      pool.on("error", () => {});
+      return { multi, locator, pool };
+    };
+    try {
+      // Not in recovery, but its sessions refuse writes (pg_auto_failover's draining primary).
+      const draining = poolOn("on");
+      try {
+        const refused = await draining.pool.query("select 1").then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        assert.ok(refused instanceof NoPrimaryError, String(refused));
+        assert.equal(databaseFault(refused), "unavailable");
+        assert.equal(draining.locator.current, undefined);
+      } finally {
+        await draining.pool.end();
+      }
+      // The same host taking writes is the primary.
+      const serving = poolOn("off");
+      try {
+        assert.equal((await serving.pool.query("select 1 as n")).rows[0].n, 1);
+        assert.deepEqual(serving.locator.current, serving.multi.hosts[0]);
+      } finally {
+        await serving.pool.end();
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
 });
