@@ -4,7 +4,7 @@
 // TypeScript loader takes, which is most of the cost of the test suite's many short-lived
 // server and CLI processes (scripts/test.mjs builds it first). The pages' assets stay in src/
 // (lib/source-root.ts). `npm run build -w @satang/server` runs it by hand.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -16,8 +16,6 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const external = Object.keys(manifest.dependencies).filter((name) => name !== "@satang/sdk");
 
 export async function buildSatang(outdir = join(root, "dist")) {
-  // Chunks are named by their content: without this, every build would leave the last one's.
-  rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
     entryPoints: { satang: "src/main.ts", "app-process": "test/helpers/app-process.ts" },
