@@ -15,6 +15,8 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 // import, resolved from node_modules as it is for the TypeScript entry.
 const external = Object.keys(manifest.dependencies).filter((name) => name !== "@satang/sdk");
 
+// Earlier builds' chunks (named by their content) are left in place: a server or worker started
+// from an earlier build may still import one lazily while another run builds again.
 export async function buildSatang(outdir = join(root, "dist")) {
   await build({
     absWorkingDir: root,
