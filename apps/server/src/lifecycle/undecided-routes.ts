@@ -11,6 +11,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { operatorActor } from "../admin/actor.ts";
 import { ok, page } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
+import type { App } from "../http/typed-app.ts";
 import { AppError } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import type { LifecycleContext } from "./context.ts";
@@ -80,41 +81,46 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
         ),
     );
 
-    app.post(
-      "/refunds/:id/resolve",
-      {
-        schema: {
-          tags,
-          summary:
-            "Decide an undecided refund payout: paid or failed, with the reason and the bank's reference",
-          operationId: "resolveRefund",
-          description:
-            "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
-            "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
-            "returns it where it came from with the reason as the refund's failureReason " +
-            "(refund.failed). Who decided, why and the bank's evidence are recorded.",
-          params: RefundIdParams,
-          body: ResolveBody,
-          response: { 200: RefundResolveEnvelope },
-          "x-errors": [
-            documented("No refund has this id", new AppError("RESOURCE_NOT_FOUND", "Refund not found")),
-            documented(
-              "The refund is not processing, or no connector holds its payout",
-              new AppError("STATE_CONFLICT", "Refund is pending: only a processing refund can be resolved", {
-                status: "pending",
-                reason: "not_undecided",
-              }),
-            ),
-          ],
-        },
-      },
-      async (request) =>
-        ok(
-          await resolveRefund(ctx, request.params.id, request.body, {
-            actor: operatorActor(request).name,
-            requestId: String(request.id),
-          }),
-        ),
-    );
+    resolveRefundRoute(app, ctx);
   };
+}
+
+/** POST /refunds/:id/resolve: the refund's side of the operator's decision. */
+function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
+  app.post(
+    "/refunds/:id/resolve",
+    {
+      schema: {
+        tags,
+        summary:
+          "Decide an undecided refund payout: paid or failed, with the reason and the bank's reference",
+        operationId: "resolveRefund",
+        description:
+          "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
+          "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
+          "returns it where it came from with the reason as the refund's failureReason " +
+          "(refund.failed). Who decided, why and the bank's evidence are recorded.",
+        params: RefundIdParams,
+        body: ResolveBody,
+        response: { 200: RefundResolveEnvelope },
+        "x-errors": [
+          documented("No refund has this id", new AppError("RESOURCE_NOT_FOUND", "Refund not found")),
+          documented(
+            "The refund is not processing, or no connector holds its payout",
+            new AppError("STATE_CONFLICT", "Refund is pending: only a processing refund can be resolved", {
+              status: "pending",
+              reason: "not_undecided",
+            }),
+          ),
+        ],
+      },
+    },
+    async (request) =>
+      ok(
+        await resolveRefund(ctx, request.params.id, request.body, {
+          actor: operatorActor(request).name,
+          requestId: String(request.id),
+        }),
+      ),
+  );
 }
