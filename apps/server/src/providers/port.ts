@@ -1,0 +1,128 @@
+/**
+ * The port every connector plugs into (CONTRACT 15, docs/providers/README.md). A connector is one
+ * folder `providers/<name>/`: its client, its request/response mapping, its tables and its
+ * simulator. It answers with verdicts and never acts on them: the lifecycle (one collections
+ * flow, one payouts flow) decides what a verdict does to a payment or a payout, the same way for
+ * every connector.
+ *
+ * Capabilities are optional: a connector that only collects has no `payouts`, one that cannot
+ * search a day has no `search` (the reconciler then asks about each open payment with `inquire`).
+ *
+ * Rules every connector follows, because the lifecycle relies on them:
+ * - Nothing a notification says is trusted: `readNotice` only turns the bytes that arrived into
+ *   a claim; only `inquire` (the connector asking its own API) can answer `verified`.
+ * - `verified` means the provider shows the transaction as paid, for this payment's reference,
+ *   with `amountSatang` and THB; anything else the provider shows is `mismatch` with the fields
+ *   that differ; a provider that could not be asked is `unavailable` (ask again later), never
+ *   `not_found`.
+ * - `transactionId` is the provider's id of one payment: one id credits once, whatever number
+ *   of notifications carry it.
+ * - Payouts: see providers/provider.ts (`Provider`): a send is idempotent by its key, may be
+ *   indeterminate, and is never made inside a database transaction.
+ */
+import type { PaymentMethod } from "../db/types.ts";
+import type { IncomingCallback, Provider } from "./provider.ts";
+
+/** What a new payment is given by its connector (`instruct`). */
+export interface InstructInput {
+  paymentId: string;
+  merchantId: string;
+  method: PaymentMethod;
+  amountSatang: bigint;
+  /** The payment's collection reference (A-Z 0-9, at most 20): SCB's ref1, Opn's metadata. */
+  reference: string;
+  /** When the payment expires (interface.md); a provider-side charge should not outlive it. */
+  expiresAt: Date;
+  /** The caller's bound: once aborted, the connector starts nothing more. */
+  signal?: AbortSignal;
+}
+
+/** What the customer is shown to pay. */
+export type Instruction =
+  | {
+      status: "instructed";
+      /** The provider's own id of this payment (Opn's charge id), or null when it has none (SCB). */
+      providerPaymentId: string | null;
+      /** The EMVCo payload of the QR the customer scans, when the connector knows it. */
+      qrPayload: string | null;
+      /** A QR image the provider made (Opn's scannable code), when the payload is not given. */
+      qrImageUrl: string | null;
+    }
+  /** The provider could not be asked or refused: the router tries the next connector. */
+  | { status: "unavailable"; error: string };
+
+/** What a notification's body claims; used to look the payment up and to spot forgeries. */
+export interface NoticeClaim {
+  /** The provider's transaction id (SCB's transactionId, Opn's charge id). */
+  transactionId: string;
+  /** The payment's collection reference the notice names, or null when it names none. */
+  reference: string | null;
+  /** The claimed amount, or null when the notice names none. */
+  amountSatang: bigint | null;
+  /** When the notice says the customer paid (or when it arrived, when it does not say). */
+  paidAt: Date;
+}
+
+export type NoticeReading =
+  | {
+      status: "claim";
+      claim: NoticeClaim;
+      /** The body the provider expects as the answer (SCB's acknowledgment). */
+      acknowledgment: unknown;
+    }
+  /** The notice is about something that is not a payment (Opn's transfer events). */
+  | { status: "ignored"; reason: string; acknowledgment: unknown }
+  | { status: "malformed"; error: string };
+
+/** A payment as the provider's own API shows it. */
+export interface ShownPayment {
+  transactionId: string;
+  reference: string;
+  amountSatang: bigint;
+  /** Null when the provider printed no readable time. */
+  paidAt: Date | null;
+}
+
+export type CollectionVerdict =
+  | { status: "verified"; claim: NoticeClaim; payment: ShownPayment }
+  /** `retry`: asking again may show it (false when the claim cannot be one of ours at all). */
+  | { status: "not_found"; claim: NoticeClaim; reason: string; retry: boolean }
+  | { status: "mismatch"; claim: NoticeClaim; payment: ShownPayment; fields: string[] }
+  | { status: "unavailable"; claim: NoticeClaim; error: string }
+  | { status: "malformed"; error: string };
+
+export type CollectionSearch =
+  | { status: "answered"; payments: ShownPayment[]; unreadable: string[] }
+  | { status: "unavailable"; error: string };
+
+/** A payment the reconciler asks about: what the service knows of it. */
+export interface PaymentToCheck {
+  paymentId: string;
+  reference: string;
+  amountSatang: bigint;
+  providerPaymentId: string | null;
+  createdAt: Date;
+}
+
+export interface CollectionPort {
+  /** The payment methods this connector can collect. */
+  readonly methods: readonly PaymentMethod[];
+  instruct(input: InstructInput): Promise<Instruction>;
+  /** Reads a notification as it arrived (headers and raw body); trusts nothing in it. */
+  readNotice(notice: IncomingCallback): NoticeReading | Promise<NoticeReading>;
+  /** Asks the provider about a claim: the only way to a `verified` verdict. */
+  inquire(claim: NoticeClaim): Promise<CollectionVerdict>;
+  /** Every payment the provider shows for one payment since `from` (a lost notice). */
+  find(payment: PaymentToCheck, from: Date, to: Date): Promise<CollectionSearch>;
+}
+
+/** A connector as the registry holds it. */
+export interface Connector {
+  /** Its name in SATANG_PROVIDER and in `/providers/{name}/confirmations/{token}`. */
+  readonly name: string;
+  /** The secret path segment of its notifications; undefined when it takes none. */
+  readonly callbackToken: string | undefined;
+  readonly collection: CollectionPort | undefined;
+  /** Undefined when it does not pay out, or when payouts go to the manual desk. */
+  readonly payouts: Provider | undefined;
+}
