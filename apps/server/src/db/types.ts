@@ -92,6 +92,10 @@ interface PaymentsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The ref1 of a live PromptPay payment's bill payment QR, unique in the deployment (0030). */
   collection_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The connector that took this live payment (`scb`, `opn`); NULL in sandbox (0100). */
+  provider: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The connector's own id of this payment (Opn's charge id); NULL when it has none (0100). */
+  provider_payment_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * True on the payment PromptPay reuse returns for its customer and amount while it is open
    * (unique index payments_promptpay_reuse, 0095); NULL otherwise. Optional on insert.

@@ -56,6 +56,8 @@ const NEW_PAYMENT_COLUMNS = [
   "request_hash",
   "qr_payload",
   "collection_reference",
+  "provider",
+  "provider_payment_id",
   "bank_transfer_reference",
   "reuse_slot",
   "redirect_url",
