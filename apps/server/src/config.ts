@@ -481,6 +481,100 @@ function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode, envName: Env
   });
 }
 
+/**
+ * The Opn Payments connector's settings (CONTRACT 15, docs/providers/opn.md). Read by
+ * `opnConfigFrom` when `opn` is named in SATANG_PROVIDER; never logged (the secrets are redacted
+ * from every print of the object).
+ */
+export interface OpnConfig {
+  /** OPN_API_BASE_URL: Opn's API (default https://api.omise.co); tests point it at a simulator. */
+  apiBaseUrl: string;
+  /** OPN_SECRET_KEY: the account's secret key (`skey_...`), sent as the HTTP Basic user. */
+  secretKey: string;
+  /** OPN_PUBLIC_KEY: the public key (`pkey_...`), or null: the server-side flows need none. */
+  publicKey: string | null;
+  /** OPN_CALLBACK_TOKEN: the secret path segment of `/providers/opn/confirmations/{token}`. */
+  callbackToken: string;
+  /**
+   * OPN_WEBHOOK_SECRET: the webhook signing secret of Opn's dashboard (base64), or null. When
+   * set, a notification without a valid `Omise-Signature` is refused as forged; either way a
+   * notification is only a claim that the charge is then retrieved to check.
+   */
+  webhookSecret: string | null;
+  /** OPN_TIMEOUT_MS: the bound of one HTTP call to Opn. */
+  requestTimeoutMs: number;
+  /** OPN_RECIPIENT_VERIFY_MAX_S: how long a payout waits for Opn to verify its recipient. */
+  recipientVerifyMaxMs: number;
+}
+
+const OPN_DEFAULT_API_BASE_URL = "https://api.omise.co";
+
+function opnText(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, rule: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") {
+    throw new ConfigError(`${name} is required when SATANG_PROVIDER names opn (${rule})`);
+  }
+  if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${rule}`);
+  return raw;
+}
+
+function opnBaseUrl(env: NodeJS.ProcessEnv): string {
+  const raw = env.OPN_API_BASE_URL || OPN_DEFAULT_API_BASE_URL;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError("OPN_API_BASE_URL must be an http or https URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError("OPN_API_BASE_URL must use http: or https:");
+  }
+  // The secret key belongs in OPN_SECRET_KEY, where it is kept out of logs.
+  if (parsed.username || parsed.password) {
+    throw new ConfigError("OPN_API_BASE_URL must not carry credentials; use OPN_SECRET_KEY");
+  }
+  if (parsed.search || parsed.hash) throw new ConfigError("OPN_API_BASE_URL must not have a query or fragment");
+  return raw.replace(/\/+$/, "");
+}
+
+function withOpnRedaction(config: OpnConfig): OpnConfig {
+  const view = () => ({
+    ...config,
+    secretKey: REDACTED,
+    callbackToken: REDACTED,
+    webhookSecret: config.webhookSecret === null ? null : REDACTED,
+  });
+  Object.defineProperty(config, "toJSON", { value: view, enumerable: false });
+  Object.defineProperty(config, Symbol.for("nodejs.util.inspect.custom"), { value: view, enumerable: false });
+  return config;
+}
+
+/** Reads the Opn connector's settings; each error names its variable and never prints a secret. */
+export function opnConfigFrom(env: NodeJS.ProcessEnv): OpnConfig {
+  const publicKey = env.OPN_PUBLIC_KEY || null;
+  if (publicKey !== null && !/^pkey_[A-Za-z0-9_]{1,200}$/.test(publicKey)) {
+    throw new ConfigError("OPN_PUBLIC_KEY must be Opn's public key (pkey_...)");
+  }
+  const webhookSecret = env.OPN_WEBHOOK_SECRET || null;
+  if (webhookSecret !== null && !/^[A-Za-z0-9+/_-]{16,200}={0,2}$/.test(webhookSecret)) {
+    throw new ConfigError("OPN_WEBHOOK_SECRET must be the base64 webhook secret of Opn's dashboard");
+  }
+  return withOpnRedaction({
+    apiBaseUrl: opnBaseUrl(env),
+    secretKey: opnText(env, "OPN_SECRET_KEY", /^skey_[A-Za-z0-9_]{1,200}$/, "Opn's secret key (skey_...)"),
+    publicKey,
+    callbackToken: opnText(
+      env,
+      "OPN_CALLBACK_TOKEN",
+      /^[A-Za-z0-9_-]{32,200}$/,
+      "32-200 characters of letters, digits, _ or - (it is a URL path segment)",
+    ),
+    webhookSecret,
+    requestTimeoutMs: integer(env, "OPN_TIMEOUT_MS", 15_000, 100, 120_000),
+    recipientVerifyMaxMs: integer(env, "OPN_RECIPIENT_VERIFY_MAX_S", 7 * 86_400, 60, 90 * 86_400) * 1000,
+  });
+}
+
 function loadProviderConfig(
   env: NodeJS.ProcessEnv,
   envName: Environment,

@@ -33,6 +33,8 @@ import { statements as refunds } from "./migrations/0086_refunds.ts";
 import { statements as audit } from "./migrations/0090_audit.ts";
 import { statements as promptpayReuseIndex } from "./migrations/0095_promptpay_reuse_index.ts";
 import { statements as refundPayouts } from "./migrations/0096_refund_payouts.ts";
+import { statements as opnRecipients } from "./migrations/0097_opn_recipients.ts";
+import { statements as opnTransfers } from "./migrations/0098_opn_transfers.ts";
 import { statements as paymentConnector } from "./migrations/0100_payment_connector.ts";
 import type { Database } from "./types.ts";
 
@@ -60,6 +62,8 @@ const MIGRATIONS: Record<string, string[]> = {
   "0095_promptpay_reuse_index": promptpayReuseIndex,
   "0086_refunds": refunds,
   "0096_refund_payouts": refundPayouts,
+  "0097_opn_recipients": opnRecipients,
+  "0098_opn_transfers": opnTransfers,
   "0100_payment_connector": paymentConnector,
 };
 

@@ -4,6 +4,7 @@
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { WithdrawStatus } from "../lib/withdraw-statuses.ts";
+import type { OpnTables } from "./opn-tables.ts";
 import type { ScbTables } from "./scb-tables.ts";
 
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -574,7 +575,7 @@ interface ListCountChangesTable {
   delta: bigint;
 }
 
-export interface Database extends ScbTables {
+export interface Database extends ScbTables, OpnTables {
   events: EventsTable;
   merchants: MerchantsTable;
   integrations: IntegrationsTable;

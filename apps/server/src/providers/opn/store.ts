@@ -1,0 +1,152 @@
+/**
+ * SQL of the Opn connector's payouts: the recipient of each destination and the one transfer of
+ * each payout key (migrations 0097 and 0098, docs/providers/opn.md).
+ */
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/handles.ts";
+import type { OpnTransferState } from "../../db/opn-tables.ts";
+import type { Database } from "../../db/types.ts";
+
+export type OpnTransferRow = Selectable<Database["opn_transfers"]>;
+export type OpnRecipientRow = Selectable<Database["opn_recipients"]>;
+
+export interface Destination {
+  bankCode: string;
+  accountNumber: string;
+  accountName: string;
+}
+
+export function findTransferRow(db: Db, payoutKey: string): Promise<OpnTransferRow | undefined> {
+  return db.selectFrom("opn_transfers").selectAll().where("payout_key", "=", payoutKey).executeTakeFirst();
+}
+
+/** Records the payout before anything is sent; a second send of the key finds the same row. */
+export async function recordTransfer(
+  db: Db,
+  payoutKey: string,
+  destination: Destination,
+  amountSatang: bigint,
+  at: Date,
+): Promise<OpnTransferRow> {
+  await db
+    .insertInto("opn_transfers")
+    .values({
+      payout_key: payoutKey,
+      bank_code: destination.bankCode,
+      account_number: destination.accountNumber,
+      account_name: destination.accountName,
+      amount_satang: amountSatang,
+      state: "waiting_recipient",
+      transfer_id: null,
+      last_attempt_at: null,
+      failure_reason: null,
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((conflict) => conflict.column("payout_key").doNothing())
+    .execute();
+  const row = await findTransferRow(db, payoutKey);
+  if (!row) throw new Error(`opn_transfers row ${payoutKey} vanished`);
+  return row;
+}
+
+/**
+ * Claims the next create of a transfer: one conditional update, so that of two processes only
+ * the one that saw the row as it is now may send; the other finds `send_attempts` moved on.
+ */
+export async function claimSend(db: Db, row: OpnTransferRow, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("opn_transfers")
+    .set({ state: "sending", send_attempts: row.send_attempts + 1, last_attempt_at: at, updated_at: at })
+    .where("payout_key", "=", row.payout_key)
+    .where("state", "=", row.state)
+    .where("send_attempts", "=", row.send_attempts)
+    .where("transfer_id", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function markSent(db: Db, payoutKey: string, transferId: string, at: Date): Promise<void> {
+  await db
+    .updateTable("opn_transfers")
+    .set({ state: "sent", transfer_id: transferId, last_error: null, updated_at: at })
+    .where("payout_key", "=", payoutKey)
+    .execute();
+}
+
+/** A payout that ends without a transfer: only from a state in which none was ever created. */
+export async function markWithoutTransfer(
+  db: Db,
+  payoutKey: string,
+  state: Extract<OpnTransferState, "refused" | "abandoned">,
+  reason: string,
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable("opn_transfers")
+    .set({ state, failure_reason: reason, updated_at: at })
+    .where("payout_key", "=", payoutKey)
+    .where("transfer_id", "is", null)
+    .execute();
+}
+
+export async function noteError(db: Db, payoutKey: string, error: string, at: Date): Promise<void> {
+  await db
+    .updateTable("opn_transfers")
+    .set({ last_error: error.slice(0, 500), updated_at: at })
+    .where("payout_key", "=", payoutKey)
+    .execute();
+}
+
+export async function findRecipient(db: Db, destination: Destination): Promise<OpnRecipientRow | undefined> {
+  return db
+    .selectFrom("opn_recipients")
+    .selectAll()
+    .where("bank_code", "=", destination.bankCode)
+    .where("account_number", "=", destination.accountNumber)
+    .where("account_name", "=", destination.accountName)
+    .executeTakeFirst();
+}
+
+export async function ensureRecipientRow(db: Db, destination: Destination, at: Date): Promise<OpnRecipientRow> {
+  await db
+    .insertInto("opn_recipients")
+    .values({
+      bank_code: destination.bankCode,
+      account_number: destination.accountNumber,
+      account_name: destination.accountName,
+      recipient_id: null,
+      failure_code: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((conflict) => conflict.columns(["bank_code", "account_number", "account_name"]).doNothing())
+    .execute();
+  const row = await findRecipient(db, destination);
+  if (!row) throw new Error("opn_recipients row vanished");
+  return row;
+}
+
+export async function saveRecipient(
+  db: Db,
+  destination: Destination,
+  shown: { recipientId: string; verified: boolean; active: boolean; failureCode: string | null },
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable("opn_recipients")
+    .set({
+      recipient_id: shown.recipientId,
+      verified: shown.verified,
+      active: shown.active,
+      failure_code: shown.failureCode,
+      updated_at: at,
+    })
+    .where("bank_code", "=", destination.bankCode)
+    .where("account_number", "=", destination.accountNumber)
+    .where("account_name", "=", destination.accountName)
+    // A create whose answer came second does not replace the recipient the first one stored.
+    .where((eb) => eb.or([eb("recipient_id", "is", null), eb("recipient_id", "=", shown.recipientId)]))
+    .execute();
+}
