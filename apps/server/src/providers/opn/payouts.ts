@@ -57,6 +57,8 @@ const RECIPIENT_RECHECK_MS = 15 * 60_000;
 /** Pages of Opn's transfer list read when looking a lost create up (100 transfers a page). */
 const LOOKUP_PAGES_MAX = 20;
 const LOOKUP_PAGE_SIZE = 100;
+/** How much earlier than the row's creation the list starts: clock skew between Opn and us. */
+const LOOKUP_CLOCK_MARGIN_MS = 10 * 60_000;
 
 export interface OpnPayoutSettings {
   /** OPN_RECIPIENT_VERIFY_MAX_S in ms: how long a payout waits for its recipient's verification. */
@@ -306,8 +308,10 @@ export class OpnPayouts implements Provider {
 
   /** Looks a create whose answer was lost up in Opn's transfer list, by `metadata.satang_key`. */
   private async lookUpLostCreate(row: OpnTransferRow, signal: AbortSignal | undefined): Promise<Step> {
-    const from = new Date(row.created_at.getTime() - 60_000).toISOString();
-    for (let page = 0; page < LOOKUP_PAGES_MAX; page++) {
+    // Opn's clock and ours differ a little: the list starts well before the row was recorded.
+    const from = new Date(row.created_at.getTime() - LOOKUP_CLOCK_MARGIN_MS).toISOString();
+    let exhausted = false;
+    for (let page = 0; page < LOOKUP_PAGES_MAX && !exhausted; page++) {
       const answer = await this.client.get<OpnList<OpnTransfer>>(
         "/transfers",
         { from, limit: String(LOOKUP_PAGE_SIZE), offset: String(page * LOOKUP_PAGE_SIZE), order: "chronological" },
@@ -325,7 +329,15 @@ export class OpnPayouts implements Provider {
         await markSent(this.db, row.payout_key, match.id, this.clock.now());
         return stepOfTransfer(match);
       }
-      if (answer.body.data.length < LOOKUP_PAGE_SIZE) break;
+      exhausted = answer.body.data.length < LOOKUP_PAGE_SIZE;
+    }
+    if (!exhausted) {
+      // More transfers since than this look reads: absence is not proven, so nothing is resent.
+      return {
+        kind: "uncertain",
+        error: `Opn's transfer list has more than ${LOOKUP_PAGES_MAX * LOOKUP_PAGE_SIZE} transfers since the create; not resent`,
+        recheckAfterMs: this.settings.settleMs,
+      };
     }
     const since = row.last_attempt_at ? this.clock.now().getTime() - row.last_attempt_at.getTime() : Number.POSITIVE_INFINITY;
     if (since < this.settings.settleMs) {

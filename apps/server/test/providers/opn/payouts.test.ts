@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../../../src/lib/clock.ts";
+import { OpnClient } from "../../../src/providers/opn/client.ts";
+import { OPN_NOTE_RECIPIENT_UNVERIFIED, OpnPayouts } from "../../../src/providers/opn/payouts.ts";
+import type { PayoutInput } from "../../../src/providers/provider.ts";
+import { OpnSimulator } from "../../helpers/opn/simulator.ts";
+import { openTestStore, type TestStore } from "../../helpers/store.ts";
+
+const SECRET = "skey_test_payouts";
+const VERIFY_MAX_MS = 7 * 86_400_000;
+const SETTLE_MS = 60_000;
+const TIMEOUT_MS = 1_500;
+
+function payout(overrides: Partial<PayoutInput> = {}): PayoutInput {
+  return {
+    idempotencyKey: randomUUID(),
+    merchantId: randomUUID(),
+    amountSatang: 250_050n,
+    destinationType: "bank_account",
+    bankCode: "004",
+    accountNumber: String(Math.floor(Math.random() * 1e10)).padStart(10, "0"),
+    accountName: "Somchai Jaidee",
+    ...overrides,
+  };
+}
+
+describe("Opn payouts", () => {
+  let sim: OpnSimulator;
+  let store: TestStore;
+  let clock: ManualClock;
+  let payouts: OpnPayouts;
+
+  before(async () => {
+    sim = await OpnSimulator.start({ secretKey: SECRET });
+    store = await openTestStore();
+    clock = new ManualClock(Date.now());
+    const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
+    payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+  });
+  after(async () => {
+    await sim.close();
+    await store.close();
+  });
+
+  /** A payout whose recipient Opn has verified: the send creates its transfer at once. */
+  async function withVerifiedRecipient(input: PayoutInput) {
+    const first = await payouts.sendPayout(input);
+    assert.equal(first.status, "accepted");
+    const recipient = [...sim.recipients.values()].at(-1)!;
+    sim.verifyRecipient(recipient.id);
+    return recipient;
+  }
+
+  it("waits for Opn to verify a new recipient without creating a transfer, then pays once it is active", async () => {
+    const input = payout();
+    const sent = await payouts.sendPayout(input);
+    assert.equal(sent.status, "accepted");
+    if (sent.status === "accepted") assert.equal(sent.note, OPN_NOTE_RECIPIENT_UNVERIFIED);
+    const recipient = [...sim.recipients.values()].at(-1)!;
+    assert.deepEqual(recipient.bank_account.brand, "kbank");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+
+    const stillWaiting = await payouts.getPayout(input.idempotencyKey);
+    assert.equal(stillWaiting.status === "accepted" && stillWaiting.note, OPN_NOTE_RECIPIENT_UNVERIFIED);
+    sim.verifyRecipient(recipient.id, { active: false });
+    assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "accepted");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0, "verified but not active: still no transfer");
+
+    sim.verifyRecipient(recipient.id);
+    const taken = await payouts.getPayout(input.idempotencyKey);
+    const [transfer] = sim.transfersFor(input.idempotencyKey);
+    assert.ok(transfer, "the check created the transfer once the recipient was ready");
+    assert.equal(transfer.amount, 250_050);
+    assert.equal(transfer.recipient, recipient.id);
+    assert.deepEqual(taken, { status: "accepted", providerReference: transfer.id, note: "Opn has not sent the transfer yet" });
+
+    sim.markTransferSent(transfer.id);
+    const sentToBank = await payouts.getPayout(input.idempotencyKey);
+    assert.equal(sentToBank.status === "accepted" && sentToBank.note, "Opn has sent the transfer to the bank");
+    sim.markTransferPaid(transfer.id);
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), { status: "paid", providerReference: transfer.id });
+    assert.deepEqual(await payouts.sendPayout(input), { status: "paid", providerReference: transfer.id });
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
+  });
+
+  it("reuses the destination's recipient for a later payout and sends at once", async () => {
+    const first = payout();
+    await withVerifiedRecipient(first);
+    const recipients = sim.recipients.size;
+    const second = payout({ accountNumber: first.accountNumber });
+    const sent = await payouts.sendPayout(second);
+    assert.equal(sent.status, "accepted");
+    assert.equal(sim.recipients.size, recipients, "no new recipient");
+    assert.equal(sim.transfersFor(second.idempotencyKey).length, 1);
+  });
+
+  it("fails with Opn's failure code when the transfer fails", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    await payouts.getPayout(input.idempotencyKey);
+    const [transfer] = sim.transfersFor(input.idempotencyKey);
+    sim.failTransfer(transfer!.id, "insufficient_balance");
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+      status: "failed",
+      providerReference: transfer!.id,
+      reason: "insufficient_balance",
+    });
+  });
+
+  it("fails with recipient_not_verified past OPN_RECIPIENT_VERIFY_MAX_S, with no transfer ever created", async () => {
+    // A clock of its own: the other payouts' times stay near Opn's.
+    const clock = new ManualClock(Date.now());
+    const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
+    const payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+    const input = payout();
+    assert.equal((await payouts.sendPayout(input)).status, "accepted");
+    clock.advance(VERIFY_MAX_MS - 1_000);
+    assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "accepted");
+    clock.advance(1_000);
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+      status: "failed",
+      providerReference: "",
+      reason: "recipient_not_verified",
+    });
+    // Verified now, too late: the payout stays failed and nothing is ever sent for it.
+    sim.verifyRecipient([...sim.recipients.values()].at(-1)!.id);
+    assert.equal((await payouts.sendPayout(input)).status, "failed");
+    assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "failed");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+  });
+
+  it("fails with recipient_rejected when Opn rejects the recipient, with no transfer", async () => {
+    const input = payout();
+    await payouts.sendPayout(input);
+    sim.rejectRecipient([...sim.recipients.values()].at(-1)!.id);
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+      status: "failed",
+      providerReference: "",
+      reason: "recipient_rejected",
+    });
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+  });
+
+  it("finds a transfer whose create timed out but was executed, and never sends it twice", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    // The recipient is ready: this check makes the create, which Opn executes but answers late.
+    const otherKey = payout({ accountNumber: input.accountNumber });
+    sim.hangNextTransferCreate(TIMEOUT_MS * 3);
+    const sent = await payouts.sendPayout(otherKey);
+    assert.equal(sent.status, "indeterminate", JSON.stringify(sent));
+    assert.equal(sim.transfersFor(otherKey.idempotencyKey).length, 1, "Opn executed it");
+
+    const again = await payouts.sendPayout(otherKey);
+    const [transfer] = sim.transfersFor(otherKey.idempotencyKey);
+    assert.deepEqual(again, { status: "accepted", providerReference: transfer!.id, note: "Opn has not sent the transfer yet" });
+    assert.deepEqual(await payouts.getPayout(otherKey.idempotencyKey), again);
+    clock.advance(SETTLE_MS * 2);
+    await payouts.sendPayout(otherKey);
+    assert.equal(sim.transfersFor(otherKey.idempotencyKey).length, 1, "never sent twice");
+  });
+
+  it("after a 5xx create, waits out the settle time, then reports the key unseen and the resend makes one transfer", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    sim.failNext({ method: "POST", path: "/transfers", status: 503 });
+    const checked = await payouts.getPayout(input.idempotencyKey);
+    assert.equal(checked.status, "accepted", "the failed create leaves the payout undecided");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+
+    const early = await payouts.sendPayout(input);
+    assert.equal(early.status, "indeterminate", "no resend inside the settle time");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+
+    clock.advance(SETTLE_MS);
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), { status: "not_found" });
+    const resent = await payouts.sendPayout(input);
+    assert.equal(resent.status, "accepted");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
+  });
+
+  it("stays undecided when Opn's transfer list answers 429, and decides once it answers", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    sim.hangNextTransferCreate(TIMEOUT_MS * 3);
+    assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "accepted");
+    sim.failNext({ method: "GET", path: "/transfers", status: 429, retryAfter: "2" });
+    const limited = await payouts.sendPayout(input);
+    assert.equal(limited.status, "indeterminate");
+    const found = await payouts.sendPayout(input);
+    assert.equal(found.status, "accepted");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
+  });
+
+  it("keeps the payout accepted when Opn answers 5xx about the recipient", async () => {
+    const input = payout();
+    sim.failNext({ method: "POST", path: "/recipients", status: 500 });
+    const sent = await payouts.sendPayout(input);
+    assert.equal(sent.status, "accepted");
+    if (sent.status === "accepted") assert.match(sent.note ?? "", /could not be asked/);
+    assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "accepted");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+  });
+
+  it("fails with Opn's code when Opn refuses the only create", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    sim.failNext({ method: "POST", path: "/transfers", status: 400, code: "transfers_suspended" });
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+      status: "failed",
+      providerReference: "",
+      reason: "transfers_suspended",
+    });
+    assert.equal((await payouts.sendPayout(input)).status, "failed");
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+  });
+
+  it("sends one transfer when two sends of one key race", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    sim.hangNextTransferCreate(100);
+    const results = await Promise.all([payouts.sendPayout(input), payouts.sendPayout(input), payouts.getPayout(input.idempotencyKey)]);
+    assert.ok(results.some((result) => result.status === "accepted"), JSON.stringify(results));
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
+  });
+
+  it("fails a payout to a bank Opn does not serve, or to a wallet, without calling Opn", async () => {
+    const count = sim.requests.length;
+    assert.deepEqual(await payouts.sendPayout(payout({ bankCode: "098" })), {
+      status: "failed",
+      providerReference: "",
+      reason: "bank_not_supported",
+    });
+    assert.equal((await payouts.sendPayout(payout({ destinationType: "wallet" }))).status, "failed");
+    assert.equal(sim.requests.length, count);
+  });
+
+  it("answers not_found for a key it was never given", async () => {
+    assert.deepEqual(await payouts.getPayout(randomUUID()), { status: "not_found" });
+  });
+});
