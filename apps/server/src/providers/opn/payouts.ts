@@ -25,6 +25,7 @@ import type {
   CancelPayoutResult,
   PaymentInstruction,
   PayoutCallOptions,
+  PayoutEvidence,
   PayoutInput,
   PayoutLookup,
   Provider,
@@ -348,6 +349,29 @@ export class OpnPayouts implements Provider {
       };
     }
     return { kind: "never_seen" };
+  }
+
+  /**
+   * What the operator is shown about an undecided payout: where its transfer stands here (state,
+   * Opn's transfer id, creates sent) and the last error Opn's answers left.
+   */
+  async payoutEvidence(idempotencyKey: string): Promise<PayoutEvidence> {
+    const row = await findTransferRow(this.db, idempotencyKey);
+    if (!row) return { transfer: null, lastAnswers: [] };
+    return {
+      transfer: {
+        state: row.state,
+        transferId: row.transfer_id,
+        sendAttempts: row.send_attempts,
+        lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+        failureReason: row.failure_reason,
+        bankCode: row.bank_code,
+      },
+      lastAnswers:
+        row.last_error === null
+          ? []
+          : [{ at: row.updated_at, operation: "transfer", httpStatus: null, answer: null, error: row.last_error }],
+    };
   }
 
   /** The payment side goes through the connector port (collection.ts), never through here. */

@@ -241,3 +241,29 @@ describe("Opn payouts", () => {
     assert.deepEqual(await payouts.getPayout(randomUUID()), { status: "not_found" });
   });
 });
+
+describe("Opn payouts: evidence for the operator", () => {
+  it("shows the transfer's state, attempts and Opn's last error for an undecided payout", async () => {
+    const sim = await OpnSimulator.start({ secretKey: SECRET });
+    const store = await openTestStore();
+    try {
+      const clock = new ManualClock(Date.now());
+      const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
+      const payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+      const input = payout();
+      assert.deepEqual(await payouts.payoutEvidence(input.idempotencyKey), { transfer: null, lastAnswers: [] });
+      await payouts.sendPayout(input);
+      sim.verifyRecipient([...sim.recipients.values()].at(-1)!.id);
+      sim.failNext({ method: "POST", path: "/transfers", status: 503 });
+      await payouts.getPayout(input.idempotencyKey);
+      const evidence = await payouts.payoutEvidence(input.idempotencyKey);
+      assert.equal(evidence.transfer?.state, "sending");
+      assert.equal(evidence.transfer?.sendAttempts, 1);
+      assert.equal(evidence.transfer?.transferId, null);
+      assert.match(evidence.lastAnswers[0]?.error ?? "", /HTTP 503/);
+    } finally {
+      await sim.close();
+      await store.close();
+    }
+  });
+});
