@@ -533,7 +533,8 @@ function opnBaseUrl(env: NodeJS.ProcessEnv): string {
   if (parsed.username || parsed.password) {
     throw new ConfigError("OPN_API_BASE_URL must not carry credentials; use OPN_SECRET_KEY");
   }
-  if (parsed.search || parsed.hash) throw new ConfigError("OPN_API_BASE_URL must not have a query or fragment");
+  if (parsed.search || parsed.hash)
+    throw new ConfigError("OPN_API_BASE_URL must not have a query or fragment");
   return raw.replace(/\/+$/, "");
 }
 

@@ -92,12 +92,20 @@ export class OpnClient {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
-  get<T>(path: string, query: Record<string, string> = {}, options: OpnCallOptions = {}): Promise<OpnAnswer<T>> {
+  get<T>(
+    path: string,
+    query: Record<string, string> = {},
+    options: OpnCallOptions = {},
+  ): Promise<OpnAnswer<T>> {
     const search = new URLSearchParams(query).toString();
     return this.call<T>("GET", search ? `${path}?${search}` : path, undefined, options);
   }
 
-  post<T>(path: string, form: Record<string, FormValue>, options: OpnCallOptions = {}): Promise<OpnAnswer<T>> {
+  post<T>(
+    path: string,
+    form: Record<string, FormValue>,
+    options: OpnCallOptions = {},
+  ): Promise<OpnAnswer<T>> {
     return this.call<T>("POST", path, encodeForm(form), options);
   }
 
@@ -108,7 +116,13 @@ export class OpnClient {
     options: OpnCallOptions,
   ): Promise<OpnAnswer<T>> {
     if (options.signal?.aborted) {
-      return { ok: false, kind: "unavailable", status: null, error: "not sent: the caller gave up", retryAfterMs: null };
+      return {
+        ok: false,
+        kind: "unavailable",
+        status: null,
+        error: "not sent: the caller gave up",
+        retryAfterMs: null,
+      };
     }
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
@@ -150,7 +164,8 @@ export class OpnClient {
     }
     if (status >= 400) {
       const code = isObject(parsed) && typeof parsed.code === "string" ? parsed.code : `http_${status}`;
-      const message = isObject(parsed) && typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
+      const message =
+        isObject(parsed) && typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
       return { ok: false, kind: "refused", status, code, message };
     }
     if (!isObject(parsed)) {

@@ -122,7 +122,10 @@ export class OpnCollection implements CollectionPort {
     if (!answer.ok) {
       return {
         status: "unavailable",
-        error: answer.kind === "refused" ? `Opn refused the charge: ${answer.code} (${answer.message})` : answer.error,
+        error:
+          answer.kind === "refused"
+            ? `Opn refused the charge: ${answer.code} (${answer.message})`
+            : answer.error,
       };
     }
     const charge = answer.body;
@@ -160,7 +163,12 @@ export class OpnCollection implements CollectionPort {
     if (key !== "charge.complete") {
       return { status: "ignored", reason: `Opn event ${key} does not complete a charge`, acknowledgment };
     }
-    if (!isObject(data) || data.object !== "charge" || typeof data.id !== "string" || !CHARGE_ID.test(data.id)) {
+    if (
+      !isObject(data) ||
+      data.object !== "charge" ||
+      typeof data.id !== "string" ||
+      !CHARGE_ID.test(data.id)
+    ) {
       return { status: "malformed", error: "the charge.complete event carries no charge id" };
     }
     const charge = data as unknown as OpnCharge;
@@ -195,7 +203,12 @@ export class OpnCollection implements CollectionPort {
     const answer = await this.client.get<OpnCharge>(`/charges/${claim.transactionId}`);
     if (!answer.ok) {
       if (answer.kind === "refused" && answer.code === "not_found") {
-        return { status: "not_found", claim, reason: `Opn has no charge ${claim.transactionId}`, retry: false };
+        return {
+          status: "not_found",
+          claim,
+          reason: `Opn has no charge ${claim.transactionId}`,
+          retry: false,
+        };
       }
       return {
         status: "unavailable",
@@ -210,7 +223,12 @@ export class OpnCollection implements CollectionPort {
     const reference = metadataText(charge, OPN_METADATA_REFERENCE);
     const amount = satangOf(charge.amount);
     if (charge.status === "pending") {
-      return { status: "not_found", claim, reason: `Opn's charge ${charge.id} is still pending`, retry: true };
+      return {
+        status: "not_found",
+        claim,
+        reason: `Opn's charge ${charge.id} is still pending`,
+        retry: true,
+      };
     }
     const payment: ShownPayment = {
       transactionId: charge.id,
@@ -220,9 +238,12 @@ export class OpnCollection implements CollectionPort {
     };
     const fields: string[] = [];
     if (charge.status !== "successful") fields.push("status");
-    if (typeof charge.currency !== "string" || charge.currency.toLowerCase() !== "thb") fields.push("currency");
-    if (reference === null || (claim.reference !== null && reference !== claim.reference)) fields.push("reference");
-    if (amount === null || (claim.amountSatang !== null && amount !== claim.amountSatang)) fields.push("amount");
+    if (typeof charge.currency !== "string" || charge.currency.toLowerCase() !== "thb")
+      fields.push("currency");
+    if (reference === null || (claim.reference !== null && reference !== claim.reference))
+      fields.push("reference");
+    if (amount === null || (claim.amountSatang !== null && amount !== claim.amountSatang))
+      fields.push("amount");
     if (fields.length > 0) return { status: "mismatch", claim, payment, fields };
     return { status: "verified", claim, payment };
   }
@@ -239,7 +260,10 @@ export class OpnCollection implements CollectionPort {
       if (answer.kind === "refused" && answer.code === "not_found") {
         return { status: "answered", payments: [], unreadable: [] };
       }
-      return { status: "unavailable", error: answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error };
+      return {
+        status: "unavailable",
+        error: answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error,
+      };
     }
     const charge = answer.body;
     if (charge.status !== "successful") return { status: "answered", payments: [], unreadable: [] };
@@ -251,7 +275,9 @@ export class OpnCollection implements CollectionPort {
     }
     return {
       status: "answered",
-      payments: [{ transactionId: charge.id, reference, amountSatang: amount, paidAt: dateOf(charge.paid_at) }],
+      payments: [
+        { transactionId: charge.id, reference, amountSatang: amount, paidAt: dateOf(charge.paid_at) },
+      ],
       unreadable: [],
     };
   }

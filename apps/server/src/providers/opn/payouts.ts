@@ -101,7 +101,8 @@ function stepOfTransfer(transfer: OpnTransfer): Step {
     return { kind: "failed", providerReference, reason: transfer.failure_code };
   }
   if (transfer.paid === true) return { kind: "paid", providerReference };
-  if (transfer.sent === true) return { kind: "taken", providerReference, note: "Opn has sent the transfer to the bank" };
+  if (transfer.sent === true)
+    return { kind: "taken", providerReference, note: "Opn has sent the transfer to the bank" };
   return { kind: "taken", providerReference, note: "Opn has not sent the transfer yet" };
 }
 
@@ -137,7 +138,12 @@ export class OpnPayouts implements Provider {
     const step = await this.advance(row, options.signal);
     switch (step.kind) {
       case "taken":
-        return { status: "accepted", providerReference: step.providerReference, note: step.note, ...recheck(step) };
+        return {
+          status: "accepted",
+          providerReference: step.providerReference,
+          note: step.note,
+          ...recheck(step),
+        };
       case "paid":
         return { status: "paid", providerReference: step.providerReference };
       case "failed":
@@ -156,7 +162,12 @@ export class OpnPayouts implements Provider {
     const step = await this.advance(row, options.signal, { resend: false });
     switch (step.kind) {
       case "taken":
-        return { status: "accepted", providerReference: step.providerReference, note: step.note, ...recheck(step) };
+        return {
+          status: "accepted",
+          providerReference: step.providerReference,
+          note: step.note,
+          ...recheck(step),
+        };
       case "paid":
         return { status: "paid", providerReference: step.providerReference };
       case "failed":
@@ -217,13 +228,21 @@ export class OpnPayouts implements Provider {
     const recheckAfterMs = Math.min(RECIPIENT_RECHECK_MS, this.settings.recipientVerifyMaxMs - waited);
     if (recipient.kind === "unavailable") {
       await noteError(this.db, row.payout_key, recipient.error, now);
-      return { kind: "taken", providerReference: "", note: `Opn could not be asked about the recipient: ${recipient.error}`, recheckAfterMs };
+      return {
+        kind: "taken",
+        providerReference: "",
+        note: `Opn could not be asked about the recipient: ${recipient.error}`,
+        recheckAfterMs,
+      };
     }
     return { kind: "taken", providerReference: "", note: OPN_NOTE_RECIPIENT_UNVERIFIED, recheckAfterMs };
   }
 
   /** The destination's recipient: created once, then asked about until Opn verifies it. */
-  private async recipientOf(destination: Destination, signal: AbortSignal | undefined): Promise<RecipientState> {
+  private async recipientOf(
+    destination: Destination,
+    signal: AbortSignal | undefined,
+  ): Promise<RecipientState> {
     const now = this.clock.now();
     const row = await ensureRecipientRow(this.db, destination, now);
     if (row.recipient_id !== null && row.verified && row.active) {
@@ -247,31 +266,50 @@ export class OpnPayouts implements Provider {
           )
         : await this.client.get<OpnRecipient>(`/recipients/${row.recipient_id}`, {}, { signal });
     if (!answer.ok) {
-      if (answer.kind === "refused" && row.recipient_id === null) return { kind: "rejected", code: answer.code };
-      return { kind: "unavailable", error: answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error };
+      if (answer.kind === "refused" && row.recipient_id === null)
+        return { kind: "rejected", code: answer.code };
+      return {
+        kind: "unavailable",
+        error: answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error,
+      };
     }
     const shown = answer.body;
     if (typeof shown.id !== "string" || !shown.id.startsWith("recp_")) {
       return { kind: "unavailable", error: "Opn answered without a recipient id" };
     }
-    const failureCode = typeof shown.failure_code === "string" && shown.failure_code !== "" ? shown.failure_code : null;
-    const state = { recipientId: shown.id, verified: shown.verified === true, active: shown.active === true, failureCode };
+    const failureCode =
+      typeof shown.failure_code === "string" && shown.failure_code !== "" ? shown.failure_code : null;
+    const state = {
+      recipientId: shown.id,
+      verified: shown.verified === true,
+      active: shown.active === true,
+      failureCode,
+    };
     await saveRecipient(this.db, destination, state, this.clock.now());
     if (failureCode !== null && !state.verified) return { kind: "rejected", code: failureCode };
     return state.verified && state.active ? { kind: "ready", recipientId: shown.id } : { kind: "waiting" };
   }
 
-  private async createTransfer(row: OpnTransferRow, signal: AbortSignal | undefined, recipientId?: string): Promise<Step> {
+  private async createTransfer(
+    row: OpnTransferRow,
+    signal: AbortSignal | undefined,
+    recipientId?: string,
+  ): Promise<Step> {
     if (signal?.aborted) return { kind: "uncertain", error: "not sent: the caller gave up" };
     let recipient = recipientId;
     if (recipient === undefined) {
       const state = await this.recipientOf(destinationOf(row), signal);
-      if (state.kind !== "ready") return { kind: "uncertain", error: "the recipient is not ready for a resend" };
+      if (state.kind !== "ready")
+        return { kind: "uncertain", error: "the recipient is not ready for a resend" };
       recipient = state.recipientId;
     }
     const now = this.clock.now();
     if (!(await claimSend(this.db, row, now))) {
-      return { kind: "uncertain", error: "another process is sending this transfer", recheckAfterMs: this.settings.settleMs };
+      return {
+        kind: "uncertain",
+        error: "another process is sending this transfer",
+        recheckAfterMs: this.settings.settleMs,
+      };
     }
     const answer = await this.client.post<OpnTransfer>(
       "/transfers",
@@ -302,9 +340,17 @@ export class OpnPayouts implements Provider {
     const id = row.transfer_id as string;
     const answer = await this.client.get<OpnTransfer>(`/transfers/${id}`, {}, { signal });
     if (answer.ok && answer.body.id === id) return stepOfTransfer(answer.body);
-    const error = answer.ok ? "Opn answered the retrieve with another object" : answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error;
+    const error = answer.ok
+      ? "Opn answered the retrieve with another object"
+      : answer.kind === "refused"
+        ? `Opn refused: ${answer.code}`
+        : answer.error;
     await noteError(this.db, row.payout_key, error, this.clock.now());
-    return { kind: "taken", providerReference: id, note: `Opn could not be asked about the transfer: ${error}` };
+    return {
+      kind: "taken",
+      providerReference: id,
+      note: `Opn could not be asked about the transfer: ${error}`,
+    };
   }
 
   /** Looks a create whose answer was lost up in Opn's transfer list, by `metadata.satang_key`. */
@@ -315,16 +361,30 @@ export class OpnPayouts implements Provider {
     for (let page = 0; page < LOOKUP_PAGES_MAX && !exhausted; page++) {
       const answer = await this.client.get<OpnList<OpnTransfer>>(
         "/transfers",
-        { from, limit: String(LOOKUP_PAGE_SIZE), offset: String(page * LOOKUP_PAGE_SIZE), order: "chronological" },
+        {
+          from,
+          limit: String(LOOKUP_PAGE_SIZE),
+          offset: String(page * LOOKUP_PAGE_SIZE),
+          order: "chronological",
+        },
         { signal },
       );
       if (!answer.ok || !Array.isArray(answer.body.data)) {
-        const error = answer.ok ? "Opn's transfer list is unreadable" : answer.kind === "refused" ? `Opn refused: ${answer.code}` : answer.error;
+        const error = answer.ok
+          ? "Opn's transfer list is unreadable"
+          : answer.kind === "refused"
+            ? `Opn refused: ${answer.code}`
+            : answer.error;
         await noteError(this.db, row.payout_key, error, this.clock.now());
-        return { kind: "uncertain", error: `the transfer's create was not answered and Opn could not be asked: ${error}`, recheckAfterMs: this.settings.settleMs };
+        return {
+          kind: "uncertain",
+          error: `the transfer's create was not answered and Opn could not be asked: ${error}`,
+          recheckAfterMs: this.settings.settleMs,
+        };
       }
       const match = answer.body.data.find(
-        (transfer) => isObject(transfer.metadata) && transfer.metadata[OPN_METADATA_PAYOUT_KEY] === row.payout_key,
+        (transfer) =>
+          isObject(transfer.metadata) && transfer.metadata[OPN_METADATA_PAYOUT_KEY] === row.payout_key,
       );
       if (match && typeof match.id === "string") {
         await markSent(this.db, row.payout_key, match.id, this.clock.now());
@@ -340,7 +400,9 @@ export class OpnPayouts implements Provider {
         recheckAfterMs: this.settings.settleMs,
       };
     }
-    const since = row.last_attempt_at ? this.clock.now().getTime() - row.last_attempt_at.getTime() : Number.POSITIVE_INFINITY;
+    const since = row.last_attempt_at
+      ? this.clock.now().getTime() - row.last_attempt_at.getTime()
+      : Number.POSITIVE_INFINITY;
     if (since < this.settings.settleMs) {
       return {
         kind: "uncertain",
@@ -370,7 +432,15 @@ export class OpnPayouts implements Provider {
       lastAnswers:
         row.last_error === null
           ? []
-          : [{ at: row.updated_at, operation: "transfer", httpStatus: null, answer: null, error: row.last_error }],
+          : [
+              {
+                at: row.updated_at,
+                operation: "transfer",
+                httpStatus: null,
+                answer: null,
+                error: row.last_error,
+              },
+            ],
     };
   }
 
@@ -386,7 +456,9 @@ export class OpnPayouts implements Provider {
 
   /** Opn's notifications are read by the collection side (readNotice); none reach here. */
   parseCallback(): Promise<ProviderReport> {
-    return Promise.reject(new Error("Opn notifications are read by the connector port (readNotice), not parseCallback"));
+    return Promise.reject(
+      new Error("Opn notifications are read by the connector port (readNotice), not parseCallback"),
+    );
   }
 }
 

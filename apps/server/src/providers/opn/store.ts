@@ -109,7 +109,11 @@ export async function findRecipient(db: Db, destination: Destination): Promise<O
     .executeTakeFirst();
 }
 
-export async function ensureRecipientRow(db: Db, destination: Destination, at: Date): Promise<OpnRecipientRow> {
+export async function ensureRecipientRow(
+  db: Db,
+  destination: Destination,
+  at: Date,
+): Promise<OpnRecipientRow> {
   await db
     .insertInto("opn_recipients")
     .values({

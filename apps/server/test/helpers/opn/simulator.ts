@@ -80,7 +80,9 @@ export interface OpnSimulatorOptions {
 }
 
 function id(prefix: string): string {
-  return `${prefix}_test_${randomBytes(10).toString("hex").replace(/[^0-9a-z]/g, "")}`;
+  return `${prefix}_test_${randomBytes(10)
+    .toString("hex")
+    .replace(/[^0-9a-z]/g, "")}`;
 }
 
 function nowIso(): string {
@@ -103,7 +105,12 @@ function readForm(body: string): Json {
 }
 
 function errorBody(code: string, message: string): Json {
-  return { object: "error", location: `https://www.omise.co/api-errors#${code.replace(/_/g, "-")}`, code, message };
+  return {
+    object: "error",
+    location: `https://www.omise.co/api-errors#${code.replace(/_/g, "-")}`,
+    code,
+    message,
+  };
 }
 
 export class OpnSimulator {
@@ -232,7 +239,11 @@ export class OpnSimulator {
   private async deliver(webhook: SimWebhook): Promise<void> {
     if (this.loseWebhooks || this.webhookUrl === null) return;
     try {
-      const response = await fetch(this.webhookUrl, { method: "POST", headers: webhook.headers, body: webhook.rawBody });
+      const response = await fetch(this.webhookUrl, {
+        method: "POST",
+        headers: webhook.headers,
+        body: webhook.rawBody,
+      });
       webhook.delivered = response.ok;
     } catch {
       webhook.delivered = false;
@@ -270,7 +281,10 @@ export class OpnSimulator {
   }
 
   failTransfer(transferId: string, code = "transfer_failed"): void {
-    Object.assign(this.transfer(transferId), { failure_code: code, failure_message: code.replace(/_/g, " ") });
+    Object.assign(this.transfer(transferId), {
+      failure_code: code,
+      failure_message: code.replace(/_/g, " "),
+    });
   }
 
   /** Transfers whose `metadata.satang_key` is `key`: the count a test proves "never twice" with. */
@@ -315,12 +329,17 @@ export class OpnSimulator {
     if (resource === "charges" && method === "POST" && !resourceId) return send(...this.createCharge(body));
     if (resource === "charges" && method === "GET" && resourceId) {
       const charge = this.charges.get(resourceId);
-      return charge ? send(200, charge) : send(404, errorBody("not_found", `charge ${resourceId} was not found`));
+      return charge
+        ? send(200, charge)
+        : send(404, errorBody("not_found", `charge ${resourceId} was not found`));
     }
-    if (resource === "recipients" && method === "POST" && !resourceId) return send(...this.createRecipient(body));
+    if (resource === "recipients" && method === "POST" && !resourceId)
+      return send(...this.createRecipient(body));
     if (resource === "recipients" && method === "GET" && resourceId) {
       const recipient = this.recipients.get(resourceId);
-      return recipient ? send(200, recipient) : send(404, errorBody("not_found", `recipient ${resourceId} was not found`));
+      return recipient
+        ? send(200, recipient)
+        : send(404, errorBody("not_found", `recipient ${resourceId} was not found`));
     }
     if (resource === "transfers" && method === "POST" && !resourceId) {
       const [status, payload] = this.createTransfer(body);
@@ -333,7 +352,9 @@ export class OpnSimulator {
     }
     if (resource === "transfers" && method === "GET" && resourceId) {
       const transfer = this.transfers.get(resourceId);
-      return transfer ? send(200, transfer) : send(404, errorBody("not_found", `transfer ${resourceId} was not found`));
+      return transfer
+        ? send(200, transfer)
+        : send(404, errorBody("not_found", `transfer ${resourceId} was not found`));
     }
     if (resource === "transfers" && method === "GET") return send(200, this.listTransfers(url.searchParams));
     return send(404, errorBody("not_found", `${url.pathname} was not found`));
@@ -345,8 +366,10 @@ export class OpnSimulator {
     if (!Number.isSafeInteger(amount) || amount < 2000 || amount > 15_000_000_000) {
       return [400, errorBody("invalid_amount", "amount must be at least 2000")];
     }
-    if (String(body.currency).toLowerCase() !== "thb") return [400, errorBody("invalid_charge", "currency is not supported")];
-    if (source?.type !== "promptpay") return [400, errorBody("invalid_charge", "source type is not supported")];
+    if (String(body.currency).toLowerCase() !== "thb")
+      return [400, errorBody("invalid_charge", "currency is not supported")];
+    if (source?.type !== "promptpay")
+      return [400, errorBody("invalid_charge", "source type is not supported")];
     const chargeId = id("chrg");
     const sourceId = id("src");
     const created = nowIso();
@@ -361,7 +384,10 @@ export class OpnSimulator {
       paid: false,
       paid_at: null,
       expired: false,
-      expires_at: typeof body.expires_at === "string" ? body.expires_at : new Date(Date.now() + 86_400_000).toISOString(),
+      expires_at:
+        typeof body.expires_at === "string"
+          ? body.expires_at
+          : new Date(Date.now() + 86_400_000).toISOString(),
       failure_code: null,
       failure_message: null,
       metadata: (body.metadata as Json | undefined) ?? {},
@@ -429,7 +455,8 @@ export class OpnSimulator {
   private createTransfer(body: Json): [number, Json] {
     const amount = Number(body.amount);
     const recipient = this.recipients.get(String(body.recipient));
-    if (!Number.isSafeInteger(amount) || amount <= 0) return [400, errorBody("invalid_amount", "amount is invalid")];
+    if (!Number.isSafeInteger(amount) || amount <= 0)
+      return [400, errorBody("invalid_amount", "amount is invalid")];
     if (!recipient) return [404, errorBody("not_found", `recipient ${String(body.recipient)} was not found`)];
     if (!recipient.verified || !recipient.active) {
       return [400, errorBody("bad_request", "recipient is not verified or not active")];

@@ -59,7 +59,11 @@ describe("Opn client: requests and error mapping", () => {
   });
 
   it("sends a 1-satang charge as amount 1 and reads Opn's refusal with its code", async () => {
-    const answer = await client.post("/charges", { amount: opnAmount(1n), currency: "thb", source: { type: "promptpay" } });
+    const answer = await client.post("/charges", {
+      amount: opnAmount(1n),
+      currency: "thb",
+      source: { type: "promptpay" },
+    });
     assert.equal(sim.requests.at(-1)!.body.amount, "1");
     assert.deepEqual(answer.ok ? null : { kind: answer.kind, code: "code" in answer ? answer.code : null }, {
       kind: "refused",
@@ -101,7 +105,10 @@ describe("Opn client: requests and error mapping", () => {
     sim.failNext({ status: 429, retryAfter: new Date(Date.now() + 60_000).toUTCString() });
     const date = await client.get("/charges/chrg_test_any");
     if (date.ok || date.kind !== "unavailable") assert.fail(JSON.stringify(date));
-    assert.ok(date.retryAfterMs !== null && date.retryAfterMs > 50_000 && date.retryAfterMs <= 60_000, String(date.retryAfterMs));
+    assert.ok(
+      date.retryAfterMs !== null && date.retryAfterMs > 50_000 && date.retryAfterMs <= 60_000,
+      String(date.retryAfterMs),
+    );
   });
 
   it("maps no answer within the timeout to unavailable, naming the bound", async () => {

@@ -59,7 +59,10 @@ describe("Opn collection", () => {
     assert.match(chargeId, /^chrg_test_[0-9a-z]+$/);
     const charge = sim.charges.get(chargeId)!;
     assert.equal(charge.amount, 150_050);
-    assert.deepEqual(charge.metadata, { satang_payment_id: given.paymentId, satang_reference: given.reference });
+    assert.deepEqual(charge.metadata, {
+      satang_payment_id: given.paymentId,
+      satang_reference: given.reference,
+    });
     assert.equal(Date.parse(charge.expires_at), given.expiresAt.getTime());
     assert.equal(sim.requests.at(-1)!.body.currency, "thb");
     if (instruction.status !== "instructed") return;
@@ -93,7 +96,12 @@ describe("Opn collection", () => {
     if (verdict.status !== "verified") assert.fail(JSON.stringify(verdict));
     assert.deepEqual(
       { ...verdict.payment, paidAt: verdict.payment.paidAt?.getTime() },
-      { transactionId: chargeId, reference: given.reference, amountSatang: given.amountSatang, paidAt: claim.paidAt.getTime() },
+      {
+        transactionId: chargeId,
+        reference: given.reference,
+        amountSatang: given.amountSatang,
+        paidAt: claim.paidAt.getTime(),
+      },
     );
   });
 
@@ -108,15 +116,23 @@ describe("Opn collection", () => {
     const { chargeId } = await instructed();
     await sim.pay(chargeId);
     const charge = sim.charges.get(chargeId)!;
-    const otherSecret = sim.webhookFor(charge, { secret: Buffer.from("not-opns-secret-at-all").toString("base64") });
+    const otherSecret = sim.webhookFor(charge, {
+      secret: Buffer.from("not-opns-secret-at-all").toString("base64"),
+    });
     const forged = await collection.readNotice(notice(otherSecret));
     assert.equal(forged.status, "malformed");
     if (forged.status === "malformed") assert.match(forged.error, /forged/);
     const bare = sim.webhookFor(charge);
-    const unsignedReading = await collection.readNotice({ headers: { "content-type": "application/json" }, rawBody: bare.rawBody });
+    const unsignedReading = await collection.readNotice({
+      headers: { "content-type": "application/json" },
+      rawBody: bare.rawBody,
+    });
     assert.equal(unsignedReading.status, "malformed");
     const altered = sim.webhookFor(charge);
-    const tampered = await collection.readNotice({ headers: altered.headers, rawBody: altered.rawBody.replace(chargeId, "chrg_test_other") });
+    const tampered = await collection.readNotice({
+      headers: altered.headers,
+      rawBody: altered.rawBody.replace(chargeId, "chrg_test_other"),
+    });
     assert.equal(tampered.status, "malformed");
     const stale = sim.webhookFor(charge);
     const old = String(Math.floor(Date.now() / 1000) - 3_600);
@@ -129,7 +145,10 @@ describe("Opn collection", () => {
 
   it("without a webhook secret a forged event is only a claim, and the inquiry refuses it", async () => {
     const { chargeId, given } = await instructed();
-    const forgedBody = sim.webhookFor({ ...sim.charges.get(chargeId)!, status: "successful", paid: true }, { secret: "" });
+    const forgedBody = sim.webhookFor(
+      { ...sim.charges.get(chargeId)!, status: "successful", paid: true },
+      { secret: "" },
+    );
     const reading = await unsigned.readNotice({ headers: {}, rawBody: forgedBody.rawBody });
     if (reading.status !== "claim") assert.fail(JSON.stringify(reading));
     const verdict = await unsigned.inquire(reading.claim);
@@ -148,7 +167,10 @@ describe("Opn collection", () => {
     const garbage = sim.webhookFor({ object: "charge" });
     assert.equal((await collection.readNotice(notice(garbage))).status, "malformed");
     assert.equal((await unsigned.readNotice({ headers: {}, rawBody: "not json" })).status, "malformed");
-    assert.equal((await unsigned.readNotice({ headers: {}, rawBody: '{"object":"list"}' })).status, "malformed");
+    assert.equal(
+      (await unsigned.readNotice({ headers: {}, rawBody: '{"object":"list"}' })).status,
+      "malformed",
+    );
   });
 
   it("answers mismatch on status for an expired and a failed charge", async () => {
@@ -177,7 +199,12 @@ describe("Opn collection", () => {
 
   it("answers not_found (ask again) for a pending charge and not_found (final) for an unknown or foreign id", async () => {
     const { chargeId, given } = await instructed();
-    const claim = { transactionId: chargeId, reference: given.reference, amountSatang: given.amountSatang, paidAt: new Date() };
+    const claim = {
+      transactionId: chargeId,
+      reference: given.reference,
+      amountSatang: given.amountSatang,
+      paidAt: new Date(),
+    };
     const pending = await collection.inquire(claim);
     assert.deepEqual(pending.status === "not_found" && pending.retry, true);
     const unknown = await collection.inquire({ ...claim, transactionId: "chrg_test_nosuchcharge" });
@@ -207,7 +234,11 @@ describe("Opn collection", () => {
         providerPaymentId: chargeId,
         createdAt: new Date(),
       };
-      assert.deepEqual(await collection.find(check, new Date(0), new Date()), { status: "answered", payments: [], unreadable: [] });
+      assert.deepEqual(await collection.find(check, new Date(0), new Date()), {
+        status: "answered",
+        payments: [],
+        unreadable: [],
+      });
       await sim.pay(chargeId);
       const found = await collection.find(check, new Date(0), new Date());
       if (found.status !== "answered") assert.fail(JSON.stringify(found));
@@ -219,7 +250,11 @@ describe("Opn collection", () => {
       assert.equal((await collection.find(check, new Date(0), new Date())).status, "unavailable");
       const never = await collection.find({ ...check, providerPaymentId: null }, new Date(0), new Date());
       assert.deepEqual(never, { status: "answered", payments: [], unreadable: [] });
-      const gone = await collection.find({ ...check, providerPaymentId: "chrg_test_gone" }, new Date(0), new Date());
+      const gone = await collection.find(
+        { ...check, providerPaymentId: "chrg_test_gone" },
+        new Date(0),
+        new Date(),
+      );
       assert.deepEqual(gone, { status: "answered", payments: [], unreadable: [] });
     } finally {
       sim.loseWebhooks = false;

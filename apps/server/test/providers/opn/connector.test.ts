@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { inspect } from "node:util";
 import { describe, it } from "node:test";
+import { inspect } from "node:util";
 import { ConfigError, opnConfigFrom } from "../../../src/config.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { createOpnConnector } from "../../../src/providers/opn/connector.ts";
@@ -53,12 +53,15 @@ describe("Opn settings", () => {
       [{ OPN_WEBHOOK_SECRET: "!!" }, /OPN_WEBHOOK_SECRET/],
     ];
     for (const [overrides, message] of cases) {
-      assert.throws(() => opnConfigFrom(env(overrides)), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.match(error.message, message);
-        assert.doesNotMatch(error.message, /skey_test_5x0abcdefghij/);
-        return true;
-      });
+      assert.throws(
+        () => opnConfigFrom(env(overrides)),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, message);
+          assert.doesNotMatch(error.message, /skey_test_5x0abcdefghij/);
+          return true;
+        },
+      );
     }
   });
 
@@ -82,7 +85,11 @@ describe("Opn connector", () => {
       assert.equal(connector.callbackToken, TOKEN);
       assert.deepEqual(connector.collection?.methods, ["promptpay"]);
       assert.equal(connector.payouts?.name, "opn");
-      const deskPays = createOpnConnector(opnConfigFrom(env()), { db: store.db, clock: systemClock, payouts: false });
+      const deskPays = createOpnConnector(opnConfigFrom(env()), {
+        db: store.db,
+        clock: systemClock,
+        payouts: false,
+      });
       assert.equal(deskPays.payouts, undefined);
     } finally {
       await store.close();

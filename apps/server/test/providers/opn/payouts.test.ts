@@ -37,7 +37,12 @@ describe("Opn payouts", () => {
     store = await openTestStore();
     clock = new ManualClock(Date.now());
     const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-    payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+    payouts = new OpnPayouts(
+      client,
+      store.db,
+      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
+      clock,
+    );
   });
   after(async () => {
     await sim.close();
@@ -66,7 +71,11 @@ describe("Opn payouts", () => {
     assert.equal(stillWaiting.status === "accepted" && stillWaiting.note, OPN_NOTE_RECIPIENT_UNVERIFIED);
     sim.verifyRecipient(recipient.id, { active: false });
     assert.equal((await payouts.getPayout(input.idempotencyKey)).status, "accepted");
-    assert.equal(sim.transfersFor(input.idempotencyKey).length, 0, "verified but not active: still no transfer");
+    assert.equal(
+      sim.transfersFor(input.idempotencyKey).length,
+      0,
+      "verified but not active: still no transfer",
+    );
 
     sim.verifyRecipient(recipient.id);
     const taken = await payouts.getPayout(input.idempotencyKey);
@@ -74,13 +83,23 @@ describe("Opn payouts", () => {
     assert.ok(transfer, "the check created the transfer once the recipient was ready");
     assert.equal(transfer.amount, 250_050);
     assert.equal(transfer.recipient, recipient.id);
-    assert.deepEqual(taken, { status: "accepted", providerReference: transfer.id, note: "Opn has not sent the transfer yet" });
+    assert.deepEqual(taken, {
+      status: "accepted",
+      providerReference: transfer.id,
+      note: "Opn has not sent the transfer yet",
+    });
 
     sim.markTransferSent(transfer.id);
     const sentToBank = await payouts.getPayout(input.idempotencyKey);
-    assert.equal(sentToBank.status === "accepted" && sentToBank.note, "Opn has sent the transfer to the bank");
+    assert.equal(
+      sentToBank.status === "accepted" && sentToBank.note,
+      "Opn has sent the transfer to the bank",
+    );
     sim.markTransferPaid(transfer.id);
-    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), { status: "paid", providerReference: transfer.id });
+    assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+      status: "paid",
+      providerReference: transfer.id,
+    });
     assert.deepEqual(await payouts.sendPayout(input), { status: "paid", providerReference: transfer.id });
     assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
   });
@@ -113,7 +132,12 @@ describe("Opn payouts", () => {
     // A clock of its own: the other payouts' times stay near Opn's.
     const clock = new ManualClock(Date.now());
     const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-    const payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+    const payouts = new OpnPayouts(
+      client,
+      store.db,
+      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
+      clock,
+    );
     const input = payout();
     assert.equal((await payouts.sendPayout(input)).status, "accepted");
     clock.advance(VERIFY_MAX_MS - 1_000);
@@ -155,7 +179,11 @@ describe("Opn payouts", () => {
 
     const again = await payouts.sendPayout(otherKey);
     const [transfer] = sim.transfersFor(otherKey.idempotencyKey);
-    assert.deepEqual(again, { status: "accepted", providerReference: transfer!.id, note: "Opn has not sent the transfer yet" });
+    assert.deepEqual(again, {
+      status: "accepted",
+      providerReference: transfer!.id,
+      note: "Opn has not sent the transfer yet",
+    });
     assert.deepEqual(await payouts.getPayout(otherKey.idempotencyKey), again);
     clock.advance(SETTLE_MS * 2);
     await payouts.sendPayout(otherKey);
@@ -221,8 +249,15 @@ describe("Opn payouts", () => {
     const input = payout();
     await withVerifiedRecipient(input);
     sim.hangNextTransferCreate(100);
-    const results = await Promise.all([payouts.sendPayout(input), payouts.sendPayout(input), payouts.getPayout(input.idempotencyKey)]);
-    assert.ok(results.some((result) => result.status === "accepted"), JSON.stringify(results));
+    const results = await Promise.all([
+      payouts.sendPayout(input),
+      payouts.sendPayout(input),
+      payouts.getPayout(input.idempotencyKey),
+    ]);
+    assert.ok(
+      results.some((result) => result.status === "accepted"),
+      JSON.stringify(results),
+    );
     assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
   });
 
@@ -249,9 +284,17 @@ describe("Opn payouts: evidence for the operator", () => {
     try {
       const clock = new ManualClock(Date.now());
       const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-      const payouts = new OpnPayouts(client, store.db, { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS }, clock);
+      const payouts = new OpnPayouts(
+        client,
+        store.db,
+        { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
+        clock,
+      );
       const input = payout();
-      assert.deepEqual(await payouts.payoutEvidence(input.idempotencyKey), { transfer: null, lastAnswers: [] });
+      assert.deepEqual(await payouts.payoutEvidence(input.idempotencyKey), {
+        transfer: null,
+        lastAnswers: [],
+      });
       await payouts.sendPayout(input);
       sim.verifyRecipient([...sim.recipients.values()].at(-1)!.id);
       sim.failNext({ method: "POST", path: "/transfers", status: 503 });
