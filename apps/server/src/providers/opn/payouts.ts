@@ -33,7 +33,7 @@ import type {
   SendPayoutResult,
 } from "../provider.ts";
 import { opnBrandOf } from "./banks.ts";
-import { type OpnClient, opnAmount } from "./client.ts";
+import { type OpnClient, opnAmount, satangOf } from "./client.ts";
 import {
   claimSend,
   type Destination,
@@ -387,6 +387,13 @@ export class OpnPayouts implements Provider {
           isObject(transfer.metadata) && transfer.metadata[OPN_METADATA_PAYOUT_KEY] === row.payout_key,
       );
       if (match && typeof match.id === "string") {
+        if (satangOf(match.amount) !== row.amount_satang) {
+          // Not ours to decide: a transfer under this key for another amount is never adopted,
+          // and nothing is sent while it exists. The operator sees it in the payout's evidence.
+          const error = `Opn shows transfer ${match.id} under this key for another amount (${String(match.amount)})`;
+          await noteError(this.db, row.payout_key, error, this.clock.now());
+          return { kind: "uncertain", error, recheckAfterMs: this.settings.settleMs };
+        }
         await markSent(this.db, row.payout_key, match.id, this.clock.now());
         return stepOfTransfer(match);
       }

@@ -209,6 +209,26 @@ describe("Opn payouts", () => {
     assert.equal(sim.transfersFor(input.idempotencyKey).length, 1);
   });
 
+  it("never adopts nor resends over a transfer Opn shows under the key for another amount", async () => {
+    const input = payout();
+    const recipient = await withVerifiedRecipient(input);
+    sim.failNext({ method: "POST", path: "/transfers", status: 503 });
+    await payouts.getPayout(input.idempotencyKey);
+    const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
+    const stranger = await client.post("/transfers", {
+      amount: 1,
+      recipient: recipient.id,
+      metadata: { satang_key: input.idempotencyKey },
+    });
+    assert.equal(stranger.ok, true);
+    clock.advance(SETTLE_MS);
+    assert.equal((await payouts.sendPayout(input)).status, "indeterminate");
+    const checked = await payouts.getPayout(input.idempotencyKey);
+    assert.equal(checked.status, "accepted");
+    if (checked.status === "accepted") assert.match(checked.note ?? "", /another amount/);
+    assert.equal(sim.transfersFor(input.idempotencyKey).length, 1, "only the stranger: nothing sent over it");
+  });
+
   it("stays undecided when Opn's transfer list answers 429, and decides once it answers", async () => {
     const input = payout();
     await withVerifiedRecipient(input);
