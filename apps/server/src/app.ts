@@ -34,14 +34,15 @@ import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
+import { noticeRoutes } from "./lifecycle/notice-routes.ts";
 import { dailyReportRoutes } from "./lifecycle/report-routes.ts";
-import { scbConfirmationRoutes } from "./lifecycle/scb-routes.ts";
 import { undecidedCount } from "./lifecycle/undecided.ts";
 import { undecidedPayoutRoutes } from "./lifecycle/undecided-routes.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
+import { unreadableAnswersOf } from "./providers/registry.ts";
 import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
@@ -104,8 +105,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installErrorHandling(app);
   await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });
 
-  // Answers SCB gave that the connector could not read are logged with the app's logger.
-  deps.scb?.unreadable.attach(app.log);
+  // Answers a connector could not read are logged with the app's logger.
+  for (const unreadable of unreadableAnswersOf(deps.connectors)) unreadable.attach(app.log);
   await app
     .register(
       opsRoutes({
@@ -126,7 +127,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(dashboardApiRoutes(deps), { prefix: "/dashboard/api" });
   await app.register(dashboardConstantsRoutes(), { prefix: "/dashboard/api" });
   await app.register(providerCallbackRoutes(deps), { prefix: "/providers" });
-  await app.register(scbConfirmationRoutes(deps), { prefix: "/providers" });
+  await app.register(noticeRoutes(deps), { prefix: "/providers" });
   await app.register(
     async (api) => {
       api.decorateRequest("auth", undefined);

@@ -21,13 +21,18 @@ import { cachedApiKeys } from "./http/auth-cache.ts";
 import { apiKeysOf } from "./integrations/store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { SecretBox } from "./lib/crypto.ts";
-import type { PaymentCollector } from "./payments/collector.ts";
+import { liveCollectionOf } from "./lifecycle/connector-choice.ts";
+import type { LiveCollection } from "./payments/collector.ts";
+import type { Connector } from "./providers/port.ts";
 import type { Provider } from "./providers/provider.ts";
+import {
+  buildConnectors,
+  type Connectors,
+  connectorsOf,
+  type ExchangeRecorder,
+  reconcileIntervalOf,
+} from "./providers/registry.ts";
 import { SandboxProvider } from "./providers/sandbox.ts";
-import { createScbConnector, type ScbConnector } from "./providers/scb/connector.ts";
-import { ScbProvider } from "./providers/scb/provider.ts";
-import type { ScbRecorder } from "./providers/scb/recorder.ts";
-import { DatabaseRecorder } from "./providers/scb/store.ts";
 
 export interface Deps {
   config: Config;
@@ -44,10 +49,15 @@ export interface Deps {
   provider: Provider | undefined;
   /** The sandbox's simulated bank (simulate routes, its callback route); undefined in live. */
   simulator: SandboxProvider | undefined;
-  /** The SCB connector, when SATANG_PROVIDER=scb: confirmations, reconciliation, payouts. */
-  scb: ScbConnector | undefined;
-  /** Where live PromptPay payments are paid (SCB's bill payment QR); undefined otherwise. */
-  collector: PaymentCollector | undefined;
+  /**
+   * The deployment's live connectors, in SATANG_PROVIDER's order (providers/registry.ts): their
+   * notices, the collections reconciler, the QR of a live payment, payouts. Empty in sandbox.
+   */
+  connectors: Connectors;
+  /** How often the collections reconciler first asks about a live payment. */
+  reconcileIntervalMs: number;
+  /** Where new live payments go (lifecycle/connector-choice.ts); undefined without a connector. */
+  liveCollection: LiveCollection | undefined;
   /**
    * The API keys as HMAC authentication looks them up: cached in memory and forgotten when a
    * merchant or integration changes on any process (http/auth-cache.ts).
@@ -72,47 +82,27 @@ export interface DepsInput {
   webhooks?: WebhookOverrides;
   /** A payout provider instead of the deployment's own (tests: one that fails on purpose). */
   provider?: Provider;
-  /** Where SCB exchanges are recorded; the `scb_exchanges` table unless a test keeps them. */
-  scbRecorder?: ScbRecorder;
+  /** Where connectors' exchanges are recorded; their own table unless a test keeps them. */
+  exchangeRecorder?: ExchangeRecorder;
+  /** The live connectors instead of the configured ones (tests: a connector the config cannot name yet). */
+  liveConnectors?: readonly Connector[];
   /** The store's reachability probe (Store.reachable). */
   databaseReachable?: (timeoutMs: number) => Promise<boolean>;
   databaseDump?: (() => Promise<Blob>) | undefined;
 }
 
 /**
- * The provider payouts go to. Sandbox: the simulated bank. SATANG_PROVIDER=scb: SCB's credit
- * transfer, unless SATANG_PAYOUTS=manual (the payout desk pays, and the payout worker leaves
+ * The provider payouts go to. Sandbox: the simulated bank. Live: the first connector that pays
+ * out (none when SATANG_PAYOUTS=manual: the payout desk pays, and the payout worker leaves
  * pending withdraws alone). A configuration with no provider has none (built by hand: live
  * refuses to start without SATANG_PROVIDER).
  */
 function payoutProvider(
-  config: Config,
   simulator: SandboxProvider | undefined,
-  scb: ScbProvider | undefined,
+  connectors: readonly Connector[],
 ): Provider | undefined {
-  if (config.provider === "scb") return config.payouts === "manual" ? undefined : scb;
+  if (connectors.length > 0) return connectors.find((c) => c.payouts)?.payouts;
   return simulator;
-}
-
-/** The SCB connector and its `Provider`, built once for the process when SCB is configured. */
-function scbOf(
-  input: DepsInput,
-  wallClock: Clock,
-): { connector: ScbConnector; provider: ScbProvider } | undefined {
-  const settings = input.config.provider === "scb" ? input.config.scb : undefined;
-  if (!settings) return undefined;
-  const connector = createScbConnector(settings, {
-    clock: wallClock,
-    recorder: input.scbRecorder ?? new DatabaseRecorder(input.db),
-  });
-  const provider = new ScbProvider({
-    db: input.db,
-    clock: wallClock,
-    collection: connector.collection,
-    payouts: connector.payouts,
-    reconcileIntervalMs: settings.reconcileIntervalMs,
-  });
-  return { connector, provider };
 }
 
 export function buildDeps(input: DepsInput): Deps {
@@ -122,8 +112,9 @@ export function buildDeps(input: DepsInput): Deps {
   const webhooks = webhookSettings(config, input.webhooks);
   const simulator =
     config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
-  const scb = scbOf(input, wallClock);
-  const collection = scb?.connector.collection;
+  const connectors =
+    input.liveConnectors ??
+    buildConnectors(config, { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder });
   return {
     config,
     db,
@@ -133,12 +124,11 @@ export function buildDeps(input: DepsInput): Deps {
     secrets,
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
-    provider: input.provider ?? payoutProvider(config, simulator, scb?.provider),
+    provider: input.provider ?? payoutProvider(simulator, connectors),
     simulator,
-    scb: scb?.connector,
-    collector: collection
-      ? { qrPayload: (ref1, amountSatang) => collection.instruction({ ref1, amountSatang }).qrPayload }
-      : undefined,
+    connectors: connectorsOf(connectors),
+    reconcileIntervalMs: reconcileIntervalOf(config),
+    liveCollection: liveCollectionOf(connectorsOf(connectors)),
     apiKeys: cachedApiKeys(apiKeysOf(db), changeFeedOf(db), { clock: wallClock }),
     databaseReachable: input.databaseReachable,
     databaseDump: input.databaseDump,

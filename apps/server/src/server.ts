@@ -29,6 +29,7 @@ import { type RunningWorkers, startWorkers } from "./jobs/runner.ts";
 import { SecretBox } from "./lib/crypto.ts";
 import { SHUTDOWN_GRACE_MS } from "./lib/limits.ts";
 import { redactError, redactText } from "./lib/redaction.ts";
+import { connectorSecrets, unreadableAnswersOf } from "./providers/registry.ts";
 import {
   addressesMessage,
   explainBindError,
@@ -99,19 +100,17 @@ function requestSerializer(request: {
  * pino options: JSON lines at LOG_LEVEL, with secrets, tokens and account numbers redacted by
  * field name, errors without their SQL and parameters, and every finished line redacted once
  * more by shape (lib/redaction.ts) and by value: the configured operator and metrics tokens,
- * and SCB's API key, API secret and callback token (SCB_CALLBACK_TOKEN), each named here
- * rather than left to look like a token.
+ * and every connector's secrets (providers/registry.ts: API keys, secrets, callback tokens),
+ * each named there rather than left to look like a token.
  */
 export function loggerOptions(
-  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "adminToken" | "metrics" | "scb">>,
+  config: Pick<Config, "logLevel"> &
+    Partial<Pick<Config, "adminToken" | "metrics">> &
+    Parameters<typeof connectorSecrets>[0],
 ): Record<string, unknown> {
-  const literals = [
-    config.adminToken,
-    config.metrics?.token,
-    config.scb?.callbackToken,
-    config.scb?.apiSecret,
-    config.scb?.apiKey,
-  ].filter((t): t is string => Boolean(t));
+  const literals = [config.adminToken, config.metrics?.token, ...connectorSecrets(config)].filter(
+    (t): t is string => Boolean(t),
+  );
   const errorSerializer = (error: Error) => redactError(pino.stdSerializers.err(error));
   return {
     level: config.logLevel,
@@ -493,7 +492,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   const { deps, store } = await openProcess(config);
   const log =
     options.logger === false ? pino({ enabled: false }) : pino(options.logger ?? loggerOptions(config));
-  deps.scb?.unreadable.attach(log);
+  for (const unreadable of unreadableAnswersOf(deps.connectors)) unreadable.attach(log);
   const workers = startWorkers(deps, JOBS, log);
   const close = shutdownOnce({
     store,

@@ -3,40 +3,6 @@ import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date, Date>;
 
-export type ScbConfirmationStatus = "received" | "verified" | "not_found" | "mismatch" | "unavailable";
-
-interface ScbConfirmationsTable {
-  /** SCB's transaction id: one row however often SCB sends the confirmation. */
-  transaction_id: string;
-  ref1: string;
-  claimed_amount_satang: bigint | null;
-  claimed_biller_id: string | null;
-  /** The time the confirmation claims (SCB's transactionDateandTime). */
-  paid_at: Date;
-  payment_id: string | null;
-  status: ScbConfirmationStatus;
-  /** What the lifecycle did with a verified one: applied, duplicate or the refusal reason. */
-  result: string | null;
-  detail: string | null;
-  deliveries: number;
-  checks: Generated<number>;
-  /** Real time of the next re-check of an undecided confirmation. */
-  next_check_at: Date | null;
-  received_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-interface ScbPaymentChecksTable {
-  payment_id: string;
-  checks: number;
-  last_error: string | null;
-  /** Business time of the reconciler's next question about this payment. */
-  next_check_at: Date;
-  updated_at: Timestamp;
-  /** Migration 0085: real time of the last answered question; the next asks the dates since. */
-  last_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-}
-
 interface ScbTransfersTable {
   /** The withdraw or (0096) the refund this transfer pays: exactly one is set. */
   withdraw_id: ColumnType<string | null, string | null | undefined, string | null>;
@@ -117,24 +83,8 @@ interface ScbTransactionsTable {
 }
 
 /** Migration 0085: the daily sweep of one Bangkok date. */
-interface ScbSweepsTable {
-  sweep_date: string;
-  status: "running" | "finished";
-  cursor_created_at: Date | null;
-  cursor_id: string | null;
-  asked: number;
-  found: number;
-  last_error: string | null;
-  lease_until: Date | null;
-  started_at: Timestamp;
-  finished_at: Date | null;
-}
-
 export interface ScbTables {
-  scb_confirmations: ScbConfirmationsTable;
-  scb_payment_checks: ScbPaymentChecksTable;
   scb_transfers: ScbTransfersTable;
   scb_exchanges: ScbExchangesTable;
   scb_transactions: ScbTransactionsTable;
-  scb_sweeps: ScbSweepsTable;
 }

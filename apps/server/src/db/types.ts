@@ -575,7 +575,65 @@ interface ListCountChangesTable {
   delta: bigint;
 }
 
+/** Where a notice's transaction stands in the collections flow (lifecycle/collections.ts). */
+export type ConfirmationStatus = "received" | "verified" | "not_found" | "mismatch" | "unavailable";
+
+/** Every notification a connector received, one row per (provider, transaction id) (0030, 0101). */
+interface ProviderConfirmationsTable {
+  /** The connector's name (`scb`, `opn`). */
+  provider: string;
+  /** The provider's transaction id: one row however often the provider sends its notice. */
+  transaction_id: string;
+  /** The collection reference the notice names (SCB's ref1), or null when it names none. */
+  reference: string | null;
+  claimed_amount_satang: bigint | null;
+  /** Whom the notice says was paid (SCB's biller id), when it says. */
+  claimed_payee: string | null;
+  /** The time the notice claims the customer paid (or when it arrived). */
+  paid_at: Date;
+  payment_id: string | null;
+  status: ConfirmationStatus;
+  /** What the lifecycle did with a verified one: applied, duplicate or the refusal reason. */
+  result: string | null;
+  detail: string | null;
+  deliveries: number;
+  checks: Generated<number>;
+  /** Real time of the next re-check of an undecided confirmation. */
+  next_check_at: Date | null;
+  received_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The reconciler's schedule of questions about a live payment to its connector (0030, 0085, 0101). */
+interface PaymentChecksTable {
+  payment_id: string;
+  checks: number;
+  last_error: string | null;
+  /** Business time of the reconciler's next question about this payment. */
+  next_check_at: Date;
+  updated_at: Timestamp;
+  /** Real time of the last answered question; the next asks about the time since. */
+  last_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** The daily sweep's progress over one Bangkok date (0085, 0101). */
+interface CollectionSweepsTable {
+  sweep_date: string;
+  status: "running" | "finished";
+  cursor_created_at: Date | null;
+  cursor_id: string | null;
+  asked: number;
+  found: number;
+  last_error: string | null;
+  lease_until: Date | null;
+  started_at: Timestamp;
+  finished_at: Date | null;
+}
+
 export interface Database extends ScbTables, OpnTables {
+  provider_confirmations: ProviderConfirmationsTable;
+  payment_checks: PaymentChecksTable;
+  collection_sweeps: CollectionSweepsTable;
   events: EventsTable;
   merchants: MerchantsTable;
   integrations: IntegrationsTable;

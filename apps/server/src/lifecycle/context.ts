@@ -8,7 +8,6 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { SandboxProvider } from "../providers/sandbox.ts";
-import type { ScbConnector } from "../providers/scb/connector.ts";
 
 export interface LifecycleContext {
   db: Db;
@@ -28,8 +27,6 @@ export interface LifecycleContext {
    * (the payout property test's bank model) shortens it.
    */
   payoutCallTimeoutMs?: number | undefined;
-  /** SCB (SATANG_PROVIDER=scb): its confirmations and the reconciler's questions. */
-  scb?: ScbConnector | undefined;
 }
 
 /** The simulated bank; sandbox only. */

@@ -7,11 +7,11 @@
  * As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
  */
 import type { Db } from "../db/handles.ts";
+import { addDays, bangkokDayStart } from "../lib/bangkok-time.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount, formatThb } from "../lib/money.ts";
-import { addDays } from "../providers/scb/time.ts";
-import { type Figure, findSweep, paidOutFigure, transactionFigures, undecidedFigure } from "./scb-store.ts";
-import { bangkokDayStart } from "./scb-sweep.ts";
+import { findSweep } from "./collections-store.ts";
+import { type Figure, paidOutFigure, transactionFigures, undecidedFigure } from "./daily-report-store.ts";
 
 export const REPORT_FIGURES = ["paid_in", "credited", "unmatched", "paid_out", "undecided"] as const;
 type FigureName = (typeof REPORT_FIGURES)[number];

@@ -34,11 +34,7 @@ import {
   PROMPTPAY_QR_AMOUNT_SATANG_MAX,
 } from "../lib/limits.ts";
 import { formatThb, parseAmount } from "../lib/money.ts";
-import {
-  COLLECTION_REFERENCE_LENGTH,
-  COLLECTION_REFERENCE_PATTERN,
-  type PaymentCollector,
-} from "./collector.ts";
+import { COLLECTION_REFERENCE_PATTERN, type CollectedPayment, type LiveCollection } from "./collector.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf } from "./qr.ts";
 import type {
   CreatePaymentBody,
@@ -83,8 +79,8 @@ export interface PaymentContext {
   db: Db;
   clock: Clock;
   config: ViewContext;
-  /** The live collector PromptPay payments are paid to (SCB), when the deployment has one. */
-  collector?: PaymentCollector | undefined;
+  /** Where live payments go (the deployment's connectors); undefined in sandbox. */
+  liveCollection?: LiveCollection | undefined;
 }
 
 /** The integration a payment is created through: its id, and where its customers are sent back. */
@@ -110,9 +106,9 @@ interface MethodSetup {
 function methodSetup(
   merchant: Merchant,
   method: CreatePaymentBody["paymentMethod"],
-  collector: PaymentCollector | undefined,
+  collected: CollectedPayment | undefined,
 ): MethodSetup {
-  if (method === "promptpay" && collector) return { proxy: undefined, collection: undefined };
+  if (method === "promptpay" && collected) return { proxy: undefined, collection: undefined };
   if (method === "promptpay") {
     const proxy = promptPayProxyOf(merchant.promptpay_id);
     if (!proxy) throw methodUnavailable("promptpay");
@@ -183,25 +179,16 @@ interface PaymentDraft {
   idempotencyKey: string;
   requestHash: string;
   setup: MethodSetup;
-  collector: PaymentCollector | undefined;
+  /** What the live connector gave the payment, when one takes it. */
+  collected: CollectedPayment | undefined;
   now: Date;
-}
-
-/** A new collection reference and its QR, when a live collector takes the payment. */
-function collectedBy(
-  collector: PaymentCollector | undefined,
-  amountSatang: bigint,
-): { reference: string; qrPayload: string } | null {
-  if (!collector) return null;
-  const reference = shortReference(COLLECTION_REFERENCE_LENGTH);
-  return { reference, qrPayload: collector.qrPayload(reference, amountSatang) };
 }
 
 /** The row of a new payment with this id (and, for a bank transfer, a newly drawn reference). */
 function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status"> {
   const { merchant, integration, body, checked, setup, now } = draft;
   const method = body.paymentMethod;
-  const collected = method === "promptpay" ? collectedBy(draft.collector, checked.amountSatang) : null;
+  const collected = method === "promptpay" ? draft.collected : undefined;
   const expiresInMinutes =
     body.expiresInMinutes ??
     (method === "promptpay" ? PROMPTPAY_EXPIRY_DEFAULT_MINUTES : BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES);
@@ -225,6 +212,8 @@ function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status
     qr_payload:
       collected?.qrPayload ?? (setup.proxy ? promptPayPayload(setup.proxy, checked.amountSatang) : null),
     collection_reference: collected?.reference ?? null,
+    provider: collected?.provider ?? null,
+    provider_payment_id: collected?.providerPaymentId ?? null,
     bank_transfer_reference: setup.collection ? shortReference(BANK_TRANSFER_REFERENCE_LENGTH) : null,
     reuse_slot: reuses(merchant, body) ? true : null,
     redirect_url: method === "promptpay" ? integration.redirect_url : null,
@@ -291,7 +280,7 @@ async function insertPayment(
   for (let attempt = 0; attempt < BANK_TRANSFER_REFERENCE_ATTEMPTS_MAX; attempt += 1) {
     const open = reuse ? await reusablePayment(trx, ctx, draft) : undefined;
     if (open) return { outcome: "reused", row: open };
-    const inserted = await createPaymentRow(trx, paymentRowOf(draft, newId()));
+    const inserted = await createPaymentRow(trx, paymentRowOf(draft, draft.collected?.paymentId ?? newId()));
     if (inserted) return { outcome: "created", row: inserted };
     const later = await settle();
     if (later) return { outcome: "replayed", row: later };
@@ -308,6 +297,31 @@ interface CreateRequest {
   requestHash: string;
   idempotencyKey: string;
   view: (row: PaymentRow) => PaymentRecord;
+  /** What the live connector gave the payment, when one takes it (asked before anything is written). */
+  collected: CollectedPayment | undefined;
+}
+
+/**
+ * What the payment's live connector gives it (connector-choice.ts), asked once before the
+ * payment is written: never inside a database transaction. Undefined when no connector collects
+ * the method (the merchant's own PromptPay id, or a bank transfer).
+ */
+async function collectLive(
+  ctx: PaymentContext,
+  merchant: Merchant,
+  body: CreatePaymentBody,
+  amountSatang: bigint,
+): Promise<CollectedPayment | undefined> {
+  if (body.paymentMethod !== "promptpay") return undefined;
+  const live = ctx.liveCollection;
+  if (!live?.takes(body.paymentMethod)) return undefined;
+  const now = businessNow(ctx.clock, merchant.clock_offset_ms);
+  return live.instruct({
+    merchantId: merchant.id,
+    method: body.paymentMethod,
+    amountSatang,
+    expiresAt: addMinutes(now, body.expiresInMinutes ?? PROMPTPAY_EXPIRY_DEFAULT_MINUTES),
+  });
 }
 
 /**
@@ -325,16 +339,16 @@ async function createInOneStatement(
   request: CreateRequest,
   replay: PendingReplay | undefined,
 ): Promise<{ result?: CreateResult; recorded: boolean }> {
-  const { merchant, body } = request;
+  const { merchant, body, collected } = request;
   if (ctx.db.isTransaction) return { recorded: false };
   let setup: MethodSetup;
   try {
-    setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
+    setup = methodSetup(merchant, body.paymentMethod, collected);
   } catch {
     return { recorded: false };
   }
   const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-  const row = paymentRowOf({ ...request, setup, collector: ctx.collector, now }, newId());
+  const row = paymentRowOf({ ...request, setup, now }, collected?.paymentId ?? newId());
   const inserted = await createPaymentRowWithReplayRecord(ctx.db, row, replay?.use);
   if (inserted === SIGNATURE_USED) return { recorded: false };
   replay?.markWritten();
@@ -349,11 +363,13 @@ export async function createPayment(
   body: CreatePaymentBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
+  const checked = checkBody(body);
   const request: CreateRequest = {
     merchant,
     integration,
     body,
-    checked: checkBody(body),
+    checked,
+    collected: await collectLive(ctx, merchant, body, checked.amountSatang),
     requestHash: requestHashOf(body),
     idempotencyKey: body.idempotencyKey ?? newId(),
     view: (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both"),
@@ -431,8 +447,8 @@ async function createInTransaction(
     const earlier = await settle();
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
 
-    const setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
-    const draft = { ...request, setup, collector: ctx.collector, now };
+    const setup = methodSetup(merchant, body.paymentMethod, request.collected);
+    const draft = { ...request, setup, now };
     const { outcome, row } = await insertPayment(trx, ctx, draft, settle);
     return { outcome, payment: view(row) };
   });

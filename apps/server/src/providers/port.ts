@@ -20,6 +20,7 @@
  * - Payouts: see providers/provider.ts (`Provider`): a send is idempotent by its key, may be
  *   indeterminate, and is never made inside a database transaction.
  */
+import type { Db } from "../db/handles.ts";
 import type { PaymentMethod } from "../db/types.ts";
 import type { IncomingCallback, Provider } from "./provider.ts";
 
@@ -61,6 +62,8 @@ export interface NoticeClaim {
   amountSatang: bigint | null;
   /** When the notice says the customer paid (or when it arrived, when it does not say). */
   paidAt: Date;
+  /** Whom the notice says was paid (SCB's biller id), when it says; `inquire` compares it. */
+  payee?: string | null;
 }
 
 export type NoticeReading =
@@ -104,6 +107,23 @@ export interface PaymentToCheck {
   createdAt: Date;
 }
 
+/** How the lifecycle came to see a transaction the provider showed. */
+export type ShownBy = "confirmation" | "reconciler" | "sweep";
+
+/** What the lifecycle did with one transaction the provider showed (`keepShown`). */
+export interface ShownOutcome {
+  payment: ShownPayment;
+  /** Our payment under its reference, or null when none has it. */
+  paymentId: string | null;
+  /** `applied`, or the reason nothing was credited. */
+  result: string;
+  seenBy: ShownBy;
+  /** Business time of the decision. */
+  at: Date;
+  /** Real time, for a provider's own dates. */
+  realNow: Date;
+}
+
 export interface CollectionPort {
   /** The payment methods this connector can collect. */
   readonly methods: readonly PaymentMethod[];
@@ -114,6 +134,27 @@ export interface CollectionPort {
   inquire(claim: NoticeClaim): Promise<CollectionVerdict>;
   /** Every payment the provider shows for one payment since `from` (a lost notice). */
   find(payment: PaymentToCheck, from: Date, to: Date): Promise<CollectionSearch>;
+  /**
+   * True when its notices can be lost unseen and its `find` answers for one Bangkok date: the
+   * daily sweep (lifecycle/collections-sweep.ts) then asks about every reference of the week on
+   * each ended date. Absent: the reconciler's questions are enough.
+   */
+  readonly sweepsDaily?: boolean;
+  /** Until when the provider asked not to be asked (a 429), or null; absent: never throttles. */
+  throttledUntil?(): Date | null;
+  /**
+   * Keeps what became of a transaction the provider showed, in the connector's own table (its
+   * day's figures), inside the lifecycle's transaction; absent: the connector keeps none.
+   */
+  keepShown?(db: Db, outcome: ShownOutcome): Promise<void>;
+}
+
+/** A notice as it arrived on the connector's route, with the answer the service gave it. */
+export interface AnsweredNotice extends IncomingCallback {
+  /** Real time the notice arrived. */
+  startedAt: Date;
+  durationMs: number;
+  answer: { status: number; body: unknown; error: string | null };
 }
 
 /** A connector as the registry holds it. */
@@ -125,4 +166,20 @@ export interface Connector {
   readonly collection: CollectionPort | undefined;
   /** Undefined when it does not pay out, or when payouts go to the manual desk. */
   readonly payouts: Provider | undefined;
+  /**
+   * Keeps each notice that came with the right token, with its answer, for the operator (SCB's
+   * inbound exchanges); optional. A failure to keep it never changes the answer.
+   */
+  recordNotice?(notice: AnsweredNotice): Promise<void>;
+}
+
+/**
+ * A background job a connector keeps for its own tables (the job runner's `Job` shape: claims a
+ * batch, says how many items it handled).
+ */
+export interface ConnectorJob<C> {
+  name: string;
+  /** Pause between runs when the previous run found nothing to do. */
+  intervalMs: number;
+  runOnce(ctx: C): Promise<number>;
 }

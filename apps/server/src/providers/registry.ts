@@ -3,8 +3,23 @@
  * and config.ts are the only places outside `providers/<name>/` that name a connector: the
  * lifecycle, jobs, routes and CLI reach every connector through this registry and the port
  * (providers/port.ts).
+ *
+ * - `buildConnectors` builds every live connector a list of names asks for, in that order; the
+ *   first one that pays out takes the payouts, unless SATANG_PAYOUTS=manual (the payout desk).
+ * - `connectorSecrets` lists every secret of every configured connector, for log redaction.
+ * - `CONNECTOR_JOBS` are the jobs connectors keep for their own tables.
  */
-import type { Connector } from "./port.ts";
+import type { Config, OpnConfig } from "../config.ts";
+import type { Db } from "../db/handles.ts";
+import type { Clock } from "../lib/clock.ts";
+import { createOpnConnector, OPN_PROVIDER_NAME } from "./opn/connector.ts";
+import type { Connector, ConnectorJob } from "./port.ts";
+import { createScbConnector, SCB_PROVIDER_NAME } from "./scb/connector.ts";
+import type { ExchangeRetentionContext } from "./scb/exchanges.ts";
+import type { ScbRecorder } from "./scb/recorder.ts";
+import { scbExchangeRetentionJob } from "./scb/retention-job.ts";
+import { DatabaseRecorder } from "./scb/store.ts";
+import { UnreadableAnswers } from "./scb/unreadable.ts";
 
 export interface Connectors {
   /** Every live connector of the deployment, in failover order. */
@@ -16,3 +31,93 @@ export function connectorsOf(list: readonly Connector[]): Connectors {
   const byName = new Map(list.map((connector) => [connector.name, connector]));
   return { all: list, byName: (name) => byName.get(name) };
 }
+
+/** Where a connector's exchanges with its provider are recorded (the operator's view). */
+export type ExchangeRecorder = ScbRecorder;
+
+/** The settings the connectors are built from. */
+export type ConnectorSettings = Pick<Config, "provider" | "payouts" | "scb"> & {
+  opn?: OpnConfig | undefined;
+};
+
+export interface ConnectorDeps {
+  db: Db;
+  /** Real time (Deps.wallClock): every provider's own clock. */
+  clock: Clock;
+  /** Where exchanges are recorded; the connector's own table unless a test keeps them. */
+  exchangeRecorder?: ExchangeRecorder | undefined;
+  /** Told when an exchange record could not be kept. */
+  onRecorderError?: (error: unknown) => void;
+}
+
+/** The live connectors a configuration names, in its order (`simulated` is the sandbox's bank). */
+export function connectorNames(config: Pick<Config, "provider">): string[] {
+  return config.provider === undefined || config.provider === "simulated" ? [] : [config.provider];
+}
+
+/**
+ * Builds every live connector `names` asks for, in that order. A name whose settings are absent
+ * builds nothing. Only the first connector that can pay out is given payouts.
+ */
+export function buildConnectors(
+  config: ConnectorSettings,
+  deps: ConnectorDeps,
+  names: readonly string[] = connectorNames(config),
+): Connector[] {
+  const built: Connector[] = [];
+  let paying = config.payouts !== "manual";
+  for (const name of names) {
+    if (name === SCB_PROVIDER_NAME && config.scb) {
+      const scb = createScbConnector(config.scb, {
+        db: deps.db,
+        clock: deps.clock,
+        recorder: deps.exchangeRecorder ?? new DatabaseRecorder(deps.db),
+        onRecorderError: deps.onRecorderError,
+      });
+      built.push(paying ? scb : { ...scb, payouts: undefined });
+    } else if (name === OPN_PROVIDER_NAME && config.opn) {
+      built.push(createOpnConnector(config.opn, { db: deps.db, clock: deps.clock, payouts: paying }));
+    } else {
+      continue;
+    }
+    if (built.at(-1)?.payouts) paying = false;
+  }
+  return built;
+}
+
+/** Without a connector's own setting, a live payment is first asked about this long after create. */
+const RECONCILE_INTERVAL_DEFAULT_MS = 60_000;
+
+/** How often the collections reconciler asks (SCB_RECONCILE_INTERVAL_S, or a minute). */
+export function reconcileIntervalOf(config: Partial<Pick<ConnectorSettings, "scb">>): number {
+  return config.scb?.reconcileIntervalMs ?? RECONCILE_INTERVAL_DEFAULT_MS;
+}
+
+/** Every secret of every configured connector: never printed in a log line. */
+export function connectorSecrets(config: Partial<Pick<ConnectorSettings, "scb" | "opn">>): string[] {
+  return [
+    config.scb?.callbackToken,
+    config.scb?.apiSecret,
+    config.scb?.apiKey,
+    config.opn?.secretKey,
+    config.opn?.callbackToken,
+    config.opn?.webhookSecret ?? undefined,
+  ].filter((secret): secret is string => Boolean(secret));
+}
+
+/** Answers a connector could not read, which the process's logger is told of. */
+export function unreadableAnswersOf(connectors: Connectors): UnreadableAnswers[] {
+  return connectors.all.flatMap((c) =>
+    "unreadable" in c && c.unreadable instanceof UnreadableAnswers ? [c.unreadable] : [],
+  );
+}
+
+/** What the connectors' own jobs run with. */
+export type ConnectorJobsContext = ExchangeRetentionContext;
+
+/**
+ * The jobs connectors keep for their own tables (each connector's file says what it does). They
+ * run whatever SATANG_PROVIDER says, so what a connector recorded before it was switched off is
+ * kept in bounds too.
+ */
+export const CONNECTOR_JOBS: readonly ConnectorJob<ConnectorJobsContext>[] = [scbExchangeRetentionJob];

@@ -216,7 +216,11 @@ export class ScbCollection {
   async confirmPayment(rawBody: string): Promise<ConfirmationCheck> {
     const parsed = parseConfirmation(rawBody);
     if (!parsed.ok) return { status: "malformed", error: parsed.error };
-    const { claim } = parsed;
+    return this.checkClaim(parsed.claim);
+  }
+
+  /** Checks a confirmation's claim (read before, or kept) with SCB's bill payment inquiry. */
+  async checkClaim(claim: ConfirmationClaim): Promise<Exclude<ConfirmationCheck, { status: "malformed" }>> {
     if (!isScbReference(claim.ref1)) {
       return {
         status: "not_found",

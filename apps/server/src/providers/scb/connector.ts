@@ -1,21 +1,31 @@
 /**
  * The SCB connector of a deployment, built from its configuration: one client (one access
- * token), the collection side and, when payouts go through SCB, the payout side. The
- * composition root calls this once; nothing here is wired into the lifecycle yet.
+ * token), the collection side behind the port (collection-port.ts: the bill payment QR, SCB's
+ * confirmations and inquiry) and, when payouts go through SCB, its `Provider` (credit transfers).
+ * The composition root builds it once per process through the registry (providers/registry.ts).
  */
 import type { ScbConfig } from "../../config.ts";
+import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Connector } from "../port.ts";
+import type { Provider } from "../provider.ts";
 import { ScbClient } from "./client.ts";
-import { ScbCollection } from "./collection.ts";
+import { ScbCollectionPort } from "./collection-port.ts";
+import { recordInboundConfirmation } from "./inbound.ts";
+import { SCB_PROVIDER_NAME } from "./names.ts";
 import { ScbPayouts } from "./payouts.ts";
+import { ScbProvider } from "./provider.ts";
 import type { ScbRecorder } from "./recorder.ts";
 import { UnreadableAnswers } from "./unreadable.ts";
 
-export interface ScbConnector {
+export interface ScbConnector extends Connector {
+  readonly callbackToken: string;
   client: ScbClient;
-  collection: ScbCollection;
-  /** Null when SATANG_PAYOUTS=manual: withdraws are paid from the payout desk. */
-  payouts: ScbPayouts | null;
+  collection: ScbCollectionPort;
+  /** SCB's `Provider` (credit transfers); undefined when SATANG_PAYOUTS=manual. */
+  payouts: Provider | undefined;
+  /** The credit transfer calls; null when SATANG_PAYOUTS=manual: the payout desk pays. */
+  transfers: ScbPayouts | null;
   /** The path SCB posts payment confirmations to (CONTRACT 15). */
   confirmationPath: string;
   /** Where exchanges are recorded: the client's calls, and the confirmations SCB posts. */
@@ -30,14 +40,18 @@ export interface ScbConnector {
 
 export { SCB_PROVIDER_NAME } from "./names.ts";
 
-/**
- * `clock` is real time (Deps.wallClock): token expiry, `channelDateTime` and the Bangkok dates
- * SCB is asked about are bank time, which a sandbox test clock must never move.
- */
-export function createScbConnector(
-  config: ScbConfig,
-  deps: { clock: Clock; recorder: ScbRecorder; onRecorderError?: (error: unknown) => void },
-): ScbConnector {
+export interface ScbConnectorDeps {
+  db: Db;
+  /**
+   * Real time (Deps.wallClock): token expiry, `channelDateTime` and the Bangkok dates SCB is
+   * asked about are bank time, which a sandbox test clock must never move.
+   */
+  clock: Clock;
+  recorder: ScbRecorder;
+  onRecorderError?: (error: unknown) => void;
+}
+
+export function createScbConnector(config: ScbConfig, deps: ScbConnectorDeps): ScbConnector {
   const client = new ScbClient({
     baseUrl: config.apiBaseUrl,
     apiKey: config.apiKey,
@@ -49,21 +63,36 @@ export function createScbConnector(
     onRecorderError: deps.onRecorderError,
   });
   const unreadable = new UnreadableAnswers(deps.recorder, deps.onRecorderError);
-  return {
+  const collection = new ScbCollectionPort(
     client,
-    collection: new ScbCollection(
-      client,
-      { billerId: config.billerId, ref2: config.ref2, ref3Prefix: config.ref3Prefix },
-      deps.clock,
-      (answer) => unreadable.report(answer),
-    ),
-    payouts: config.payer
-      ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
-      : null,
-    confirmationPath: `/providers/scb/confirmations/${config.callbackToken}`,
+    { billerId: config.billerId, ref2: config.ref2, ref3Prefix: config.ref3Prefix },
+    deps.clock,
+    (answer) => unreadable.report(answer),
+  );
+  const inbound = { recorder: deps.recorder, unreadable, onRecorderError: deps.onRecorderError };
+  const transfers = config.payer
+    ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
+    : null;
+  return {
+    name: SCB_PROVIDER_NAME,
+    callbackToken: config.callbackToken,
+    client,
+    collection,
+    payouts: transfers
+      ? new ScbProvider({
+          db: deps.db,
+          clock: deps.clock,
+          collection,
+          payouts: transfers,
+          reconcileIntervalMs: config.reconcileIntervalMs,
+        })
+      : undefined,
+    transfers,
+    confirmationPath: `/providers/${SCB_PROVIDER_NAME}/confirmations/${config.callbackToken}`,
     recorder: deps.recorder,
     clock: deps.clock,
     onRecorderError: deps.onRecorderError,
     unreadable,
+    recordNotice: (notice) => recordInboundConfirmation(inbound, notice),
   };
 }

@@ -26,7 +26,7 @@ export const SCB_BANK_CODE = "014";
 /** The bill payment inquiry's event code for Thai QR tag 30 (C scan B). */
 export const SCB_EVENT_CODE_QR30 = "00300100";
 /** Thailand's time zone offset: SCB's dates and channelDateTime are Bangkok time (GMT+7). */
-export const BANGKOK_OFFSET_MS = 7 * 3_600_000;
+export { BANGKOK_OFFSET_MS } from "../../lib/bangkok-time.ts";
 /** At most this many bytes of an SCB answer are read; anything longer is refused as malformed. */
 export const SCB_RESPONSE_BODY_MAX_BYTES = 1024 * 1024;
 /** A payment confirmation body larger than this is not read. */

@@ -9,7 +9,10 @@ import { loadConfig } from "../../../src/config.ts";
 import type { Database } from "../../../src/db/types.ts";
 import { buildDeps } from "../../../src/deps.ts";
 import { SecretBox } from "../../../src/lib/crypto.ts";
+import { connectorFor } from "../../../src/lifecycle/connector-choice.ts";
+import type { Connectors } from "../../../src/providers/registry.ts";
 import { SandboxProvider } from "../../../src/providers/sandbox.ts";
+import type { ScbConnector } from "../../../src/providers/scb/connector.ts";
 import { ScbProvider } from "../../../src/providers/scb/provider.ts";
 import { SCB_TEST } from "../../helpers/scb/setup.ts";
 
@@ -29,6 +32,13 @@ const LIVE = { SATANG_ENV: "live", SECRET_KEY: "ab".repeat(32) };
 /** The store is never touched while the dependencies are built. */
 const db = {} as Kysely<Database>;
 
+/** The SCB connector of a deployment's registry. */
+function scbOf(deps: { connectors: Connectors }): ScbConnector {
+  const connector = deps.connectors.byName("scb");
+  assert.ok(connector);
+  return connector as ScbConnector;
+}
+
 function depsOf(env: Record<string, string>) {
   return buildDeps({
     config: loadConfig(env),
@@ -42,21 +52,35 @@ describe("provider selection", () => {
   it("sandbox: the simulated provider by default, no SCB, PromptPay paid to the merchant's id", () => {
     const deps = depsOf({});
     assert.ok(deps.provider instanceof SandboxProvider);
-    assert.equal(deps.scb, undefined);
-    assert.equal(deps.collector, undefined);
+    assert.deepEqual(deps.connectors.all, []);
+    assert.equal(connectorFor(deps.connectors, "promptpay"), undefined);
   });
 
   it("refuses the simulated provider in live", () => {
     assert.throws(() => loadConfig({ ...LIVE, SATANG_PROVIDER: "simulated" }), /SATANG_PROVIDER=simulated/);
   });
 
-  it("live with SCB: SCB pays withdraws, collects PromptPay, and has its confirmation path", () => {
+  it("live with SCB: SCB pays withdraws, collects PromptPay, and has its confirmation path", async () => {
     const deps = depsOf({ ...LIVE, ...SCB_ENV });
     assert.ok(deps.provider instanceof ScbProvider);
     assert.equal(deps.provider?.name, "scb");
     assert.equal(deps.simulator, undefined);
-    assert.equal(deps.scb?.confirmationPath, `/providers/scb/confirmations/${"x".repeat(32)}`);
-    assert.match(deps.collector?.qrPayload("ABC123", 10_000n) ?? "", new RegExp(SCB_TEST.billerId));
+    assert.equal(scbOf(deps).confirmationPath, `/providers/scb/confirmations/${"x".repeat(32)}`);
+    const connector = connectorFor(deps.connectors, "promptpay");
+    assert.equal(connector?.name, "scb");
+    const instruction = await connector?.collection.instruct({
+      paymentId: "p",
+      merchantId: "m",
+      method: "promptpay",
+      amountSatang: 10_000n,
+      reference: "ABC123",
+      expiresAt: new Date(),
+    });
+    assert.equal(instruction?.status, "instructed");
+    assert.match(
+      instruction?.status === "instructed" ? (instruction.qrPayload ?? "") : "",
+      new RegExp(SCB_TEST.billerId),
+    );
   });
 
   it("live with SCB and SATANG_PAYOUTS=manual: no payout provider, collection still through SCB", () => {
@@ -69,8 +93,9 @@ describe("provider selection", () => {
       SCB_CORPORATE_ID: "",
     });
     assert.equal(deps.provider, undefined);
-    assert.equal(deps.scb?.payouts, null);
-    assert.ok(deps.collector);
+    assert.equal(scbOf(deps).payouts, undefined);
+    assert.equal(scbOf(deps).transfers, null);
+    assert.equal(connectorFor(deps.connectors, "promptpay")?.name, "scb");
   });
 
   it("refuses a live start that names no provider, naming SATANG_PROVIDER", () => {
@@ -80,7 +105,7 @@ describe("provider selection", () => {
   it("builds one connector per process: each buildDeps its own, no shared module state", () => {
     const a = depsOf({ ...LIVE, ...SCB_ENV });
     const b = depsOf({ ...LIVE, ...SCB_ENV });
-    assert.notEqual(a.scb, b.scb);
-    assert.notEqual(a.scb?.client, b.scb?.client);
+    assert.notEqual(scbOf(a), scbOf(b));
+    assert.notEqual(scbOf(a).client, scbOf(b).client);
   });
 });

@@ -7,7 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { reconcileScb, UNSHOWN_CONFIRMATION_RECHECK_MS } from "../../../src/lifecycle/scb-collection.ts";
+import {
+  reconcileCollectionsOnce,
+  UNSHOWN_CONFIRMATION_RECHECK_MS,
+} from "../../../src/lifecycle/collections.ts";
+import type { ScbConnector } from "../../../src/providers/scb/connector.ts";
 import { ADMIN_TOKEN } from "../../helpers/harness.ts";
 import { assertLedgerConsistent } from "../../helpers/ledger.ts";
 import { anomaliesOf, createPayment, ledgerKinds } from "../../helpers/lifecycle.ts";
@@ -18,7 +22,7 @@ const errors: { details: Record<string, unknown>; message: string }[] = [];
 
 before(async () => {
   live = await startLiveScb();
-  live.svc.deps.scb?.unreadable.attach({
+  (live.svc.deps.connectors.byName("scb") as ScbConnector).unreadable.attach({
     error: (details, message) => errors.push({ details: details as Record<string, unknown>, message }),
   });
 });
@@ -57,16 +61,17 @@ describe("a confirmation SCB's inquiry does not show yet", () => {
     assert.equal(await statusOf(payment.id), "requires_action");
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), []);
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), [], "still within the re-check window");
     live.advance(5 * 60_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), ["payment_succeeded"]);
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), []);
     const row = await live.svc.deps.db
-      .selectFrom("scb_confirmations")
+      .selectFrom("provider_confirmations")
       .select(["status", "result"])
+      .where("provider", "=", "scb")
       .where("transaction_id", "=", paid.transactionId)
       .executeTakeFirstOrThrow();
     assert.equal(row.status, "verified");
@@ -80,7 +85,7 @@ describe("a confirmation SCB's inquiry does not show yet", () => {
       visibleAfterMs: UNSHOWN_CONFIRMATION_RECHECK_MS + 90_000,
     });
     live.advance(UNSHOWN_CONFIRMATION_RECHECK_MS + 1_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), [
       { reason: "unconfirmed_confirmation", report: "payment.succeeded" },
     ]);
@@ -92,7 +97,7 @@ describe("a confirmation SCB's inquiry does not show yet", () => {
 
     // The inquiry shows it now; the payment's own check credits it and the anomaly closes.
     live.advance(120_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
     const stillOpen = await live.svc.admin("GET", "/admin/v1/anomalies?open=true&limit=100");
     assert.equal(
@@ -118,8 +123,9 @@ describe("an answer the connector cannot read", () => {
     // Not an anomaly ("not found"): SCB could not be read, so it is asked again.
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), []);
     const confirmation = await live.svc.deps.db
-      .selectFrom("scb_confirmations")
+      .selectFrom("provider_confirmations")
       .select("status")
+      .where("provider", "=", "scb")
       .where("transaction_id", "=", paid.transactionId)
       .executeTakeFirstOrThrow();
     assert.equal(confirmation.status, "unavailable");
@@ -154,7 +160,7 @@ describe("an answer the connector cannot read", () => {
     // Once SCB's answer reads, the re-check credits it.
     live.sim.inquiryRowForm = (row) => row;
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
   });
 

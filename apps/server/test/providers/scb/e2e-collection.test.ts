@@ -11,8 +11,11 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { billPayment as readBillPayment } from "promptparse/validate";
 import { JOBS } from "../../../src/jobs/index.ts";
 import { startWorkers } from "../../../src/jobs/runner.ts";
+import {
+  reconcileCollectionsOnce,
+  UNSHOWN_CONFIRMATION_RECHECK_MS,
+} from "../../../src/lifecycle/collections.ts";
 import { expireDuePayments } from "../../../src/lifecycle/payments.ts";
-import { reconcileScb, UNSHOWN_CONFIRMATION_RECHECK_MS } from "../../../src/lifecycle/scb-collection.ts";
 import { assertLedgerConsistent } from "../../helpers/ledger.ts";
 import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { CALLBACK_TOKEN, type LiveScb, RECONCILE_INTERVAL_S, startLiveScb } from "../../helpers/scb/live.ts";
@@ -49,8 +52,9 @@ async function statusOf(id: string): Promise<string> {
 
 async function confirmationRow(transactionId: string) {
   return live.svc.deps.db
-    .selectFrom("scb_confirmations")
+    .selectFrom("provider_confirmations")
     .selectAll()
+    .where("provider", "=", "scb")
     .where("transaction_id", "=", transactionId)
     .executeTakeFirst();
 }
@@ -129,7 +133,7 @@ describe("a live PromptPay payment", () => {
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, payment.id), []);
     assert.equal((await confirmationRow("20990101FORGED0001"))?.status, "received");
     live.advance(UNSHOWN_CONFIRMATION_RECHECK_MS + 1_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "requires_action");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), []);
     const anomalies = await anomaliesOf(live.svc.deps.db, payment.id);
@@ -148,7 +152,7 @@ describe("a live PromptPay payment", () => {
       { reason: "altered_confirmation", report: "payment.succeeded" },
     ]);
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), ["payment_succeeded"]);
   });
@@ -229,7 +233,7 @@ describe("the confirmation route", () => {
     assert.equal((await confirmationRow(paid.transactionId))?.status, "unavailable");
     assert.equal(await statusOf(payment.id), "requires_action");
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal((await confirmationRow(paid.transactionId))?.status, "verified");
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), ["payment_succeeded"]);
@@ -249,13 +253,13 @@ describe("the reconciler", () => {
   it("finds a payment whose confirmation was lost", async () => {
     const { payment, ref1, amountSatang } = await newPayment();
     await live.sim.pay({ ref1, amountSatang, confirm: false });
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "requires_action", "not asked before an interval has passed");
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await eventTypes(live.svc.deps.db, payment.id), ["payment.received"]);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, payment.id), ["payment_succeeded"]);
   });
 
@@ -266,7 +270,7 @@ describe("the reconciler", () => {
     await expireDuePayments(live.svc.deps);
     assert.equal(await statusOf(payment.id), "expired");
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await eventTypes(live.svc.deps.db, payment.id), ["payment.expired", "payment.received"]);
   });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { nextCheckDelayMs, reconcileScb } from "../../../src/lifecycle/scb-collection.ts";
+import { nextCheckDelayMs, reconcileCollectionsOnce } from "../../../src/lifecycle/collections.ts";
 import { bangkokDate } from "../../../src/providers/scb/time.ts";
 import { createPayment } from "../../helpers/lifecycle.ts";
 import { type LiveScb, RECONCILE_INTERVAL_S, startLiveScb } from "../../helpers/scb/live.ts";
@@ -32,7 +32,7 @@ describe("the reconciler's inquiry volume", () => {
     const before = inquiries();
     for (let step = 0; step < steps; step += 1) {
       live.advance(interval);
-      await reconcileScb(live.svc.deps);
+      await reconcileCollectionsOnce(live.svc.deps);
     }
     const asked = inquiries() - before;
     // The checks the schedule allows in `steps` intervals after create: at I, then I, 2I, 4I... later.
@@ -58,13 +58,13 @@ describe("the reconciler's inquiry volume", () => {
       headers: { "retry-after": "120" },
     });
     const before = inquiries();
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(inquiries() - before, 1, "the batch stopped at the 429");
     live.advance(60_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.equal(inquiries() - before, 1, "nothing asked before Retry-After has passed");
     live.advance(61_000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.ok(inquiries() - before > 1, "asked again after Retry-After");
   });
 });

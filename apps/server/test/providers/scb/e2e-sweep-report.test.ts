@@ -6,8 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { reconcileScb } from "../../../src/lifecycle/scb-collection.ts";
-import { bangkokDayStart, SWEEP_DELAY_MS, sweepScbDate } from "../../../src/lifecycle/scb-sweep.ts";
+import { reconcileCollectionsOnce } from "../../../src/lifecycle/collections.ts";
+import {
+  bangkokDayStart,
+  SWEEP_DELAY_MS,
+  sweepCollections,
+} from "../../../src/lifecycle/collections-sweep.ts";
 import { addDays, bangkokDate } from "../../../src/providers/scb/time.ts";
 import { ADMIN_TOKEN } from "../../helpers/harness.ts";
 import { assertLedgerConsistent } from "../../helpers/ledger.ts";
@@ -53,12 +57,16 @@ describe("the daily sweep and report", () => {
     await live.sim.pay({ ref1: b.ref1, amountSatang: b.amountSatang, confirm: false });
     await live.sim.pay({ ref1: a.ref1, amountSatang: a.amountSatang, confirm: false });
     live.advance((RECONCILE_INTERVAL_S + 1) * 1000);
-    await reconcileScb(live.svc.deps);
+    await reconcileCollectionsOnce(live.svc.deps);
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, b.id), [], "the reconciler does not look");
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, a.id), []);
 
     // Before the day has ended (and an hour more) nothing is swept for it.
-    assert.equal(await sweepScbDate(live.svc.deps), 0, "nothing paid today is swept before today has ended");
+    assert.equal(
+      await sweepCollections(live.svc.deps),
+      0,
+      "nothing paid today is swept before today has ended",
+    );
     const early = await live.svc.admin("GET", `/admin/v1/reports/daily?date=${day}`);
     assert.equal(early.body.data.sweep.status, "not_started");
 
@@ -66,7 +74,7 @@ describe("the daily sweep and report", () => {
     live.advance(sweepAt - live.bank.now().getTime());
     let asked = 0;
     for (let run = 0; run < 20; run += 1) {
-      const handled = await sweepScbDate(live.svc.deps);
+      const handled = await sweepCollections(live.svc.deps);
       if (handled === 0) break;
       asked += handled;
     }
@@ -77,7 +85,7 @@ describe("the daily sweep and report", () => {
     assert.deepEqual(await anomaliesOf(live.svc.deps.db, a.id), [
       { reason: "second_payment", report: "payment.succeeded" },
     ]);
-    assert.equal(await sweepScbDate(live.svc.deps), 0, "a finished sweep asks nothing again");
+    assert.equal(await sweepCollections(live.svc.deps), 0, "a finished sweep asks nothing again");
     await assertLedgerConsistent(live.svc.deps.db);
 
     const report = await live.svc.admin("GET", `/admin/v1/reports/daily?date=${day}`);

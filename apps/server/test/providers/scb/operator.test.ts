@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../../src/config.ts";
-import { scbExchangeRetentionJob } from "../../../src/jobs/scb.ts";
 import { PAGE_SIZE_DEFAULT } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws } from "../../../src/lifecycle/payouts.ts";
 import { pruneScbExchanges } from "../../../src/providers/scb/exchanges.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
+import { scbExchangeRetentionJob } from "../../../src/providers/scb/retention-job.ts";
 import { DatabaseRecorder } from "../../../src/providers/scb/store.ts";
 import { fundWallet } from "../../helpers/ledger.ts";
 import { createPayment, createWithdraw } from "../../helpers/lifecycle.ts";

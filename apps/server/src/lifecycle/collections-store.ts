@@ -1,20 +1,22 @@
 /**
- * SQL of the SCB lifecycle (scb-collection.ts): the confirmations SCB sent, and the schedule of
- * the reconciler's questions about live PromptPay payments.
+ * SQL of the collections flow (collections.ts): the notices connectors sent
+ * (`provider_confirmations`), and the schedule of the reconciler's questions about live payments
+ * (`payment_checks`).
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import type { ScbConfirmationStatus, ScbTransactionSource } from "../db/scb-tables.ts";
+import type { ConfirmationStatus } from "../db/types.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 export interface ConfirmationRow {
+  provider: string;
   transaction_id: string;
-  ref1: string;
+  reference: string | null;
   claimed_amount_satang: bigint | null;
-  claimed_biller_id: string | null;
+  claimed_payee: string | null;
   paid_at: Date;
   payment_id: string | null;
-  status: ScbConfirmationStatus;
+  status: ConfirmationStatus;
   result: string | null;
   deliveries: number;
   received_at: Date;
@@ -28,22 +30,24 @@ export interface ConfirmationRow {
 export async function recordConfirmation(
   db: Db,
   input: {
+    provider: string;
     transactionId: string;
-    ref1: string;
+    reference: string | null;
     claimedAmountSatang: bigint | null;
-    claimedBillerId: string | null;
+    claimedPayee: string | null;
     paidAt: Date;
     at: Date;
     recheckAt: Date;
   },
 ): Promise<{ fresh: boolean; row: ConfirmationRow }> {
   const inserted = await db
-    .insertInto("scb_confirmations")
+    .insertInto("provider_confirmations")
     .values({
+      provider: input.provider,
       transaction_id: input.transactionId,
-      ref1: input.ref1,
+      reference: input.reference,
       claimed_amount_satang: input.claimedAmountSatang,
-      claimed_biller_id: input.claimedBillerId,
+      claimed_payee: input.claimedPayee,
       paid_at: input.paidAt,
       payment_id: null,
       status: "received",
@@ -54,13 +58,14 @@ export async function recordConfirmation(
       received_at: input.at,
       updated_at: input.at,
     })
-    .onConflict((oc) => oc.column("transaction_id").doNothing())
+    .onConflict((oc) => oc.columns(["provider", "transaction_id"]).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { fresh: true, row: inserted };
   const row = await db
-    .updateTable("scb_confirmations")
+    .updateTable("provider_confirmations")
     .set((eb) => ({ deliveries: eb("deliveries", "+", 1), updated_at: input.at }))
+    .where("provider", "=", input.provider)
     .where("transaction_id", "=", input.transactionId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -70,18 +75,20 @@ export async function recordConfirmation(
 /** Takes an undecided confirmation for a new check; undefined when another caller has it. */
 export function claimConfirmationRecheck(
   db: Db,
+  provider: string,
   transactionId: string,
   at: Date,
   leaseUntil: Date,
 ): Promise<ConfirmationRow | undefined> {
   return db
-    .updateTable("scb_confirmations")
+    .updateTable("provider_confirmations")
     .set((eb) => ({
       status: "received",
       checks: eb("checks", "+", 1),
       next_check_at: leaseUntil,
       updated_at: at,
     }))
+    .where("provider", "=", provider)
     .where("transaction_id", "=", transactionId)
     .where((eb) =>
       eb.or([
@@ -93,24 +100,34 @@ export function claimConfirmationRecheck(
     .executeTakeFirst();
 }
 
-/** Undecided confirmations whose re-check is due (SCB was unreachable, or a check died). */
-export async function dueConfirmationRechecks(db: Db, now: Date, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom("scb_confirmations")
-    .select("transaction_id")
+/**
+ * Undecided confirmations of these connectors whose re-check is due (the provider was
+ * unreachable, or a check died).
+ */
+export async function dueConfirmationRechecks(
+  db: Db,
+  providers: readonly string[],
+  now: Date,
+  limit: number,
+): Promise<{ provider: string; transaction_id: string }[]> {
+  if (providers.length === 0) return [];
+  return db
+    .selectFrom("provider_confirmations")
+    .select(["provider", "transaction_id"])
+    .where("provider", "in", providers)
     .where("status", "in", ["received", "unavailable"])
     .where("next_check_at", "<=", now)
     .orderBy("next_check_at")
     .limit(limit)
     .execute();
-  return rows.map((r) => r.transaction_id);
 }
 
 export async function decideConfirmation(
   db: Db,
+  provider: string,
   transactionId: string,
   decision: {
-    status: ScbConfirmationStatus;
+    status: ConfirmationStatus;
     paymentId: string | null;
     result: string | null;
     detail: string | null;
@@ -119,7 +136,7 @@ export async function decideConfirmation(
   },
 ): Promise<void> {
   await db
-    .updateTable("scb_confirmations")
+    .updateTable("provider_confirmations")
     .set({
       status: decision.status,
       payment_id: decision.paymentId,
@@ -128,12 +145,17 @@ export async function decideConfirmation(
       next_check_at: decision.nextCheckAt,
       updated_at: decision.at,
     })
+    .where("provider", "=", provider)
     .where("transaction_id", "=", transactionId)
     .execute();
 }
 
 export interface CollectionToCheck {
   id: string;
+  /** The connector that took the payment. */
+  provider: string;
+  amount_satang: bigint;
+  provider_payment_id: string | null;
   collection_reference: string;
   created_at: Date;
   status: string;
@@ -144,27 +166,39 @@ export interface CollectionToCheck {
 }
 
 /**
- * Live PromptPay payments the reconciler asks SCB about now: open ones, and expired ones within
+ * Live payments of these connectors the reconciler asks their connector about now: open ones, and expired ones within
  * the late-confirmation window, whose next check has come (the first one an interval after
  * create). Each claimed payment's next check is pushed to `nextCheckAt` in the same
  * transaction, so no other worker asks about it meanwhile.
  */
 export async function claimDueCollections(
   db: Db,
-  options: { now: Date; firstCheckBefore: Date; expiredSince: Date; nextCheckAt: Date; limit: number },
+  options: {
+    providers: readonly string[];
+    now: Date;
+    firstCheckBefore: Date;
+    expiredSince: Date;
+    nextCheckAt: Date;
+    limit: number;
+  },
 ): Promise<CollectionToCheck[]> {
+  if (options.providers.length === 0) return [];
   const due = await db
     .selectFrom("payments")
-    .leftJoin("scb_payment_checks", "scb_payment_checks.payment_id", "payments.id")
+    .leftJoin("payment_checks", "payment_checks.payment_id", "payments.id")
     .select([
       "payments.id",
+      "payments.provider",
+      "payments.amount_satang",
+      "payments.provider_payment_id",
       "payments.collection_reference",
       "payments.created_at",
       "payments.status",
-      "scb_payment_checks.checks",
-      "scb_payment_checks.last_checked_at",
+      "payment_checks.checks",
+      "payment_checks.last_checked_at",
     ])
     .where("payments.collection_reference", "is not", null)
+    .where("payments.provider", "in", options.providers)
     .where((eb) =>
       eb.or([
         eb("payments.status", "in", OPEN_PAYMENT_STATUSES),
@@ -176,9 +210,9 @@ export async function claimDueCollections(
     )
     .where((eb) =>
       eb.or([
-        eb("scb_payment_checks.next_check_at", "<=", options.now),
+        eb("payment_checks.next_check_at", "<=", options.now),
         eb.and([
-          eb("scb_payment_checks.next_check_at", "is", null),
+          eb("payment_checks.next_check_at", "is", null),
           eb("payments.created_at", "<=", options.firstCheckBefore),
         ]),
       ]),
@@ -190,7 +224,7 @@ export async function claimDueCollections(
     .execute();
   for (const row of due) {
     await db
-      .insertInto("scb_payment_checks")
+      .insertInto("payment_checks")
       .values({
         payment_id: row.id,
         checks: 1,
@@ -200,7 +234,7 @@ export async function claimDueCollections(
       })
       .onConflict((oc) =>
         oc.column("payment_id").doUpdateSet({
-          checks: sql`scb_payment_checks.checks + 1`,
+          checks: sql`payment_checks.checks + 1`,
           next_check_at: options.nextCheckAt,
           updated_at: options.now,
         }),
@@ -209,6 +243,9 @@ export async function claimDueCollections(
   }
   return due.map((row) => ({
     id: row.id,
+    provider: row.provider as string,
+    amount_satang: row.amount_satang,
+    provider_payment_id: row.provider_payment_id,
     collection_reference: row.collection_reference as string,
     created_at: row.created_at,
     status: row.status,
@@ -223,7 +260,7 @@ export async function noteCollectionCheck(
   note: { lastError: string | null; nextCheckAt?: Date; checkedAt?: Date; at: Date },
 ): Promise<void> {
   await db
-    .updateTable("scb_payment_checks")
+    .updateTable("payment_checks")
     .set({
       last_error: note.lastError === null ? null : note.lastError.slice(0, 500),
       updated_at: note.at,
@@ -234,43 +271,7 @@ export async function noteCollectionCheck(
     .execute();
 }
 
-/**
- * Keeps a transaction SCB showed for the operator's biller, with what became of it (the daily
- * report's paid-in figures). The first sighting wins; a later one changes nothing.
- */
-export async function recordScbTransaction(
-  db: Db,
-  row: {
-    transactionId: string;
-    ref1: string;
-    amountSatang: bigint;
-    paidAt: Date | null;
-    paidDate: string;
-    paymentId: string | null;
-    result: string;
-    seenBy: ScbTransactionSource;
-    at: Date;
-  },
-): Promise<void> {
-  await db
-    .insertInto("scb_transactions")
-    .values({
-      transaction_id: row.transactionId,
-      ref1: row.ref1,
-      amount_satang: row.amountSatang,
-      paid_at: row.paidAt,
-      paid_date: row.paidDate,
-      payment_id: row.paymentId,
-      result: row.result.slice(0, 100),
-      seen_by: row.seenBy,
-      first_seen_at: row.at,
-      updated_at: row.at,
-    })
-    .onConflict((oc) => oc.column("transaction_id").doNothing())
-    .execute();
-}
-
-/** Whether SCB's transaction was credited to a payment (its callback was applied). */
+/** Whether a provider's transaction was credited to a payment (its callback was applied). */
 export async function wasCredited(db: Db, provider: string, transactionId: string): Promise<boolean> {
   const row = await db
     .selectFrom("provider_callbacks")
@@ -281,7 +282,17 @@ export async function wasCredited(db: Db, provider: string, transactionId: strin
   return row?.result === "applied";
 }
 
-// The daily sweep (scb-sweep.ts) and the daily report (daily-report.ts).
+// The daily sweep (collections-sweep.ts).
+
+/** A payment the sweep asks its connector about. */
+export interface SweptPayment {
+  id: string;
+  provider: string;
+  amount_satang: bigint;
+  provider_payment_id: string | null;
+  collection_reference: string;
+  created_at: Date;
+}
 
 export interface SweepRow {
   sweep_date: string;
@@ -303,12 +314,12 @@ export async function claimSweep(
   leaseUntil: Date,
 ): Promise<SweepRow | undefined> {
   await db
-    .insertInto("scb_sweeps")
+    .insertInto("collection_sweeps")
     .values({ sweep_date: date, status: "running", started_at: at, asked: 0, found: 0 })
     .onConflict((oc) => oc.column("sweep_date").doNothing())
     .execute();
   return db
-    .updateTable("scb_sweeps")
+    .updateTable("collection_sweeps")
     .set({ lease_until: leaseUntil })
     .where("sweep_date", "=", date)
     .where("status", "=", "running")
@@ -317,15 +328,24 @@ export async function claimSweep(
     .executeTakeFirst();
 }
 
-/** Live PromptPay payments (their ref1) created in [from, to), after the cursor, oldest first. */
+/**
+ * Live payments of these connectors created in [from, to), after the cursor, oldest first.
+ */
 export function referencesToSweep(
   db: Db,
-  window: { from: Date; to: Date; after: { createdAt: Date; id: string } | null; limit: number },
-): Promise<{ id: string; collection_reference: string; created_at: Date }[]> {
+  window: {
+    providers: readonly string[];
+    from: Date;
+    to: Date;
+    after: { createdAt: Date; id: string } | null;
+    limit: number;
+  },
+): Promise<SweptPayment[]> {
   let query = db
     .selectFrom("payments")
-    .select(["id", "collection_reference", "created_at"])
+    .select(["id", "provider", "amount_satang", "provider_payment_id", "collection_reference", "created_at"])
     .where("collection_reference", "is not", null)
+    .where("provider", "in", window.providers)
     .where("created_at", ">=", window.from)
     .where("created_at", "<", window.to);
   const after = window.after;
@@ -337,9 +357,7 @@ export function referencesToSweep(
       ]),
     );
   }
-  return query.orderBy("created_at").orderBy("id").limit(window.limit).execute() as Promise<
-    { id: string; collection_reference: string; created_at: Date }[]
-  >;
+  return query.orderBy("created_at").orderBy("id").limit(window.limit).execute() as Promise<SweptPayment[]>;
 }
 
 export async function advanceSweep(
@@ -354,7 +372,7 @@ export async function advanceSweep(
   },
 ): Promise<void> {
   await db
-    .updateTable("scb_sweeps")
+    .updateTable("collection_sweeps")
     .set((eb) => ({
       ...(progress.cursor
         ? { cursor_created_at: progress.cursor.createdAt, cursor_id: progress.cursor.id }
@@ -371,72 +389,8 @@ export async function advanceSweep(
 
 export function findSweep(db: Db, date: string) {
   return db
-    .selectFrom("scb_sweeps")
+    .selectFrom("collection_sweeps")
     .select(["status", "asked", "found", "last_error", "finished_at"])
     .where("sweep_date", "=", date)
     .executeTakeFirst();
-}
-
-export interface Figure {
-  count: number;
-  amountSatang: bigint;
-}
-
-const figureOf = (
-  row: { count: string | number | bigint; amount: string | number | bigint | null } | undefined,
-) => ({
-  count: Number(row?.count ?? 0),
-  amountSatang: BigInt(row?.amount ?? 0),
-});
-
-/** SCB's transactions of one Bangkok date: all of them, and those credited. */
-export async function transactionFigures(
-  db: Db,
-  date: string,
-): Promise<{ paidIn: Figure; credited: Figure }> {
-  const rows = await db
-    .selectFrom("scb_transactions")
-    .select((eb) => [
-      sql<boolean>`result = 'applied'`.as("credited"),
-      eb.fn.countAll<string>().as("count"),
-      eb.fn.sum<string>("amount_satang").as("amount"),
-    ])
-    .where("paid_date", "=", date)
-    .groupBy(sql`result = 'applied'`)
-    .execute();
-  const credited = figureOf(rows.find((r) => r.credited));
-  const refused = figureOf(rows.find((r) => !r.credited));
-  return {
-    paidIn: {
-      count: credited.count + refused.count,
-      amountSatang: credited.amountSatang + refused.amountSatang,
-    },
-    credited,
-  };
-}
-
-/** Withdraws paid in [from, to). */
-export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
-  const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "paid")
-    .where("paid_at", ">=", from)
-    .where("paid_at", "<", to)
-    .executeTakeFirst();
-  return figureOf(row);
-}
-
-/**
- * Withdraws created before `to` still processing (their transfer undecided), counted from the
- * withdraws table alone: the payout side keeps the list of undecided transfers itself.
- */
-export async function undecidedFigure(db: Db, to: Date): Promise<Figure> {
-  const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "processing")
-    .where("created_at", "<", to)
-    .executeTakeFirst();
-  return figureOf(row);
 }
