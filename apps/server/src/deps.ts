@@ -27,6 +27,7 @@ import type { Connector } from "./providers/port.ts";
 import type { Provider } from "./providers/provider.ts";
 import {
   buildConnectors,
+  type ConnectorDeps,
   type Connectors,
   connectorsOf,
   type ExchangeRecorder,
@@ -84,8 +85,11 @@ export interface DepsInput {
   provider?: Provider;
   /** Where connectors' exchanges are recorded; their own table unless a test keeps them. */
   exchangeRecorder?: ExchangeRecorder;
-  /** The live connectors instead of the configured ones (tests: a connector the config cannot name yet). */
-  liveConnectors?: readonly Connector[];
+  /**
+   * Builds the live connectors instead of the configured ones (tests: a connector the
+   * configuration cannot name yet), from the same handles the registry gives its own.
+   */
+  liveConnectors?: (handles: ConnectorDeps) => readonly Connector[];
   /** The store's reachability probe (Store.reachable). */
   databaseReachable?: (timeoutMs: number) => Promise<boolean>;
   databaseDump?: (() => Promise<Blob>) | undefined;
@@ -112,9 +116,8 @@ export function buildDeps(input: DepsInput): Deps {
   const webhooks = webhookSettings(config, input.webhooks);
   const simulator =
     config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
-  const connectors =
-    input.liveConnectors ??
-    buildConnectors(config, { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder });
+  const handles: ConnectorDeps = { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder };
+  const connectors = input.liveConnectors?.(handles) ?? buildConnectors(config, handles);
   return {
     config,
     db,
