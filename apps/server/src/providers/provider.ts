@@ -10,12 +10,16 @@
  * - `sendPayout` may throw or time out; the caller then treats the result as indeterminate and
  *   reconciles later with `getPayout`. It never calls the provider inside a database
  *   transaction.
- * - `parseCallback` verifies the provider's signature over the raw body before it trusts a
- *   byte of it, and turns the provider's own vocabulary into a `ProviderReport`.
+ *
+ * Payments are collected through the connector port (providers/port.ts), not through here. A
+ * provider whose signed callbacks report outcomes directly (the sandbox's simulated bank) is a
+ * `CallbackSource`: it verifies the signature over the raw body before it trusts a byte of it,
+ * and turns its own vocabulary into a `ProviderReport`.
  */
 import type { PaymentMethod } from "../db/types.ts";
 import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
 
+/** What the sandbox's simulated bank is asked for a payment's instruction. */
 export interface PaymentInstructionInput {
   paymentId: string;
   amountSatang: bigint;
@@ -105,7 +109,6 @@ export interface IncomingCallback {
 export interface Provider {
   /** Stable name, stored with every payout and callback it handled ("sandbox"). */
   readonly name: string;
-  createPaymentInstruction(input: PaymentInstructionInput): Promise<PaymentInstruction>;
   /**
    * Past `options.signal` nothing more may be started for this send: a provider that takes
    * several steps checks it before each, so a send the lifecycle gave up on stops.
@@ -114,7 +117,12 @@ export interface Provider {
   getPayout(idempotencyKey: string, options?: PayoutCallOptions): Promise<PayoutLookup>;
   /** What the operator is shown about an undecided payout (CONTRACT 15); optional. */
   payoutEvidence?(idempotencyKey: string): Promise<PayoutEvidence>;
-  cancelPayout(idempotencyKey: string): Promise<CancelPayoutResult>;
+}
+
+/** A provider whose signed callbacks report payment and payout outcomes (the sandbox's bank). */
+export interface CallbackSource {
+  /** Stable name, stored with every callback it sent. */
+  readonly name: string;
   /**
    * Verifies and parses a callback. A bad signature or a stale timestamp throws
    * INVALID_CREDENTIALS; a well-signed body of the wrong shape throws VALIDATION_ERROR.

@@ -25,6 +25,7 @@ import { PROVIDER_CALLBACK_ID_LENGTH_MAX, PROVIDER_CALLBACK_TOLERANCE_MS } from 
 import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
 import { promptPayPayload, promptPayProxyOf } from "../payments/qr.ts";
 import type {
+  CallbackSource,
   CancelPayoutResult,
   IncomingCallback,
   PaymentInstruction,
@@ -148,7 +149,7 @@ interface SandboxBankContext {
   secrets: SecretBox;
 }
 
-export class SandboxProvider implements Provider {
+export class SandboxProvider implements Provider, CallbackSource {
   readonly name = SANDBOX_PROVIDER_NAME;
   /** The callback secret once read: it never changes, so each bank object reads it once. */
   private secret: Promise<string> | undefined;

@@ -22,14 +22,11 @@
 import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type {
-  CancelPayoutResult,
-  PaymentInstruction,
   PayoutCallOptions,
   PayoutEvidence,
   PayoutInput,
   PayoutLookup,
   Provider,
-  ProviderReport,
   SendPayoutResult,
 } from "../provider.ts";
 import { opnBrandOf } from "./banks.ts";
@@ -449,23 +446,6 @@ export class OpnPayouts implements Provider {
               },
             ],
     };
-  }
-
-  /** The payment side goes through the connector port (collection.ts), never through here. */
-  createPaymentInstruction(): Promise<PaymentInstruction> {
-    return Promise.reject(new Error("Opn collects through the connector port, not createPaymentInstruction"));
-  }
-
-  /** Opn has no call that stops a created transfer before it is sent; nothing is canceled. */
-  async cancelPayout(): Promise<CancelPayoutResult> {
-    return { status: "not_cancelable", reason: "Opn transfers cannot be canceled through this connector" };
-  }
-
-  /** Opn's notifications are read by the collection side (readNotice); none reach here. */
-  parseCallback(): Promise<ProviderReport> {
-    return Promise.reject(
-      new Error("Opn notifications are read by the connector port (readNotice), not parseCallback"),
-    );
   }
 }
 

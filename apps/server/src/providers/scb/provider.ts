@@ -16,12 +16,11 @@
  *   about with the inquiry, not before SCB_INQUIRY_DELAY_S, and stays open until SCB says
  *   completed or failed.
  *
- * Payment confirmations do not come through `parseCallback`: SCB's are unsigned claims, which
- * the lifecycle's SCB confirmation route checks with SCB's inquiry (lifecycle/scb-collection.ts).
+ * Payment confirmations are SCB's collection side (collection-port.ts): unsigned claims, which
+ * the lifecycle's notice route checks with SCB's inquiry (lifecycle/collections.ts).
  */
 import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { AppError } from "../../lib/errors.ts";
 import { PROVIDER_CALL_TIMEOUT_MS } from "../../lib/limits.ts";
 import {
   type PayoutSubject,
@@ -30,15 +29,11 @@ import {
   subjectOfRow,
 } from "../../lib/payout-subjects.ts";
 import type {
-  CancelPayoutResult,
-  PaymentInstruction,
-  PaymentInstructionInput,
   PayoutCallOptions,
   PayoutEvidence,
   PayoutInput,
   PayoutLookup,
   Provider,
-  ProviderReport,
   SendPayoutResult,
 } from "../provider.ts";
 import type { ScbCollection } from "./collection.ts";
@@ -90,15 +85,6 @@ export class ScbProvider implements Provider {
   private payouts(): ScbPayouts {
     if (!this.deps.payouts) throw new Error("payouts through SCB are off (SATANG_PAYOUTS=manual)");
     return this.deps.payouts;
-  }
-
-  /** The tag-30 QR for the operator's biller id; `reference` is the payment's ref1. */
-  async createPaymentInstruction(input: PaymentInstructionInput): Promise<PaymentInstruction> {
-    if (input.method !== "promptpay" || !input.reference) {
-      throw new Error("SCB collects PromptPay payments under a reference (ref1)");
-    }
-    const qr = this.deps.collection.instruction({ ref1: input.reference, amountSatang: input.amountSatang });
-    return { providerReference: input.reference, qrPayload: qr.qrPayload, bankTransfer: null };
   }
 
   async sendPayout(input: PayoutInput, options: PayoutCallOptions = {}): Promise<SendPayoutResult> {
@@ -335,14 +321,5 @@ export class ScbProvider implements Provider {
         };
       }
     }
-  }
-
-  /** SCB's transfer API has no recall. */
-  async cancelPayout(_idempotencyKey: string): Promise<CancelPayoutResult> {
-    return { status: "not_cancelable", reason: "SCB's credit transfer cannot be recalled" };
-  }
-
-  async parseCallback(): Promise<ProviderReport> {
-    throw new AppError("RESOURCE_NOT_FOUND", "SCB confirmations are received at their own route");
   }
 }
