@@ -580,14 +580,14 @@ export type ConfirmationStatus = "received" | "verified" | "not_found" | "mismat
 
 /** Every notification a connector received, one row per (provider, transaction id) (0030, 0101). */
 interface ProviderConfirmationsTable {
-  /** The connector's name (`scb`, `opn`). */
+  /** The connector's name (providers/registry.ts). */
   provider: string;
   /** The provider's transaction id: one row however often the provider sends its notice. */
   transaction_id: string;
-  /** The collection reference the notice names (SCB's ref1), or null when it names none. */
+  /** The collection reference the notice names, or null when it names none. */
   reference: string | null;
   claimed_amount_satang: bigint | null;
-  /** Whom the notice says was paid (SCB's biller id), when it says. */
+  /** Whom the notice says was paid (a biller id), when it says. */
   claimed_payee: string | null;
   /** The time the notice claims the customer paid (or when it arrived). */
   paid_at: Date;

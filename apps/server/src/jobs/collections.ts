@@ -4,7 +4,7 @@
  *
  * - `collections-reconcile`: notices whose provider could not be asked, and live payments whose
  *   notice may have been lost. It polls the database every second; each payment is asked about
- *   on its own schedule (the reconcile interval, SCB_RECONCILE_INTERVAL_S, backing off).
+ *   on its own schedule (the reconcile interval of providers/registry.ts, backing off).
  *   Uncertain transfers are asked about by the payout reconciler, on the schedule each
  *   connector's `Provider` gives it.
  * - `collections-sweep` (lifecycle/collections-sweep.ts): once a Bangkok date has ended (and an

@@ -1,5 +1,5 @@
 /**
- * The daily sweep of what connectors show paid (docs/providers/scb.md, "The daily sweep"), for
+ * The daily sweep of what connectors show paid (docs/providers/README.md, "The daily sweep"), for
  * every connector whose collection `sweepsDaily`. Notices get lost, and the reconciler stops
  * asking about a payment once it succeeded, was canceled or is 72 hours past its expiry: money
  * paid then (a second payment, a payment to a canceled one, a late one) would be seen only in the
@@ -25,7 +25,7 @@ export const SWEEP_LOOKBACK_DAYS = 7;
 export const SWEEP_DELAY_MS = 60 * 60_000;
 /**
  * References asked about per run of the job. The job runs every 30 seconds and does one batch
- * per run, so the sweep adds at most 40 inquiries a minute (docs/providers/scb.md).
+ * per run, so the sweep adds at most 40 inquiries a minute to a provider.
  */
 export const SWEEP_BATCH_SIZE = 20;
 /** How long a worker holds a sweep before another may take it over. */

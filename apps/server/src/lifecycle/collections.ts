@@ -89,7 +89,7 @@ export function collectorsOf(connectors: Connectors): Collector[] {
 
 const reconcileIntervalMs = (ctx: CollectionsContext) => ctx.reconcileIntervalMs;
 
-/** The connector's name as its messages print it ("SCB", "OPN"). */
+/** The connector's name as the operator's messages print it: upper case. */
 const label = (connector: Connector) => connector.name.toUpperCase();
 
 /** What crediting one transaction did: applied, duplicate, or why it was refused. */
@@ -389,7 +389,7 @@ async function recheckConfirmations(ctx: CollectionsContext, collectors: Collect
 /**
  * How long until a payment's next question, after its `checks`-th: the interval, doubled after
  * each check, up to 15 minutes while it is open; at least 15 minutes and at most an hour once it
- * expired (docs/providers/scb.md, "How often SCB is asked").
+ * expired (docs/providers/README.md, "How often a provider is asked").
  */
 export function nextCheckDelayMs(intervalMs: number, checks: number, expired: boolean): number {
   const doubled = intervalMs * 2 ** Math.min(Math.max(checks - 1, 0), 20);

@@ -17,7 +17,7 @@ const figureOf = (
   amountSatang: BigInt(row?.amount ?? 0),
 });
 
-/** SCB's transactions of one Bangkok date: all of them, and those credited. */
+/** The collecting connector's transactions of one Bangkok date: all of them, and those credited. */
 export async function transactionFigures(
   db: Db,
   date: string,

@@ -1,11 +1,10 @@
 /**
  * Where connectors' providers post their notices (CONTRACT 15):
  * `POST /providers/{name}/confirmations/{token}`, `name` a connector of the deployment
- * (providers/registry.ts) and `token` its callback token (SCB_CALLBACK_TOKEN, OPN_CALLBACK_TOKEN).
+ * (providers/registry.ts) and `token` its callback token (each connector's setting, config.ts).
  * An unknown name or a wrong token answers 404 (compared in constant time). What a notice does
- * is notices.ts's; the answer is the connector's acknowledgment (SCB's
- * `{ resCode: "00", resDesc: "success", transactionId }`, Opn's `{}`). Registered only when a
- * connector takes notices.
+ * is notices.ts's; the answer is the connector's acknowledgment, the body its provider expects
+ * back. Registered only when a connector takes notices.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";

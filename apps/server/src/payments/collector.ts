@@ -1,7 +1,6 @@
 /**
  * A live collection: a connector takes a PromptPay payment into the operator's own account under
- * a per-payment reference (SCB's bill payment QR: the operator's biller id, ref1 = the
- * reference). When the deployment has a connector that collects the method (the composition
+ * a per-payment reference (a bill payment QR: the operator's biller id and the reference). When the deployment has a connector that collects the method (the composition
  * root passes a `LiveCollection`, lifecycle/connector-choice.ts), the payment is paid there;
  * without one, a PromptPay payment pays the merchant's own PromptPay id (the sandbox).
  */
