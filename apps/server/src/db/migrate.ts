@@ -39,7 +39,8 @@ import { statements as paymentConnector } from "./migrations/0100_payment_connec
 import { statements as providerConfirmations } from "./migrations/0101_provider_confirmations.ts";
 import type { Database } from "./types.ts";
 
-const MIGRATIONS: Record<string, string[]> = {
+/** Every migration by name, applied in name order. */
+export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
   "0002_payment_transfer_account": paymentTransferAccount,
   "0003_ledger_withdraws": ledgerWithdraws,
