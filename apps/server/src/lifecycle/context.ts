@@ -13,7 +13,7 @@ export interface LifecycleContext {
   db: Db;
   clock: Clock;
   config: Pick<Config, "env" | "payoutPickup" | "payouts" | "publicBaseUrl"> &
-    Partial<Pick<Config, "scb" | "payoutUndecidedAlertMs">>;
+    Partial<Pick<Config, "payoutUndecidedAlertMs">>;
   /**
    * Where payouts go: the simulated bank in sandbox, the configured bank adapter in live, or
    * undefined when the deployment has none, and then the payout jobs leave pending withdraws
