@@ -17,7 +17,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type Db, withTransaction } from "../db/handles.ts";
-import type { ScbTransactionSource } from "../db/scb-tables.ts";
+import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 import type { PaymentRow } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { JOB_BATCH_SIZE, LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";

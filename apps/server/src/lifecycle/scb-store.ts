@@ -4,7 +4,8 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import type { ScbConfirmationStatus, ScbTransactionSource } from "../db/scb-tables.ts";
+import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
+import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 export interface ConfirmationRow {

@@ -4,7 +4,7 @@
  */
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/handles.ts";
-import type { OpnTransferState } from "../../db/opn-tables.ts";
+import type { OpnTransferState } from "./tables.ts";
 import type { Database } from "../../db/types.ts";
 
 export type OpnTransferRow = Selectable<Database["opn_transfers"]>;

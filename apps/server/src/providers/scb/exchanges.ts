@@ -7,7 +7,7 @@
  */
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db/handles.ts";
-import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
+import type { ScbExchangeDirection } from "./tables.ts";
 import type { Page } from "../../http/envelope.ts";
 import { listPage, parseListQuery } from "../../http/list-query.ts";
 import type { Clock } from "../../lib/clock.ts";
