@@ -17,7 +17,6 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type Db, withTransaction } from "../db/handles.ts";
-import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 import type { PaymentRow } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { JOB_BATCH_SIZE, LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";
@@ -34,6 +33,7 @@ import {
 } from "../providers/scb/collection.ts";
 import type { ScbConnector } from "../providers/scb/connector.ts";
 import { SCB_PROVIDER_NAME } from "../providers/scb/names.ts";
+import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 import { bangkokDate } from "../providers/scb/time.ts";
 import type { ConfirmationAck } from "../providers/scb/types.ts";
 import { recordAnomaly } from "./anomalies.ts";

@@ -5,8 +5,8 @@
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import type { ScbConfirmationStatus } from "../db/scb-tables.ts";
-import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
+import type { ScbTransactionSource } from "../providers/scb/tables.ts";
 
 export interface ConfirmationRow {
   transaction_id: string;

@@ -7,7 +7,6 @@
  */
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db/handles.ts";
-import type { ScbExchangeDirection } from "./tables.ts";
 import type { Page } from "../../http/envelope.ts";
 import { listPage, parseListQuery } from "../../http/list-query.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -21,6 +20,7 @@ import {
   findExchange,
   listExchanges,
 } from "./store.ts";
+import type { ScbExchangeDirection } from "./tables.ts";
 
 const DAY_MS = 86_400_000;
 
