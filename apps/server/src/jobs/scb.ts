@@ -14,7 +14,7 @@
  *   looks again an hour later. It runs whatever the provider, so exchanges recorded before SCB
  *   was switched off are trimmed too.
  */
-import { SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS } from "../lib/limits.ts";
+import { PROVIDER_EXCHANGE_RETENTION_JOB_INTERVAL_MS } from "../lib/limits.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { reconcileScb } from "../lifecycle/scb-collection.ts";
 import { sweepScbDate } from "../lifecycle/scb-sweep.ts";
@@ -45,6 +45,6 @@ export const scbSweepJob: Job<LifecycleContext> = {
 
 export const scbExchangeRetentionJob: Job<ExchangeRetentionContext> = {
   name: "scb-exchange-retention",
-  intervalMs: SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS,
+  intervalMs: PROVIDER_EXCHANGE_RETENTION_JOB_INTERVAL_MS,
   runOnce: (ctx) => pruneScbExchanges(ctx),
 };

@@ -1,17 +1,25 @@
 /**
  * The operator's report of one Bangkok day (docs/providers/scb.md, "The daily report"): what
- * was paid in to the operator's biller (every SCB transaction of that date the service has seen:
- * confirmations, the reconciler, the daily sweep), what of it was credited to payments, what
- * was not (each one an anomaly), what was paid out (withdraws paid that day) and what is
- * undecided (withdraws created by the day's end still processing: their transfer is undecided).
- * As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
+ * was paid in (every provider transaction of that date the service has seen, as each connector's
+ * day book tells it: notifications, the reconciler, the daily sweep), what of it was credited to
+ * payments, what was not (each one an anomaly), what was paid out (withdraws paid that day) and
+ * what is undecided (withdraws created by the day's end still processing: their transfer is
+ * undecided). As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
  */
 import type { Db } from "../db/handles.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount, formatThb } from "../lib/money.ts";
-import { addDays } from "../providers/scb/time.ts";
-import { type Figure, findSweep, paidOutFigure, transactionFigures, undecidedFigure } from "./scb-store.ts";
-import { bangkokDayStart } from "./scb-sweep.ts";
+import type { DayBook, DaySweep, Figure } from "../providers/operator.ts";
+import { CONNECTOR_DAY_BOOKS } from "../providers/registry.ts";
+import { paidOutFigure, undecidedFigure } from "./daily-report-store.ts";
+
+const BANGKOK_OFFSET_MS = 7 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The instant a Bangkok calendar date "YYYY-MM-DD" starts. */
+function bangkokDayStart(date: string): Date {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - BANGKOK_OFFSET_MS);
+}
 
 export const REPORT_FIGURES = ["paid_in", "credited", "unmatched", "paid_out", "undecided"] as const;
 type FigureName = (typeof REPORT_FIGURES)[number];
@@ -53,16 +61,49 @@ function validDate(date: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date;
 }
 
+const add = (a: Figure, b: Figure): Figure => ({
+  count: a.count + b.count,
+  amountSatang: a.amountSatang + b.amountSatang,
+});
+const NONE: Figure = { count: 0, amountSatang: 0n };
+
+/**
+ * The day's sweeps of the connectors that sweep, as one: finished when every one that started
+ * has finished, references asked and found added up, the first error shown.
+ */
+function sweepOf(sweeps: readonly (DaySweep | undefined)[]): DailyReport["sweep"] {
+  const started = sweeps.filter((sweep): sweep is DaySweep => sweep !== undefined);
+  if (started.length === 0) return { status: "not_started", asked: 0, found: 0, lastError: null };
+  return {
+    status: started.every((sweep) => sweep.status === "finished") ? "finished" : "running",
+    asked: started.reduce((sum, sweep) => sum + sweep.asked, 0),
+    found: started.reduce((sum, sweep) => sum + sweep.found, 0),
+    lastError: started.find((sweep) => sweep.lastError !== null)?.lastError ?? null,
+  };
+}
+
+async function dayBooks(db: Db, date: string) {
+  const books: DayBook[] = await Promise.all(CONNECTOR_DAY_BOOKS.map((load) => load()));
+  const [transactions, sweeps] = await Promise.all([
+    Promise.all(books.map((book) => book.transactions(db, date))),
+    Promise.all(books.map((book) => book.sweep?.(db, date))),
+  ]);
+  return {
+    paidIn: transactions.map((t) => t.paidIn).reduce(add, NONE),
+    credited: transactions.map((t) => t.credited).reduce(add, NONE),
+    sweep: sweepOf(sweeps),
+  };
+}
+
 export async function dailyReport(ctx: { db: Db }, date: string): Promise<DailyReport> {
   if (!validDate(date))
     throw new AppError("VALIDATION_ERROR", "date must be a calendar date YYYY-MM-DD", { field: "date" });
   const from = bangkokDayStart(date);
-  const to = bangkokDayStart(addDays(date, 1));
-  const [{ paidIn, credited }, paidOut, undecided, sweep] = await Promise.all([
-    transactionFigures(ctx.db, date),
+  const to = new Date(from.getTime() + DAY_MS);
+  const [{ paidIn, credited, sweep }, paidOut, undecided] = await Promise.all([
+    dayBooks(ctx.db, date),
     paidOutFigure(ctx.db, from, to),
     undecidedFigure(ctx.db, to),
-    findSweep(ctx.db, date),
   ]);
   const unmatched = {
     count: paidIn.count - credited.count,
@@ -76,9 +117,7 @@ export async function dailyReport(ctx: { db: Db }, date: string): Promise<DailyR
     unmatched: view(unmatched),
     paidOut: view(paidOut),
     undecided: view(undecided),
-    sweep: sweep
-      ? { status: sweep.status, asked: sweep.asked, found: sweep.found, lastError: sweep.last_error }
-      : { status: "not_started", asked: 0, found: 0, lastError: null },
+    sweep,
   };
 }
 

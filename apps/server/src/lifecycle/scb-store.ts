@@ -282,7 +282,7 @@ export async function wasCredited(db: Db, provider: string, transactionId: strin
   return row?.result === "applied";
 }
 
-// The daily sweep (scb-sweep.ts) and the daily report (daily-report.ts).
+// The daily sweep (scb-sweep.ts).
 
 export interface SweepRow {
   sweep_date: string;
@@ -368,76 +368,4 @@ export async function advanceSweep(
     }))
     .where("sweep_date", "=", date)
     .execute();
-}
-
-export function findSweep(db: Db, date: string) {
-  return db
-    .selectFrom("scb_sweeps")
-    .select(["status", "asked", "found", "last_error", "finished_at"])
-    .where("sweep_date", "=", date)
-    .executeTakeFirst();
-}
-
-export interface Figure {
-  count: number;
-  amountSatang: bigint;
-}
-
-const figureOf = (
-  row: { count: string | number | bigint; amount: string | number | bigint | null } | undefined,
-) => ({
-  count: Number(row?.count ?? 0),
-  amountSatang: BigInt(row?.amount ?? 0),
-});
-
-/** SCB's transactions of one Bangkok date: all of them, and those credited. */
-export async function transactionFigures(
-  db: Db,
-  date: string,
-): Promise<{ paidIn: Figure; credited: Figure }> {
-  const rows = await db
-    .selectFrom("scb_transactions")
-    .select((eb) => [
-      sql<boolean>`result = 'applied'`.as("credited"),
-      eb.fn.countAll<string>().as("count"),
-      eb.fn.sum<string>("amount_satang").as("amount"),
-    ])
-    .where("paid_date", "=", date)
-    .groupBy(sql`result = 'applied'`)
-    .execute();
-  const credited = figureOf(rows.find((r) => r.credited));
-  const refused = figureOf(rows.find((r) => !r.credited));
-  return {
-    paidIn: {
-      count: credited.count + refused.count,
-      amountSatang: credited.amountSatang + refused.amountSatang,
-    },
-    credited,
-  };
-}
-
-/** Withdraws paid in [from, to). */
-export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
-  const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "paid")
-    .where("paid_at", ">=", from)
-    .where("paid_at", "<", to)
-    .executeTakeFirst();
-  return figureOf(row);
-}
-
-/**
- * Withdraws created before `to` still processing (their transfer undecided), counted from the
- * withdraws table alone: the payout side keeps the list of undecided transfers itself.
- */
-export async function undecidedFigure(db: Db, to: Date): Promise<Figure> {
-  const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "processing")
-    .where("created_at", "<", to)
-    .executeTakeFirst();
-  return figureOf(row);
 }
