@@ -1,7 +1,7 @@
 /**
- * The operator's report of one Bangkok day (docs/providers/scb.md, "The daily report"): what
- * was paid in (every provider transaction of that date the service has seen, as each connector's
- * day book tells it: notifications, the reconciler, the daily sweep), what of it was credited to
+ * The operator's report of one Bangkok day (GET /admin/v1/reports/daily): what was paid in
+ * (every provider transaction of that date the service has seen, as each connector's day book
+ * tells it: notifications, the reconciler, the daily sweep), what of it was credited to
  * payments, what was not (each one an anomaly), what was paid out (withdraws paid that day) and
  * what is undecided (withdraws created by the day's end still processing: their transfer is
  * undecided). As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).

@@ -83,7 +83,7 @@ export interface PaymentContext {
   db: Db;
   clock: Clock;
   config: ViewContext;
-  /** The live collector PromptPay payments are paid to (SCB), when the deployment has one. */
+  /** The live collector PromptPay payments are paid to (a connector's QR), when the deployment has one. */
   collector?: PaymentCollector | undefined;
 }
 

@@ -82,7 +82,7 @@ function registerCommand(group: Command, spec: ConnectorCommandSpec, io: CliIo):
   });
 }
 
-/** Adds each connector's group (`satang scb exchanges`, ...) to the program. */
+/** Adds each connector's group (`satang <name> exchanges`, ...) to the program. */
 export function registerConnectorCommands(program: Command, { io }: CommandContext): void {
   for (const connector of CONNECTOR_COMMANDS) {
     const group = program.command(connector.name).description(connector.description);
