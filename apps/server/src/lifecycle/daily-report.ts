@@ -67,32 +67,48 @@ const add = (a: Figure, b: Figure): Figure => ({
 });
 const NONE: Figure = { count: 0, amountSatang: 0n };
 
+/** What one connector's day book shows of a date. */
+export interface DayBookPage {
+  paidIn: Figure;
+  credited: Figure;
+  /** Undefined when the connector does not sweep days, or has not started that date. */
+  sweep: DaySweep | undefined;
+}
+
 /**
- * The day's sweeps of the connectors that sweep, as one: finished when every one that started
- * has finished, references asked and found added up, the first error shown.
+ * Every connector's page of a date as one: figures added up; the sweeps of the connectors that
+ * started one as one sweep, finished when every one of them has finished, references asked and
+ * found added up, the first error shown; not_started when none has started.
  */
-function sweepOf(sweeps: readonly (DaySweep | undefined)[]): DailyReport["sweep"] {
-  const started = sweeps.filter((sweep): sweep is DaySweep => sweep !== undefined);
-  if (started.length === 0) return { status: "not_started", asked: 0, found: 0, lastError: null };
+export function combineDayBooks(pages: readonly DayBookPage[]): Pick<DailyReport, "sweep"> & {
+  paidIn: Figure;
+  credited: Figure;
+} {
+  const started = pages.flatMap((page) => (page.sweep ? [page.sweep] : []));
   return {
-    status: started.every((sweep) => sweep.status === "finished") ? "finished" : "running",
-    asked: started.reduce((sum, sweep) => sum + sweep.asked, 0),
-    found: started.reduce((sum, sweep) => sum + sweep.found, 0),
-    lastError: started.find((sweep) => sweep.lastError !== null)?.lastError ?? null,
+    paidIn: pages.map((page) => page.paidIn).reduce(add, NONE),
+    credited: pages.map((page) => page.credited).reduce(add, NONE),
+    sweep:
+      started.length === 0
+        ? { status: "not_started", asked: 0, found: 0, lastError: null }
+        : {
+            status: started.every((sweep) => sweep.status === "finished") ? "finished" : "running",
+            asked: started.reduce((sum, sweep) => sum + sweep.asked, 0),
+            found: started.reduce((sum, sweep) => sum + sweep.found, 0),
+            lastError: started.find((sweep) => sweep.lastError !== null)?.lastError ?? null,
+          },
   };
 }
 
 async function dayBooks(db: Db, date: string) {
   const books: DayBook[] = await Promise.all(CONNECTOR_DAY_BOOKS.map((load) => load()));
-  const [transactions, sweeps] = await Promise.all([
-    Promise.all(books.map((book) => book.transactions(db, date))),
-    Promise.all(books.map((book) => book.sweep?.(db, date))),
-  ]);
-  return {
-    paidIn: transactions.map((t) => t.paidIn).reduce(add, NONE),
-    credited: transactions.map((t) => t.credited).reduce(add, NONE),
-    sweep: sweepOf(sweeps),
-  };
+  const pages = await Promise.all(
+    books.map(async (book): Promise<DayBookPage> => {
+      const [transactions, sweep] = await Promise.all([book.transactions(db, date), book.sweep?.(db, date)]);
+      return { ...transactions, sweep };
+    }),
+  );
+  return combineDayBooks(pages);
 }
 
 export async function dailyReport(ctx: { db: Db }, date: string): Promise<DailyReport> {
