@@ -6,9 +6,9 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify"
 import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
+import { connectorOperatorRoutes } from "./admin/connector-routes.ts";
 import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
-import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
 import { installAuditTrail } from "./audit/trail.ts";
 import { balanceRoutes } from "./balance/routes.ts";
@@ -75,7 +75,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     await operator.register(undecidedPayoutRoutes(deps));
     await operator.register(dashboardAdminRoutes(deps));
     await operator.register(payoutDeskRoutes(deps));
-    await operator.register(scbAdminRoutes(deps));
+    await operator.register(connectorOperatorRoutes(deps));
     await operator.register(dailyReportRoutes(deps));
     await operator.register(backupRoutes(deps));
   };

@@ -8,10 +8,10 @@ import { parseMultiHostUrl } from "./db/primary.ts";
 import {
   PAYOUT_UNDECIDED_ALERT_S_DEFAULT,
   PAYOUT_UNDECIDED_ALERT_S_MAX,
+  PROVIDER_EXCHANGE_RETENTION_DAYS_DEFAULT,
+  PROVIDER_EXCHANGE_RETENTION_DAYS_MAX,
   RATE_LIMIT_LIVE_PER_MINUTE,
   RATE_LIMIT_SANDBOX_PER_MINUTE,
-  SCB_EXCHANGE_RETENTION_DAYS_DEFAULT,
-  SCB_EXCHANGE_RETENTION_DAYS_MAX,
 } from "./lib/limits.ts";
 
 export type Environment = "sandbox" | "live";
@@ -595,9 +595,9 @@ function loadProviderConfig(
   const scbExchangeRetentionDays = integer(
     env,
     "SCB_EXCHANGE_RETENTION_DAYS",
-    SCB_EXCHANGE_RETENTION_DAYS_DEFAULT,
+    PROVIDER_EXCHANGE_RETENTION_DAYS_DEFAULT,
     1,
-    SCB_EXCHANGE_RETENTION_DAYS_MAX,
+    PROVIDER_EXCHANGE_RETENTION_DAYS_MAX,
   );
   return { provider, payouts, scb, scbExchangeRetentionDays };
 }

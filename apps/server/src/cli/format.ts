@@ -102,20 +102,17 @@ export function formatIntegrationList(list: {
   );
 }
 
-/** One exchange with SCB on one line: when, which way, what, and what came back. */
-function exchangeLine(e: Record<string, unknown>): string {
+/** The labels and fields of the provider references an exchange names (a connector's own). */
+type ReferenceFields = readonly (readonly [label: string, field: string])[];
+
+/** One provider exchange on one line: when, which way, what, what came back, what it names. */
+function exchangeLine(e: Record<string, unknown>, referenceFields: ReferenceFields): string {
   const answer =
     e.responseStatus === null || e.responseStatus === undefined
       ? `no answer (${text(e.error, "unknown")})`
       : `${String(e.responseStatus)}${e.error ? ` (${String(e.error)})` : ""}`;
-  const references = (
-    [
-      ["ref1", e.ref1],
-      ["partner", e.partnerTransactionId],
-      ["tokenizer", e.tokenizerId],
-      ["transRef", e.transRef],
-    ] as const
-  )
+  const references = referenceFields
+    .map(([label, field]) => [label, e[field]] as const)
     .filter(([, value]) => typeof value === "string" && value !== "")
     .map(([label, value]) => `${label} ${String(value)}`);
   return [
@@ -130,16 +127,15 @@ function exchangeLine(e: Record<string, unknown>): string {
   ].join("  ");
 }
 
-export function formatScbExchangeList(list: {
-  data: Record<string, unknown>[];
-  total: number;
-  page: number;
-  totalPages: number;
-}): string {
+/** A page of provider exchanges; `noun` names them when there are none ("No ... exchanges."). */
+export function formatExchangeList(
+  list: { data: Record<string, unknown>[]; total: number; page: number; totalPages: number },
+  shape: { noun: string; references: ReferenceFields },
+): string {
   if (list.data.length === 0)
-    return list.total === 0 ? "No SCB exchanges." : "No SCB exchanges on this page.";
+    return list.total === 0 ? `No ${shape.noun}.` : `No ${shape.noun} on this page.`;
   return [
-    ...list.data.map(exchangeLine),
+    ...list.data.map((e) => exchangeLine(e, shape.references)),
     `(page ${list.page} of ${Math.max(list.totalPages, 1)}, ${list.total} in all)`,
   ].join("\n");
 }
@@ -148,15 +144,13 @@ const pretty = (value: unknown): string =>
   value === null || value === undefined ? "none" : JSON.stringify(value, null, 2);
 
 /** One exchange in full: its line, the ids it names, then its headers and bodies as recorded. */
-export function formatScbExchange(e: Record<string, unknown>): string {
-  const rows: Row[] = [
-    ["payment", text(e.paymentId)],
-    ["withdraw", text(e.withdrawId)],
-    ["requestUId", text(e.requestUId)],
-    ["attempt", text(e.attempt)],
-  ];
+export function formatExchange(
+  e: Record<string, unknown>,
+  shape: { references: ReferenceFields; details: ReferenceFields },
+): string {
+  const rows: Row[] = shape.details.map(([label, field]) => [label, text(e[field])]);
   return [
-    exchangeLine(e),
+    exchangeLine(e, shape.references),
     table("", rows).slice(1),
     `request headers: ${pretty(e.requestHeaders)}`,
     `request body: ${pretty(e.requestBody)}`,
@@ -164,10 +158,14 @@ export function formatScbExchange(e: Record<string, unknown>): string {
   ].join("\n");
 }
 
-export function formatScbPayment(payment: Record<string, unknown>): string {
+/** A payment the operator found by the reference a provider shows for it, under that label. */
+export function formatProviderPayment(
+  payment: Record<string, unknown>,
+  reference: { label: string; field: string },
+): string {
   const rows: Row[] = [
     ["merchant", text(payment.merchantId)],
-    ["SCB ref1", text(payment.scbReference)],
+    [reference.label, text(payment[reference.field])],
     ["status", text(payment.status)],
     ["amount", amount(payment.amount)],
     ["method", text(payment.paymentMethod)],
@@ -178,4 +176,39 @@ export function formatScbPayment(payment: Record<string, unknown>): string {
     ["updated", text(payment.updatedAt)],
   ];
   return table(`Payment ${text(payment.id)}`, rows);
+}
+
+interface ReportFigure {
+  count: number;
+  amountThb: string;
+}
+
+export interface DailyReportData {
+  date: string;
+  paidIn: ReportFigure;
+  credited: ReportFigure;
+  unmatched: ReportFigure;
+  paidOut: ReportFigure;
+  undecided: ReportFigure;
+  sweep: { status: string; asked: number; found: number };
+}
+
+/** The operator's daily report as lines a person reads: figure, count, amount in THB. */
+export function formatDailyReport(report: DailyReportData): string {
+  const rows: [string, ReportFigure][] = [
+    ["paid in", report.paidIn],
+    ["credited", report.credited],
+    ["unmatched", report.unmatched],
+    ["paid out", report.paidOut],
+    ["undecided", report.undecided],
+  ];
+  const lines = [`${report.date} (Asia/Bangkok), amounts in THB`];
+  for (const [name, figure] of rows)
+    lines.push(
+      `${name.padEnd(10)} ${String(figure.count).padStart(6)}  ${figure.amountThb.padStart(16)} THB`,
+    );
+  lines.push(
+    `sweep      ${report.sweep.status} (${report.sweep.asked} references asked, ${report.sweep.found} found)`,
+  );
+  return lines.join("\n");
 }

@@ -10,6 +10,7 @@
 import { Command } from "commander";
 import { registerBackupCommands } from "./commands/backup.ts";
 import { registerClockCommands } from "./commands/clock.ts";
+import { registerConnectorCommands } from "./commands/connector.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
@@ -17,7 +18,6 @@ import { registerMerchantCommands } from "./commands/merchant.ts";
 import { registerOperatorCommands } from "./commands/operator.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
 import { registerRefundCommands } from "./commands/refund.ts";
-import { registerScbCommands } from "./commands/scb.ts";
 import { registerServerCommands } from "./commands/serve.ts";
 import { registerTriggerCommand } from "./commands/trigger.ts";
 import { registerUndecidedCommands } from "./commands/undecided.ts";
@@ -41,7 +41,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerRefundCommands,
   // After the withdraw, payouts and refund groups, which it adds to.
   registerUndecidedCommands,
-  registerScbCommands,
+  registerConnectorCommands,
   registerUserCommands,
   registerOperatorCommands,
   registerListenCommand,

@@ -4,8 +4,8 @@
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { WithdrawStatus } from "../lib/withdraw-statuses.ts";
-import type { OpnTables } from "./opn-tables.ts";
-import type { ScbTables } from "./scb-tables.ts";
+// Type only: the tables each connector owns are typed in its folder (providers/<name>/tables.ts).
+import type { ConnectorTables } from "../providers/tables.ts";
 
 type Timestamp = ColumnType<Date, Date, Date>;
 type Json = ColumnType<Record<string, string> | null, string | null, string | null>;
@@ -93,9 +93,9 @@ interface PaymentsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The ref1 of a live PromptPay payment's bill payment QR, unique in the deployment (0030). */
   collection_reference: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The connector that took this live payment (`scb`, `opn`); NULL in sandbox (0100). */
+  /** The connector that took this live payment (its name in the registry); NULL in sandbox (0100). */
   provider: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The connector's own id of this payment (Opn's charge id); NULL when it has none (0100). */
+  /** The connector's own id of this payment (a charge id); NULL when it has none (0100). */
   provider_payment_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * True on the payment PromptPay reuse returns for its customer and amount while it is open
@@ -630,7 +630,7 @@ interface CollectionSweepsTable {
   finished_at: Date | null;
 }
 
-export interface Database extends ScbTables, OpnTables {
+export interface Database extends ConnectorTables {
   provider_confirmations: ProviderConfirmationsTable;
   payment_checks: PaymentChecksTable;
   collection_sweeps: CollectionSweepsTable;

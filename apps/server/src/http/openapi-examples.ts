@@ -103,7 +103,7 @@ const BY_NAME: Record<string, unknown> = {
   totalAmount: "250000.00",
   paidAmount: "0.00",
   failureReason: null,
-  bankReference: "SCB2611230001234",
+  bankReference: "TRF2611230001234",
   responseExcerpt: '{"received":true}',
   dailyWithdrawLimit: "5000000.00",
   monthlyWithdrawLimit: "100000000.00",

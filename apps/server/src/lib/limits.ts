@@ -116,13 +116,17 @@ export const SETTLEMENT_JOB_INTERVAL_MS = 5_000;
 export const PAYOUT_DISPATCH_JOB_INTERVAL_MS = 1_000;
 export const PAYOUT_RECONCILE_JOB_INTERVAL_MS = 5_000;
 export const VERIFICATION_EXPIRY_JOB_INTERVAL_MS = 5_000;
-/** SCB exchanges older than SCB_EXCHANGE_RETENTION_DAYS are deleted this many per statement. */
-export const SCB_EXCHANGE_RETENTION_BATCH_SIZE = 1_000;
+/**
+ * Provider exchanges (the calls a connector made and the notifications it received, recorded
+ * for the operator) older than the connector's retention setting are deleted this many per
+ * statement.
+ */
+export const PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE = 1_000;
 /** How often the retention job looks for old exchanges once it has found none. */
-export const SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS = 3_600_000;
-/** SCB_EXCHANGE_RETENTION_DAYS: the default, and the bounds a setting must stay within. */
-export const SCB_EXCHANGE_RETENTION_DAYS_DEFAULT = 90;
-export const SCB_EXCHANGE_RETENTION_DAYS_MAX = 3_650;
+export const PROVIDER_EXCHANGE_RETENTION_JOB_INTERVAL_MS = 3_600_000;
+/** A connector's exchange retention setting, in days: the default, and the most it may be. */
+export const PROVIDER_EXCHANGE_RETENTION_DAYS_DEFAULT = 90;
+export const PROVIDER_EXCHANGE_RETENTION_DAYS_MAX = 3_650;
 /** A provider call that has not answered by then counts as indeterminate. */
 export const PROVIDER_CALL_TIMEOUT_MS = 15_000;
 /**

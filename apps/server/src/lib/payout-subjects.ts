@@ -41,7 +41,7 @@ export function subjectColumn(kind: PayoutSubjectKind): "withdraw_id" | "refund_
   return kind === "withdraw" ? "withdraw_id" : "refund_id";
 }
 
-/** The subject of a row that names exactly one (payouts, scb_transfers, batch items, ...). */
+/** The subject of a row that names exactly one (payouts, a connector's transfers, batch items, ...). */
 export function subjectOfRow(row: { withdraw_id: string | null; refund_id: string | null }): PayoutSubject {
   if (row.withdraw_id !== null) return withdrawSubject(row.withdraw_id);
   if (row.refund_id !== null) return refundSubject(row.refund_id);

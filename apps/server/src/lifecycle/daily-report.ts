@@ -1,17 +1,25 @@
 /**
- * The operator's report of one Bangkok day (docs/providers/scb.md, "The daily report"): what
- * was paid in to the operator's biller (every SCB transaction of that date the service has seen:
- * confirmations, the reconciler, the daily sweep), what of it was credited to payments, what
- * was not (each one an anomaly), what was paid out (withdraws paid that day) and what is
- * undecided (withdraws created by the day's end still processing: their transfer is undecided).
- * As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
+ * The operator's report of one Bangkok day (GET /admin/v1/reports/daily): what was paid in
+ * (every provider transaction of that date the service has seen, as each connector's day book
+ * tells it: notifications, the reconciler, the daily sweep), what of it was credited to
+ * payments, what was not (each one an anomaly), what was paid out (withdraws paid that day) and
+ * what is undecided (withdraws created by the day's end still processing: their transfer is
+ * undecided). As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
  */
 import type { Db } from "../db/handles.ts";
-import { addDays, bangkokDayStart } from "../lib/bangkok-time.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount, formatThb } from "../lib/money.ts";
-import { findSweep } from "./collections-store.ts";
-import { type Figure, paidOutFigure, transactionFigures, undecidedFigure } from "./daily-report-store.ts";
+import type { DayBook, DaySweep, Figure } from "../providers/operator.ts";
+import { CONNECTOR_DAY_BOOKS } from "../providers/registry.ts";
+import { paidOutFigure, undecidedFigure } from "./daily-report-store.ts";
+
+const BANGKOK_OFFSET_MS = 7 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The instant a Bangkok calendar date "YYYY-MM-DD" starts. */
+function bangkokDayStart(date: string): Date {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - BANGKOK_OFFSET_MS);
+}
 
 export const REPORT_FIGURES = ["paid_in", "credited", "unmatched", "paid_out", "undecided"] as const;
 type FigureName = (typeof REPORT_FIGURES)[number];
@@ -53,16 +61,65 @@ function validDate(date: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date;
 }
 
+const add = (a: Figure, b: Figure): Figure => ({
+  count: a.count + b.count,
+  amountSatang: a.amountSatang + b.amountSatang,
+});
+const NONE: Figure = { count: 0, amountSatang: 0n };
+
+/** What one connector's day book shows of a date. */
+export interface DayBookPage {
+  paidIn: Figure;
+  credited: Figure;
+  /** Undefined when the connector does not sweep days, or has not started that date. */
+  sweep: DaySweep | undefined;
+}
+
+/**
+ * Every connector's page of a date as one: figures added up; the sweeps of the connectors that
+ * started one as one sweep, finished when every one of them has finished, references asked and
+ * found added up, the first error shown; not_started when none has started.
+ */
+export function combineDayBooks(pages: readonly DayBookPage[]): Pick<DailyReport, "sweep"> & {
+  paidIn: Figure;
+  credited: Figure;
+} {
+  const started = pages.flatMap((page) => (page.sweep ? [page.sweep] : []));
+  return {
+    paidIn: pages.map((page) => page.paidIn).reduce(add, NONE),
+    credited: pages.map((page) => page.credited).reduce(add, NONE),
+    sweep:
+      started.length === 0
+        ? { status: "not_started", asked: 0, found: 0, lastError: null }
+        : {
+            status: started.every((sweep) => sweep.status === "finished") ? "finished" : "running",
+            asked: started.reduce((sum, sweep) => sum + sweep.asked, 0),
+            found: started.reduce((sum, sweep) => sum + sweep.found, 0),
+            lastError: started.find((sweep) => sweep.lastError !== null)?.lastError ?? null,
+          },
+  };
+}
+
+async function dayBooks(db: Db, date: string) {
+  const books: DayBook[] = await Promise.all(CONNECTOR_DAY_BOOKS.map((load) => load()));
+  const pages = await Promise.all(
+    books.map(async (book): Promise<DayBookPage> => {
+      const [transactions, sweep] = await Promise.all([book.transactions(db, date), book.sweep?.(db, date)]);
+      return { ...transactions, sweep };
+    }),
+  );
+  return combineDayBooks(pages);
+}
+
 export async function dailyReport(ctx: { db: Db }, date: string): Promise<DailyReport> {
   if (!validDate(date))
     throw new AppError("VALIDATION_ERROR", "date must be a calendar date YYYY-MM-DD", { field: "date" });
   const from = bangkokDayStart(date);
-  const to = bangkokDayStart(addDays(date, 1));
-  const [{ paidIn, credited }, paidOut, undecided, sweep] = await Promise.all([
-    transactionFigures(ctx.db, date),
+  const to = new Date(from.getTime() + DAY_MS);
+  const [{ paidIn, credited, sweep }, paidOut, undecided] = await Promise.all([
+    dayBooks(ctx.db, date),
     paidOutFigure(ctx.db, from, to),
     undecidedFigure(ctx.db, to),
-    findSweep(ctx.db, date),
   ]);
   const unmatched = {
     count: paidIn.count - credited.count,
@@ -76,9 +133,7 @@ export async function dailyReport(ctx: { db: Db }, date: string): Promise<DailyR
     unmatched: view(unmatched),
     paidOut: view(paidOut),
     undecided: view(undecided),
-    sweep: sweep
-      ? { status: sweep.status, asked: sweep.asked, found: sweep.found, lastError: sweep.last_error }
-      : { status: "not_started", asked: 0, found: 0, lastError: null },
+    sweep,
   };
 }
 

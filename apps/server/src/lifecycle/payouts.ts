@@ -104,7 +104,7 @@ function describe(error: unknown): string {
  * Runs one provider call bounded by `ms`: rejects when it takes longer, and aborts the signal
  * the call was given, so a provider that takes several steps starts none after the bound. A
  * send the lifecycle has given up on must not go on to confirm a transfer later, when the
- * reconciler may already be deciding the same withdraw (docs/providers/scb.md).
+ * reconciler may already be deciding the same withdraw (docs/lifecycle.md).
  */
 function bounded<T>(call: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
   const controller = new AbortController();

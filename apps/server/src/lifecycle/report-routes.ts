@@ -45,14 +45,14 @@ const DailyReportSchema = Type.Object({
     asked: Type.Integer({ minimum: 0 }),
     found: Type.Integer({ minimum: 0 }),
     lastError: Type.Union([
-      Type.String({ examples: ["SCB answered HTTP 503, code 9999: Service unavailable"] }),
+      Type.String({ examples: ["the provider answered HTTP 503: Service unavailable"] }),
       Type.Null(),
     ]),
   }),
 });
 
 const DESCRIPTION =
-  "One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited " +
+  "One Bangkok day: paid in (every provider transaction of that date the service has seen), credited " +
   "(to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that " +
   "day) and undecided (withdraws created by the day's end still processing), with the daily " +
   "sweep's progress for that date.";

@@ -75,12 +75,15 @@ const AnomalySchema = Type.Object(
       [
         Type.String({
           examples: [
-            "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f",
+            "credited: the provider's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f",
           ],
         }),
         Type.Null(),
       ],
-      { description: "Why it was closed, e.g. credited: SCB's transaction was credited to the payment" },
+      {
+        description:
+          "Why it was closed, e.g. credited: the provider's transaction was credited to the payment",
+      },
     ),
   },
   { additionalProperties: true },

@@ -9,6 +9,7 @@ import {
   PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
   PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
 } from "../lib/limits.ts";
+import { EXAMPLE_CONNECTOR_NAME } from "../providers/registry.ts";
 import { RefundSchema } from "../refunds/schemas.ts";
 import { WithdrawSchema } from "../withdraws/schemas.ts";
 
@@ -23,7 +24,7 @@ const BankAnswer = Type.Object(
     }),
     httpStatus: Type.Union([Type.Integer(), Type.Null()]),
     answer: Type.Unknown({ description: "The bank's answer as recorded (redacted)" }),
-    error: Type.Union([Type.String({ examples: ["SCB did not answer in time"] }), Type.Null()]),
+    error: Type.Union([Type.String({ examples: ["the bank did not answer in time"] }), Type.Null()]),
   },
   { additionalProperties: true },
 );
@@ -45,7 +46,7 @@ const UndecidedSchema = Type.Object(
       description: 'satang, as a decimal string like every amount of the API: "150000.00" is 1,500.00 THB',
       examples: ["150000.00"],
     }),
-    provider: Type.String({ examples: ["scb"] }),
+    provider: Type.String({ examples: [EXAMPLE_CONNECTOR_NAME] }),
     payoutState: Type.String({ description: "sending, accepted or unknown", examples: ["unknown"] }),
     sendAttempts: Type.Integer(),
     checks: Type.Integer(),
@@ -81,7 +82,7 @@ export const ResolveBody = Type.Object(
       minLength: 1,
       maxLength: PAYOUT_RESOLUTION_REASON_LENGTH_MAX,
       description: "Why: what the bank's statement, inquiry or support said",
-      examples: ["SCB's statement of 26 Nov shows the transfer paid"],
+      examples: ["The bank's statement of 26 Nov shows the transfer paid"],
     }),
     bankReference: Type.Optional(
       Type.String({
@@ -102,10 +103,10 @@ export const RefundIdParams = Type.Object({ id: Type.String({ description: "Refu
 
 const resolutionFields = {
   outcome: stringEnum(["paid", "failed"] as const),
-  reason: Type.String({ examples: ["SCB's statement of 26 Nov shows the transfer paid"] }),
+  reason: Type.String({ examples: ["The bank's statement of 26 Nov shows the transfer paid"] }),
   bankReference: Type.Union([Type.String({ examples: ["202611260001"] }), Type.Null()]),
   actor: Type.String({ examples: ["admin-token"] }),
-  provider: Type.String({ examples: ["scb"] }),
+  provider: Type.String({ examples: [EXAMPLE_CONNECTOR_NAME] }),
   resolvedAt: Type.String({ format: "date-time" }),
 };
 
@@ -130,10 +131,10 @@ export const ResolveEnvelope = envelopeSchema(
         {
           withdrawId: Type.String({ format: "uuid" }),
           outcome: stringEnum(["paid", "failed"] as const),
-          reason: Type.String({ examples: ["SCB's statement of 26 Nov shows the transfer paid"] }),
+          reason: Type.String({ examples: ["The bank's statement of 26 Nov shows the transfer paid"] }),
           bankReference: Type.Union([Type.String({ examples: ["202611260001"] }), Type.Null()]),
           actor: Type.String({ examples: ["admin-token"] }),
-          provider: Type.String({ examples: ["scb"] }),
+          provider: Type.String({ examples: [EXAMPLE_CONNECTOR_NAME] }),
           resolvedAt: Type.String({ format: "date-time" }),
         },
         { additionalProperties: true },

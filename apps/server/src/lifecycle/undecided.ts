@@ -1,5 +1,5 @@
 /**
- * Undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided transfers"): a withdraw (or a
+ * Undecided payouts (CONTRACT 15, docs/lifecycle.md): a withdraw (or a
  * refund) whose transfer the bank's answers leave undecided is never failed, nor its hold released, until the
  * bank's inquiry shows nothing was executed. What the connector can decide it decides by itself
  * (lifecycle/payouts.ts asks it); what it cannot stays `processing`, and past
@@ -279,8 +279,8 @@ async function resolvePayout(
 /**
  * The operator decides an undecided withdraw payout: only a `processing` withdraw whose payout
  * attempt a connector holds open (else 409 STATE_CONFLICT). The connector's steps check the
- * attempt is still open before anything that could move money (providers/scb/store.ts), so none
- * follows.
+ * attempt is still open before anything that could move money (each connector's store), so
+ * none follows.
  */
 export async function resolveWithdraw(
   ctx: LifecycleContext,

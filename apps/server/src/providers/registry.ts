@@ -13,7 +13,9 @@ import type { Config, OpnConfig } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
 import { createOpnConnector, OPN_PROVIDER_NAME } from "./opn/connector.ts";
+import type { ConnectorCommandGroup, DayBook, OperatorRoutes } from "./operator.ts";
 import type { Connector, ConnectorJob } from "./port.ts";
+import { SCB_COMMANDS } from "./scb/commands.ts";
 import { createScbConnector, SCB_PROVIDER_NAME } from "./scb/connector.ts";
 import type { ExchangeRetentionContext } from "./scb/exchanges.ts";
 import type { ScbRecorder } from "./scb/recorder.ts";
@@ -121,3 +123,24 @@ export type ConnectorJobsContext = ExchangeRetentionContext;
  * kept in bounds too.
  */
 export const CONNECTOR_JOBS: readonly ConnectorJob<ConnectorJobsContext>[] = [scbExchangeRetentionJob];
+
+// What each connector shows the operator (operator.ts). Registered whatever SATANG_PROVIDER
+// says: a deployment that stopped using a connector still shows what it recorded, and one that
+// never used it shows empty lists. The routes and the day books are loaded when first used, so
+// the CLI, which only needs the commands, does not load the server's modules.
+
+/** The connector the OpenAPI document's examples name. */
+export const EXAMPLE_CONNECTOR_NAME = "scb";
+
+/** Each connector's operator routes under /admin/v1, registered by the admin plugin. */
+export const CONNECTOR_OPERATOR_ROUTES: readonly (() => Promise<OperatorRoutes>)[] = [
+  async () => (await import("./scb/operator-routes.ts")).scbOperatorRoutes,
+];
+
+/** Each connector's `satang <name> ...` commands, registered by cli/commands/connector.ts. */
+export const CONNECTOR_COMMANDS: readonly ConnectorCommandGroup[] = [SCB_COMMANDS];
+
+/** Each connector's day book: the daily report adds them up (lifecycle/daily-report.ts). */
+export const CONNECTOR_DAY_BOOKS: readonly (() => Promise<DayBook>)[] = [
+  async () => (await import("./scb/day-book.ts")).scbDayBook,
+];

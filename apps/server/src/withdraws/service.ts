@@ -66,8 +66,11 @@ export const withdrawNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Withdr
 export interface WithdrawContext {
   db: Db;
   clock: Clock;
-  /** The deployment's provider: with SCB, a processing withdraw cannot be recalled (409). */
-  config?: { provider?: string | undefined };
+  /**
+   * Where payouts go (the payout connector): when its transfers cannot be recalled once sent
+   * (`irrevocablePayouts`), a processing withdraw cannot be canceled (409).
+   */
+  provider?: { readonly irrevocablePayouts?: boolean } | undefined;
 }
 
 /** How a create request was answered: a new record (201) or an idempotent replay (200). */
@@ -397,13 +400,13 @@ export async function getWithdrawByReference(
 
 export function notCancelable(
   row: Pick<WithdrawRow, "status">,
-  ctx: Pick<WithdrawContext, "config">,
+  ctx: Pick<WithdrawContext, "provider">,
 ): AppError {
-  // SCB's credit transfer has no recall: the transfer is with the bank (CONTRACT 15).
-  if (row.status === "processing" && ctx.config?.provider === "scb") {
+  // A connector whose transfers have no recall: the transfer is with the bank (CONTRACT 15).
+  if (row.status === "processing" && ctx.provider?.irrevocablePayouts === true) {
     return new AppError(
       "STATE_CONFLICT",
-      "Withdraw cannot be canceled while processing: the transfer is with SCB, which cannot recall it",
+      "Withdraw cannot be canceled while processing: the transfer is with the bank, which cannot recall it",
       { status: row.status, reason: "payout_in_flight" },
     );
   }

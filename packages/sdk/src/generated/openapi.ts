@@ -1139,7 +1139,7 @@ export interface paths {
     };
     /**
      * The operator's report of one day: paid in, credited, unmatched, paid out, undecided
-     * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date.
+     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date.
      */
     get: operations["retrieveDailyReport"];
     put?: never;
@@ -1159,7 +1159,7 @@ export interface paths {
     };
     /**
      * The operator's report of one day as CSV (amounts in THB)
-     * @description One Bangkok day: paid in (every SCB transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
+     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
      */
     get: operations["exportDailyReportCsv"];
     put?: never;
@@ -9705,7 +9705,7 @@ export interface operations {
            *             "callbackId": "cb_20260115_000123",
            *             "createdAt": "2026-01-15T12:00:00.000Z",
            *             "closedAt": null,
-           *             "resolution": "credited: SCB's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f"
+           *             "resolution": "credited: the provider's transaction 20260115SIM00000042 was credited to payment 0b8f2c4e-1d2a-4c6e-9f10-5a7b3c2d1e0f"
            *           }
            *         ],
            *         "total": 1,
@@ -9739,7 +9739,7 @@ export interface operations {
                 createdAt: string;
                 /** @description When the anomaly stopped being true (its money was credited after all); null while open */
                 closedAt: string | null;
-                /** @description Why it was closed, e.g. credited: SCB's transaction was credited to the payment */
+                /** @description Why it was closed, e.g. credited: the provider's transaction was credited to the payment */
                 resolution: string | null;
               } & {
                 [key: string]: unknown;
@@ -9833,7 +9833,7 @@ export interface operations {
            *                   "operation": "transfer_inquiry",
            *                   "httpStatus": 1,
            *                   "answer": null,
-           *                   "error": "SCB did not answer in time"
+           *                   "error": "the bank did not answer in time"
            *                 }
            *               ]
            *             }
@@ -9967,7 +9967,7 @@ export interface operations {
         /**
          * @example {
          *       "outcome": "paid",
-         *       "reason": "SCB's statement of 26 Nov shows the transfer paid",
+         *       "reason": "The bank's statement of 26 Nov shows the transfer paid",
          *       "bankReference": "202611260001"
          *     }
          */
@@ -9976,7 +9976,7 @@ export interface operations {
           outcome: "paid" | "failed";
           /**
            * @description Why: what the bank's statement, inquiry or support said
-           * @example SCB's statement of 26 Nov shows the transfer paid
+           * @example The bank's statement of 26 Nov shows the transfer paid
            */
           reason: string;
           /**
@@ -10021,7 +10021,7 @@ export interface operations {
            *         "resolution": {
            *           "withdrawId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "outcome": "paid",
-           *           "reason": "SCB's statement of 26 Nov shows the transfer paid",
+           *           "reason": "The bank's statement of 26 Nov shows the transfer paid",
            *           "bankReference": "202611260001",
            *           "actor": "admin-token",
            *           "provider": "scb",
@@ -10072,7 +10072,7 @@ export interface operations {
                 withdrawId: string;
                 /** @enum {string} */
                 outcome: "paid" | "failed";
-                /** @example SCB's statement of 26 Nov shows the transfer paid */
+                /** @example The bank's statement of 26 Nov shows the transfer paid */
                 reason: string;
                 bankReference: string | null;
                 /** @example admin-token */
@@ -10145,7 +10145,7 @@ export interface operations {
         /**
          * @example {
          *       "outcome": "paid",
-         *       "reason": "SCB's statement of 26 Nov shows the transfer paid",
+         *       "reason": "The bank's statement of 26 Nov shows the transfer paid",
          *       "bankReference": "202611260001"
          *     }
          */
@@ -10154,7 +10154,7 @@ export interface operations {
           outcome: "paid" | "failed";
           /**
            * @description Why: what the bank's statement, inquiry or support said
-           * @example SCB's statement of 26 Nov shows the transfer paid
+           * @example The bank's statement of 26 Nov shows the transfer paid
            */
           reason: string;
           /**
@@ -10202,7 +10202,7 @@ export interface operations {
            *         "resolution": {
            *           "refundId": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "outcome": "paid",
-           *           "reason": "SCB's statement of 26 Nov shows the transfer paid",
+           *           "reason": "The bank's statement of 26 Nov shows the transfer paid",
            *           "bankReference": "202611260001",
            *           "actor": "admin-token",
            *           "provider": "scb",
@@ -10260,7 +10260,7 @@ export interface operations {
                 refundId: string;
                 /** @enum {string} */
                 outcome: "paid" | "failed";
-                /** @example SCB's statement of 26 Nov shows the transfer paid */
+                /** @example The bank's statement of 26 Nov shows the transfer paid */
                 reason: string;
                 bankReference: string | null;
                 /** @example admin-token */
@@ -10742,7 +10742,7 @@ export interface operations {
            *             "withdrawStatus": "processing",
            *             "refundStatus": "processing",
            *             "outcome": "paid",
-           *             "bankReference": "SCB2611230001234",
+           *             "bankReference": "TRF2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
            *             "recordedBy": "admin-token",
@@ -10915,7 +10915,7 @@ export interface operations {
            *             "withdrawStatus": "processing",
            *             "refundStatus": "processing",
            *             "outcome": "paid",
-           *             "bankReference": "SCB2611230001234",
+           *             "bankReference": "TRF2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
            *             "recordedBy": "admin-token",
@@ -11086,7 +11086,7 @@ export interface operations {
         /**
          * @example {
          *       "outcome": "paid",
-         *       "bankReference": "SCB2611230001234",
+         *       "bankReference": "TRF2611230001234",
          *       "reason": "Opening float"
          *     }
          */
@@ -11143,7 +11143,7 @@ export interface operations {
            *             "withdrawStatus": "processing",
            *             "refundStatus": "processing",
            *             "outcome": "paid",
-           *             "bankReference": "SCB2611230001234",
+           *             "bankReference": "TRF2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
            *             "recordedBy": "admin-token",
@@ -11282,7 +11282,7 @@ export interface operations {
         /**
          * @example {
          *       "outcome": "paid",
-         *       "bankReference": "SCB2611230001234",
+         *       "bankReference": "TRF2611230001234",
          *       "reason": "Opening float"
          *     }
          */
@@ -11339,7 +11339,7 @@ export interface operations {
            *             "withdrawStatus": "processing",
            *             "refundStatus": "processing",
            *             "outcome": "paid",
-           *             "bankReference": "SCB2611230001234",
+           *             "bankReference": "TRF2611230001234",
            *             "failureReason": null,
            *             "recordedAt": null,
            *             "recordedBy": "admin-token",
@@ -12031,7 +12031,7 @@ export interface operations {
            *           "status": "not_started",
            *           "asked": 1,
            *           "found": 1,
-           *           "lastError": "SCB answered HTTP 503, code 9999: Service unavailable"
+           *           "lastError": "the provider answered HTTP 503: Service unavailable"
            *         }
            *       }
            *     }

@@ -1,7 +1,6 @@
 /**
  * `satang payouts undecided`, `satang withdraw resolve` and `satang refund resolve`: the
- * operator's side of undecided payouts (CONTRACT 15, docs/providers/scb.md "Undecided
- * transfers"). The first lists the withdraws and refunds a connector holds undecided past
+ * operator's side of undecided payouts (CONTRACT 15, docs/lifecycle.md). The first lists the withdraws and refunds a connector holds undecided past
  * PAYOUT_UNDECIDED_ALERT_S, with the bank's last answers; the others decide one, paid or failed,
  * with the reason and the bank's reference. They join the `payouts`, `withdraw` and `refund`
  * groups their own files create.

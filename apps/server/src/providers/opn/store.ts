@@ -4,8 +4,8 @@
  */
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/handles.ts";
-import type { OpnTransferState } from "../../db/opn-tables.ts";
 import type { Database } from "../../db/types.ts";
+import type { OpnTransferState } from "./tables.ts";
 
 export type OpnTransferRow = Selectable<Database["opn_transfers"]>;
 export type OpnRecipientRow = Selectable<Database["opn_recipients"]>;

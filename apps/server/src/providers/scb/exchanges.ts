@@ -7,12 +7,11 @@
  */
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db/handles.ts";
-import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
 import type { Page } from "../../http/envelope.ts";
 import { listPage, parseListQuery } from "../../http/list-query.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
-import { SCB_EXCHANGE_RETENTION_BATCH_SIZE } from "../../lib/limits.ts";
+import { PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE } from "../../lib/limits.ts";
 import type { ScbOperation } from "./recorder.ts";
 import {
   deleteExchangesBefore,
@@ -21,6 +20,7 @@ import {
   findExchange,
   listExchanges,
 } from "./store.ts";
+import type { ScbExchangeDirection } from "./tables.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -160,7 +160,7 @@ export interface ExchangeRetentionContext {
  */
 export function pruneScbExchanges(
   ctx: ExchangeRetentionContext,
-  batchSize: number = SCB_EXCHANGE_RETENTION_BATCH_SIZE,
+  batchSize: number = PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE,
 ): Promise<number> {
   const before = new Date(ctx.wallClock.now().getTime() - ctx.config.scbExchangeRetentionDays * DAY_MS);
   return deleteExchangesBefore(ctx.db, before, batchSize);

@@ -7,11 +7,11 @@
 import { type Selectable, sql } from "kysely";
 import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
 import { selectPage } from "../../db/pages.ts";
-import type { ScbExchangeDirection } from "../../db/scb-tables.ts";
 import type { Database } from "../../db/types.ts";
 import { type PayoutSubject, subjectColumn } from "../../lib/payout-subjects.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
 import { payoutSubjectOfPartnerId } from "./references.ts";
+import type { ScbExchangeDirection } from "./tables.ts";
 
 export type TransferRow = Selectable<Database["scb_transfers"]>;
 

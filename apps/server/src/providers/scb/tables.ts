@@ -1,4 +1,8 @@
-/** Table types of the SCB connector's tables (migrations 0030, 0060 and 0085, docs/providers/scb.md). */
+/**
+ * Table types of the SCB connector's tables (migrations 0030, 0060 and 0085, docs/providers/scb.md):
+ * its transfers, its recorded exchanges, the transactions it saw and its daily sweeps. Gathered,
+ * type only, with every connector's tables in providers/tables.ts for db/types.ts.
+ */
 import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -82,7 +86,6 @@ interface ScbTransactionsTable {
   updated_at: Timestamp;
 }
 
-/** Migration 0085: the daily sweep of one Bangkok date. */
 export interface ScbTables {
   scb_transfers: ScbTransfersTable;
   scb_exchanges: ScbExchangesTable;

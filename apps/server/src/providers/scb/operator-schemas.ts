@@ -1,10 +1,10 @@
 /**
- * Schemas of the operator's SCB routes (admin/scb-routes.ts), written once: they validate the
+ * Schemas of the operator's SCB routes (operator-routes.ts), written once: they validate the
  * requests, type the handlers and feed the OpenAPI document (tag `admin`). The list takes the
  * shared list parameters (http/list-query.ts) and its own filters.
  */
 import { type Static, Type } from "typebox";
-import { envelopeSchema } from "../http/envelope.ts";
+import { envelopeSchema } from "../../http/envelope.ts";
 import {
   dateFromProperty,
   dateToProperty,
@@ -12,11 +12,11 @@ import {
   pageProperty,
   pageSchema,
   stringEnum,
-} from "../http/list-query.ts";
-import { ERROR_MESSAGE_KEYWORD } from "../http/validation.ts";
-import { PaymentSchema } from "../payments/schemas.ts";
-import { SCB_TRANSACTION_ID_LENGTH_MAX } from "../providers/scb/limits.ts";
-import { SCB_DIRECTIONS, SCB_OPERATIONS } from "../providers/scb/recorder.ts";
+} from "../../http/list-query.ts";
+import { ERROR_MESSAGE_KEYWORD } from "../../http/validation.ts";
+import { PaymentSchema } from "../../payments/schemas.ts";
+import { SCB_TRANSACTION_ID_LENGTH_MAX } from "./limits.ts";
+import { SCB_DIRECTIONS, SCB_OPERATIONS } from "./recorder.ts";
 
 const uuidFilter = (what: string) =>
   Type.String({

@@ -1,6 +1,7 @@
 /**
  * The operator's view of SCB (docs/providers/scb.md, "What the operator can see"), mounted under
- * /admin/v1 in the operator scope (admin/auth.ts runs first, app.ts):
+ * /admin/v1 in the operator scope by the admin plugin (admin/connector-routes.ts, through the
+ * registry), behind the operator's credentials:
  *
  * - GET /providers/scb/exchanges               calls to SCB and confirmations from SCB, newest first
  * - GET /providers/scb/exchanges/:id           one exchange
@@ -12,13 +13,12 @@
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Db } from "../db/handles.ts";
-import { ok } from "../http/envelope.ts";
-import { documented } from "../http/openapi-errors.ts";
-import type { App } from "../http/typed-app.ts";
-import { getPaymentByCollectionReference, paymentNotFound } from "../payments/service.ts";
-import type { ViewContext } from "../payments/view.ts";
-import { exchangeNotFound, getScbExchange, listScbExchanges } from "../providers/scb/exchanges.ts";
+import { ok } from "../../http/envelope.ts";
+import { documented } from "../../http/openapi-errors.ts";
+import type { App } from "../../http/typed-app.ts";
+import { getPaymentByCollectionReference, paymentNotFound } from "../../payments/service.ts";
+import type { OperatorRoutes, OperatorRoutesContext } from "../operator.ts";
+import { exchangeNotFound, getScbExchange, listScbExchanges } from "./exchanges.ts";
 import {
   ExchangeEnvelope,
   ExchangeIdParams,
@@ -26,23 +26,20 @@ import {
   ExchangeListQuery,
   OperatorPaymentEnvelope,
   ScbReferenceParams,
-} from "./scb-schemas.ts";
+} from "./operator-schemas.ts";
 
 const tags = ["admin"];
 
-interface ScbAdminContext {
-  db: Db;
-  config: ViewContext;
-}
+type ScbAdminContext = OperatorRoutesContext;
 
-export function scbAdminRoutes(ctx: ScbAdminContext): FastifyPluginAsync {
+export const scbOperatorRoutes: OperatorRoutes = (ctx): FastifyPluginAsync => {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     listExchangesRoute(app, ctx);
     showExchangeRoute(app, ctx);
     paymentByReferenceRoute(app, ctx);
   };
-}
+};
 
 function listExchangesRoute(app: App, ctx: ScbAdminContext): void {
   app.get(
@@ -97,6 +94,12 @@ function paymentByReferenceRoute(app: App, ctx: ScbAdminContext): void {
         response: { 200: OperatorPaymentEnvelope },
       },
     },
-    async (request) => ok(await getPaymentByCollectionReference(ctx, request.params.ref1)),
+    async (request) => {
+      const { collectionReference, ...payment } = await getPaymentByCollectionReference(
+        ctx,
+        request.params.ref1,
+      );
+      return ok({ ...payment, scbReference: collectionReference });
+    },
   );
 }
