@@ -4,12 +4,12 @@
  * again an hour later. It runs whatever the connectors, so exchanges recorded before SCB was
  * switched off are trimmed too.
  */
-import { SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS } from "../../lib/limits.ts";
+import { PROVIDER_EXCHANGE_RETENTION_JOB_INTERVAL_MS } from "../../lib/limits.ts";
 import type { ConnectorJob } from "../port.ts";
 import { type ExchangeRetentionContext, pruneScbExchanges } from "./exchanges.ts";
 
 export const scbExchangeRetentionJob: ConnectorJob<ExchangeRetentionContext> = {
   name: "scb-exchange-retention",
-  intervalMs: SCB_EXCHANGE_RETENTION_JOB_INTERVAL_MS,
+  intervalMs: PROVIDER_EXCHANGE_RETENTION_JOB_INTERVAL_MS,
   runOnce: (ctx) => pruneScbExchanges(ctx),
 };
