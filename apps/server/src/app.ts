@@ -7,6 +7,7 @@ import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
 import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
+import { operatorPaymentRoutes } from "./admin/payment-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { scbAdminRoutes } from "./admin/scb-routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
@@ -42,6 +43,7 @@ import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
+import { connectorBreakersOf } from "./providers/routing/router.ts";
 import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
@@ -67,6 +69,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     // Every state-changing operator route is audited under the credential's name (CONTRACT 2).
     installAuditTrail(operator, { ...deps, actorOf: operatorAuditActor });
     await operator.register(adminRoutes(deps));
+    await operator.register(operatorPaymentRoutes(deps));
     await operator.register(operatorTokenRoutes(deps));
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
@@ -112,6 +115,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
         ...deps,
         extraMetrics: () => unreadableAnswersMetric(deps.db),
         undecidedPayouts: () => undecidedCount(deps),
+        connectorBreakers: deps.router ? () => connectorBreakersOf(deps.router) : undefined,
       }),
     )
     .register(landingRoutes(deps.config));

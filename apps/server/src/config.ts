@@ -614,12 +614,16 @@ function providerList(env: NodeJS.ProcessEnv, envName: Environment): ProviderNam
       throw new ConfigError(`SATANG_PROVIDER must be ${allowed}, got "${raw}"`);
     }
     if ((list as string[]).includes(name)) {
-      throw new ConfigError(`SATANG_PROVIDER names "${name}" twice; each connector appears once in the order`);
+      throw new ConfigError(
+        `SATANG_PROVIDER names "${name}" twice; each connector appears once in the order`,
+      );
     }
     list.push(name as ProviderName);
   }
   if (list.includes("simulated") && list.length > 1) {
-    throw new ConfigError("SATANG_PROVIDER=simulated stands alone; a failover order names live connectors only");
+    throw new ConfigError(
+      "SATANG_PROVIDER=simulated stands alone; a failover order names live connectors only",
+    );
   }
   if (envName === "live" && list[0] === "simulated") {
     throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb, opn or both");
@@ -659,7 +663,9 @@ function loadProviderConfig(
   // A live deployment without a connector would serve payments that nothing collects and
   // withdraws that nothing pays (CONTRACT 15): it does not start.
   if (envName === "live" && asked === undefined) {
-    throw new ConfigError("SATANG_PROVIDER is required when SATANG_ENV=live (scb, opn, or an order such as scb,opn)");
+    throw new ConfigError(
+      "SATANG_PROVIDER is required when SATANG_ENV=live (scb, opn, or an order such as scb,opn)",
+    );
   }
   const providers: ProviderName[] = asked ?? ["simulated"];
   const provider = providers[0] ?? "simulated";

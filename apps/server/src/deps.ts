@@ -22,7 +22,10 @@ import { apiKeysOf } from "./integrations/store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { SecretBox } from "./lib/crypto.ts";
 import type { PaymentCollector } from "./payments/collector.ts";
+import type { Connector } from "./providers/port.ts";
 import type { Provider } from "./providers/provider.ts";
+import { liveConnectors } from "./providers/registry.ts";
+import { Router, type RouterOptions } from "./providers/routing/router.ts";
 import { SandboxProvider } from "./providers/sandbox.ts";
 import { createScbConnector, type ScbConnector } from "./providers/scb/connector.ts";
 import { ScbProvider } from "./providers/scb/provider.ts";
@@ -49,6 +52,11 @@ export interface Deps {
   /** Where live PromptPay payments are paid (SCB's bill payment QR); undefined otherwise. */
   collector: PaymentCollector | undefined;
   /**
+   * Which live connector takes a new payment: SATANG_PROVIDER's order, a circuit breaker each
+   * (docs/providers/routing.md). Undefined with the simulated bank and when no connector is behind the port.
+   */
+  router: Router | undefined;
+  /**
    * The API keys as HMAC authentication looks them up: cached in memory and forgotten when a
    * merchant or integration changes on any process (http/auth-cache.ts).
    */
@@ -74,6 +82,10 @@ export interface DepsInput {
   provider?: Provider;
   /** Where SCB exchanges are recorded; the `scb_exchanges` table unless a test keeps them. */
   scbRecorder?: ScbRecorder;
+  /** Live connectors instead of the deployment's own (tests: fakes, or a connector made to fail). */
+  connectors?: Connector[];
+  /** Router settings a test shortens (the instruct timeout, the breaker's numbers). */
+  routing?: Omit<RouterOptions, "clock">;
   /** The store's reachability probe (Store.reachable). */
   databaseReachable?: (timeoutMs: number) => Promise<boolean>;
   databaseDump?: (() => Promise<Blob>) | undefined;
@@ -115,6 +127,12 @@ function scbOf(
   return { connector, provider };
 }
 
+/** The router over the live connectors (providers/registry.ts), or undefined when there are none. */
+function routerOf(input: DepsInput, wallClock: Clock): Router | undefined {
+  const connectors = input.connectors ?? liveConnectors({ config: input.config, db: input.db, wallClock });
+  return connectors.length === 0 ? undefined : new Router(connectors, { clock: wallClock, ...input.routing });
+}
+
 export function buildDeps(input: DepsInput): Deps {
   const { config, db, secrets } = input;
   const clock = input.clock ?? systemClock;
@@ -139,6 +157,7 @@ export function buildDeps(input: DepsInput): Deps {
     collector: collection
       ? { qrPayload: (ref1, amountSatang) => collection.instruction({ ref1, amountSatang }).qrPayload }
       : undefined,
+    router: routerOf(input, wallClock),
     apiKeys: cachedApiKeys(apiKeysOf(db), changeFeedOf(db), { clock: wallClock }),
     databaseReachable: input.databaseReachable,
     databaseDump: input.databaseDump,

@@ -36,6 +36,7 @@ import { statements as refundPayouts } from "./migrations/0096_refund_payouts.ts
 import { statements as opnRecipients } from "./migrations/0097_opn_recipients.ts";
 import { statements as opnTransfers } from "./migrations/0098_opn_transfers.ts";
 import { statements as paymentConnector } from "./migrations/0100_payment_connector.ts";
+import { statements as routing } from "./migrations/0105_routing.ts";
 import type { Database } from "./types.ts";
 
 const MIGRATIONS: Record<string, string[]> = {
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, string[]> = {
   "0097_opn_recipients": opnRecipients,
   "0098_opn_transfers": opnTransfers,
   "0100_payment_connector": paymentConnector,
+  "0105_routing": routing,
 };
 
 interface MigrationReport {

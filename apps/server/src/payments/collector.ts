@@ -14,3 +14,37 @@ export interface PaymentCollector {
   /** The QR payload a customer scans to pay `amountSatang` under `reference`. */
   qrPayload(reference: string, amountSatang: bigint): string;
 }
+
+/**
+ * The live connectors new payments are offered to (providers/routing/router.ts): the router
+ * decides which connector takes a payment; this service only records its answer. A payment with a
+ * connector's answer is made; without one it is not (docs/providers/routing.md).
+ */
+export interface PaymentRouter {
+  /** Whether a connector (the pinned one, when pinned) collects this method at all. */
+  collects(method: "promptpay" | "bank_transfer", pinned: string | null): boolean;
+  instruct(
+    input: {
+      paymentId: string;
+      merchantId: string;
+      method: "promptpay" | "bank_transfer";
+      amountSatang: bigint;
+      reference: string;
+      expiresAt: Date;
+    },
+    pinned: string | null,
+  ): Promise<
+    | {
+        status: "instructed";
+        connector: string;
+        instruction: {
+          providerPaymentId: string | null;
+          qrPayload: string | null;
+          qrImageUrl: string | null;
+        };
+      }
+    | { status: "unavailable" }
+  >;
+  /** The longest one `instruct` can take, every connector tried: how long a replay waits for it. */
+  instructBoundMs(): number;
+}

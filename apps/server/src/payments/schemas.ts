@@ -141,11 +141,21 @@ const NextActionSchema = Type.Union([
     type: Type.Literal("use_payment_app"),
     paymentAppUrl: Type.Optional(Type.String()),
     qrCode: Type.Optional(QrCodeSchema),
+    qrImageUrl: Type.Optional(
+      Type.String({
+        description: "The QR image the payment's provider made, when it gives an image and no payload",
+      }),
+    ),
   }),
   Type.Object({
     type: Type.Literal("redirect"),
     redirectUrl: Type.Optional(Type.String()),
     qrCode: Type.Optional(QrCodeSchema),
+    qrImageUrl: Type.Optional(
+      Type.String({
+        description: "The QR image the payment's provider made, when it gives an image and no payload",
+      }),
+    ),
   }),
   Type.Object({
     type: Type.Literal("display_bank_transfer_instructions"),

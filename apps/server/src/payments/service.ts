@@ -38,8 +38,10 @@ import {
   COLLECTION_REFERENCE_LENGTH,
   COLLECTION_REFERENCE_PATTERN,
   type PaymentCollector,
+  type PaymentRouter,
 } from "./collector.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf } from "./qr.ts";
+import { awaitsInstruction, instructedPayment, instructPayment, noConnectorTookIt } from "./routing.ts";
 import type {
   CreatePaymentBody,
   ListPaymentsQuery,
@@ -52,6 +54,7 @@ import {
   findPayment,
   findPaymentByCollectionReference,
   findPaymentByReference,
+  findPaymentForOperator,
   findPaymentGrouped,
   findPaymentsByKeyOrReference,
   findSlottedPromptPay,
@@ -85,6 +88,8 @@ export interface PaymentContext {
   config: ViewContext;
   /** The live collector PromptPay payments are paid to (SCB), when the deployment has one. */
   collector?: PaymentCollector | undefined;
+  /** The live connectors' router (providers/routing/router.ts), when the deployment has one. */
+  router?: PaymentRouter | undefined;
 }
 
 /** The integration a payment is created through: its id, and where its customers are sent back. */
@@ -111,8 +116,9 @@ function methodSetup(
   merchant: Merchant,
   method: CreatePaymentBody["paymentMethod"],
   collector: PaymentCollector | undefined,
+  routed = false,
 ): MethodSetup {
-  if (method === "promptpay" && collector) return { proxy: undefined, collection: undefined };
+  if (method === "promptpay" && (collector || routed)) return { proxy: undefined, collection: undefined };
   if (method === "promptpay") {
     const proxy = promptPayProxyOf(merchant.promptpay_id);
     if (!proxy) throw methodUnavailable("promptpay");
@@ -184,6 +190,8 @@ interface PaymentDraft {
   requestHash: string;
   setup: MethodSetup;
   collector: PaymentCollector | undefined;
+  /** Whether a live connector is given the payment after its insert (payments/routing.ts). */
+  routed: boolean;
   now: Date;
 }
 
@@ -201,7 +209,12 @@ function collectedBy(
 function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status"> {
   const { merchant, integration, body, checked, setup, now } = draft;
   const method = body.paymentMethod;
-  const collected = method === "promptpay" ? collectedBy(draft.collector, checked.amountSatang) : null;
+  // A routed payment gets its reference now and its QR from the connector that takes it.
+  const collected = draft.routed
+    ? { reference: shortReference(COLLECTION_REFERENCE_LENGTH), qrPayload: null }
+    : method === "promptpay"
+      ? collectedBy(draft.collector, checked.amountSatang)
+      : null;
   const expiresInMinutes =
     body.expiresInMinutes ??
     (method === "promptpay" ? PROMPTPAY_EXPIRY_DEFAULT_MINUTES : BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES);
@@ -307,6 +320,8 @@ interface CreateRequest {
   checked: ReturnType<typeof checkBody>;
   requestHash: string;
   idempotencyKey: string;
+  /** Whether a live connector takes the payment after its insert (payments/routing.ts). */
+  routed: boolean;
   view: (row: PaymentRow) => PaymentRecord;
 }
 
@@ -329,12 +344,15 @@ async function createInOneStatement(
   if (ctx.db.isTransaction) return { recorded: false };
   let setup: MethodSetup;
   try {
-    setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
+    setup = methodSetup(merchant, body.paymentMethod, ctx.collector, request.routed);
   } catch {
     return { recorded: false };
   }
   const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-  const row = paymentRowOf({ ...request, setup, collector: ctx.collector, now }, newId());
+  const row = paymentRowOf(
+    { ...request, setup, collector: ctx.collector, routed: request.routed, now },
+    newId(),
+  );
   const inserted = await createPaymentRowWithReplayRecord(ctx.db, row, replay?.use);
   if (inserted === SIGNATURE_USED) return { recorded: false };
   replay?.markWritten();
@@ -356,8 +374,19 @@ export async function createPayment(
     checked: checkBody(body),
     requestHash: requestHashOf(body),
     idempotencyKey: body.idempotencyKey ?? newId(),
+    routed: body.paymentMethod === "promptpay" && ctx.router?.collects("promptpay", null) === true,
     view: (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both"),
   };
+  const result = await createWithoutConnector(ctx, request, replay);
+  if (!request.routed || !ctx.router || result.payment.paymentMethod !== "promptpay") return result;
+  return withConnector(ctx, ctx.router, request, result);
+}
+
+async function createWithoutConnector(
+  ctx: PaymentContext,
+  request: CreateRequest,
+  replay: PendingReplay | undefined,
+): Promise<CreateResult> {
   const atOnce = await createInOneStatement(ctx, request, replay);
   if (atOnce.result) return atOnce.result;
   if (atOnce.recorded) {
@@ -365,6 +394,29 @@ export async function createPayment(
     if (answered) return answered;
   }
   return createInTransaction(ctx, request, atOnce.recorded ? undefined : replay);
+}
+
+/**
+ * A routed payment after its insert: the create that made it gives it to a connector; a replay
+ * or a reuse of one still waiting returns it once that is done (payments/routing.ts).
+ */
+async function withConnector(
+  ctx: PaymentContext,
+  router: PaymentRouter,
+  request: CreateRequest,
+  result: CreateResult,
+): Promise<CreateResult> {
+  const { merchant, view } = request;
+  const row = await findPayment(ctx.db, merchant.id, result.payment.id);
+  if (!row) throw noConnectorTookIt();
+  if (!awaitsInstruction(row)) return { outcome: result.outcome, payment: view(row) };
+  if (result.outcome === "created") {
+    return { outcome: "created", payment: view(await instructPayment(ctx.db, router, merchant, row)) };
+  }
+  return {
+    outcome: result.outcome,
+    payment: view(await instructedPayment(ctx.db, router, merchant.id, row.id)),
+  };
 }
 
 /**
@@ -431,8 +483,8 @@ async function createInTransaction(
     const earlier = await settle();
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
 
-    const setup = methodSetup(merchant, body.paymentMethod, ctx.collector);
-    const draft = { ...request, setup, collector: ctx.collector, now };
+    const setup = methodSetup(merchant, body.paymentMethod, ctx.collector, request.routed);
+    const draft = { ...request, setup, collector: ctx.collector, routed: request.routed, now };
     const { outcome, row } = await insertPayment(trx, ctx, draft, settle);
     return { outcome, payment: view(row) };
   });
@@ -480,6 +532,33 @@ export async function getPaymentByCollectionReference(
   const row = await findPaymentByCollectionReference(ctx.db, ref1);
   if (!row) throw paymentNotFound();
   return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, scbReference: ref1 };
+}
+
+/** The operator's view of a payment: the record, its merchant and the connector that took it. */
+export interface OperatorPaymentView extends PaymentRecord {
+  merchantId: string;
+  /** The connector that took the payment (`scb`, `opn`); null for the simulated bank's payments. */
+  provider: string | null;
+  /** That connector's own id of the payment (Opn's charge id), or null. */
+  providerPaymentId: string | null;
+  /** The payment's collection reference at its connector (SCB's ref1, Opn's metadata), or null. */
+  collectionReference: string | null;
+}
+
+export async function getPaymentForOperator(
+  ctx: Pick<PaymentContext, "db" | "config">,
+  id: string,
+): Promise<OperatorPaymentView> {
+  if (!isUuid(id)) throw paymentNotFound();
+  const row = await findPaymentForOperator(ctx.db, id);
+  if (!row) throw paymentNotFound();
+  return {
+    ...paymentView(row, ctx.config),
+    merchantId: row.merchant_id,
+    provider: row.provider,
+    providerPaymentId: row.provider_payment_id,
+    collectionReference: row.collection_reference,
+  };
 }
 
 export async function cancelPayment(

@@ -84,14 +84,22 @@ describe("SATANG_PAYOUT_PROVIDER", () => {
   });
 
   it("takes any connector of the order, and refuses one the order does not name", () => {
-    const config = loadConfig({ ...LIVE, ...BOTH, SATANG_PROVIDER: "scb,opn", SATANG_PAYOUT_PROVIDER: "opn" });
+    const config = loadConfig({
+      ...LIVE,
+      ...BOTH,
+      SATANG_PROVIDER: "scb,opn",
+      SATANG_PAYOUT_PROVIDER: "opn",
+    });
     assert.equal(config.payoutProvider, "opn");
     refuses(
       { ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", SATANG_PAYOUT_PROVIDER: "scb" },
       "SATANG_PAYOUT_PROVIDER",
       "opn",
     );
-    refuses({ ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", SATANG_PAYOUT_PROVIDER: "kbank" }, "SATANG_PAYOUT_PROVIDER");
+    refuses(
+      { ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", SATANG_PAYOUT_PROVIDER: "kbank" },
+      "SATANG_PAYOUT_PROVIDER",
+    );
   });
 
   it("is irrelevant with SATANG_PAYOUTS=manual: not read, and undefined", () => {
@@ -122,7 +130,11 @@ describe("SATANG_PAYOUT_PROVIDER", () => {
 describe("connector base URLs in live", () => {
   it("refuses an http Opn base URL in live unless it is a loopback address, naming OPN_API_BASE_URL", () => {
     for (const url of ["http://api.omise.co", "http://10.0.0.5:8080", "http://128.0.0.1", "http://[::2]"]) {
-      refuses({ ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", OPN_API_BASE_URL: url }, "OPN_API_BASE_URL", "https");
+      refuses(
+        { ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", OPN_API_BASE_URL: url },
+        "OPN_API_BASE_URL",
+        "https",
+      );
       // The sandbox keeps accepting it.
       assert.ok(loadConfig({ ...OPN_ENV, SATANG_PROVIDER: "opn", OPN_API_BASE_URL: url }).opn, url);
     }

@@ -17,7 +17,7 @@ import type { PaymentMethod } from "../../db/types.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { CONNECTOR_INSTRUCT_TIMEOUT_MS } from "../../lib/limits.ts";
 import type { Connector, InstructInput, Instruction } from "../port.ts";
-import { type BreakerOptions, type BreakerState, CircuitBreaker } from "./breaker.ts";
+import { BREAKER_STATE_GAUGE, type BreakerOptions, type BreakerState, CircuitBreaker } from "./breaker.ts";
 
 export type Instructed = Extract<Instruction, { status: "instructed" }>;
 
@@ -76,6 +76,11 @@ export class Router {
       connector: connector.name,
       state: this.breakers.get(connector.name)?.state() ?? "closed",
     }));
+  }
+
+  /** The longest one `instruct` can take: every connector tried, each to its timeout. */
+  instructBoundMs(): number {
+    return this.connectors.length * this.instructTimeoutMs;
   }
 
   /** Whether some connector (the pinned one, when pinned) collects this method at all. */
@@ -149,4 +154,11 @@ export class Router {
       outer?.removeEventListener("abort", onOuterAbort);
     }
   }
+}
+
+/** The breakers as the metrics and /readyz show them, with the gauge's value of each state. */
+export function connectorBreakersOf(
+  router: Router | undefined,
+): Array<{ connector: string; state: BreakerState; gauge: number }> {
+  return (router?.health() ?? []).map((health) => ({ ...health, gauge: BREAKER_STATE_GAUGE[health.state] }));
 }
