@@ -89,7 +89,9 @@ export async function startService(
     /** Bounded database waits of the test's store (db/bounds.ts); the defaults otherwise. */
     bounds?: Partial<DatabaseBounds>;
     /** Replaces parts of the dependencies, e.g. `webhooks` (a test resolver or timeout). */
-    deps?: Partial<Pick<DepsInput, "webhooks" | "wallClock" | "provider" | "scbRecorder">>;
+    deps?: Partial<
+      Pick<DepsInput, "webhooks" | "wallClock" | "provider" | "scbRecorder" | "routing" | "connectors">
+    >;
   } = {},
 ): Promise<TestService> {
   const store = await openTestStore({ poolSize: options.poolSize, bounds: options.bounds });
