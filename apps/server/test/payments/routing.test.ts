@@ -84,6 +84,17 @@ describe("live payments through the router (Opn)", () => {
     );
     assert.deepEqual(qrOnly.body.data.nextAction, { type: "use_payment_app", qrImageUrl: image });
 
+    // The hosted page shows Opn's image, and its CSP lets images load from Opn's origin only.
+    const page = await svc.app.inject({
+      method: "GET",
+      url: `/pay/${payment.id}`,
+      headers: { accept: "text/html" },
+    });
+    assert.equal(page.statusCode, 200);
+    assert.ok(page.body.includes(`src="${image}"`), "the page shows the connector's QR image");
+    const csp = String(page.headers["content-security-policy"]);
+    assert.ok(csp.includes(`img-src 'self' ${new URL(image).origin};`), csp);
+
     const operator = await svc.admin("GET", `/admin/v1/payments/${payment.id}`);
     assert.equal(operator.status, 200, JSON.stringify(operator.body));
     assert.equal(operator.body.data.provider, "opn");
