@@ -14,7 +14,8 @@ import { getPaymentForOperator, paymentNotFound } from "../payments/service.ts";
 import type { ViewContext } from "../payments/view.ts";
 import { IdParams } from "./schemas.ts";
 
-const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+const nullableText = (description: string, example: string) =>
+  Type.Union([Type.String({ examples: [example] }), Type.Null()], { description });
 
 const OperatorPaymentViewEnvelope = envelopeSchema(
   Type.Object({
@@ -22,9 +23,16 @@ const OperatorPaymentViewEnvelope = envelopeSchema(
     merchantId: Type.String({ format: "uuid" }),
     provider: nullableText(
       "The connector that took the payment (e.g. scb, opn); null for the simulated bank",
+      "opn",
     ),
-    providerPaymentId: nullableText("The connector's own id of the payment (Opn's charge id), or null"),
-    collectionReference: nullableText("The payment's reference at its connector (SCB's ref1), or null"),
+    providerPaymentId: nullableText(
+      "The connector's own id of the payment (Opn's charge id), or null",
+      "chrg_test_5xuy4w91xqz7d0pu3xg",
+    ),
+    collectionReference: nullableText(
+      "The payment's reference at its connector (SCB's ref1), or null",
+      "SAT7K2Q9XW4M",
+    ),
   }),
 );
 

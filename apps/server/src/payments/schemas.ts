@@ -136,6 +136,9 @@ const QrCodeSchema = Type.Object({
   imageUrl: Type.String({ description: "PNG of the payload" }),
 });
 
+const QR_IMAGE_URL_EXAMPLE =
+  "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg";
+
 const NextActionSchema = Type.Union([
   Type.Object({
     type: Type.Literal("use_payment_app"),
@@ -144,6 +147,7 @@ const NextActionSchema = Type.Union([
     qrImageUrl: Type.Optional(
       Type.String({
         description: "The QR image the payment's provider made, when it gives an image and no payload",
+        examples: [QR_IMAGE_URL_EXAMPLE],
       }),
     ),
   }),
@@ -154,6 +158,7 @@ const NextActionSchema = Type.Union([
     qrImageUrl: Type.Optional(
       Type.String({
         description: "The QR image the payment's provider made, when it gives an image and no payload",
+        examples: [QR_IMAGE_URL_EXAMPLE],
       }),
     ),
   }),

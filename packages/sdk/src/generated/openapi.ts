@@ -1846,7 +1846,7 @@ export interface operations {
            *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *               },
-           *               "qrImageUrl": "text"
+           *               "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *             },
            *             "confirmedAt": null,
            *             "capturedAt": null,
@@ -1905,7 +1905,10 @@ export interface operations {
                             /** @description PNG of the payload */
                             imageUrl: string;
                           };
-                          /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                           */
                           qrImageUrl?: string;
                         }
                       | {
@@ -1920,7 +1923,10 @@ export interface operations {
                             /** @description PNG of the payload */
                             imageUrl: string;
                           };
-                          /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                           */
                           qrImageUrl?: string;
                         }
                       | {
@@ -2142,7 +2148,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2194,7 +2200,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2209,7 +2218,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2267,7 +2279,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2319,7 +2331,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2334,7 +2349,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2482,7 +2500,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2534,7 +2552,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2549,7 +2570,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2679,7 +2703,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2731,7 +2755,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2746,7 +2773,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2878,7 +2908,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2930,7 +2960,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -2945,7 +2978,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -5118,7 +5154,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -5170,7 +5206,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -5185,7 +5224,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -7751,7 +7793,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "sandbox",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -7920,7 +7962,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "sandbox",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -8071,7 +8113,7 @@ export interface operations {
          *       "walletStatus": "active",
          *       "withdrawVerificationThreshold": "1000.00",
          *       "status": "active",
-         *       "provider": "sandbox"
+         *       "provider": "opn"
          *     }
          */
         "application/json": {
@@ -8165,7 +8207,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "sandbox",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -8691,7 +8733,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -8700,9 +8742,9 @@ export interface operations {
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z",
            *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-           *         "provider": "sandbox",
-           *         "providerPaymentId": "text",
-           *         "collectionReference": "text"
+           *         "provider": "opn",
+           *         "providerPaymentId": "chrg_test_5xuy4w91xqz7d0pu3xg",
+           *         "collectionReference": "SAT7K2Q9XW4M"
            *       }
            *     }
            */
@@ -8747,7 +8789,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -8762,7 +8807,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -12090,7 +12138,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "text"
+           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -12144,7 +12192,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
@@ -12159,7 +12210,10 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
-                        /** @description The QR image the payment's provider made, when it gives an image and no payload */
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         */
                         qrImageUrl?: string;
                       }
                     | {
