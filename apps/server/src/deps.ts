@@ -101,8 +101,13 @@ function payoutProvider(
   config: Config,
   simulator: SandboxProvider | undefined,
   scb: ScbProvider | undefined,
+  connectors: readonly Connector[],
 ): Provider | undefined {
-  if (config.provider === "scb") return config.payouts === "manual" ? undefined : scb;
+  // SATANG_PAYOUT_PROVIDER names the connector that pays; a connector behind the port brings its own.
+  const payer = config.payoutProvider ?? config.provider;
+  const connector = connectors.find((candidate) => candidate.name === payer);
+  if (connector) return config.payouts === "manual" ? undefined : connector.payouts;
+  if (config.provider === "scb") return config.payouts === "manual" || payer !== "scb" ? undefined : scb;
   return simulator;
 }
 
@@ -128,8 +133,7 @@ function scbOf(
 }
 
 /** The router over the live connectors (providers/registry.ts), or undefined when there are none. */
-function routerOf(input: DepsInput, wallClock: Clock): Router | undefined {
-  const connectors = input.connectors ?? liveConnectors({ config: input.config, db: input.db, wallClock });
+function routerOf(input: DepsInput, connectors: readonly Connector[], wallClock: Clock): Router | undefined {
   return connectors.length === 0 ? undefined : new Router(connectors, { clock: wallClock, ...input.routing });
 }
 
@@ -141,6 +145,8 @@ export function buildDeps(input: DepsInput): Deps {
   const simulator =
     config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
   const scb = scbOf(input, wallClock);
+  // The live connectors behind the port, in SATANG_PROVIDER's order (providers/registry.ts).
+  const connectors = input.connectors ?? liveConnectors({ config, db, wallClock });
   const collection = scb?.connector.collection;
   return {
     config,
@@ -151,13 +157,13 @@ export function buildDeps(input: DepsInput): Deps {
     secrets,
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
-    provider: input.provider ?? payoutProvider(config, simulator, scb?.provider),
+    provider: input.provider ?? payoutProvider(config, simulator, scb?.provider, connectors),
     simulator,
     scb: scb?.connector,
     collector: collection
       ? { qrPayload: (ref1, amountSatang) => collection.instruction({ ref1, amountSatang }).qrPayload }
       : undefined,
-    router: routerOf(input, wallClock),
+    router: routerOf(input, connectors, wallClock),
     apiKeys: cachedApiKeys(apiKeysOf(db), changeFeedOf(db), { clock: wallClock }),
     databaseReachable: input.databaseReachable,
     databaseDump: input.databaseDump,

@@ -22,15 +22,15 @@ const OperatorPaymentViewEnvelope = envelopeSchema(
     ...PaymentSchema.properties,
     merchantId: Type.String({ format: "uuid" }),
     provider: nullableText(
-      "The connector that took the payment (e.g. scb, opn); null for the simulated bank",
+      "The connector that took the payment (its SATANG_PROVIDER name); null for the simulated bank",
       "opn",
     ),
     providerPaymentId: nullableText(
-      "The connector's own id of the payment (Opn's charge id), or null",
+      "The connector's own id of the payment (a charge id), or null",
       "chrg_test_5xuy4w91xqz7d0pu3xg",
     ),
     collectionReference: nullableText(
-      "The payment's reference at its connector (SCB's ref1), or null",
+      "The payment's collection reference at its connector, or null",
       "SAT7K2Q9XW4M",
     ),
   }),

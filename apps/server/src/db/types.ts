@@ -99,7 +99,7 @@ interface PaymentsTable {
   provider: ColumnType<string | null, string | null | undefined, string | null>;
   /** The connector's own id of this payment (Opn's charge id); NULL when it has none (0100). */
   provider_payment_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** A QR image the connector made for this payment (Opn's); NULL when drawn from qr_payload (0105). */
+  /** A QR image the connector made for this payment; NULL when drawn from qr_payload (0105). */
   qr_image_url: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * True on the payment PromptPay reuse returns for its customer and amount while it is open

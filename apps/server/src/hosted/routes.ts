@@ -69,7 +69,7 @@ const pageCsp = (imageOrigin: string | null) =>
     "default-src 'none'",
     "script-src 'self'",
     "connect-src 'self'",
-    // A connector's own QR image (Opn's) is loaded from its origin, and from no other.
+    // A connector's own QR image is loaded from its origin, and from no other.
     imageOrigin === null ? "img-src 'self'" : `img-src 'self' ${imageOrigin}`,
     `style-src 'self' ${PAGE_CSS_HASH}`,
     "font-src 'self'",

@@ -98,7 +98,7 @@ export interface HostedPayment {
   clientSecret: string;
   hasQr: boolean;
   /**
-   * The QR image the payment's connector made (Opn's), shown instead of our own QR while the
+   * The QR image the payment's connector made, shown instead of our own QR while the
    * payment is open; null when the QR is drawn from the payload (or there is none).
    */
   qrImageUrl: string | null;

@@ -137,7 +137,7 @@ const QrCodeSchema = Type.Object({
 });
 
 const QR_IMAGE_URL_EXAMPLE =
-  "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg";
+  "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg";
 
 const NextActionSchema = Type.Union([
   Type.Object({
