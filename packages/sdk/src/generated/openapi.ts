@@ -1846,7 +1846,7 @@ export interface operations {
            *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *               },
-           *               "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *               "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *             },
            *             "confirmedAt": null,
            *             "capturedAt": null,
@@ -1907,7 +1907,7 @@ export interface operations {
                           };
                           /**
                            * @description The QR image the payment's provider made, when it gives an image and no payload
-                           * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                            */
                           qrImageUrl?: string;
                         }
@@ -1925,7 +1925,7 @@ export interface operations {
                           };
                           /**
                            * @description The QR image the payment's provider made, when it gives an image and no payload
-                           * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                            */
                           qrImageUrl?: string;
                         }
@@ -2148,7 +2148,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2202,7 +2202,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2220,7 +2220,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2279,7 +2279,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2333,7 +2333,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2351,7 +2351,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2500,7 +2500,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2554,7 +2554,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2572,7 +2572,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2703,7 +2703,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2757,7 +2757,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2775,7 +2775,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2908,7 +2908,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2962,7 +2962,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -2980,7 +2980,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -5154,7 +5154,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -5208,7 +5208,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -5226,7 +5226,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -8733,7 +8733,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -8791,7 +8791,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -8809,7 +8809,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -8837,11 +8837,11 @@ export interface operations {
               updatedAt: string;
               /** Format: uuid */
               merchantId: string;
-              /** @description The connector that took the payment (e.g. scb, opn); null for the simulated bank */
+              /** @description The connector that took the payment (its SATANG_PROVIDER name); null for the simulated bank */
               provider: string | null;
-              /** @description The connector's own id of the payment (Opn's charge id), or null */
+              /** @description The connector's own id of the payment (a charge id), or null */
               providerPaymentId: string | null;
-              /** @description The payment's reference at its connector (SCB's ref1), or null */
+              /** @description The payment's collection reference at its connector, or null */
               collectionReference: string | null;
             };
           };
@@ -12138,7 +12138,7 @@ export interface operations {
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
            *           },
-           *           "qrImageUrl": "https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg"
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -12194,7 +12194,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
@@ -12212,7 +12212,7 @@ export interface operations {
                         };
                         /**
                          * @description The QR image the payment's provider made, when it gives an image and no payload
-                         * @example https://api.omise.co/charges/chrg_test_5xuy4w91xqz7d0pu3xg/documents/docu_test_5xuy4w9/downloads/qrcode.svg
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
                          */
                         qrImageUrl?: string;
                       }
