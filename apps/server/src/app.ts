@@ -8,6 +8,7 @@ import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
 import { connectorOperatorRoutes } from "./admin/connector-routes.ts";
 import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
+import { operatorPaymentRoutes } from "./admin/payment-routes.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { walletAdjustmentRoutes } from "./admin/wallet-routes.ts";
 import { installAuditTrail } from "./audit/trail.ts";
@@ -43,6 +44,7 @@ import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
 import { unreadableAnswersOf } from "./providers/registry.ts";
+import { connectorBreakersOf } from "./providers/routing/router.ts";
 import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
@@ -68,6 +70,7 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
     // Every state-changing operator route is audited under the credential's name (CONTRACT 2).
     installAuditTrail(operator, { ...deps, actorOf: operatorAuditActor });
     await operator.register(adminRoutes(deps));
+    await operator.register(operatorPaymentRoutes(deps));
     await operator.register(operatorTokenRoutes(deps));
     await operator.register(walletAdjustmentRoutes(deps));
     await operator.register(withdrawAdminRoutes(deps));
@@ -113,6 +116,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
         ...deps,
         extraMetrics: () => unreadableAnswersMetric(deps.db),
         undecidedPayouts: () => undecidedCount(deps),
+        connectorBreakers: deps.router ? () => connectorBreakersOf(deps.router) : undefined,
       }),
     )
     .register(landingRoutes(deps.config));

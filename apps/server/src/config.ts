@@ -59,8 +59,22 @@ export interface Config {
    * callers that build a configuration by hand (tests), which then have no provider.
    */
   provider: ProviderName | undefined;
+  /**
+   * SATANG_PROVIDER as a failover order (CONTRACT 15, docs/providers/routing.md): the connectors
+   * new payments are offered to, first to last, without duplicates; `provider` is its first.
+   * `simulated` only ever stands alone. Optional for configurations built by hand (tests), which
+   * then mean `[provider]`.
+   */
+  providers?: ProviderName[];
   /** Who pays withdraws: the provider's transfer API, or the operator's manual payout desk. */
   payouts: PayoutMode;
+  /**
+   * SATANG_PAYOUT_PROVIDER: the connector that pays withdraws (default: the first of
+   * SATANG_PROVIDER that pays out); undefined with SATANG_PAYOUTS=manual.
+   */
+  payoutProvider?: ProviderName | undefined;
+  /** The Opn connector's settings; present exactly when SATANG_PROVIDER names `opn`. */
+  opn?: OpnConfig | undefined;
   /**
    * PAYOUT_UNDECIDED_ALERT_S (CONTRACT 15): a payout a connector holds undecided longer than
    * this is listed for the operator, counted by `satang_payouts_undecided` and logged at error.
@@ -119,8 +133,10 @@ export interface LoginLimitsConfig {
   queueMax: number;
 }
 
-export const PROVIDER_NAMES = ["simulated", "scb"] as const;
+export const PROVIDER_NAMES = ["simulated", "scb", "opn"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
+/** The connectors that can pay withdraws (SATANG_PAYOUT_PROVIDER's default is the first named). */
+const PAYING_PROVIDERS: readonly ProviderName[] = ["simulated", "scb", "opn"];
 export const PAYOUT_MODES = ["provider", "manual"] as const;
 export type PayoutMode = (typeof PAYOUT_MODES)[number];
 
@@ -518,7 +534,7 @@ function opnText(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, rule: st
   return raw;
 }
 
-function opnBaseUrl(env: NodeJS.ProcessEnv): string {
+function opnBaseUrl(env: NodeJS.ProcessEnv, envName: Environment): string {
   const raw = env.OPN_API_BASE_URL || OPN_DEFAULT_API_BASE_URL;
   let parsed: URL;
   try {
@@ -528,6 +544,12 @@ function opnBaseUrl(env: NodeJS.ProcessEnv): string {
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ConfigError("OPN_API_BASE_URL must use http: or https:");
+  }
+  // A secret key travels on this connection: only a local simulator may be reached without TLS.
+  if (envName === "live" && parsed.protocol !== "https:" && !isLoopbackHost(parsed.hostname)) {
+    throw new ConfigError(
+      "OPN_API_BASE_URL must be an https URL when SATANG_ENV=live (http is accepted only for a loopback address: 127.0.0.0/8, ::1, localhost)",
+    );
   }
   // The secret key belongs in OPN_SECRET_KEY, where it is kept out of logs.
   if (parsed.username || parsed.password) {
@@ -551,7 +573,7 @@ function withOpnRedaction(config: OpnConfig): OpnConfig {
 }
 
 /** Reads the Opn connector's settings; each error names its variable and never prints a secret. */
-export function opnConfigFrom(env: NodeJS.ProcessEnv): OpnConfig {
+export function opnConfigFrom(env: NodeJS.ProcessEnv, envName: Environment = "sandbox"): OpnConfig {
   const publicKey = env.OPN_PUBLIC_KEY || null;
   if (publicKey !== null && !/^pkey_[A-Za-z0-9_]{1,200}$/.test(publicKey)) {
     throw new ConfigError("OPN_PUBLIC_KEY must be Opn's public key (pkey_...)");
@@ -561,7 +583,7 @@ export function opnConfigFrom(env: NodeJS.ProcessEnv): OpnConfig {
     throw new ConfigError("OPN_WEBHOOK_SECRET must be the base64 webhook secret of Opn's dashboard");
   }
   return withOpnRedaction({
-    apiBaseUrl: opnBaseUrl(env),
+    apiBaseUrl: opnBaseUrl(env, envName),
     secretKey: opnText(env, "OPN_SECRET_KEY", /^skey_[A-Za-z0-9_]{1,200}$/, "Opn's secret key (skey_...)"),
     publicKey,
     callbackToken: opnText(
@@ -576,22 +598,83 @@ export function opnConfigFrom(env: NodeJS.ProcessEnv): OpnConfig {
   });
 }
 
+/**
+ * SATANG_PROVIDER: one name, or a comma-separated failover order of live connectors (CONTRACT 15,
+ * docs/providers/routing.md). Names are trimmed; an empty entry, an unknown name or a repeated
+ * one is refused; `simulated` stands only alone.
+ */
+function providerList(env: NodeJS.ProcessEnv, envName: Environment): ProviderName[] | undefined {
+  const raw = env.SATANG_PROVIDER;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const names = raw.split(",").map((name) => name.trim());
+  const allowed = `one of ${PROVIDER_NAMES.map((v) => `"${v}"`).join(", ")} or a comma-separated order of live ones (e.g. "scb,opn")`;
+  const list: ProviderName[] = [];
+  for (const name of names) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError(`SATANG_PROVIDER must be ${allowed}, got "${raw}"`);
+    }
+    if ((list as string[]).includes(name)) {
+      throw new ConfigError(
+        `SATANG_PROVIDER names "${name}" twice; each connector appears once in the order`,
+      );
+    }
+    list.push(name as ProviderName);
+  }
+  if (list.includes("simulated") && list.length > 1) {
+    throw new ConfigError(
+      "SATANG_PROVIDER=simulated stands alone; a failover order names live connectors only",
+    );
+  }
+  if (envName === "live" && list[0] === "simulated") {
+    throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb, opn or both");
+  }
+  return list;
+}
+
+/**
+ * SATANG_PAYOUT_PROVIDER: the connector that pays withdraws; by default the first of
+ * SATANG_PROVIDER that pays out (every connector does today). Read only when payouts go to a
+ * connector: with SATANG_PAYOUTS=manual the operator's desk pays and it is undefined.
+ */
+function payoutProviderOf(
+  env: NodeJS.ProcessEnv,
+  providers: readonly ProviderName[],
+  payouts: PayoutMode,
+): ProviderName | undefined {
+  if (payouts === "manual") return undefined;
+  const raw = env.SATANG_PAYOUT_PROVIDER?.trim();
+  if (raw === undefined || raw === "") return providers.find((name) => PAYING_PROVIDERS.includes(name));
+  if (!(providers as readonly string[]).includes(raw)) {
+    throw new ConfigError(
+      `SATANG_PAYOUT_PROVIDER must be one of the connectors SATANG_PROVIDER names (${providers.join(", ")}), got "${raw}"`,
+    );
+  }
+  return raw as ProviderName;
+}
+
 function loadProviderConfig(
   env: NodeJS.ProcessEnv,
   envName: Environment,
-): Pick<Config, "provider" | "payouts" | "scb" | "scbExchangeRetentionDays"> {
-  const asked = oneOf(env, "SATANG_PROVIDER", PROVIDER_NAMES);
-  if (envName === "live" && asked === "simulated") {
-    throw new ConfigError("SATANG_PROVIDER=simulated is refused when SATANG_ENV=live; use scb");
-  }
+): Pick<
+  Config,
+  "provider" | "providers" | "payouts" | "payoutProvider" | "scb" | "opn" | "scbExchangeRetentionDays"
+> {
+  const asked = providerList(env, envName);
   // A live deployment without a connector would serve payments that nothing collects and
   // withdraws that nothing pays (CONTRACT 15): it does not start.
   if (envName === "live" && asked === undefined) {
-    throw new ConfigError("SATANG_PROVIDER is required when SATANG_ENV=live (scb)");
+    throw new ConfigError(
+      "SATANG_PROVIDER is required when SATANG_ENV=live (scb, opn, or an order such as scb,opn)",
+    );
   }
-  const provider = asked ?? "simulated";
+  const providers: ProviderName[] = asked ?? ["simulated"];
+  const provider = providers[0] ?? "simulated";
   const payouts = oneOf(env, "SATANG_PAYOUTS", PAYOUT_MODES) ?? "provider";
-  const scb = provider === "scb" ? loadScbConfig(env, payouts, envName) : undefined;
+  const payoutProvider = payoutProviderOf(env, providers, payouts);
+  // SCB's payer settings are needed only when SCB pays withdraws.
+  const scbPayouts: PayoutMode = payoutProvider === "scb" ? "provider" : "manual";
+  const scb = providers.includes("scb") ? loadScbConfig(env, scbPayouts, envName) : undefined;
+  const opn = providers.includes("opn") ? opnConfigFrom(env, envName) : undefined;
   const scbExchangeRetentionDays = integer(
     env,
     "SCB_EXCHANGE_RETENTION_DAYS",
@@ -599,5 +682,5 @@ function loadProviderConfig(
     1,
     PROVIDER_EXCHANGE_RETENTION_DAYS_MAX,
   );
-  return { provider, payouts, scb, scbExchangeRetentionDays };
+  return { provider, providers, payouts, payoutProvider, scb, opn, scbExchangeRetentionDays };
 }

@@ -21,8 +21,6 @@ import { cachedApiKeys } from "./http/auth-cache.ts";
 import { apiKeysOf } from "./integrations/store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import type { SecretBox } from "./lib/crypto.ts";
-import { liveCollectionOf } from "./lifecycle/connector-choice.ts";
-import type { LiveCollection } from "./payments/collector.ts";
 import type { Connector } from "./providers/port.ts";
 import type { Provider } from "./providers/provider.ts";
 import {
@@ -33,6 +31,7 @@ import {
   type ExchangeRecorder,
   reconcileIntervalOf,
 } from "./providers/registry.ts";
+import { Router, type RouterOptions } from "./providers/routing/router.ts";
 import { SandboxProvider } from "./providers/sandbox.ts";
 
 export interface Deps {
@@ -57,8 +56,11 @@ export interface Deps {
   connectors: Connectors;
   /** How often the collections reconciler first asks about a live payment. */
   reconcileIntervalMs: number;
-  /** Where new live payments go (lifecycle/connector-choice.ts); undefined without a connector. */
-  liveCollection: LiveCollection | undefined;
+  /**
+   * Which live connector takes a new payment: SATANG_PROVIDER's order, a circuit breaker each
+   * (docs/providers/routing.md). Undefined with the simulated bank and when no connector is behind the port.
+   */
+  router: Router | undefined;
   /**
    * The API keys as HMAC authentication looks them up: cached in memory and forgotten when a
    * merchant or integration changes on any process (http/auth-cache.ts).
@@ -86,10 +88,12 @@ export interface DepsInput {
   /** Where connectors' exchanges are recorded; their own table unless a test keeps them. */
   exchangeRecorder?: ExchangeRecorder;
   /**
-   * Builds the live connectors instead of the configured ones (tests: a connector the
-   * configuration cannot name yet), from the same handles the registry gives its own.
+   * Builds the live connectors instead of the configured ones (tests: fakes, a connector made to
+   * fail), from the same handles the registry gives its own.
    */
   liveConnectors?: (handles: ConnectorDeps) => readonly Connector[];
+  /** Router settings a test shortens (the instruct timeout, the breaker's numbers). */
+  routing?: Omit<RouterOptions, "clock">;
   /** The store's reachability probe (Store.reachable). */
   databaseReachable?: (timeoutMs: number) => Promise<boolean>;
   databaseDump?: (() => Promise<Blob>) | undefined;
@@ -109,6 +113,11 @@ function payoutProvider(
   return simulator;
 }
 
+/** The router over the live connectors, or undefined when there are none (the sandbox). */
+function routerOf(input: DepsInput, connectors: readonly Connector[], wallClock: Clock): Router | undefined {
+  return connectors.length === 0 ? undefined : new Router(connectors, { clock: wallClock, ...input.routing });
+}
+
 export function buildDeps(input: DepsInput): Deps {
   const { config, db, secrets } = input;
   const clock = input.clock ?? systemClock;
@@ -117,7 +126,10 @@ export function buildDeps(input: DepsInput): Deps {
   const simulator =
     config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
   const handles: ConnectorDeps = { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder };
-  const connectors = input.liveConnectors?.(handles) ?? buildConnectors(config, handles);
+  const built = input.liveConnectors?.(handles) ?? buildConnectors(config, handles);
+  const router = routerOf(input, built, wallClock);
+  // What the collections flow asks of a connector feeds its breaker too (router.observed).
+  const connectors = router ? router.observed() : built;
   return {
     config,
     db,
@@ -131,7 +143,7 @@ export function buildDeps(input: DepsInput): Deps {
     simulator,
     connectors: connectorsOf(connectors),
     reconcileIntervalMs: reconcileIntervalOf(config),
-    liveCollection: liveCollectionOf(connectorsOf(connectors)),
+    router,
     apiKeys: cachedApiKeys(apiKeysOf(db), changeFeedOf(db), { clock: wallClock }),
     databaseReachable: input.databaseReachable,
     databaseDump: input.databaseDump,

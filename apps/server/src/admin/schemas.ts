@@ -138,6 +138,13 @@ export const UpdateMerchantBody = Type.Object(
     status: Type.Optional(
       Type.Enum(["active", "disabled"], { [ERROR_MESSAGE_KEYWORD]: "must be active or disabled" }),
     ),
+    provider: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 50, examples: ["opn"] }), Type.Null()], {
+        description:
+          "Pins the merchant's new payments to one connector of SATANG_PROVIDER (no failover); null unpins",
+        [ERROR_MESSAGE_KEYWORD]: "must be a connector's name, or null",
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -213,6 +220,9 @@ const MerchantSchema = Type.Object(
     dailyWithdrawLimit: nullableString("Amount (satang, two decimals), or null for no limit"),
     monthlyWithdrawLimit: nullableString("Amount (satang, two decimals), or null for no limit"),
     withdrawVerificationThreshold: nullableString("Amount (satang, two decimals), or null for none"),
+    provider: Type.Union([Type.String({ examples: ["opn"] }), Type.Null()], {
+      description: "The connector the merchant is pinned to, or null: SATANG_PROVIDER's order",
+    }),
     createdAt: timestamp("Creation time"),
     updatedAt: timestamp("Last change"),
   },
@@ -282,5 +292,6 @@ export function merchantInputOf(body: UpdateMerchantBody): Partial<MerchantInput
   const threshold = satang(body.withdrawVerificationThreshold);
   if (threshold !== undefined) input.withdrawVerificationThresholdSatang = threshold;
   if (body.status !== undefined) input.status = body.status;
+  if (body.provider !== undefined) input.provider = body.provider;
   return input;
 }

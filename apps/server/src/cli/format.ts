@@ -48,6 +48,7 @@ export function formatMerchant(merchant: Record<string, unknown>): string {
     ["daily limit", amount(merchant.dailyWithdrawLimit)],
     ["monthly limit", amount(merchant.monthlyWithdrawLimit)],
     ["verify withdraws from", amount(merchant.withdrawVerificationThreshold)],
+    ["provider", merchant.provider ? `${String(merchant.provider)} (pinned)` : "SATANG_PROVIDER's order"],
     ["created", text(merchant.createdAt)],
     ["updated", text(merchant.updatedAt)],
   ];

@@ -37,6 +37,7 @@ import { statements as opnRecipients } from "./migrations/0097_opn_recipients.ts
 import { statements as opnTransfers } from "./migrations/0098_opn_transfers.ts";
 import { statements as paymentConnector } from "./migrations/0100_payment_connector.ts";
 import { statements as providerConfirmations } from "./migrations/0101_provider_confirmations.ts";
+import { statements as routing } from "./migrations/0105_routing.ts";
 import type { Database } from "./types.ts";
 
 /** Every migration by name, applied in name order. */
@@ -68,6 +69,7 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0098_opn_transfers": opnTransfers,
   "0100_payment_connector": paymentConnector,
   "0101_provider_confirmations": providerConfirmations,
+  "0105_routing": routing,
 };
 
 interface MigrationReport {

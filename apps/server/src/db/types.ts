@@ -25,6 +25,8 @@ interface MerchantsTable {
   wallet_status: "active" | "frozen" | "closed";
   withdraw_verification_threshold_satang: bigint | null;
   clock_offset_ms: Generated<bigint>;
+  /** The connector an operator pinned the merchant to; NULL follows SATANG_PROVIDER's order (0105). */
+  provider: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -97,6 +99,8 @@ interface PaymentsTable {
   provider: ColumnType<string | null, string | null | undefined, string | null>;
   /** The connector's own id of this payment (a charge id); NULL when it has none (0100). */
   provider_payment_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A QR image the connector made for this payment; NULL when drawn from qr_payload (0105). */
+  qr_image_url: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * True on the payment PromptPay reuse returns for its customer and amount while it is open
    * (unique index payments_promptpay_reuse, 0095); NULL otherwise. Optional on insert.

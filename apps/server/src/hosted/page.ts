@@ -246,8 +246,8 @@ function transferRow(m: Messages, label: string, value: string, options: { mono?
 
 function methodSection(view: HostedPayment, m: Messages, opts: PageOptions, amount: string): string {
   if (view.state !== "open") return "";
-  if (view.hasQr) {
-    const src = `${opts.basePath}/pay/${view.id}/qr.png`;
+  if (view.hasQr || view.qrImageUrl !== null) {
+    const src = view.qrImageUrl ?? `${opts.basePath}/pay/${view.id}/qr.png`;
     return `<section class="method" data-when="open" aria-labelledby="method-heading">
 <h2 id="method-heading">${escapeHtml(m.promptpayHeading)}</h2>
 <figure class="qr"><img src="${escapeHtml(src)}" alt="${escapeHtml(m.qrAlt(amount, view.merchantName))}" width="264" height="264">

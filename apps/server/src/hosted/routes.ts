@@ -64,21 +64,34 @@ const assetUrl = (basePath: string, name: string) =>
  * sandbox button, or of a customer reading the transfer details), and is never cached, since
  * the status it shows changes.
  */
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self'",
-  `style-src 'self' ${PAGE_CSS_HASH}`,
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+const pageCsp = (imageOrigin: string | null) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "connect-src 'self'",
+    // A connector's own QR image is loaded from its origin, and from no other.
+    imageOrigin === null ? "img-src 'self'" : `img-src 'self' ${imageOrigin}`,
+    `style-src 'self' ${PAGE_CSS_HASH}`,
+    "font-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 
-function htmlHeaders(reply: FastifyReply, lang: Lang): FastifyReply {
+/** The origin of a connector's QR image, for the page's img-src; null when it has none or it is not https/http. */
+function imageOriginOf(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function htmlHeaders(reply: FastifyReply, lang: Lang, imageOrigin: string | null = null): FastifyReply {
   return reply
-    .header("Content-Security-Policy", PAGE_CSP)
+    .header("Content-Security-Policy", pageCsp(imageOrigin))
     .header("X-Content-Type-Options", "nosniff")
     .header("X-Frame-Options", "DENY")
     .header("Referrer-Policy", "no-referrer")
@@ -185,7 +198,7 @@ function pageRoute(app: App, ctx: HostedRoutesContext): void {
         scriptUrl: assetUrl(basePath, "page.js"),
         iconUrl: assetUrl(basePath, "icon.svg"),
       });
-      return htmlHeaders(reply, lang).send(html);
+      return htmlHeaders(reply, lang, imageOriginOf(view.qrImageUrl)).send(html);
     },
   );
 }

@@ -97,6 +97,11 @@ export interface HostedPayment {
   clockOffsetSeconds: number;
   clientSecret: string;
   hasQr: boolean;
+  /**
+   * The QR image the payment's connector made, shown instead of our own QR while the
+   * payment is open; null when the QR is drawn from the payload (or there is none).
+   */
+  qrImageUrl: string | null;
   bankTransfer: BankTransferDetails | null;
 }
 
@@ -173,6 +178,7 @@ export async function loadHostedPayment(ctx: HostedContext, id: string): Promise
     clockOffsetSeconds: Number(clockOffsetMs / 1000n),
     clientSecret: payment.client_secret,
     hasQr: payment.qr_payload !== null && state === "open",
+    qrImageUrl: payment.qr_image_url !== null && state === "open" ? payment.qr_image_url : null,
     bankTransfer: bankTransferOf(payment),
   };
 }

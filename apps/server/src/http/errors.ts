@@ -92,6 +92,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       // A 503 is an expected condition with its Retry-After (a full queue, a busy database): a
       // warning without a stack. Any other 5xx is a fault worth its stack.
       if (known.code === "SERVICE_UNAVAILABLE") {
+        // Its metadata always says when to retry; the header says the same to HTTP clients.
+        const retryAfter = (known.metadata as { retryAfter?: number } | undefined)?.retryAfter;
+        if (retryAfter !== undefined && !reply.hasHeader("Retry-After")) {
+          reply.header("Retry-After", String(retryAfter));
+        }
         request.log.warn({ code: known.code, metadata: known.metadata }, known.message);
       } else if (known.status >= 500) request.log.error({ err: error }, "request failed");
       return reply.code(known.status).send(errorBody(known));

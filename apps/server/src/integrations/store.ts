@@ -100,6 +100,7 @@ const MERCHANT_COLUMNS = [
   "wallet_status",
   "withdraw_verification_threshold_satang",
   "clock_offset_ms",
+  "provider",
   "created_at",
   "updated_at",
 ] as const satisfies readonly (keyof Merchant)[];

@@ -203,3 +203,27 @@ export const PAYOUT_BATCH_ITEMS_MAX = 500;
 export const PAYOUT_BATCH_CREATED_BY_LENGTH_MAX = 100;
 export const PAYOUT_BANK_REFERENCE_LENGTH_MAX = 100;
 export const PAYOUT_FAILURE_REASON_LENGTH_MAX = 255;
+
+// Routing between connectors (docs/providers/routing.md).
+/**
+ * Failed or timed-out calls within CONNECTOR_BREAKER_WINDOW_MS that open a connector's breaker.
+ * Five: one or two failures are a blip a retry by the next payment absorbs; five within a minute
+ * is a connector that is down for the customers in front of a QR right now.
+ */
+export const CONNECTOR_BREAKER_FAILURES_MAX = 5;
+/** The window the failures are counted in: a minute, so a trickle of old failures never opens it. */
+export const CONNECTOR_BREAKER_WINDOW_MS = 60_000;
+/**
+ * How long an open breaker skips its connector before one probe is let through (half-open).
+ * Thirty seconds: long enough not to hammer a provider that is down, short enough that a
+ * recovered primary takes its payments back within a minute.
+ */
+export const CONNECTOR_BREAKER_COOLDOWN_MS = 30_000;
+/**
+ * The bound of one `instruct` the router waits for before it counts a failure and tries the next
+ * connector. Eight seconds: a customer is waiting for the QR, and every connector tried must fit
+ * within a client's usual 30 s request timeout (two connectors and the database with room left).
+ */
+export const CONNECTOR_INSTRUCT_TIMEOUT_MS = 8_000;
+/** Seconds a payment refused because no connector took it (503) is told to wait: the cool-down. */
+export const CONNECTOR_UNAVAILABLE_RETRY_AFTER_S = 30;

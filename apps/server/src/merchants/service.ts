@@ -25,7 +25,7 @@ import { findMerchant, insertMerchant, updateMerchantRow } from "./store.ts";
 export interface MerchantContext {
   db: Db;
   clock: Clock;
-  config: Pick<Config, "env">;
+  config: Pick<Config, "env" | "providers">;
 }
 
 interface CollectionAccount {
@@ -45,6 +45,8 @@ export interface MerchantInput {
   walletStatus?: Merchant["wallet_status"];
   withdrawVerificationThresholdSatang?: bigint | null;
   status?: Merchant["status"];
+  /** The live connector the merchant's payments go to (docs/providers/routing.md); null unpins. */
+  provider?: string | null;
 }
 
 /**
@@ -173,8 +175,27 @@ export async function getMerchant(ctx: { db: Db }, id: string): Promise<Merchant
   return merchant;
 }
 
+/**
+ * A pin names one live connector of SATANG_PROVIDER (CONTRACT 15): the merchant's new payments
+ * go to it only, never failing over. `simulated` is no connector to pin to.
+ */
+function checkPin(ctx: Partial<Pick<MerchantContext, "config">>, provider: string | null): string | null {
+  if (provider === null) return null;
+  const live = (ctx.config?.providers ?? []).filter((name) => name !== "simulated");
+  if (!live.includes(provider as (typeof live)[number])) {
+    throw fieldError(
+      "VALIDATION_ERROR",
+      "provider",
+      live.length === 0
+        ? "provider: this deployment has no live connector to pin a merchant to"
+        : `provider must be one of the connectors of SATANG_PROVIDER (${live.join(", ")}), or null`,
+    );
+  }
+  return provider;
+}
+
 export async function updateMerchant(
-  ctx: Pick<MerchantContext, "db" | "clock">,
+  ctx: Pick<MerchantContext, "db" | "clock"> & Partial<Pick<MerchantContext, "config">>,
   id: string,
   raw: Partial<MerchantInput>,
 ): Promise<Merchant> {
@@ -196,6 +217,7 @@ export async function updateMerchant(
   if (input.promptpayId !== undefined) changes.promptpay_id = input.promptpayId;
   if (input.promptpayReuse !== undefined) changes.promptpay_reuse = input.promptpayReuse;
   if (input.walletStatus !== undefined) changes.wallet_status = input.walletStatus;
+  if (input.provider !== undefined) changes.provider = checkPin(ctx, input.provider);
   if (input.withdrawVerificationThresholdSatang !== undefined)
     changes.withdraw_verification_threshold_satang = input.withdrawVerificationThresholdSatang;
   const merchant = await withTransaction(ctx.db, (trx) => updateMerchantRow(trx, id, changes));
@@ -226,6 +248,7 @@ export function merchantView(merchant: Merchant) {
     dailyWithdrawLimit: optionalAmount(merchant.daily_withdraw_limit_satang),
     monthlyWithdrawLimit: optionalAmount(merchant.monthly_withdraw_limit_satang),
     withdrawVerificationThreshold: optionalAmount(merchant.withdraw_verification_threshold_satang),
+    provider: merchant.provider,
     createdAt: merchant.created_at.toISOString(),
     updatedAt: merchant.updated_at.toISOString(),
   };

@@ -22,6 +22,14 @@ function processMetrics(): Registry {
 
 const UNMATCHED_ROUTE = "unmatched";
 
+/** One connector's circuit breaker as the router reports it (providers/routing/breaker.ts). */
+export interface ConnectorBreaker {
+  connector: string;
+  state: "closed" | "half_open" | "open";
+  /** The gauge's value: 0 closed, 1 half-open, 2 open. */
+  gauge: number;
+}
+
 const LABELS = ["method", "route", "status_code"] as const;
 
 export class HttpMetrics {
@@ -45,8 +53,25 @@ export class HttpMetrics {
    * `undecidedPayouts` counts the payouts undecided past PAYOUT_UNDECIDED_ALERT_S (CONTRACT 15),
    * read from the database at each scrape: every process of a deployment reports the same count.
    */
-  constructor(options: { undecidedPayouts?: (() => Promise<number>) | undefined } = {}) {
+  constructor(
+    options: {
+      undecidedPayouts?: (() => Promise<number>) | undefined;
+      connectorBreakers?: (() => ConnectorBreaker[]) | undefined;
+    } = {},
+  ) {
     processMetrics();
+    const breakers = options.connectorBreakers;
+    if (breakers) {
+      new Gauge({
+        name: "satang_connector_breaker_state",
+        help: "Each live connector's circuit breaker in this process: 0 closed, 1 half-open (one probe), 2 open (skipped for new payments)",
+        labelNames: ["connector"],
+        registers: [this.registry],
+        collect() {
+          for (const { connector, gauge } of breakers()) this.set({ connector }, gauge);
+        },
+      });
+    }
     const count = options.undecidedPayouts;
     if (count) {
       new Gauge({

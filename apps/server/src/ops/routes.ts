@@ -14,7 +14,7 @@ import type { Db } from "../db/handles.ts";
 import { errorBody, ok } from "../http/envelope.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
-import { HttpMetrics } from "./metrics.ts";
+import { type ConnectorBreaker, HttpMetrics } from "./metrics.ts";
 
 /** A database that has not answered by then is as good as down for a load balancer. */
 const READINESS_TIMEOUT_MS = 1_000;
@@ -30,6 +30,8 @@ interface OpsContext {
   extraMetrics?: () => Promise<string>;
   /** The gauge `satang_payouts_undecided`: payouts undecided past their bound (CONTRACT 15). */
   undecidedPayouts?: (() => Promise<number>) | undefined;
+  /** Each live connector's circuit breaker, in failover order (docs/providers/routing.md). */
+  connectorBreakers?: (() => ConnectorBreaker[]) | undefined;
 }
 
 async function databaseAnswers(ctx: OpsContext): Promise<boolean> {
@@ -72,7 +74,10 @@ function metricsAuthentication(ctx: OpsContext) {
 
 export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
-    const metrics = new HttpMetrics({ undecidedPayouts: ctx.undecidedPayouts });
+    const metrics = new HttpMetrics({
+      undecidedPayouts: ctx.undecidedPayouts,
+      connectorBreakers: ctx.connectorBreakers,
+    });
     // Registered on the root (see skip-override below) before the other route plugins, so
     // every route of the app, whatever its scope, is counted.
     app.addHook("onResponse", async (request, reply) => metrics.observe(request, reply));
@@ -80,7 +85,16 @@ export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
     app.get("/healthz", hidden, async () => ok({ status: "ok" }));
 
     app.get("/readyz", hidden, async (request, reply) => {
-      if (await databaseAnswers(ctx)) return ok({ status: "ready" });
+      // A connector whose breaker is open is listed for operators but never makes the process
+      // unready: the router skips it, and other connectors (or its own recovery) carry on.
+      if (await databaseAnswers(ctx)) {
+        const breakers = ctx.connectorBreakers?.();
+        if (breakers === undefined) return ok({ status: "ready" });
+        return ok({
+          status: "ready",
+          connectors: breakers.map(({ connector, state }) => ({ name: connector, breaker: state })),
+        });
+      }
       request.log.warn("readiness probe: database does not answer");
       return reply
         .code(503)

@@ -12,6 +12,7 @@ import { ReferenceParams } from "../http/fields.ts";
 import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { duplicateReference, idempotencyKeyMismatch } from "../lib/idempotency.ts";
+import { noConnectorTookIt } from "./routing.ts";
 import {
   CancelPaymentBody,
   CreatePaymentBody,
@@ -78,6 +79,10 @@ function createRoute(app: App, ctx: PaymentContext): void {
           documented("The idempotencyKey was already used with a different body", idempotencyKeyMismatch()),
           documented("The amount is larger than a PromptPay QR can carry", promptPayAmountTooLarge()),
           documented("The merchant has no PromptPay id configured", methodUnavailable("promptpay")),
+          documented(
+            "Live: no payment provider can take the payment now; nothing was created",
+            noConnectorTookIt(),
+          ),
           documented("The merchant has no collection account configured", methodUnavailable("bank_transfer")),
         ],
       },

@@ -136,16 +136,31 @@ const QrCodeSchema = Type.Object({
   imageUrl: Type.String({ description: "PNG of the payload" }),
 });
 
+const QR_IMAGE_URL_EXAMPLE =
+  "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg";
+
 const NextActionSchema = Type.Union([
   Type.Object({
     type: Type.Literal("use_payment_app"),
     paymentAppUrl: Type.Optional(Type.String()),
     qrCode: Type.Optional(QrCodeSchema),
+    qrImageUrl: Type.Optional(
+      Type.String({
+        description: "The QR image the payment's provider made, when it gives an image and no payload",
+        examples: [QR_IMAGE_URL_EXAMPLE],
+      }),
+    ),
   }),
   Type.Object({
     type: Type.Literal("redirect"),
     redirectUrl: Type.Optional(Type.String()),
     qrCode: Type.Optional(QrCodeSchema),
+    qrImageUrl: Type.Optional(
+      Type.String({
+        description: "The QR image the payment's provider made, when it gives an image and no payload",
+        examples: [QR_IMAGE_URL_EXAMPLE],
+      }),
+    ),
   }),
   Type.Object({
     type: Type.Literal("display_bank_transfer_instructions"),

@@ -34,8 +34,13 @@ import {
   PROMPTPAY_QR_AMOUNT_SATANG_MAX,
 } from "../lib/limits.ts";
 import { formatThb, parseAmount } from "../lib/money.ts";
-import { COLLECTION_REFERENCE_PATTERN, type CollectedPayment, type LiveCollection } from "./collector.ts";
+import {
+  COLLECTION_REFERENCE_LENGTH,
+  COLLECTION_REFERENCE_PATTERN,
+  type PaymentRouter,
+} from "./collector.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf } from "./qr.ts";
+import { awaitsInstruction, instructedPayment, instructPayment, noConnectorTookIt } from "./routing.ts";
 import type {
   CreatePaymentBody,
   ListPaymentsQuery,
@@ -48,6 +53,7 @@ import {
   findPayment,
   findPaymentByCollectionReference,
   findPaymentByReference,
+  findPaymentForOperator,
   findPaymentGrouped,
   findPaymentsByKeyOrReference,
   findSlottedPromptPay,
@@ -79,8 +85,8 @@ export interface PaymentContext {
   db: Db;
   clock: Clock;
   config: ViewContext;
-  /** Where live payments go (the deployment's connectors); undefined in sandbox. */
-  liveCollection?: LiveCollection | undefined;
+  /** The live connectors' router (providers/routing/router.ts), when the deployment has one. */
+  router?: PaymentRouter | undefined;
 }
 
 /** The integration a payment is created through: its id, and where its customers are sent back. */
@@ -100,15 +106,15 @@ interface MethodSetup {
 }
 
 /**
- * What the merchant must have configured before it can take a payment by this method. With a
- * live collector, PromptPay is paid to the operator's biller id, not the merchant's own id.
+ * What the merchant must have configured before it can take a payment by this method. A routed
+ * payment (a live connector takes it) is paid to the connector's account, not the merchant's own id.
  */
 function methodSetup(
   merchant: Merchant,
   method: CreatePaymentBody["paymentMethod"],
-  collected: CollectedPayment | undefined,
+  routed = false,
 ): MethodSetup {
-  if (method === "promptpay" && collected) return { proxy: undefined, collection: undefined };
+  if (method === "promptpay" && routed) return { proxy: undefined, collection: undefined };
   if (method === "promptpay") {
     const proxy = promptPayProxyOf(merchant.promptpay_id);
     if (!proxy) throw methodUnavailable("promptpay");
@@ -179,8 +185,8 @@ interface PaymentDraft {
   idempotencyKey: string;
   requestHash: string;
   setup: MethodSetup;
-  /** What the live connector gave the payment, when one takes it. */
-  collected: CollectedPayment | undefined;
+  /** Whether a live connector is given the payment after its insert (payments/routing.ts). */
+  routed: boolean;
   now: Date;
 }
 
@@ -188,7 +194,10 @@ interface PaymentDraft {
 function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status"> {
   const { merchant, integration, body, checked, setup, now } = draft;
   const method = body.paymentMethod;
-  const collected = method === "promptpay" ? draft.collected : undefined;
+  // A routed payment gets its reference now and its QR from the connector that takes it.
+  const collected = draft.routed
+    ? { reference: shortReference(COLLECTION_REFERENCE_LENGTH), qrPayload: null }
+    : null;
   const expiresInMinutes =
     body.expiresInMinutes ??
     (method === "promptpay" ? PROMPTPAY_EXPIRY_DEFAULT_MINUTES : BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES);
@@ -212,8 +221,6 @@ function paymentRowOf(draft: PaymentDraft, id: string): Omit<NewPayment, "status
     qr_payload:
       collected?.qrPayload ?? (setup.proxy ? promptPayPayload(setup.proxy, checked.amountSatang) : null),
     collection_reference: collected?.reference ?? null,
-    provider: collected?.provider ?? null,
-    provider_payment_id: collected?.providerPaymentId ?? null,
     bank_transfer_reference: setup.collection ? shortReference(BANK_TRANSFER_REFERENCE_LENGTH) : null,
     reuse_slot: reuses(merchant, body) ? true : null,
     redirect_url: method === "promptpay" ? integration.redirect_url : null,
@@ -280,7 +287,7 @@ async function insertPayment(
   for (let attempt = 0; attempt < BANK_TRANSFER_REFERENCE_ATTEMPTS_MAX; attempt += 1) {
     const open = reuse ? await reusablePayment(trx, ctx, draft) : undefined;
     if (open) return { outcome: "reused", row: open };
-    const inserted = await createPaymentRow(trx, paymentRowOf(draft, draft.collected?.paymentId ?? newId()));
+    const inserted = await createPaymentRow(trx, paymentRowOf(draft, newId()));
     if (inserted) return { outcome: "created", row: inserted };
     const later = await settle();
     if (later) return { outcome: "replayed", row: later };
@@ -296,32 +303,9 @@ interface CreateRequest {
   checked: ReturnType<typeof checkBody>;
   requestHash: string;
   idempotencyKey: string;
+  /** Whether a live connector takes the payment after its insert (payments/routing.ts). */
+  routed: boolean;
   view: (row: PaymentRow) => PaymentRecord;
-  /** What the live connector gave the payment, when one takes it (asked before anything is written). */
-  collected: CollectedPayment | undefined;
-}
-
-/**
- * What the payment's live connector gives it (connector-choice.ts), asked once before the
- * payment is written: never inside a database transaction. Undefined when no connector collects
- * the method (the merchant's own PromptPay id, or a bank transfer).
- */
-async function collectLive(
-  ctx: PaymentContext,
-  merchant: Merchant,
-  body: CreatePaymentBody,
-  amountSatang: bigint,
-): Promise<CollectedPayment | undefined> {
-  if (body.paymentMethod !== "promptpay") return undefined;
-  const live = ctx.liveCollection;
-  if (!live?.takes(body.paymentMethod)) return undefined;
-  const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-  return live.instruct({
-    merchantId: merchant.id,
-    method: body.paymentMethod,
-    amountSatang,
-    expiresAt: addMinutes(now, body.expiresInMinutes ?? PROMPTPAY_EXPIRY_DEFAULT_MINUTES),
-  });
 }
 
 /**
@@ -339,16 +323,19 @@ async function createInOneStatement(
   request: CreateRequest,
   replay: PendingReplay | undefined,
 ): Promise<{ result?: CreateResult; recorded: boolean }> {
-  const { merchant, body, collected } = request;
+  const { merchant, body } = request;
   if (ctx.db.isTransaction) return { recorded: false };
   let setup: MethodSetup;
   try {
-    setup = methodSetup(merchant, body.paymentMethod, collected);
+    setup = methodSetup(merchant, body.paymentMethod, request.routed);
   } catch {
     return { recorded: false };
   }
   const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-  const row = paymentRowOf({ ...request, setup, now }, collected?.paymentId ?? newId());
+  const row = paymentRowOf(
+    { ...request, setup, routed: request.routed, now },
+    newId(),
+  );
   const inserted = await createPaymentRowWithReplayRecord(ctx.db, row, replay?.use);
   if (inserted === SIGNATURE_USED) return { recorded: false };
   replay?.markWritten();
@@ -363,17 +350,26 @@ export async function createPayment(
   body: CreatePaymentBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
-  const checked = checkBody(body);
   const request: CreateRequest = {
     merchant,
     integration,
     body,
-    checked,
-    collected: await collectLive(ctx, merchant, body, checked.amountSatang),
+    checked: checkBody(body),
     requestHash: requestHashOf(body),
     idempotencyKey: body.idempotencyKey ?? newId(),
+    routed: body.paymentMethod === "promptpay" && ctx.router?.collects("promptpay", null) === true,
     view: (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both"),
   };
+  const result = await createWithoutConnector(ctx, request, replay);
+  if (!request.routed || !ctx.router || result.payment.paymentMethod !== "promptpay") return result;
+  return withConnector(ctx, ctx.router, request, result);
+}
+
+async function createWithoutConnector(
+  ctx: PaymentContext,
+  request: CreateRequest,
+  replay: PendingReplay | undefined,
+): Promise<CreateResult> {
   const atOnce = await createInOneStatement(ctx, request, replay);
   if (atOnce.result) return atOnce.result;
   if (atOnce.recorded) {
@@ -381,6 +377,29 @@ export async function createPayment(
     if (answered) return answered;
   }
   return createInTransaction(ctx, request, atOnce.recorded ? undefined : replay);
+}
+
+/**
+ * A routed payment after its insert: the create that made it gives it to a connector; a replay
+ * or a reuse of one still waiting returns it once that is done (payments/routing.ts).
+ */
+async function withConnector(
+  ctx: PaymentContext,
+  router: PaymentRouter,
+  request: CreateRequest,
+  result: CreateResult,
+): Promise<CreateResult> {
+  const { merchant, view } = request;
+  const row = await findPayment(ctx.db, merchant.id, result.payment.id);
+  if (!row) throw noConnectorTookIt();
+  if (!awaitsInstruction(row)) return { outcome: result.outcome, payment: view(row) };
+  if (result.outcome === "created") {
+    return { outcome: "created", payment: view(await instructPayment(ctx.db, router, merchant, row)) };
+  }
+  return {
+    outcome: result.outcome,
+    payment: view(await instructedPayment(ctx.db, router, merchant.id, row.id)),
+  };
 }
 
 /**
@@ -447,8 +466,8 @@ async function createInTransaction(
     const earlier = await settle();
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
 
-    const setup = methodSetup(merchant, body.paymentMethod, request.collected);
-    const draft = { ...request, setup, now };
+    const setup = methodSetup(merchant, body.paymentMethod, request.routed);
+    const draft = { ...request, setup, routed: request.routed, now };
     const { outcome, row } = await insertPayment(trx, ctx, draft, settle);
     return { outcome, payment: view(row) };
   });
@@ -479,12 +498,12 @@ export async function getPaymentByReference(
   return paymentView(row, ctx.config, mode);
 }
 
-/** A payment as the operator finds it by its collection reference: the record, its merchant, the reference. */
-export type OperatorPaymentRecord = PaymentRecord & { merchantId: string; collectionReference: string };
+/** A payment as the operator finds it by its SCB reference: the record, its merchant, its ref1. */
+export type OperatorPaymentRecord = PaymentRecord & { merchantId: string; scbReference: string };
 
 /**
- * The operator's lookup of a live PromptPay payment by its collection reference (the reference
- * the connector collects it under, which the provider shows), across merchants. References are upper case; one typed in lower case is found too. Text that
+ * The operator's lookup of a live PromptPay payment by its collection reference (SCB's ref1),
+ * across merchants. References are upper case; one typed in lower case is found too. Text that
  * cannot be a reference answers 404 like an unknown one.
  */
 export async function getPaymentByCollectionReference(
@@ -495,7 +514,34 @@ export async function getPaymentByCollectionReference(
   if (!COLLECTION_REFERENCE_PATTERN.test(ref1)) throw paymentNotFound();
   const row = await findPaymentByCollectionReference(ctx.db, ref1);
   if (!row) throw paymentNotFound();
-  return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, collectionReference: ref1 };
+  return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, scbReference: ref1 };
+}
+
+/** The operator's view of a payment: the record, its merchant and the connector that took it. */
+export interface OperatorPaymentView extends PaymentRecord {
+  merchantId: string;
+  /** The connector that took the payment (`scb`, `opn`); null for the simulated bank's payments. */
+  provider: string | null;
+  /** That connector's own id of the payment (Opn's charge id), or null. */
+  providerPaymentId: string | null;
+  /** The payment's collection reference at its connector (SCB's ref1, Opn's metadata), or null. */
+  collectionReference: string | null;
+}
+
+export async function getPaymentForOperator(
+  ctx: Pick<PaymentContext, "db" | "config">,
+  id: string,
+): Promise<OperatorPaymentView> {
+  if (!isUuid(id)) throw paymentNotFound();
+  const row = await findPaymentForOperator(ctx.db, id);
+  if (!row) throw paymentNotFound();
+  return {
+    ...paymentView(row, ctx.config),
+    merchantId: row.merchant_id,
+    provider: row.provider,
+    providerPaymentId: row.provider_payment_id,
+    collectionReference: row.collection_reference,
+  };
 }
 
 export async function cancelPayment(

@@ -75,7 +75,12 @@ const NEW_PAYMENT_COLUMNS = [
 /** Fails to compile when a payments column is missing from the list above. */
 type MissingPaymentColumn = Exclude<
   keyof NewPayment,
-  (typeof NEW_PAYMENT_COLUMNS)[number] | "settled_at" | "refunded_satang" | "refund_settlement_satang"
+  | (typeof NEW_PAYMENT_COLUMNS)[number]
+  | "settled_at"
+  | "refunded_satang"
+  | "refund_settlement_satang"
+  // Written after the insert, by the connector's answer (payments/routing.ts).
+  | "qr_image_url"
 >;
 const paymentColumnsComplete: [MissingPaymentColumn] extends [never] ? true : MissingPaymentColumn = true;
 void paymentColumnsComplete;
@@ -591,4 +596,29 @@ export async function listPaymentRows(
   params: ListParams<PaymentSortField>,
 ): Promise<{ rows: PaymentViewRow[]; total: number }> {
   return paymentPages(db, { merchantId, status: filters.status, variant: filters.paymentMethod }, params);
+}
+
+/** Records the connector's answer on a routed payment still waiting for it (payments/routing.ts). */
+export async function recordInstruction(
+  db: Db,
+  id: string,
+  answer: Pick<NewPayment, "provider" | "provider_payment_id" | "qr_payload" | "qr_image_url">,
+): Promise<PaymentRow | undefined> {
+  return db
+    .updateTable("payments")
+    .set(answer)
+    .where("id", "=", id)
+    .where("provider", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes a routed payment no connector took: it was never shown to anyone but its replays. */
+export async function deleteUninstructedPayment(db: Db, id: string): Promise<void> {
+  await db.deleteFrom("payments").where("id", "=", id).where("provider", "is", null).execute();
+}
+
+/** A payment by its id alone, whatever its merchant: the operator's lookup. */
+export async function findPaymentForOperator(db: Db, id: string): Promise<PaymentRow | undefined> {
+  return db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst();
 }

@@ -46,16 +46,19 @@ function promptPayAction(row: PaymentViewRow, ctx: ViewContext, mode: ResponseMo
   const qrCode = row.qr_payload
     ? { type: "promptpay" as const, payload: row.qr_payload, imageUrl: qrImageUrl(ctx, row.id) }
     : undefined;
+  // A connector that makes the QR image itself (Opn) gives no payload: its image's URL is shown.
+  const qr = { ...(qrCode ? { qrCode } : {}), ...(row.qr_image_url ? { qrImageUrl: row.qr_image_url } : {}) };
+  const hasQr = qrCode !== undefined || row.qr_image_url !== null;
   if (row.redirect_url !== null) {
-    if (mode === "qr_code") return qrCode ? { type: "redirect", qrCode } : null;
+    if (mode === "qr_code") return hasQr ? { type: "redirect", ...qr } : null;
     const redirectUrl = redirectUrlFor(row.redirect_url, row.id);
-    if (mode === "payment_link" || !qrCode) return { type: "redirect", redirectUrl };
-    return { type: "redirect", redirectUrl, qrCode };
+    if (mode === "payment_link" || !hasQr) return { type: "redirect", redirectUrl };
+    return { type: "redirect", redirectUrl, ...qr };
   }
-  if (mode === "qr_code") return qrCode ? { type: "use_payment_app", qrCode } : null;
+  if (mode === "qr_code") return hasQr ? { type: "use_payment_app", ...qr } : null;
   const appUrl = paymentAppUrl(ctx, row.id, row.client_secret);
-  if (mode === "payment_link" || !qrCode) return { type: "use_payment_app", paymentAppUrl: appUrl };
-  return { type: "use_payment_app", paymentAppUrl: appUrl, qrCode };
+  if (mode === "payment_link" || !hasQr) return { type: "use_payment_app", paymentAppUrl: appUrl };
+  return { type: "use_payment_app", paymentAppUrl: appUrl, ...qr };
 }
 
 function bankTransferAction(row: PaymentViewRow): NextAction | null {
@@ -99,6 +102,7 @@ export const PAYMENT_VIEW_COLUMNS = [
   "metadata",
   "client_secret",
   "qr_payload",
+  "qr_image_url",
   "redirect_url",
   "bank_transfer_reference",
   "transfer_bank_code",

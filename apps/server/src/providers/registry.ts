@@ -38,9 +38,10 @@ export function connectorsOf(list: readonly Connector[]): Connectors {
 export type ExchangeRecorder = ScbRecorder;
 
 /** The settings the connectors are built from. */
-export type ConnectorSettings = Pick<Config, "provider" | "payouts" | "scb"> & {
-  opn?: OpnConfig | undefined;
-};
+export type ConnectorSettings = Pick<Config, "provider" | "payouts" | "scb"> &
+  Partial<Pick<Config, "providers" | "payoutProvider">> & {
+    opn?: OpnConfig | undefined;
+  };
 
 export interface ConnectorDeps {
   db: Db;
@@ -52,14 +53,20 @@ export interface ConnectorDeps {
   onRecorderError?: (error: unknown) => void;
 }
 
-/** The live connectors a configuration names, in its order (`simulated` is the sandbox's bank). */
-export function connectorNames(config: Pick<Config, "provider">): string[] {
-  return config.provider === undefined || config.provider === "simulated" ? [] : [config.provider];
+/**
+ * The live connectors a configuration names, in SATANG_PROVIDER's failover order. `simulated`
+ * (the sandbox's bank, providers/simulated/) is not among them: the sandbox keeps it as its
+ * simulated bank (Deps.simulator).
+ */
+export function connectorNames(config: Pick<ConnectorSettings, "provider" | "providers">): string[] {
+  const names = config.providers ?? (config.provider === undefined ? [] : [config.provider]);
+  return names.filter((name) => name !== SIMULATED_CONNECTOR_NAME);
 }
 
 /**
  * Builds every live connector `names` asks for, in that order. A name whose settings are absent
- * builds nothing. Only the first connector that can pay out is given payouts.
+ * builds nothing. Payouts go to one connector: SATANG_PAYOUT_PROVIDER's, else the first that
+ * pays out; none with SATANG_PAYOUTS=manual (the payout desk).
  */
 export function buildConnectors(
   config: ConnectorSettings,
@@ -68,6 +75,7 @@ export function buildConnectors(
 ): Connector[] {
   const built: Connector[] = [];
   let paying = config.payouts !== "manual";
+  const pays = (name: string) => paying && (config.payoutProvider ?? name) === name;
   for (const name of names) {
     if (name === SCB_PROVIDER_NAME && config.scb) {
       const scb = createScbConnector(config.scb, {
@@ -76,9 +84,9 @@ export function buildConnectors(
         recorder: deps.exchangeRecorder ?? new DatabaseRecorder(deps.db),
         onRecorderError: deps.onRecorderError,
       });
-      built.push(paying ? scb : { ...scb, payouts: undefined });
+      built.push(pays(name) ? scb : { ...scb, payouts: undefined });
     } else if (name === OPN_PROVIDER_NAME && config.opn) {
-      built.push(createOpnConnector(config.opn, { db: deps.db, clock: deps.clock, payouts: paying }));
+      built.push(createOpnConnector(config.opn, { db: deps.db, clock: deps.clock, payouts: pays(name) }));
     } else {
       continue;
     }

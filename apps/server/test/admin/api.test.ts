@@ -165,6 +165,7 @@ describe("operator API: merchants", () => {
         collectionAccount: null,
         promptpayId: null,
         promptpayReuse: true,
+        provider: null,
         walletStatus: "active",
         dailyWithdrawLimit: null,
         monthlyWithdrawLimit: null,
@@ -359,6 +360,7 @@ describe("operator API: merchants", () => {
       walletStatus: "frozen",
       withdrawVerificationThreshold: "500000.00",
       status: "disabled",
+      provider: null,
     });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.deepEqual(
@@ -371,6 +373,7 @@ describe("operator API: merchants", () => {
         collectionAccount: { bankCode: "002", accountNumber: "987654321012", accountName: "Patched Ltd." },
         promptpayId: "1234567890123",
         promptpayReuse: false,
+        provider: null,
         walletStatus: "frozen",
         dailyWithdrawLimit: "3000.00",
         monthlyWithdrawLimit: "90000.00",

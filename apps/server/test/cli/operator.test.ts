@@ -190,6 +190,31 @@ describe("satang operator commands", () => {
       ...target,
     ]);
     assert.equal(JSON.parse(disabled.stdout).status, "disabled");
+
+    // A pin is sent as `provider`: this sandbox has no live connector, so a name is refused and
+    // `none` (null) is accepted.
+    const pinned = await satang([
+      "merchant",
+      "update",
+      merchant.id,
+      "--provider",
+      "opn",
+      "--json",
+      ...target,
+    ]);
+    assert.equal(pinned.code, 1, pinned.stderr);
+    assert.equal(JSON.parse(pinned.stdout).error.metadata.field, "provider");
+    const unpinned = await satang([
+      "merchant",
+      "update",
+      merchant.id,
+      "--provider",
+      "none",
+      "--json",
+      ...target,
+    ]);
+    assert.equal(unpinned.code, 0, unpinned.stderr);
+    assert.equal(JSON.parse(unpinned.stdout).provider, null);
   });
 
   it("creates, lists and revokes integrations, showing the secret once with a warning", async () => {

@@ -700,6 +700,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/v1/payments/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One payment of any merchant, with the connector that took it */
+    get: operations["retrieveOperatorPayment"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/v1/operator-tokens": {
     parameters: {
       query?: never;
@@ -1828,7 +1845,8 @@ export interface operations {
            *                 "type": "promptpay",
            *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *               }
+           *               },
+           *               "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *             },
            *             "confirmedAt": null,
            *             "capturedAt": null,
@@ -1887,6 +1905,11 @@ export interface operations {
                             /** @description PNG of the payload */
                             imageUrl: string;
                           };
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                           */
+                          qrImageUrl?: string;
                         }
                       | {
                           /** @enum {string} */
@@ -1900,6 +1923,11 @@ export interface operations {
                             /** @description PNG of the payload */
                             imageUrl: string;
                           };
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                           */
+                          qrImageUrl?: string;
                         }
                       | {
                           /** @enum {string} */
@@ -2119,7 +2147,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2171,6 +2200,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2184,6 +2218,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2239,7 +2278,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2291,6 +2331,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2304,6 +2349,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2449,7 +2499,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2501,6 +2552,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2514,6 +2570,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2641,7 +2702,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2693,6 +2755,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2706,6 +2773,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2835,7 +2907,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -2887,6 +2960,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -2900,6 +2978,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -5070,7 +5153,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -5122,6 +5206,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -5135,6 +5224,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -7699,6 +7793,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -7773,6 +7868,8 @@ export interface operations {
               monthlyWithdrawLimit: string | null;
               /** @description Amount (satang, two decimals), or null for none */
               withdrawVerificationThreshold: string | null;
+              /** @description The connector the merchant is pinned to, or null: SATANG_PROVIDER's order */
+              provider: string | null;
               /**
                * Format: date-time
                * @description Creation time
@@ -7865,6 +7962,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -7939,6 +8037,8 @@ export interface operations {
               monthlyWithdrawLimit: string | null;
               /** @description Amount (satang, two decimals), or null for none */
               withdrawVerificationThreshold: string | null;
+              /** @description The connector the merchant is pinned to, or null: SATANG_PROVIDER's order */
+              provider: string | null;
               /**
                * Format: date-time
                * @description Creation time
@@ -8012,7 +8112,8 @@ export interface operations {
          *       "promptpayReuse": true,
          *       "walletStatus": "active",
          *       "withdrawVerificationThreshold": "1000.00",
-         *       "status": "active"
+         *       "status": "active",
+         *       "provider": "opn"
          *     }
          */
         "application/json": {
@@ -8075,6 +8176,8 @@ export interface operations {
           withdrawVerificationThreshold?: string | null;
           /** @enum {unknown} */
           status?: "active" | "disabled";
+          /** @description Pins the merchant's new payments to one connector of SATANG_PROVIDER (no failover); null unpins */
+          provider?: string | null;
         };
       };
     };
@@ -8104,6 +8207,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
+           *         "provider": "opn",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -8178,6 +8282,8 @@ export interface operations {
               monthlyWithdrawLimit: string | null;
               /** @description Amount (satang, two decimals), or null for none */
               withdrawVerificationThreshold: string | null;
+              /** @description The connector the merchant is pinned to, or null: SATANG_PROVIDER's order */
+              provider: string | null;
               /**
                * Format: date-time
                * @description Creation time
@@ -8552,6 +8658,191 @@ export interface operations {
               createdAt: string;
             } & {
               [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retrieveOperatorPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "amount": "1000.00",
+           *         "currency": "THB",
+           *         "status": "requires_action",
+           *         "paymentMethod": "promptpay",
+           *         "referenceId": "order-1001",
+           *         "description": "Order 1001: 2 x Thai iced tea",
+           *         "metadata": {
+           *           "orderId": "1001"
+           *         },
+           *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *         "nextAction": {
+           *           "type": "use_payment_app",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "qrCode": {
+           *             "type": "promptpay",
+           *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
+           *         },
+           *         "confirmedAt": null,
+           *         "capturedAt": null,
+           *         "canceledAt": null,
+           *         "expiresAt": "2026-01-15T12:00:00.000Z",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "provider": "opn",
+           *         "providerPaymentId": "chrg_test_5xuy4w91xqz7d0pu3xg",
+           *         "collectionReference": "SAT7K2Q9XW4M"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              amount: string;
+              /** @enum {string} */
+              currency: "THB";
+              /** @enum {string} */
+              status:
+                | "requires_payment_method"
+                | "requires_confirmation"
+                | "requires_action"
+                | "processing"
+                | "requires_capture"
+                | "succeeded"
+                | "canceled"
+                | "expired"
+                | "payment_failed";
+              paymentMethod: ("promptpay" | "bank_transfer") | null;
+              referenceId: string;
+              description: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              clientSecret: string | null;
+              nextAction:
+                | (
+                    | {
+                        /** @enum {string} */
+                        type: "use_payment_app";
+                        paymentAppUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "redirect";
+                        redirectUrl?: string;
+                        qrCode?: {
+                          /** @enum {string} */
+                          type: "promptpay";
+                          /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                          payload: string;
+                          /** @description PNG of the payload */
+                          imageUrl: string;
+                        };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
+                      }
+                    | {
+                        /** @enum {string} */
+                        type: "display_bank_transfer_instructions";
+                        bankTransferInstructions: {
+                          bankName: string;
+                          accountNumber: string;
+                          accountName: string;
+                          /** @description THB with two decimals */
+                          amount: string;
+                          reference: string;
+                        };
+                      }
+                  )
+                | null;
+              confirmedAt: string | null;
+              capturedAt: string | null;
+              canceledAt: string | null;
+              expiresAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description The connector that took the payment (its SATANG_PROVIDER name); null for the simulated bank */
+              provider: string | null;
+              /** @description The connector's own id of the payment (a charge id), or null */
+              providerPaymentId: string | null;
+              /** @description The payment's collection reference at its connector, or null */
+              collectionReference: string | null;
             };
           };
         };
@@ -11846,7 +12137,8 @@ export interface operations {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
            *             "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
-           *           }
+           *           },
+           *           "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
            *         },
            *         "confirmedAt": null,
            *         "capturedAt": null,
@@ -11900,6 +12192,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */
@@ -11913,6 +12210,11 @@ export interface operations {
                           /** @description PNG of the payload */
                           imageUrl: string;
                         };
+                        /**
+                         * @description The QR image the payment's provider made, when it gives an image and no payload
+                         * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                         */
+                        qrImageUrl?: string;
                       }
                     | {
                         /** @enum {string} */

@@ -21,6 +21,7 @@ interface MerchantFlags extends OutputOptions {
   walletStatus?: string;
   status?: string;
   verificationThreshold?: string;
+  provider?: string;
 }
 
 /** The collection account of the flags: all three parts, none (undefined), or a usage error. */
@@ -62,6 +63,7 @@ function merchantBody(flags: MerchantFlags, update: boolean): Record<string, unk
     body.withdrawVerificationThreshold = orNone(flags.verificationThreshold);
   }
   if (flags.status !== undefined) body.status = flags.status;
+  if (flags.provider !== undefined) body.provider = orNone(flags.provider);
   return body;
 }
 
@@ -124,6 +126,10 @@ function registerUpdate(merchant: Command, { io }: CommandContext): void {
     .option(
       "--verification-threshold <amount>",
       'withdraws at or above this amount (satang) wait for approval; "none" for no threshold',
+    )
+    .option(
+      "--provider <name>",
+      'pin the merchant\'s new payments to one connector of SATANG_PROVIDER; "none" unpins',
     )
     .action(async (id: string, flags: MerchantFlags) => {
       const body = merchantBody(flags, true);
