@@ -23,7 +23,8 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import type { SecretBox } from "./lib/crypto.ts";
 import type { PaymentCollector } from "./payments/collector.ts";
 import type { Provider } from "./providers/provider.ts";
-import { SandboxProvider } from "./providers/sandbox.ts";
+import { createSimulatedConnector } from "./providers/registry.ts";
+import type { SandboxBank } from "./providers/sandbox-bank.ts";
 import { createScbConnector, type ScbConnector } from "./providers/scb/connector.ts";
 import { ScbProvider } from "./providers/scb/provider.ts";
 import type { ScbRecorder } from "./providers/scb/recorder.ts";
@@ -43,7 +44,7 @@ export interface Deps {
   /** Where payouts go; undefined when the deployment has no payout provider. */
   provider: Provider | undefined;
   /** The sandbox's simulated bank (simulate routes, its callback route); undefined in live. */
-  simulator: SandboxProvider | undefined;
+  simulator: SandboxBank | undefined;
   /** The SCB connector, when SATANG_PROVIDER=scb: confirmations, reconciliation, payouts. */
   scb: ScbConnector | undefined;
   /** Where live PromptPay payments are paid (SCB's bill payment QR); undefined otherwise. */
@@ -87,7 +88,7 @@ export interface DepsInput {
  */
 function payoutProvider(
   config: Config,
-  simulator: SandboxProvider | undefined,
+  simulator: Provider | undefined,
   scb: ScbProvider | undefined,
 ): Provider | undefined {
   if (config.provider === "scb") return config.payouts === "manual" ? undefined : scb;
@@ -120,8 +121,8 @@ export function buildDeps(input: DepsInput): Deps {
   const clock = input.clock ?? systemClock;
   const wallClock = input.wallClock ?? systemClock;
   const webhooks = webhookSettings(config, input.webhooks);
-  const simulator =
-    config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
+  const simulated =
+    config.env === "sandbox" ? createSimulatedConnector({ db, clock, wallClock, secrets }) : undefined;
   const scb = scbOf(input, wallClock);
   const collection = scb?.connector.collection;
   return {
@@ -133,8 +134,8 @@ export function buildDeps(input: DepsInput): Deps {
     secrets,
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
-    provider: input.provider ?? payoutProvider(config, simulator, scb?.provider),
-    simulator,
+    provider: input.provider ?? payoutProvider(config, simulated?.payouts, scb?.provider),
+    simulator: simulated?.bank,
     scb: scb?.connector,
     collector: collection
       ? { qrPayload: (ref1, amountSatang) => collection.instruction({ ref1, amountSatang }).qrPayload }

@@ -17,7 +17,8 @@ import type { PaymentRow, RefundRow, WithdrawRow } from "../db/types.ts";
 import { type PayoutSubject, payoutSubjectOfKey } from "../lib/payout-subjects.ts";
 import { type Refusal, unknownSubject } from "../lib/provider-reports.ts";
 import { applyPaymentReport } from "../payments/reports.ts";
-import type { IncomingCallback, Provider, ProviderReport } from "../providers/provider.ts";
+import type { IncomingCallback, ProviderReport } from "../providers/provider.ts";
+import type { CallbackSource } from "../providers/sandbox-bank.ts";
 import { applyRefundPayoutReport } from "../refunds/reports.ts";
 import { applyPayoutReport } from "../withdraws/reports.ts";
 import { recordAnomaly } from "./anomalies.ts";
@@ -46,7 +47,7 @@ interface CallbackOutcome {
 /** Verifies, parses and applies one callback exactly as it arrived. */
 export async function receiveProviderCallback(
   ctx: LifecycleContext,
-  provider: Provider,
+  provider: CallbackSource,
   incoming: IncomingCallback,
 ): Promise<CallbackOutcome> {
   const report = await provider.parseCallback(incoming);

@@ -16,3 +16,5 @@ export function connectorsOf(list: readonly Connector[]): Connectors {
   const byName = new Map(list.map((connector) => [connector.name, connector]));
   return { all: list, byName: (name) => byName.get(name) };
 }
+
+export { createSimulatedConnector, type SimulatedConnector } from "./simulated/connector.ts";

@@ -235,7 +235,7 @@ describe("simulated payout outcomes", () => {
       credentials: merchant,
     });
     assert.equal(res.status, 400);
-    assert.deepEqual(await svc.deps.simulator!.cancelPayout(withdraw.id), {
+    assert.deepEqual(await svc.deps.provider!.cancelPayout(withdraw.id), {
       status: "not_cancelable",
       reason: "the sandbox bank cannot recall a payout it has accepted",
     });

@@ -9,8 +9,8 @@ import { loadConfig } from "../../../src/config.ts";
 import type { Database } from "../../../src/db/types.ts";
 import { buildDeps } from "../../../src/deps.ts";
 import { SecretBox } from "../../../src/lib/crypto.ts";
-import { SandboxProvider } from "../../../src/providers/sandbox.ts";
 import { ScbProvider } from "../../../src/providers/scb/provider.ts";
+import { SimulatedBank } from "../../../src/providers/simulated/bank.ts";
 import { SCB_TEST } from "../../helpers/scb/setup.ts";
 
 const SCB_ENV = {
@@ -41,7 +41,7 @@ function depsOf(env: Record<string, string>) {
 describe("provider selection", () => {
   it("sandbox: the simulated provider by default, no SCB, PromptPay paid to the merchant's id", () => {
     const deps = depsOf({});
-    assert.ok(deps.provider instanceof SandboxProvider);
+    assert.ok(deps.provider instanceof SimulatedBank);
     assert.equal(deps.scb, undefined);
     assert.equal(deps.collector, undefined);
   });
