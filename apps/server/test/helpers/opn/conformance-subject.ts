@@ -101,6 +101,7 @@ export const opnSubject: ConformanceSubject = {
         return { ...destination, idempotencyKey: randomUUID(), amountSatang };
       },
       transfersAt: async (input) => sim.transfersFor(input.idempotencyKey).length,
+      lostTransferAnswer: "indeterminate",
       executeButDropAnswer: () => sim.hangNextTransferCreate(TIMEOUT_MS * 3),
       refuseNextTransfer() {
         sim.failNext({ method: "POST", path: "/transfers", status: 400, code: REFUSAL_CODE });

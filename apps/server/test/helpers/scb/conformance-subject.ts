@@ -208,6 +208,8 @@ export const scbSubject: ConformanceSubject = {
         sim
           .transfersOf(partnerTransactionId(input.idempotencyKey))
           .reduce((moved, transfer) => moved + transfer.executions, 0),
+      // The lost answer was the confirm's: the tokenizer id SCB gave before it is the reference.
+      lostTransferAnswer: "accepted",
       executeButDropAnswer: () => sim.failNext("credit_confirm", { kind: "timeout_but_execute" }),
       refuseNextTransfer() {
         sim.failNext("credit_initiate", { kind: "answer", httpStatus: 400, ...REFUSAL });

@@ -125,6 +125,7 @@ export const simulatedSubject: ConformanceSubject = {
           .execute();
         return rows.length;
       },
+      lostTransferAnswer: "indeterminate",
       executeButDropAnswer: () => switches.executeButDropAnswer(),
       refuseNextTransfer() {
         switches.refuseNext(REFUSAL_CODE);
