@@ -121,7 +121,7 @@ export function buildDeps(input: DepsInput): Deps {
   const clock = input.clock ?? systemClock;
   const wallClock = input.wallClock ?? systemClock;
   const webhooks = webhookSettings(config, input.webhooks);
-  const simulated =
+  const sandboxBank =
     config.env === "sandbox" ? createSimulatedConnector({ db, clock, wallClock, secrets }) : undefined;
   const scb = scbOf(input, wallClock);
   const collection = scb?.connector.collection;
@@ -134,8 +134,8 @@ export function buildDeps(input: DepsInput): Deps {
     secrets,
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
-    provider: input.provider ?? payoutProvider(config, simulated?.payouts, scb?.provider),
-    simulator: simulated?.bank,
+    provider: input.provider ?? payoutProvider(config, sandboxBank?.payouts, scb?.provider),
+    simulator: sandboxBank?.bank,
     scb: scb?.connector,
     collector: collection
       ? { qrPayload: (ref1, amountSatang) => collection.instruction({ ref1, amountSatang }).qrPayload }

@@ -37,7 +37,7 @@ export interface InstructInput {
   signal?: AbortSignal;
   /**
    * Where the customer's money goes when a connector takes payments straight to the merchant
-   * (the sandbox's simulated bank pays the merchant's own PromptPay id or collection account).
+   * (the sandbox's bank pays the merchant's own PromptPay id or collection account).
    * Connectors that collect into the operator's account ignore it.
    */
   payee?: Payee;

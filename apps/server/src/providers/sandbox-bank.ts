@@ -1,5 +1,5 @@
 /**
- * What the sandbox drives its simulated bank with (CONTRACT 9): the simulate routes and the
+ * What the sandbox drives its bank with (CONTRACT 9): the simulate routes and the
  * hosted page's sandbox button have the bank decide a payout and send a signed callback, which
  * comes back through the same verification and idempotency record as any provider's callback.
  * The bank itself is a connector of its own folder (the registry builds it in sandbox).
@@ -18,7 +18,7 @@ export interface CallbackSource {
   parseCallback(callback: IncomingCallback): Promise<ProviderReport>;
 }
 
-/** The callback types the simulated bank sends. */
+/** The callback types the sandbox's bank sends. */
 export type SandboxCallbackType =
   | "payment.processing"
   | "payment.succeeded"

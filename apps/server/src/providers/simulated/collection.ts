@@ -12,6 +12,7 @@
  *   is refused as forged (malformed), like any body that is not one of its callbacks.
  * - `inquire` and `find` answer from the bank's own book of what was paid (`SimulatedBank.pay`).
  */
+import type { Clock } from "../../lib/clock.ts";
 import type {
   CollectionPort,
   CollectionSearch,
@@ -48,7 +49,7 @@ export class SimulatedCollection implements CollectionPort {
   constructor(
     private readonly bank: SimulatedBank,
     /** Real time: when a notice that names no time arrived. */
-    private readonly clock: { now(): Date },
+    private readonly clock: Clock,
   ) {}
 
   async instruct(input: InstructInput): Promise<Instruction> {
