@@ -28,11 +28,12 @@ import {
   type ConnectorDeps,
   type Connectors,
   connectorsOf,
+  createSimulatedConnector,
   type ExchangeRecorder,
   reconcileIntervalOf,
 } from "./providers/registry.ts";
 import { Router, type RouterOptions } from "./providers/routing/router.ts";
-import { SandboxProvider } from "./providers/sandbox.ts";
+import type { SandboxBank } from "./providers/sandbox-bank.ts";
 
 export interface Deps {
   config: Config;
@@ -48,7 +49,7 @@ export interface Deps {
   /** Where payouts go; undefined when the deployment has no payout provider. */
   provider: Provider | undefined;
   /** The sandbox's simulated bank (simulate routes, its callback route); undefined in live. */
-  simulator: SandboxProvider | undefined;
+  simulator: SandboxBank | undefined;
   /**
    * The deployment's live connectors, in SATANG_PROVIDER's order (providers/registry.ts): their
    * notices, the collections reconciler, the QR of a live payment, payouts. Empty in sandbox.
@@ -106,7 +107,7 @@ export interface DepsInput {
  * refuses to start without SATANG_PROVIDER).
  */
 function payoutProvider(
-  simulator: SandboxProvider | undefined,
+  simulator: Provider | undefined,
   connectors: readonly Connector[],
 ): Provider | undefined {
   if (connectors.length > 0) return connectors.find((c) => c.payouts)?.payouts;
@@ -123,8 +124,8 @@ export function buildDeps(input: DepsInput): Deps {
   const clock = input.clock ?? systemClock;
   const wallClock = input.wallClock ?? systemClock;
   const webhooks = webhookSettings(config, input.webhooks);
-  const simulator =
-    config.env === "sandbox" ? new SandboxProvider({ db, clock, wallClock, secrets }) : undefined;
+  const sandboxBank =
+    config.env === "sandbox" ? createSimulatedConnector({ db, clock, wallClock, secrets }) : undefined;
   const handles: ConnectorDeps = { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder };
   const built = input.liveConnectors?.(handles) ?? buildConnectors(config, handles);
   const router = routerOf(input, built, wallClock);
@@ -139,8 +140,8 @@ export function buildDeps(input: DepsInput): Deps {
     secrets,
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
-    provider: input.provider ?? payoutProvider(simulator, connectors),
-    simulator,
+    provider: input.provider ?? payoutProvider(sandboxBank?.payouts, connectors),
+    simulator: sandboxBank?.bank,
     connectors: connectorsOf(connectors),
     reconcileIntervalMs: reconcileIntervalOf(config),
     router,

@@ -7,7 +7,7 @@ import type { Db } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { SandboxProvider } from "../providers/sandbox.ts";
+import type { SandboxBank } from "../providers/sandbox-bank.ts";
 
 export interface LifecycleContext {
   db: Db;
@@ -21,7 +21,7 @@ export interface LifecycleContext {
    */
   provider: Provider | undefined;
   /** The sandbox's simulated bank, which the simulate routes drive; undefined in live. */
-  simulator: SandboxProvider | undefined;
+  simulator: SandboxBank | undefined;
   /**
    * The bound of one provider call (a send or a lookup); PROVIDER_CALL_TIMEOUT_MS unless a test
    * (the payout property test's bank model) shortens it.
@@ -30,7 +30,7 @@ export interface LifecycleContext {
 }
 
 /** The simulated bank; sandbox only. */
-export function simulatorOf(ctx: Pick<LifecycleContext, "simulator">): SandboxProvider {
+export function simulatorOf(ctx: Pick<LifecycleContext, "simulator">): SandboxBank {
   // Sandbox routes are not even registered in live; reaching this is a bug, answered as 404.
   if (!ctx.simulator) throw new AppError("RESOURCE_NOT_FOUND", "Sandbox simulation is not available in live");
   return ctx.simulator;

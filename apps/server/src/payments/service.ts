@@ -332,10 +332,7 @@ async function createInOneStatement(
     return { recorded: false };
   }
   const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-  const row = paymentRowOf(
-    { ...request, setup, routed: request.routed, now },
-    newId(),
-  );
+  const row = paymentRowOf({ ...request, setup, routed: request.routed, now }, newId());
   const inserted = await createPaymentRowWithReplayRecord(ctx.db, row, replay?.use);
   if (inserted === SIGNATURE_USED) return { recorded: false };
   replay?.markWritten();
@@ -498,12 +495,13 @@ export async function getPaymentByReference(
   return paymentView(row, ctx.config, mode);
 }
 
-/** A payment as the operator finds it by its SCB reference: the record, its merchant, its ref1. */
-export type OperatorPaymentRecord = PaymentRecord & { merchantId: string; scbReference: string };
+/** A payment as the operator finds it by its collection reference: the record, its merchant, the reference. */
+export type OperatorPaymentRecord = PaymentRecord & { merchantId: string; collectionReference: string };
 
 /**
- * The operator's lookup of a live PromptPay payment by its collection reference (SCB's ref1),
- * across merchants. References are upper case; one typed in lower case is found too. Text that
+ * The operator's lookup of a live PromptPay payment by its collection reference (the reference
+ * the connector collects it under, which the provider shows), across merchants. References are
+ * upper case; one typed in lower case is found too. Text that
  * cannot be a reference answers 404 like an unknown one.
  */
 export async function getPaymentByCollectionReference(
@@ -514,7 +512,7 @@ export async function getPaymentByCollectionReference(
   if (!COLLECTION_REFERENCE_PATTERN.test(ref1)) throw paymentNotFound();
   const row = await findPaymentByCollectionReference(ctx.db, ref1);
   if (!row) throw paymentNotFound();
-  return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, scbReference: ref1 };
+  return { ...paymentView(row, ctx.config), merchantId: row.merchant_id, collectionReference: ref1 };
 }
 
 /** The operator's view of a payment: the record, its merchant and the connector that took it. */

@@ -36,6 +36,18 @@ export interface InstructInput {
   expiresAt: Date;
   /** The caller's bound: once aborted, the connector starts nothing more. */
   signal?: AbortSignal;
+  /**
+   * Where the customer's money goes when a connector takes payments straight to the merchant
+   * (the sandbox's bank pays the merchant's own PromptPay id or collection account).
+   * Connectors that collect into the operator's account ignore it.
+   */
+  payee?: Payee;
+}
+
+/** The merchant's own receiving details, as the merchant record holds them. */
+export interface Payee {
+  promptpayId: string | null;
+  collectionAccount: { bankCode: string; accountNumber: string; accountName: string } | null;
 }
 
 /** What the customer is shown to pay. */

@@ -1,7 +1,7 @@
 /**
  * The one interface every payment and payout provider sits behind (CONTRACT 9). The service
  * never talks to a bank in any other way, so a live bank adapter is one more implementation of
- * this file's `Provider`, and the sandbox's simulated bank (providers/sandbox.ts) is the first.
+ * this file's `Provider`, and the sandbox's bank (a connector of its own) is the first.
  *
  * Rules every implementation follows, because the lifecycle code relies on them:
  * - `sendPayout` is idempotent by `idempotencyKey` (the withdraw id): a second send with the

@@ -12,8 +12,8 @@
 import type { Config, OpnConfig } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
-import { createOpnConnector, OPN_PROVIDER_NAME } from "./opn/connector.ts";
 import type { ConnectorCommandGroup, DayBook, OperatorRoutes } from "./operator.ts";
+import { createOpnConnector, OPN_PROVIDER_NAME } from "./opn/connector.ts";
 import type { Connector, ConnectorJob } from "./port.ts";
 import { SCB_COMMANDS } from "./scb/commands.ts";
 import { createScbConnector, SCB_PROVIDER_NAME } from "./scb/connector.ts";
@@ -22,6 +22,7 @@ import type { ScbRecorder } from "./scb/recorder.ts";
 import { scbExchangeRetentionJob } from "./scb/retention-job.ts";
 import { DatabaseRecorder } from "./scb/store.ts";
 import { UnreadableAnswers } from "./scb/unreadable.ts";
+import { SIMULATED_CONNECTOR_NAME } from "./simulated/names.ts";
 
 export interface Connectors {
   /** Every live connector of the deployment, in failover order. */
@@ -152,3 +153,5 @@ export const CONNECTOR_COMMANDS: readonly ConnectorCommandGroup[] = [SCB_COMMAND
 export const CONNECTOR_DAY_BOOKS: readonly (() => Promise<DayBook>)[] = [
   async () => (await import("./scb/day-book.ts")).scbDayBook,
 ];
+
+export { createSimulatedConnector, type SimulatedConnector } from "./simulated/connector.ts";

@@ -90,7 +90,10 @@ export async function startService(
     bounds?: Partial<DatabaseBounds>;
     /** Replaces parts of the dependencies, e.g. `webhooks` (a test resolver or timeout). */
     deps?: Partial<
-      Pick<DepsInput, "webhooks" | "wallClock" | "provider" | "exchangeRecorder" | "liveConnectors" | "routing">
+      Pick<
+        DepsInput,
+        "webhooks" | "wallClock" | "provider" | "exchangeRecorder" | "liveConnectors" | "routing"
+      >
     >;
   } = {},
 ): Promise<TestService> {

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { promptPayPayload, promptPayProxyOf } from "../../src/payments/qr.ts";
 import type { IncomingCallback } from "../../src/providers/provider.ts";
-import { SandboxProvider } from "../../src/providers/sandbox.ts";
+import { SimulatedBank } from "../../src/providers/simulated/bank.ts";
+import { createSimulatedConnector } from "../../src/providers/simulated/connector.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import {
@@ -44,7 +45,7 @@ async function deliver(callback: IncomingCallback) {
   return { status: raw.statusCode, body: raw.json() };
 }
 
-const bank = () => svc.deps.simulator!;
+const bank = () => svc.deps.simulator as SimulatedBank;
 
 async function paymentStatus(id: string) {
   return svc.deps.db
@@ -170,7 +171,7 @@ describe("the sandbox callback endpoint", () => {
       headers: { "content-type": "application/json" },
       rawBody: callback.rawBody,
     });
-    const stale = new SandboxProvider({
+    const stale = new SimulatedBank({
       ...svc.deps,
       wallClock: { now: () => new Date(Date.now() - 6 * 60_000) },
     });
@@ -202,31 +203,53 @@ describe("the sandbox callback endpoint", () => {
 });
 
 describe("the sandbox provider's other operations", () => {
-  it("gives the same PromptPay instruction as the payment's QR code", async () => {
-    const payment = await createPayment(svc, merchant, { amount: "12345.00" });
-    const instruction = await bank().createPaymentInstruction({
-      paymentId: payment.id,
-      amountSatang: 12345n,
-      method: "promptpay",
-      promptpayId: "0812345678",
-      collectionAccount: null,
+  const connector = () =>
+    createSimulatedConnector({
+      db: svc.deps.db,
+      clock: svc.deps.clock,
+      wallClock: svc.deps.wallClock,
+      secrets: svc.deps.secrets,
     });
-    assert.equal(instruction.qrPayload, payment.nextAction.qrCode.payload);
-    assert.equal(instruction.qrPayload, promptPayPayload(promptPayProxyOf("0812345678")!, 12345n));
-    assert.equal(instruction.providerReference, `sbx_pay_${payment.id}`);
+  const instructInput = (paymentId: string, method: "promptpay" | "bank_transfer", amountSatang: bigint) => ({
+    paymentId,
+    merchantId: merchant.merchantId,
+    method,
+    amountSatang,
+    reference: "SBX0001",
+    expiresAt: new Date(Date.now() + 60_000),
   });
 
-  it("gives a bank transfer instruction to the collection account", async () => {
-    const account = { bankCode: "014", accountNumber: "1234567890", accountName: "Shop" };
-    const instruction = await bank().createPaymentInstruction({
-      paymentId: "00000000-0000-4000-8000-000000000001",
-      amountSatang: 100n,
-      method: "bank_transfer",
-      promptpayId: null,
-      collectionAccount: account,
+  it("instructs the same PromptPay QR as the payment's QR code, in process", async () => {
+    const payment = await createPayment(svc, merchant, { amount: "12345.00" });
+    const instruction = await connector().collection.instruct({
+      ...instructInput(payment.id, "promptpay", 12345n),
+      payee: { promptpayId: "0812345678", collectionAccount: null },
     });
-    assert.deepEqual(instruction.bankTransfer, account);
-    assert.equal(instruction.qrPayload, null);
+    assert.equal(instruction.status, "instructed");
+    if (instruction.status !== "instructed") return;
+    assert.equal(instruction.qrPayload, payment.nextAction.qrCode.payload);
+    assert.equal(instruction.qrPayload, promptPayPayload(promptPayProxyOf("0812345678")!, 12345n));
+    assert.equal(instruction.providerPaymentId, `sbx_pay_${payment.id}`);
+    assert.equal(instruction.qrImageUrl, null);
+  });
+
+  it("instructs a bank transfer to the collection account without a QR, and refuses one without it", async () => {
+    const account = { bankCode: "014", accountNumber: "1234567890", accountName: "Shop" };
+    const id = "00000000-0000-4000-8000-000000000001";
+    const instruction = await connector().collection.instruct({
+      ...instructInput(id, "bank_transfer", 100n),
+      payee: { promptpayId: null, collectionAccount: account },
+    });
+    assert.deepEqual(instruction, {
+      status: "instructed",
+      providerPaymentId: `sbx_pay_${id}`,
+      qrPayload: null,
+      qrImageUrl: null,
+    });
+    const without = await connector().collection.instruct(instructInput(id, "bank_transfer", 100n));
+    assert.equal(without.status, "unavailable");
+    const noPromptPay = await connector().collection.instruct(instructInput(id, "promptpay", 100n));
+    assert.equal(noPromptPay.status, "unavailable");
   });
 
   it("books a payout once per key and answers lookups from its book", async () => {

@@ -9,7 +9,10 @@
 import type { CollectionPort, Connector } from "../port.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 
-async function observing<T extends { status: string }>(breaker: CircuitBreaker, call: () => Promise<T>): Promise<T> {
+async function observing<T extends { status: string }>(
+  breaker: CircuitBreaker,
+  call: () => Promise<T>,
+): Promise<T> {
   let answer: T;
   try {
     answer = await call();
@@ -26,10 +29,12 @@ function observedCollection(collection: CollectionPort, breaker: CircuitBreaker)
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (property === "inquire") {
-        return (...args: Parameters<CollectionPort["inquire"]>) => observing(breaker, () => target.inquire(...args));
+        return (...args: Parameters<CollectionPort["inquire"]>) =>
+          observing(breaker, () => target.inquire(...args));
       }
       if (property === "find") {
-        return (...args: Parameters<CollectionPort["find"]>) => observing(breaker, () => target.find(...args));
+        return (...args: Parameters<CollectionPort["find"]>) =>
+          observing(breaker, () => target.find(...args));
       }
       return typeof value === "function" ? value.bind(target) : value;
     },

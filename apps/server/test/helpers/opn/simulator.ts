@@ -158,6 +158,11 @@ export class OpnSimulator {
     this.failures.push({ ...failure, left: failure.times ?? 1 });
   }
 
+  /** Every failure still waiting from `failNext` is dropped: Opn answers again. */
+  clearFailures(): void {
+    this.failures = [];
+  }
+
   /** The next `count` transfer creates are carried out, but answered only after `holdMs`. */
   hangNextTransferCreate(holdMs: number, count = 1): void {
     this.hangs = count;

@@ -210,6 +210,11 @@ export class ScbSimulator {
     this.failures.set(operation, queue);
   }
 
+  /** Every failure still waiting from `failNext` is dropped: SCB answers again. */
+  clearFailures(): void {
+    this.failures.clear();
+  }
+
   of(operation: SimOperation): SimRequest[] {
     return this.requests.filter((r) => r.operation === operation);
   }

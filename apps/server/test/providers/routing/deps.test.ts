@@ -9,8 +9,8 @@ import { loadConfig } from "../../../src/config.ts";
 import type { Database } from "../../../src/db/types.ts";
 import { buildDeps } from "../../../src/deps.ts";
 import { SecretBox } from "../../../src/lib/crypto.ts";
-import { SandboxProvider } from "../../../src/providers/sandbox.ts";
 import { ScbProvider } from "../../../src/providers/scb/provider.ts";
+import { SimulatedBank } from "../../../src/providers/simulated/bank.ts";
 import { SCB_TEST } from "../../helpers/scb/setup.ts";
 
 const SCB_ENV = {
@@ -45,7 +45,7 @@ describe("router and payout connector in the composition root", () => {
   it("has no router in the sandbox, nor with only SCB (not yet behind the port)", () => {
     const sandbox = depsOf({});
     assert.equal(sandbox.router, undefined);
-    assert.ok(sandbox.provider instanceof SandboxProvider);
+    assert.ok(sandbox.provider instanceof SimulatedBank);
     const scb = depsOf({ ...LIVE, ...SCB_ENV, SATANG_PROVIDER: "scb" });
     assert.equal(scb.router, undefined);
     assert.ok(scb.provider instanceof ScbProvider);
@@ -56,7 +56,7 @@ describe("router and payout connector in the composition root", () => {
     assert.deepEqual(deps.router?.names(), ["opn"]);
     assert.deepEqual(deps.router?.health(), [{ connector: "opn", state: "closed" }]);
     assert.ok(deps.provider, "Opn pays withdraws");
-    assert.ok(!(deps.provider instanceof SandboxProvider));
+    assert.ok(!(deps.provider instanceof SimulatedBank));
   });
 
   it("leaves withdraws to the desk with SATANG_PAYOUTS=manual", () => {

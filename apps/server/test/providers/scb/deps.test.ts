@@ -9,12 +9,22 @@ import { loadConfig } from "../../../src/config.ts";
 import type { Database } from "../../../src/db/types.ts";
 import { buildDeps } from "../../../src/deps.ts";
 import { SecretBox } from "../../../src/lib/crypto.ts";
-import { connectorFor } from "../../../src/lifecycle/connector-choice.ts";
+import type { CollectionPort, Connector } from "../../../src/providers/port.ts";
 import type { Connectors } from "../../../src/providers/registry.ts";
-import { SandboxProvider } from "../../../src/providers/sandbox.ts";
 import type { ScbConnector } from "../../../src/providers/scb/connector.ts";
 import { ScbProvider } from "../../../src/providers/scb/provider.ts";
+import { SimulatedBank } from "../../../src/providers/simulated/bank.ts";
 import { SCB_TEST } from "../../helpers/scb/setup.ts";
+
+/** The connector a new payment by `method` goes to first (the router's order, every breaker closed). */
+function connectorFor(
+  connectors: Connectors,
+  method: "promptpay" | "bank_transfer",
+): (Connector & { collection: CollectionPort }) | undefined {
+  return connectors.all.find((c) => c.collection?.methods.includes(method)) as
+    | (Connector & { collection: CollectionPort })
+    | undefined;
+}
 
 const SCB_ENV = {
   SATANG_PROVIDER: "scb",
@@ -51,7 +61,7 @@ function depsOf(env: Record<string, string>) {
 describe("provider selection", () => {
   it("sandbox: the simulated provider by default, no SCB, PromptPay paid to the merchant's id", () => {
     const deps = depsOf({});
-    assert.ok(deps.provider instanceof SandboxProvider);
+    assert.ok(deps.provider instanceof SimulatedBank);
     assert.deepEqual(deps.connectors.all, []);
     assert.equal(connectorFor(deps.connectors, "promptpay"), undefined);
   });

@@ -1,5 +1,6 @@
 /**
- * The sandbox provider: a simulated bank behind the `Provider` interface (CONTRACT 9).
+ * The simulated bank of the sandbox (CONTRACT 9): the `payouts` of the `simulated` connector and
+ * the source of the sandbox's signed callbacks.
  *
  * It reports nothing by itself. Payments stay as they are until a sandbox simulate route (or
  * the hosted page's sandbox button) has the bank send a signed callback; payouts it receives
@@ -10,20 +11,24 @@
  * every server and worker process of a deployment talks to one and the same bank, and the
  * reconciler of one process can ask about a payout another process sent.
  *
+ * Its book of payments (`pay`: a customer paying the QR at the bank) is the record the
+ * collection side's `inquire` and `find` answer from. It is kept in memory: the sandbox's
+ * payments are decided by the simulate routes' signed callbacks, which need no book, so only
+ * the conformance suite pays at the bank.
+ *
  * Callbacks are signed the way a real provider signs them: header
  * `Sandbox-Signature: t=<unix ms>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>`, with a
  * per-deployment secret that is generated on first use and kept sealed (under SECRET_KEY) in
  * server_settings, so every process of a deployment verifies with the same secret.
  */
 import { createHmac } from "node:crypto";
-import type { Db } from "../db/handles.ts";
-import type { Clock } from "../lib/clock.ts";
-import { type SecretBox, safeEqual } from "../lib/crypto.ts";
-import { AppError } from "../lib/errors.ts";
-import { isUuid, newId, randomToken } from "../lib/ids.ts";
-import { PROVIDER_CALLBACK_ID_LENGTH_MAX, PROVIDER_CALLBACK_TOLERANCE_MS } from "../lib/limits.ts";
-import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
-import { promptPayPayload, promptPayProxyOf } from "../payments/qr.ts";
+import type { Db } from "../../db/handles.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { type SecretBox, safeEqual } from "../../lib/crypto.ts";
+import { AppError } from "../../lib/errors.ts";
+import { isUuid, newId, randomToken } from "../../lib/ids.ts";
+import { PROVIDER_CALLBACK_ID_LENGTH_MAX, PROVIDER_CALLBACK_TOLERANCE_MS } from "../../lib/limits.ts";
+import type { PaymentReportOutcome, PayoutReportOutcome } from "../../lib/provider-reports.ts";
 import type {
   CallbackSource,
   CancelPayoutResult,
@@ -35,9 +40,12 @@ import type {
   Provider,
   ProviderReport,
   SendPayoutResult,
-} from "./provider.ts";
+} from "../provider.ts";
+import type { SandboxBank, SandboxCallbackData, SandboxCallbackType } from "../sandbox-bank.ts";
+import { NO_FAULTS, type SimulatedFaults } from "./faults.ts";
+import { instructionOf } from "./instruction.ts";
+import { SANDBOX_PROVIDER_NAME } from "./names.ts";
 
-const SANDBOX_PROVIDER_NAME = "sandbox";
 const SANDBOX_SIGNATURE_HEADER = "sandbox-signature";
 const SECRET_SETTING = "sandbox_provider_callback_secret";
 const SECRET_RANDOM_BYTES = 32;
@@ -49,13 +57,13 @@ const CALLBACK_TYPES = {
   "payment.failed": { subject: "payment", outcome: "failed" },
   "payout.paid": { subject: "payout", outcome: "paid" },
   "payout.failed": { subject: "payout", outcome: "failed" },
-} as const;
-type SandboxCallbackType = keyof typeof CALLBACK_TYPES;
+} as const satisfies Record<SandboxCallbackType, unknown>;
 
-interface SandboxCallbackBody {
+/** A callback's body, as the bank writes it. */
+export interface SandboxCallbackBody {
   id: string;
   type: SandboxCallbackType;
-  data: { paymentId: string } | { payoutKey: string };
+  data: SandboxCallbackData;
   createdAt: string;
 }
 
@@ -65,6 +73,9 @@ const SIGNATURE_PATTERN = /^t=([0-9]{1,16}),v1=([0-9a-f]{64})$/;
 const invalidSignature = () =>
   new AppError("INVALID_CREDENTIALS", "Invalid or missing provider callback signature");
 const malformed = (field: string, message: string) => new AppError("VALIDATION_ERROR", message, { field });
+
+/** The bank's answer while its failure switch says it is down. */
+export const SIMULATED_BANK_DOWN = "the simulated bank is down";
 
 /**
  * The secret of this deployment, created by whichever process needs it first. The insert is
@@ -93,7 +104,13 @@ function headerText(headers: IncomingCallback["headers"], name: string): string 
   return typeof value === "string" ? value : undefined;
 }
 
-function parseBody(rawBody: string): ProviderReport {
+/** The callback's body as an object with a valid id and type; throws VALIDATION_ERROR otherwise. */
+export function readCallbackBody(rawBody: string): {
+  id: string;
+  type: SandboxCallbackType;
+  data: Record<string, unknown>;
+  createdAt: unknown;
+} {
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawBody);
@@ -116,10 +133,19 @@ function parseBody(rawBody: string): ProviderReport {
   if (typeof type !== "string" || !Object.hasOwn(CALLBACK_TYPES, type)) {
     throw malformed("type", `type must be one of ${Object.keys(CALLBACK_TYPES).join(", ")}`);
   }
-  const meaning = CALLBACK_TYPES[type as SandboxCallbackType];
   const data = body.data;
   if (typeof data !== "object" || data === null) throw malformed("data", "data must be an object");
-  const fields = data as Record<string, unknown>;
+  return {
+    id,
+    type: type as SandboxCallbackType,
+    data: data as Record<string, unknown>,
+    createdAt: body.createdAt,
+  };
+}
+
+function parseBody(rawBody: string): ProviderReport {
+  const { id, type, data: fields } = readCallbackBody(rawBody);
+  const meaning = CALLBACK_TYPES[type];
   if (meaning.subject === "payment") {
     const paymentId = fields.paymentId;
     if (typeof paymentId !== "string" || !isUuid(paymentId)) {
@@ -140,21 +166,37 @@ function parseBody(rawBody: string): ProviderReport {
 }
 
 /** What the simulated bank keeps its book and signs its callbacks with. */
-interface SandboxBankContext {
+export interface SimulatedBankContext {
   db: Db;
   /** Business time: the bank's bookings and callback bodies. */
   clock: Clock;
   /** Real time: callback signatures, checked against the tolerance like a real provider's. */
   wallClock: Clock;
   secrets: SecretBox;
+  /** Failure switches (the conformance suite's); none in a sandbox. */
+  faults?: SimulatedFaults;
 }
 
-export class SandboxProvider implements Provider, CallbackSource {
+/** A payment the bank took: the customer paid `amountSatang` under `reference`. */
+export interface BookedPayment {
+  /** The bank's own id of the payment. */
+  transactionId: string;
+  paymentId: string;
+  reference: string;
+  amountSatang: bigint;
+  paidAt: Date;
+}
+
+export class SimulatedBank implements Provider, SandboxBank {
   readonly name = SANDBOX_PROVIDER_NAME;
+  readonly faults: SimulatedFaults;
   /** The callback secret once read: it never changes, so each bank object reads it once. */
   private secret: Promise<string> | undefined;
+  private readonly paymentBook = new Map<string, BookedPayment>();
 
-  constructor(private readonly deps: SandboxBankContext) {}
+  constructor(private readonly deps: SimulatedBankContext) {
+    this.faults = deps.faults ?? NO_FAULTS;
+  }
 
   private callbackSecret(): Promise<string> {
     if (!this.secret) {
@@ -168,24 +210,9 @@ export class SandboxProvider implements Provider, CallbackSource {
     return this.secret;
   }
 
-  /**
-   * The instruction is computed, not fetched: the simulated bank takes payments straight to the
-   * merchant's own PromptPay id or collection account, exactly as payments/service.ts builds
-   * them at create. A live provider would return its own QR payload or virtual account here.
-   */
+  /** Kept while `Provider` names it: the collection side's `instruct` is the way in. */
   async createPaymentInstruction(input: PaymentInstructionInput): Promise<PaymentInstruction> {
-    const providerReference = `sbx_pay_${input.paymentId}`;
-    if (input.method === "promptpay") {
-      const proxy = promptPayProxyOf(input.promptpayId);
-      if (!proxy) throw new Error("promptpay instruction needs a valid PromptPay id");
-      return {
-        providerReference,
-        qrPayload: promptPayPayload(proxy, input.amountSatang),
-        bankTransfer: null,
-      };
-    }
-    if (!input.collectionAccount) throw new Error("bank_transfer instruction needs a collection account");
-    return { providerReference, qrPayload: null, bankTransfer: { ...input.collectionAccount } };
+    return instructionOf(input);
   }
 
   /**
@@ -193,13 +220,16 @@ export class SandboxProvider implements Provider, CallbackSource {
    * the call (tests read `send_count`) and answers with what the bank already knows.
    */
   async sendPayout(input: PayoutInput): Promise<SendPayoutResult> {
+    if (this.faults.down()) return { status: "indeterminate", error: SIMULATED_BANK_DOWN };
+    const fault = this.faults.transfer(input.idempotencyKey);
     const at = this.deps.clock.now();
+    const status = fault.kind === "refuse" ? "failed" : "accepted";
     const row = await this.deps.db
       .insertInto("sandbox_payouts")
       .values({
         payout_key: input.idempotencyKey,
         amount_satang: input.amountSatang,
-        status: "accepted",
+        status,
         send_count: 1,
         created_at: at,
         updated_at: at,
@@ -211,10 +241,18 @@ export class SandboxProvider implements Provider, CallbackSource {
       )
       .returning(["status"])
       .executeTakeFirstOrThrow();
-    return { status: row.status, providerReference: referenceOf(input.idempotencyKey) };
+    if (fault.kind === "drop_answer") {
+      return { status: "indeterminate", error: "the simulated bank's answer was lost" };
+    }
+    const providerReference = referenceOf(input.idempotencyKey);
+    if (row.status === "failed" && fault.kind === "refuse") {
+      return { status: "failed", providerReference, reason: fault.code };
+    }
+    return { status: row.status, providerReference };
   }
 
   async getPayout(idempotencyKey: string): Promise<PayoutLookup> {
+    if (this.faults.down()) throw new Error(SIMULATED_BANK_DOWN);
     const row = await this.deps.db
       .selectFrom("sandbox_payouts")
       .select("status")
@@ -232,15 +270,20 @@ export class SandboxProvider implements Provider, CallbackSource {
     return { status: "not_cancelable", reason: "the sandbox bank cannot recall a payout it has accepted" };
   }
 
-  async parseCallback(callback: IncomingCallback): Promise<ProviderReport> {
+  /** Whether a callback carries the bank's valid, fresh signature over its raw body. */
+  async signedByBank(callback: IncomingCallback): Promise<boolean> {
     const header = headerText(callback.headers, SANDBOX_SIGNATURE_HEADER);
     const match = header ? SIGNATURE_PATTERN.exec(header.trim()) : null;
-    if (!match) throw invalidSignature();
+    if (!match) return false;
     const [, timestamp, signature] = match as unknown as [string, string, string];
     const age = Math.abs(this.deps.wallClock.now().getTime() - Number(timestamp));
-    if (age > PROVIDER_CALLBACK_TOLERANCE_MS) throw invalidSignature();
+    if (age > PROVIDER_CALLBACK_TOLERANCE_MS) return false;
     const expected = sign(await this.callbackSecret(), timestamp, callback.rawBody);
-    if (!safeEqual(expected, signature)) throw invalidSignature();
+    return safeEqual(expected, signature);
+  }
+
+  async parseCallback(callback: IncomingCallback): Promise<ProviderReport> {
+    if (!(await this.signedByBank(callback))) throw invalidSignature();
     return parseBody(callback.rawBody);
   }
 
@@ -249,7 +292,7 @@ export class SandboxProvider implements Provider, CallbackSource {
   /** A signed callback as the bank would send it: the exact headers and body text. */
   async signCallback(
     type: SandboxCallbackType,
-    data: SandboxCallbackBody["data"],
+    data: SandboxCallbackData,
     id = `sbx_cb_${newId()}`,
   ): Promise<IncomingCallback> {
     const body: SandboxCallbackBody = { id, type, data, createdAt: this.deps.clock.now().toISOString() };
@@ -291,6 +334,43 @@ export class SandboxProvider implements Provider, CallbackSource {
       })
       .onConflict((oc) => oc.column("payout_key").doUpdateSet({ status: outcome, updated_at: at }))
       .execute();
+  }
+
+  /**
+   * A customer pays `amountSatang` at the bank for a payment: the bank books it under a new
+   * transaction id and sends its signed `payment.succeeded` notification, which names the
+   * payment, the transaction, the reference and the amount paid.
+   */
+  async pay(input: {
+    paymentId: string;
+    reference: string;
+    amountSatang: bigint;
+  }): Promise<{ payment: BookedPayment; notice: IncomingCallback }> {
+    const payment: BookedPayment = {
+      transactionId: `sbx_txn_${newId()}`,
+      paymentId: input.paymentId,
+      reference: input.reference,
+      amountSatang: input.amountSatang,
+      paidAt: this.deps.clock.now(),
+    };
+    this.paymentBook.set(payment.transactionId, payment);
+    const notice = await this.signCallback("payment.succeeded", {
+      paymentId: input.paymentId,
+      transactionId: payment.transactionId,
+      reference: input.reference,
+      amountSatang: String(input.amountSatang),
+    });
+    return { payment, notice };
+  }
+
+  /** The bank's record of one payment it took, by its transaction id. */
+  bookedPayment(transactionId: string): BookedPayment | undefined {
+    return this.paymentBook.get(transactionId);
+  }
+
+  /** Every payment the bank took under `reference`. */
+  bookedPaymentsOf(reference: string): BookedPayment[] {
+    return [...this.paymentBook.values()].filter((payment) => payment.reference === reference);
   }
 }
 
