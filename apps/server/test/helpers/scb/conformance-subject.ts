@@ -1,35 +1,12 @@
 /**
- * SCB as a conformance subject (test/providers/conformance.ts): SCB's classes as they are
- * (`ScbCollection`, `ScbPayouts`, `ScbProvider`) pointed at a fresh local SCB simulator, with a
- * manual bank clock, over a sandbox test service whose withdraws SCB pays.
- *
- * `scbConnectorOf` wraps them into the port's `Connector` for the suite. `createScbConnector`
- * will return a `Connector` itself; this wrapper then gives way to it.
+ * SCB as a conformance subject (test/providers/conformance.ts): the connector
+ * `createScbConnector` builds, pointed at a fresh local SCB simulator, with a manual bank clock,
+ * over a sandbox test service whose withdraws SCB pays.
  */
 import { randomInt, randomUUID } from "node:crypto";
 import type { Db } from "../../../src/db/handles.ts";
 import { formatThb } from "../../../src/lib/money.ts";
-import type {
-  CollectionPort,
-  CollectionSearch,
-  CollectionVerdict,
-  Connector,
-  InstructInput,
-  Instruction,
-  NoticeClaim,
-  NoticeReading,
-  PaymentToCheck,
-  ShownPayment,
-} from "../../../src/providers/port.ts";
-import type { IncomingCallback } from "../../../src/providers/provider.ts";
-import {
-  confirmationAck,
-  parseConfirmation,
-  type ScbCollection,
-  type VerifiedPayment,
-} from "../../../src/providers/scb/collection.ts";
-import { SCB_PROVIDER_NAME } from "../../../src/providers/scb/names.ts";
-import { ScbProvider } from "../../../src/providers/scb/provider.ts";
+import { createScbConnector } from "../../../src/providers/scb/connector.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import type { ConformanceRun, ConformanceSubject } from "../../providers/conformance.ts";
 import { startService } from "../harness.ts";
@@ -54,79 +31,6 @@ function amountText(satang: bigint): string {
   return `${satang}.00`;
 }
 
-function shown(payment: VerifiedPayment): ShownPayment {
-  return {
-    transactionId: payment.transactionId,
-    reference: payment.ref1,
-    amountSatang: payment.amountSatang,
-    paidAt: payment.paidAt,
-  };
-}
-
-/** SCB's collection behind the port: the QR made locally, every verdict from SCB's inquiry. */
-class ScbCollectionPort implements CollectionPort {
-  readonly methods = ["promptpay"] as const;
-
-  constructor(private readonly scb: ScbCollection) {}
-
-  async instruct(input: InstructInput): Promise<Instruction> {
-    if (input.method !== "promptpay") return { status: "unavailable", error: "SCB collects promptpay only" };
-    const { qrPayload } = this.scb.instruction({ ref1: input.reference, amountSatang: input.amountSatang });
-    return { status: "instructed", providerPaymentId: null, qrPayload, qrImageUrl: null };
-  }
-
-  readNotice(notice: IncomingCallback): NoticeReading {
-    const parsed = parseConfirmation(notice.rawBody);
-    if (!parsed.ok) return { status: "malformed", error: parsed.error };
-    const { claim } = parsed;
-    return {
-      status: "claim",
-      claim: {
-        transactionId: claim.transactionId,
-        reference: claim.ref1,
-        amountSatang: claim.amountSatang,
-        paidAt: claim.paidAt,
-      },
-      acknowledgment: confirmationAck(claim.transactionId),
-    };
-  }
-
-  async inquire(claim: NoticeClaim): Promise<CollectionVerdict> {
-    if (claim.reference === null) return { status: "not_found", claim, reason: "no ref1", retry: false };
-    const search = await this.scb.findPayments({
-      ref1: claim.reference,
-      from: claim.paidAt,
-      to: claim.paidAt,
-    });
-    if (search.status === "unavailable") return { status: "unavailable", claim, error: search.error };
-    const payment = search.payments.find((p) => p.transactionId === claim.transactionId);
-    if (!payment && search.unreadable.length > 0) {
-      return { status: "unavailable", claim, error: search.unreadable.join("; ") };
-    }
-    if (!payment) return { status: "not_found", claim, reason: "SCB does not show it", retry: true };
-    if (claim.amountSatang !== null && claim.amountSatang !== payment.amountSatang) {
-      return { status: "mismatch", claim, payment: shown(payment), fields: ["amount"] };
-    }
-    return { status: "verified", claim, payment: shown(payment) };
-  }
-
-  async find(payment: PaymentToCheck, from: Date, to: Date): Promise<CollectionSearch> {
-    const search = await this.scb.findPayments({ ref1: payment.reference, from, to });
-    if (search.status === "unavailable") return search;
-    return { status: "answered", payments: search.payments.map(shown), unreadable: search.unreadable };
-  }
-}
-
-/** SCB's classes as one `Connector` (until `createScbConnector` returns one). */
-export function scbConnectorOf(provider: ScbProvider, collection: ScbCollection): Connector {
-  return {
-    name: SCB_PROVIDER_NAME,
-    callbackToken: "scb_conformance_callback_token_0123456789",
-    collection: new ScbCollectionPort(collection),
-    payouts: provider,
-  };
-}
-
 export const scbSubject: ConformanceSubject = {
   name: "scb",
   async start(): Promise<ConformanceRun> {
@@ -134,16 +38,27 @@ export const scbSubject: ConformanceSubject = {
     // SCB pays only a withdraw the lifecycle handed over: a sandbox service makes them.
     const svc = await startService();
     const merchant = await fundedMerchant(svc, {}, 100_000_000n);
-    const provider = new ScbProvider({
-      db: svc.deps.db as Db,
-      clock: rig.clock,
-      collection: rig.collection,
-      payouts: rig.payouts,
-      reconcileIntervalMs: 60_000,
-    });
     const { sim, clock } = rig;
+    const connector = createScbConnector(
+      {
+        apiBaseUrl: sim.url,
+        apiKey: SCB_TEST.apiKey,
+        apiSecret: SCB_TEST.apiSecret,
+        billerId: SCB_TEST.billerId,
+        callbackToken: "scb_conformance_callback_token_0123456789",
+        ref2: null,
+        ref3Prefix: null,
+        payer: SCB_TEST.payer,
+        reconcileIntervalMs: 60_000,
+        inquiryDelayMs: SCB_TEST.inquiryDelayMs,
+        requestTimeoutMs: TIMEOUT_MS,
+        tokenRefreshMarginMs: 120_000,
+      },
+      { db: svc.deps.db as Db, clock, recorder: rig.recorder },
+    );
     return {
-      connector: scbConnectorOf(provider, rig.collection),
+      // The connector a deployment builds (providers/registry.ts), pointed at the local SCB.
+      connector,
       // SCB's QR is the operator's biller id and the payment's ref1: made here, SCB is not asked.
       instructWhileDown: "instructed",
       now: () => clock.now(),
