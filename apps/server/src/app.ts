@@ -43,9 +43,8 @@ import { opsRoutes } from "./ops/routes.ts";
 import { paymentRoutes } from "./payments/routes.ts";
 import { payoutDeskPageRoutes } from "./payout-desk/page-routes.ts";
 import { payoutDeskRoutes } from "./payout-desk/routes.ts";
-import { unreadableAnswersOf } from "./providers/registry.ts";
+import { connectorMetrics, unreadableAnswersOf } from "./providers/registry.ts";
 import { connectorBreakersOf } from "./providers/routing/router.ts";
-import { unreadableAnswersMetric } from "./providers/scb/exchanges.ts";
 import { refundRoutes } from "./refunds/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { landingRoutes } from "./sandbox/landing.ts";
@@ -114,7 +113,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     .register(
       opsRoutes({
         ...deps,
-        extraMetrics: () => unreadableAnswersMetric(deps.db),
+        extraMetrics: () => connectorMetrics(deps.db),
         undecidedPayouts: () => undecidedCount(deps),
         connectorBreakers: deps.router ? () => connectorBreakersOf(deps.router) : undefined,
       }),

@@ -137,6 +137,12 @@ export const PROVIDER_NAMES = ["simulated", "scb", "opn"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 /** The connectors that can pay withdraws (SATANG_PAYOUT_PROVIDER's default is the first named). */
 const PAYING_PROVIDERS: readonly ProviderName[] = ["simulated", "scb", "opn"];
+/** The live connectors a configuration names, in SATANG_PROVIDER's order: all but the sandbox's bank. */
+export function liveProviderNames(config: Partial<Pick<Config, "provider" | "providers">>): ProviderName[] {
+  const names = config.providers ?? (config.provider === undefined ? [] : [config.provider]);
+  return names.filter((name) => name !== "simulated");
+}
+
 export const PAYOUT_MODES = ["provider", "manual"] as const;
 export type PayoutMode = (typeof PAYOUT_MODES)[number];
 

@@ -28,7 +28,7 @@ import {
   type ConnectorDeps,
   type Connectors,
   connectorsOf,
-  createSimulatedConnector,
+  createSandboxBank,
   type ExchangeRecorder,
   reconcileIntervalOf,
 } from "./providers/registry.ts";
@@ -125,7 +125,7 @@ export function buildDeps(input: DepsInput): Deps {
   const wallClock = input.wallClock ?? systemClock;
   const webhooks = webhookSettings(config, input.webhooks);
   const sandboxBank =
-    config.env === "sandbox" ? createSimulatedConnector({ db, clock, wallClock, secrets }) : undefined;
+    config.env === "sandbox" ? createSandboxBank({ db, clock, wallClock, secrets }) : undefined;
   const handles: ConnectorDeps = { db, clock: wallClock, exchangeRecorder: input.exchangeRecorder };
   const built = input.liveConnectors?.(handles) ?? buildConnectors(config, handles);
   const router = routerOf(input, built, wallClock);

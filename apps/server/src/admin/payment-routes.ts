@@ -12,6 +12,7 @@ import { documented } from "../http/openapi-errors.ts";
 import { PaymentSchema } from "../payments/schemas.ts";
 import { getPaymentForOperator, paymentNotFound } from "../payments/service.ts";
 import type { ViewContext } from "../payments/view.ts";
+import { EXAMPLE_CONNECTOR_NAME } from "../providers/registry.ts";
 import { IdParams } from "./schemas.ts";
 
 const nullableText = (description: string, example: string) =>
@@ -23,7 +24,7 @@ const OperatorPaymentViewEnvelope = envelopeSchema(
     merchantId: Type.String({ format: "uuid" }),
     provider: nullableText(
       "The connector that took the payment (its SATANG_PROVIDER name); null for the simulated bank",
-      "opn",
+      EXAMPLE_CONNECTOR_NAME,
     ),
     providerPaymentId: nullableText(
       "The connector's own id of the payment (a charge id), or null",

@@ -23,6 +23,7 @@ import {
 } from "../lib/limits.ts";
 import { parseAmount } from "../lib/money.ts";
 import type { MerchantInput } from "../merchants/service.ts";
+import { EXAMPLE_CONNECTOR_NAME } from "../providers/registry.ts";
 
 const amount = amountField;
 
@@ -139,11 +140,14 @@ export const UpdateMerchantBody = Type.Object(
       Type.Enum(["active", "disabled"], { [ERROR_MESSAGE_KEYWORD]: "must be active or disabled" }),
     ),
     provider: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 50, examples: ["opn"] }), Type.Null()], {
-        description:
-          "Pins the merchant's new payments to one connector of SATANG_PROVIDER (no failover); null unpins",
-        [ERROR_MESSAGE_KEYWORD]: "must be a connector's name, or null",
-      }),
+      Type.Union(
+        [Type.String({ minLength: 1, maxLength: 50, examples: [EXAMPLE_CONNECTOR_NAME] }), Type.Null()],
+        {
+          description:
+            "Pins the merchant's new payments to one connector of SATANG_PROVIDER (no failover); null unpins",
+          [ERROR_MESSAGE_KEYWORD]: "must be a connector's name, or null",
+        },
+      ),
     ),
   },
   {
@@ -220,7 +224,7 @@ const MerchantSchema = Type.Object(
     dailyWithdrawLimit: nullableString("Amount (satang, two decimals), or null for no limit"),
     monthlyWithdrawLimit: nullableString("Amount (satang, two decimals), or null for no limit"),
     withdrawVerificationThreshold: nullableString("Amount (satang, two decimals), or null for none"),
-    provider: Type.Union([Type.String({ examples: ["opn"] }), Type.Null()], {
+    provider: Type.Union([Type.String({ examples: [EXAMPLE_CONNECTOR_NAME] }), Type.Null()], {
       description: "The connector the merchant is pinned to, or null: SATANG_PROVIDER's order",
     }),
     createdAt: timestamp("Creation time"),

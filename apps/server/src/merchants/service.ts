@@ -1,7 +1,7 @@
 /**
  * Merchants: the businesses using the service, with their wallet settings and limits.
  */
-import type { Config } from "../config.ts";
+import { type Config, liveProviderNames } from "../config.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
@@ -177,11 +177,11 @@ export async function getMerchant(ctx: { db: Db }, id: string): Promise<Merchant
 
 /**
  * A pin names one live connector of SATANG_PROVIDER (CONTRACT 15): the merchant's new payments
- * go to it only, never failing over. `simulated` is no connector to pin to.
+ * go to it only, never failing over. The sandbox's bank is no connector to pin to.
  */
 function checkPin(ctx: Partial<Pick<MerchantContext, "config">>, provider: string | null): string | null {
   if (provider === null) return null;
-  const live = (ctx.config?.providers ?? []).filter((name) => name !== "simulated");
+  const live = ctx.config ? liveProviderNames(ctx.config) : [];
   if (!live.includes(provider as (typeof live)[number])) {
     throw fieldError(
       "VALIDATION_ERROR",

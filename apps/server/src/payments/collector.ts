@@ -1,7 +1,7 @@
 /**
  * A live collection: a connector takes a PromptPay payment into the operator's own account under
- * a per-payment reference (SCB's bill payment QR with the reference as ref1, Opn's charge with it
- * in its metadata). When the deployment has live connectors, the composition root passes their
+ * a per-payment reference (a bank's bill payment QR with the reference as ref1, a gateway's
+ * charge with it in its metadata). When the deployment has live connectors, the composition root passes their
  * router (`PaymentRouter`, providers/routing/router.ts) and the payment is paid there; without
  * one, a PromptPay payment pays the merchant's own PromptPay id (the sandbox).
  */

@@ -518,11 +518,11 @@ export async function getPaymentByCollectionReference(
 /** The operator's view of a payment: the record, its merchant and the connector that took it. */
 export interface OperatorPaymentView extends PaymentRecord {
   merchantId: string;
-  /** The connector that took the payment (`scb`, `opn`); null for the simulated bank's payments. */
+  /** The connector that took the payment (its SATANG_PROVIDER name); null for the sandbox bank's payments. */
   provider: string | null;
-  /** That connector's own id of the payment (Opn's charge id), or null. */
+  /** That connector's own id of the payment (a gateway's charge id), or null. */
   providerPaymentId: string | null;
-  /** The payment's collection reference at its connector (SCB's ref1, Opn's metadata), or null. */
+  /** The payment's collection reference at its connector (a bank's ref1, a gateway's metadata), or null. */
   collectionReference: string | null;
 }
 

@@ -392,7 +392,7 @@ export async function findPaymentByReference(
     .executeTakeFirst();
 }
 
-/** The live PromptPay payment with this collection reference (SCB's ref1): unique in the deployment. */
+/** The live PromptPay payment with this collection reference (a bank's ref1): unique in the deployment. */
 export function findPaymentByCollectionReference(db: Db, reference: string): Promise<PaymentRow | undefined> {
   return db
     .selectFrom("payments")

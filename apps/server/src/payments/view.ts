@@ -46,7 +46,7 @@ function promptPayAction(row: PaymentViewRow, ctx: ViewContext, mode: ResponseMo
   const qrCode = row.qr_payload
     ? { type: "promptpay" as const, payload: row.qr_payload, imageUrl: qrImageUrl(ctx, row.id) }
     : undefined;
-  // A connector that makes the QR image itself (Opn) gives no payload: its image's URL is shown.
+  // A connector that makes the QR image itself (a gateway) gives no payload: its image's URL is shown.
   const qr = { ...(qrCode ? { qrCode } : {}), ...(row.qr_image_url ? { qrImageUrl: row.qr_image_url } : {}) };
   const hasQr = qrCode !== undefined || row.qr_image_url !== null;
   if (row.redirect_url !== null) {

@@ -30,7 +30,7 @@ export interface InstructInput {
   merchantId: string;
   method: PaymentMethod;
   amountSatang: bigint;
-  /** The payment's collection reference (A-Z 0-9, at most 20): SCB's ref1, Opn's metadata. */
+  /** The payment's collection reference (A-Z 0-9, at most 20): a bank's ref1, a gateway's metadata. */
   reference: string;
   /** When the payment expires (interface.md); a provider-side charge should not outlive it. */
   expiresAt: Date;
@@ -54,11 +54,11 @@ export interface Payee {
 export type Instruction =
   | {
       status: "instructed";
-      /** The provider's own id of this payment (Opn's charge id), or null when it has none (SCB). */
+      /** The provider's own id of this payment (a gateway's charge id), or null when it has none. */
       providerPaymentId: string | null;
       /** The EMVCo payload of the QR the customer scans, when the connector knows it. */
       qrPayload: string | null;
-      /** A QR image the provider made (Opn's scannable code), when the payload is not given. */
+      /** A QR image the provider made (a gateway's scannable code), when the payload is not given. */
       qrImageUrl: string | null;
     }
   /** The provider could not be asked or refused: the router tries the next connector. */
@@ -66,7 +66,7 @@ export type Instruction =
 
 /** What a notification's body claims; used to look the payment up and to spot forgeries. */
 export interface NoticeClaim {
-  /** The provider's transaction id (SCB's transactionId, Opn's charge id). */
+  /** The provider's transaction id (a bank's transaction id, a gateway's charge id). */
   transactionId: string;
   /** The payment's collection reference the notice names, or null when it names none. */
   reference: string | null;
@@ -74,7 +74,7 @@ export interface NoticeClaim {
   amountSatang: bigint | null;
   /** When the notice says the customer paid (or when it arrived, when it does not say). */
   paidAt: Date;
-  /** Whom the notice says was paid (SCB's biller id), when it says; `inquire` compares it. */
+  /** Whom the notice says was paid (a biller id), when it says; `inquire` compares it. */
   payee?: string | null;
 }
 
@@ -82,10 +82,10 @@ export type NoticeReading =
   | {
       status: "claim";
       claim: NoticeClaim;
-      /** The body the provider expects as the answer (SCB's acknowledgment). */
+      /** The body the provider expects as the answer (a bank's acknowledgment). */
       acknowledgment: unknown;
     }
-  /** The notice is about something that is not a payment (Opn's transfer events). */
+  /** The notice is about something that is not a payment (a gateway's transfer events). */
   | { status: "ignored"; reason: string; acknowledgment: unknown }
   | { status: "malformed"; error: string };
 
@@ -179,8 +179,8 @@ export interface Connector {
   /** Undefined when it does not pay out, or when payouts go to the manual desk. */
   readonly payouts: Provider | undefined;
   /**
-   * Keeps each notice that came with the right token, with its answer, for the operator (SCB's
-   * inbound exchanges); optional. A failure to keep it never changes the answer.
+   * Keeps each notice that came with the right token, with its answer, for the operator (a bank's
+   * recorded inbound exchanges); optional. A failure to keep it never changes the answer.
    */
   recordNotice?(notice: AnsweredNotice): Promise<void>;
 }

@@ -28,7 +28,7 @@ export interface PaymentInstructionInput {
   promptpayId: string | null;
   /** The account the customer transfers to (bank_transfer). */
   collectionAccount: { bankCode: string; accountNumber: string; accountName: string } | null;
-  /** The payment's collection reference, for a provider that collects under one (SCB's ref1). */
+  /** The payment's collection reference, for a provider that collects under one (a bank's ref1). */
   reference?: string;
 }
 

@@ -9,7 +9,7 @@
  * - `connectorSecrets` lists every secret of every configured connector, for log redaction.
  * - `CONNECTOR_JOBS` are the jobs connectors keep for their own tables.
  */
-import type { Config, OpnConfig } from "../config.ts";
+import { type Config, liveProviderNames, type OpnConfig } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { ConnectorCommandGroup, DayBook, OperatorRoutes } from "./operator.ts";
@@ -22,7 +22,6 @@ import type { ScbRecorder } from "./scb/recorder.ts";
 import { scbExchangeRetentionJob } from "./scb/retention-job.ts";
 import { DatabaseRecorder } from "./scb/store.ts";
 import { UnreadableAnswers } from "./scb/unreadable.ts";
-import { SIMULATED_CONNECTOR_NAME } from "./simulated/names.ts";
 
 export interface Connectors {
   /** Every live connector of the deployment, in failover order. */
@@ -60,8 +59,7 @@ export interface ConnectorDeps {
  * simulated bank (Deps.simulator).
  */
 export function connectorNames(config: Pick<ConnectorSettings, "provider" | "providers">): string[] {
-  const names = config.providers ?? (config.provider === undefined ? [] : [config.provider]);
-  return names.filter((name) => name !== SIMULATED_CONNECTOR_NAME);
+  return liveProviderNames(config);
 }
 
 /**
@@ -154,4 +152,10 @@ export const CONNECTOR_DAY_BOOKS: readonly (() => Promise<DayBook>)[] = [
   async () => (await import("./scb/day-book.ts")).scbDayBook,
 ];
 
-export { createSimulatedConnector, type SimulatedConnector } from "./simulated/connector.ts";
+/** Each connector's own metrics, appended to /metrics (SCB's unreadable answers). */
+export { unreadableAnswersMetric as connectorMetrics } from "./scb/exchanges.ts";
+/** The sandbox's bank, the simulated connector (providers/simulated/): Deps.simulator. */
+export {
+  createSimulatedConnector as createSandboxBank,
+  type SimulatedConnector as SandboxBankConnector,
+} from "./simulated/connector.ts";

@@ -6,7 +6,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { SecretBox } from "../../../src/lib/crypto.ts";
-import { createSimulatedConnector } from "../../../src/providers/registry.ts";
+import { createSimulatedConnector } from "../../../src/providers/simulated/connector.ts";
 import type { SimulatedFaults, TransferFault } from "../../../src/providers/simulated/faults.ts";
 import type { ConformanceRun, ConformanceSubject } from "../../providers/conformance.ts";
 import { openTestStore } from "../store.ts";
