@@ -260,6 +260,54 @@ async function unconfirmed(
   });
 }
 
+/**
+ * The provider shows the payment's transaction as never to be paid. `failed`: the payment moves
+ * to payment_failed (with its event), once per transaction, when it is still open and belongs
+ * to this connector. `expired`: nothing moves; the payment expires at its own `expiresAt`.
+ */
+async function declined(
+  ctx: CollectionsContext,
+  connector: Collector,
+  verdict: Extract<CollectionVerdict, { status: "declined" }>,
+): Promise<void> {
+  const provider = connector.name;
+  const { claim, payment: shown } = verdict;
+  const row = await findPaymentByCollectionReference(ctx.db, shown.reference);
+  const ours = row !== undefined && row.provider === provider && row.amount_satang === shown.amountSatang;
+  const at = ctx.clock.now();
+  await withTransaction(ctx.db, async (trx) => {
+    let result = verdict.outcome === "failed" ? "not_ours" : "expired_unpaid";
+    if (ours && verdict.outcome === "failed") {
+      const fresh = await insertCallbackIfAbsent(trx, {
+        provider,
+        callback_id: claim.transactionId,
+        subject_type: "payment",
+        subject_id: row.id,
+        outcome: "failed",
+        result: "applied",
+        reason: null,
+        received_at: at,
+      });
+      if (!fresh) result = "duplicate";
+      else {
+        const applied = await applyPaymentReport(trx, ctx, row.id, "failed");
+        result = applied.kind === "applied" ? "payment_failed" : applied.refusal.reason;
+        if (applied.kind !== "applied") {
+          await setCallbackResult(trx, provider, claim.transactionId, "refused", applied.refusal.reason);
+        }
+      }
+    }
+    await decideConfirmation(trx, provider, claim.transactionId, {
+      status: "verified",
+      paymentId: row?.id ?? null,
+      result,
+      detail: verdict.reason,
+      nextCheckAt: null,
+      at,
+    });
+  });
+}
+
 /** Acts on the connector's verdict about one notice and records the decision. */
 export async function actOnVerdict(
   ctx: CollectionsContext,
@@ -302,6 +350,8 @@ export async function actOnVerdict(
         reason: "unconfirmed_confirmation",
         message: `Payment confirmation not confirmed by ${who}: ${verdict.reason}. Nothing was credited`,
       });
+    case "declined":
+      return declined(ctx, connector, verdict);
     case "mismatch":
       // The genuine transaction is credited by the reconciler, on the provider's own word.
       return unconfirmed(ctx, connector, claim, {

@@ -103,6 +103,18 @@ export type CollectionVerdict =
   /** `retry`: asking again may show it (false when the claim cannot be one of ours at all). */
   | { status: "not_found"; claim: NoticeClaim; reason: string; retry: boolean }
   | { status: "mismatch"; claim: NoticeClaim; payment: ShownPayment; fields: string[] }
+  /**
+   * The provider shows this payment's transaction (its reference, amount and THB) as never to be
+   * paid: `failed` (the provider refused it: the payment fails) or `expired` (the customer did
+   * not pay in time: the payment expires by its own `expiresAt`, nothing is done).
+   */
+  | {
+      status: "declined";
+      claim: NoticeClaim;
+      payment: ShownPayment;
+      outcome: "failed" | "expired";
+      reason: string;
+    }
   | { status: "unavailable"; claim: NoticeClaim; error: string }
   | { status: "malformed"; error: string };
 

@@ -7793,7 +7793,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "opn",
+           *         "provider": "scb",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -7962,7 +7962,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "opn",
+           *         "provider": "scb",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -8113,7 +8113,7 @@ export interface operations {
          *       "walletStatus": "active",
          *       "withdrawVerificationThreshold": "1000.00",
          *       "status": "active",
-         *       "provider": "opn"
+         *       "provider": "scb"
          *     }
          */
         "application/json": {
@@ -8207,7 +8207,7 @@ export interface operations {
            *         "dailyWithdrawLimit": "5000000.00",
            *         "monthlyWithdrawLimit": "100000000.00",
            *         "withdrawVerificationThreshold": "1000000.00",
-           *         "provider": "opn",
+           *         "provider": "scb",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z"
            *       }
@@ -8742,7 +8742,7 @@ export interface operations {
            *         "createdAt": "2026-01-15T12:00:00.000Z",
            *         "updatedAt": "2026-01-15T12:00:00.000Z",
            *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-           *         "provider": "opn",
+           *         "provider": "scb",
            *         "providerPaymentId": "chrg_test_5xuy4w91xqz7d0pu3xg",
            *         "collectionReference": "SAT7K2Q9XW4M"
            *       }

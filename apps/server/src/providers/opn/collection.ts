@@ -237,7 +237,8 @@ export class OpnCollection implements CollectionPort {
       paidAt: dateOf(charge.paid_at),
     };
     const fields: string[] = [];
-    if (charge.status !== "successful") fields.push("status");
+    const final = charge.status === "failed" || charge.status === "expired" ? charge.status : null;
+    if (charge.status !== "successful" && final === null) fields.push("status");
     if (typeof charge.currency !== "string" || charge.currency.toLowerCase() !== "thb")
       fields.push("currency");
     if (reference === null || (claim.reference !== null && reference !== claim.reference))
@@ -245,6 +246,16 @@ export class OpnCollection implements CollectionPort {
     if (amount === null || (claim.amountSatang !== null && amount !== claim.amountSatang))
       fields.push("amount");
     if (fields.length > 0) return { status: "mismatch", claim, payment, fields };
+    if (final !== null) {
+      const code = typeof charge.failure_code === "string" ? `: ${charge.failure_code}` : "";
+      return {
+        status: "declined",
+        claim,
+        payment,
+        outcome: final,
+        reason: `Opn's charge ${charge.id} is ${final}${code}`,
+      };
+    }
     return { status: "verified", claim, payment };
   }
 

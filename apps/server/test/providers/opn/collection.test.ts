@@ -173,13 +173,30 @@ describe("Opn collection", () => {
     );
   });
 
-  it("answers mismatch on status for an expired and a failed charge", async () => {
-    for (const decide of [(id: string) => sim.expire(id), (id: string) => sim.fail(id)]) {
+  it("answers declined for an expired and a failed charge, with the outcome and Opn's code", async () => {
+    const cases = [
+      { decide: (id: string) => sim.expire(id), outcome: "expired", code: /expired_charge/ },
+      {
+        decide: (id: string) => sim.fail(id, "payment_rejected"),
+        outcome: "failed",
+        code: /payment_rejected/,
+      },
+    ] as const;
+    for (const { decide, outcome, code } of cases) {
       const { chargeId } = await instructed();
       const verdict = await collection.inquire(await claimOf(await decide(chargeId)));
-      if (verdict.status !== "mismatch") assert.fail(JSON.stringify(verdict));
-      assert.deepEqual(verdict.fields, ["status"]);
+      if (verdict.status !== "declined") assert.fail(verdict.status);
+      assert.equal(verdict.outcome, outcome);
+      assert.match(verdict.reason, code);
+      assert.equal(verdict.payment.transactionId, chargeId);
     }
+  });
+
+  it("answers mismatch, not declined, for a failed charge under another reference", async () => {
+    const { chargeId } = await instructed();
+    const claim = await claimOf(await sim.fail(chargeId));
+    const verdict = await collection.inquire({ ...claim, reference: "SOMEONEELSE" });
+    assert.deepEqual(verdict.status === "mismatch" && verdict.fields, ["reference"]);
   });
 
   it("answers mismatch on amount and reference when the claim differs from the charge", async () => {

@@ -42,12 +42,12 @@ const depsOf = (env: Record<string, string>) =>
   });
 
 describe("router and payout connector in the composition root", () => {
-  it("has no router in the sandbox, nor with only SCB (not yet behind the port)", () => {
+  it("has no router in the sandbox; routes over SCB alone, which pays withdraws", () => {
     const sandbox = depsOf({});
     assert.equal(sandbox.router, undefined);
     assert.ok(sandbox.provider instanceof SimulatedBank);
     const scb = depsOf({ ...LIVE, ...SCB_ENV, SATANG_PROVIDER: "scb" });
-    assert.equal(scb.router, undefined);
+    assert.deepEqual(scb.router?.names(), ["scb"]);
     assert.ok(scb.provider instanceof ScbProvider);
   });
 
@@ -75,7 +75,11 @@ describe("router and payout connector in the composition root", () => {
     });
     assert.ok(deps.provider);
     assert.ok(!(deps.provider instanceof ScbProvider));
+    assert.deepEqual(deps.router?.names(), ["scb", "opn"], "the failover order");
     const scbPays = depsOf({ ...LIVE, ...SCB_ENV, ...OPN_ENV, SATANG_PROVIDER: "scb,opn" });
     assert.ok(scbPays.provider instanceof ScbProvider);
+    const reversed = depsOf({ ...LIVE, ...SCB_ENV, ...OPN_ENV, SATANG_PROVIDER: "opn,scb" });
+    assert.deepEqual(reversed.router?.names(), ["opn", "scb"]);
+    assert.ok(!(reversed.provider instanceof ScbProvider), "the first that pays out: Opn");
   });
 });
