@@ -143,14 +143,16 @@ async function pageOf<Row>(
  * The total of `query` (already filtered, nothing selected yet) and the page of its rows at
  * `window`, in `order`: one statement, a second only for an empty page past the first.
  */
-export async function selectPage<TB extends keyof Database>(
-  query: SelectQueryBuilder<Database, TB, object>,
+export async function selectPage<DB extends Database, TB extends keyof DB & string>(
+  query: SelectQueryBuilder<DB, TB, object>,
   window: { offset: number; limit: number },
   order: Ordering,
   keptTotal?: Expression<bigint>,
-): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
-  const found = await pageStatement(query, window, order, keptTotal).execute();
-  return pageOf(found, window.offset, () => totalAlone(query, keptTotal));
+): Promise<{ rows: Selectable<DB[TB]>[]; total: number }> {
+  // A connector's own tables (providers/<name>/db.ts) page the same way as the core's.
+  const core = query as unknown as SelectQueryBuilder<Database, keyof Database, object>;
+  const found = await pageStatement(core, window, order, keptTotal).execute();
+  return pageOf(found, window.offset, () => totalAlone(core, keptTotal));
 }
 
 /**

@@ -4,8 +4,6 @@
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { WithdrawStatus } from "../lib/withdraw-statuses.ts";
-// Type only: the tables each connector owns are typed in its folder (providers/<name>/tables.ts).
-import type { ConnectorTables } from "../providers/tables.ts";
 
 type Timestamp = ColumnType<Date, Date, Date>;
 type Json = ColumnType<Record<string, string> | null, string | null, string | null>;
@@ -634,7 +632,12 @@ interface CollectionSweepsTable {
   finished_at: Date | null;
 }
 
-export interface Database extends ConnectorTables {
+/**
+ * The core's tables. Each connector types its own tables in its folder
+ * (providers/<name>/tables.ts) and reaches them through its own typed handle, so nothing below
+ * the connectors knows them.
+ */
+export interface Database {
   provider_confirmations: ProviderConfirmationsTable;
   payment_checks: PaymentChecksTable;
   collection_sweeps: CollectionSweepsTable;

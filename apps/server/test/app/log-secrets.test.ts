@@ -13,6 +13,7 @@ import { signRequest } from "@satang/sdk";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { buildApp } from "../../src/app.ts";
+import { scbTables } from "../../src/providers/scb/db.ts";
 import { loggerOptions } from "../../src/server.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 import { SCB_TEST } from "../helpers/scb/setup.ts";
@@ -231,7 +232,7 @@ describe("SCB's secrets in logs and records", () => {
       assert.ok(!text.includes(secret), `${secret.slice(0, 6)}... is in the logs`);
     }
     const recorded = JSON.stringify(
-      await svc.deps.db.selectFrom("scb_exchanges").selectAll().execute(),
+      await scbTables(svc.deps.db).selectFrom("scb_exchanges").selectAll().execute(),
       (_key, value) => (typeof value === "bigint" ? String(value) : value),
     );
     assert.ok(recorded.includes("payment_confirmation"), "the confirmation was recorded");

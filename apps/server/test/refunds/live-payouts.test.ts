@@ -17,6 +17,7 @@ import {
   dispatchPendingWithdraws,
   reconcilePayouts,
 } from "../../src/lifecycle/payouts.ts";
+import { scbTables } from "../../src/providers/scb/db.ts";
 import { partnerTransactionId, partnerTransactionIdOf } from "../../src/providers/scb/references.ts";
 import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
@@ -131,7 +132,7 @@ describe("a live refund paid by SCB credit transfer", () => {
     assert.notEqual(partnerId, partnerTransactionId(refund.id));
     assert.equal(partnerId.length, 25);
     assert.equal(live.sim.transfersOf(partnerTransactionId(refund.id)).length, 0);
-    const transfer = await live.svc.deps.db
+    const transfer = await scbTables(live.svc.deps.db)
       .selectFrom("scb_transfers")
       .selectAll()
       .where("refund_id", "=", refund.id)
@@ -140,7 +141,7 @@ describe("a live refund paid by SCB credit transfer", () => {
     assert.equal(transfer.withdraw_id, null);
     assert.equal(payout.provider_reference, transfer.tokenizer_id);
     // SCB's exchanges about the transfer name the refund, for the operator.
-    const exchanges = await live.svc.deps.db
+    const exchanges = await scbTables(live.svc.deps.db)
       .selectFrom("scb_exchanges")
       .select(["operation", "withdraw_id"])
       .where("refund_id", "=", refund.id)

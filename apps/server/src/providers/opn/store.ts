@@ -4,11 +4,11 @@
  */
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/handles.ts";
-import type { Database } from "../../db/types.ts";
+import { type OpnDatabase, opnTables } from "./db.ts";
 import type { OpnTransferState } from "./tables.ts";
 
-export type OpnTransferRow = Selectable<Database["opn_transfers"]>;
-export type OpnRecipientRow = Selectable<Database["opn_recipients"]>;
+export type OpnTransferRow = Selectable<OpnDatabase["opn_transfers"]>;
+export type OpnRecipientRow = Selectable<OpnDatabase["opn_recipients"]>;
 
 export interface Destination {
   bankCode: string;
@@ -17,7 +17,11 @@ export interface Destination {
 }
 
 export function findTransferRow(db: Db, payoutKey: string): Promise<OpnTransferRow | undefined> {
-  return db.selectFrom("opn_transfers").selectAll().where("payout_key", "=", payoutKey).executeTakeFirst();
+  return opnTables(db)
+    .selectFrom("opn_transfers")
+    .selectAll()
+    .where("payout_key", "=", payoutKey)
+    .executeTakeFirst();
 }
 
 /** Records the payout before anything is sent; a second send of the key finds the same row. */
@@ -28,7 +32,7 @@ export async function recordTransfer(
   amountSatang: bigint,
   at: Date,
 ): Promise<OpnTransferRow> {
-  await db
+  await opnTables(db)
     .insertInto("opn_transfers")
     .values({
       payout_key: payoutKey,
@@ -56,7 +60,7 @@ export async function recordTransfer(
  * the one that saw the row as it is now may send; the other finds `send_attempts` moved on.
  */
 export async function claimSend(db: Db, row: OpnTransferRow, at: Date): Promise<boolean> {
-  const result = await db
+  const result = await opnTables(db)
     .updateTable("opn_transfers")
     .set({ state: "sending", send_attempts: row.send_attempts + 1, last_attempt_at: at, updated_at: at })
     .where("payout_key", "=", row.payout_key)
@@ -68,7 +72,7 @@ export async function claimSend(db: Db, row: OpnTransferRow, at: Date): Promise<
 }
 
 export async function markSent(db: Db, payoutKey: string, transferId: string, at: Date): Promise<void> {
-  await db
+  await opnTables(db)
     .updateTable("opn_transfers")
     .set({ state: "sent", transfer_id: transferId, last_error: null, updated_at: at })
     .where("payout_key", "=", payoutKey)
@@ -83,7 +87,7 @@ export async function markWithoutTransfer(
   reason: string,
   at: Date,
 ): Promise<void> {
-  await db
+  await opnTables(db)
     .updateTable("opn_transfers")
     .set({ state, failure_reason: reason, updated_at: at })
     .where("payout_key", "=", payoutKey)
@@ -92,7 +96,7 @@ export async function markWithoutTransfer(
 }
 
 export async function noteError(db: Db, payoutKey: string, error: string, at: Date): Promise<void> {
-  await db
+  await opnTables(db)
     .updateTable("opn_transfers")
     .set({ last_error: error.slice(0, 500), updated_at: at })
     .where("payout_key", "=", payoutKey)
@@ -100,7 +104,7 @@ export async function noteError(db: Db, payoutKey: string, error: string, at: Da
 }
 
 export async function findRecipient(db: Db, destination: Destination): Promise<OpnRecipientRow | undefined> {
-  return db
+  return opnTables(db)
     .selectFrom("opn_recipients")
     .selectAll()
     .where("bank_code", "=", destination.bankCode)
@@ -114,7 +118,7 @@ export async function ensureRecipientRow(
   destination: Destination,
   at: Date,
 ): Promise<OpnRecipientRow> {
-  await db
+  await opnTables(db)
     .insertInto("opn_recipients")
     .values({
       bank_code: destination.bankCode,
@@ -138,7 +142,7 @@ export async function saveRecipient(
   shown: { recipientId: string; verified: boolean; active: boolean; failureCode: string | null },
   at: Date,
 ): Promise<void> {
-  await db
+  await opnTables(db)
     .updateTable("opn_recipients")
     .set({
       recipient_id: shown.recipientId,

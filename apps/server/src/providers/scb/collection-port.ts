@@ -33,6 +33,7 @@ import {
   ScbCollection,
   type VerifiedPayment,
 } from "./collection.ts";
+import { scbTables } from "./db.ts";
 import { bangkokDate } from "./time.ts";
 
 const shown = (payment: VerifiedPayment): ShownPayment => ({
@@ -112,7 +113,7 @@ export class ScbCollectionPort extends ScbCollection implements CollectionPort {
 
   async keepShown(db: Db, outcome: ShownOutcome): Promise<void> {
     const { payment } = outcome;
-    await db
+    await scbTables(db)
       .insertInto("scb_transactions")
       .values({
         transaction_id: payment.transactionId,

@@ -7,6 +7,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/handles.ts";
 import type { DayBook, DaySweep, Figure } from "../operator.ts";
+import { scbTables } from "./db.ts";
 
 const figureOf = (
   row: { count: string | number | bigint; amount: string | number | bigint | null } | undefined,
@@ -17,7 +18,7 @@ const figureOf = (
 
 /** SCB's transactions of one Bangkok date: all of them, and those credited. */
 async function transactions(db: Db, date: string): Promise<{ paidIn: Figure; credited: Figure }> {
-  const rows = await db
+  const rows = await scbTables(db)
     .selectFrom("scb_transactions")
     .select((eb) => [
       sql<boolean>`result = 'applied'`.as("credited"),

@@ -12,6 +12,7 @@ import { listPage, parseListQuery } from "../../http/list-query.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
 import { PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE } from "../../lib/limits.ts";
+import { scbTables } from "./db.ts";
 import type { ScbOperation } from "./recorder.ts";
 import {
   deleteExchangesBefore,
@@ -117,7 +118,7 @@ export async function listScbExchanges(
  * shows the same figure; it counts the exchanges still kept (SCB_EXCHANGE_RETENTION_DAYS).
  */
 export async function unreadableAnswersMetric(db: Db): Promise<string> {
-  const rows = await db
+  const rows = await scbTables(db)
     .selectFrom("scb_exchanges")
     .select(["operation", (eb) => eb.fn.countAll<string>().as("count")])
     .where("unreadable", "is not", null)

@@ -7,13 +7,13 @@
 import { type Selectable, sql } from "kysely";
 import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
 import { selectPage } from "../../db/pages.ts";
-import type { Database } from "../../db/types.ts";
 import { type PayoutSubject, subjectColumn } from "../../lib/payout-subjects.ts";
+import { type ScbDatabase, scbTables } from "./db.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
 import { payoutSubjectOfPartnerId } from "./references.ts";
 import type { ScbExchangeDirection } from "./tables.ts";
 
-export type TransferRow = Selectable<Database["scb_transfers"]>;
+export type TransferRow = Selectable<ScbDatabase["scb_transfers"]>;
 
 /** A transfer whose tokenizer is stored: the only kind whose confirm can be claimed. */
 export type InitiatedTransfer = TransferRow & { tokenizer_id: string };
@@ -23,7 +23,7 @@ export function hasTokenizer(row: TransferRow): row is InitiatedTransfer {
 }
 
 export function findTransfer(db: Db, subject: PayoutSubject): Promise<TransferRow | undefined> {
-  return db
+  return scbTables(db)
     .selectFrom("scb_transfers")
     .selectAll()
     .where(subjectColumn(subject.kind), "=", subject.id)
@@ -86,7 +86,7 @@ export async function beginInitiate(
     if (!(await payoutStillOpen(trx, subject))) {
       return { kind: "stop", transfer: await findTransfer(trx, subject) };
     }
-    const inserted = await trx
+    const inserted = await scbTables(trx)
       .insertInto("scb_transfers")
       .values({
         withdraw_id: subject.kind === "withdraw" ? subject.id : null,
@@ -108,7 +108,7 @@ export async function beginInitiate(
       .returning("initiate_attempts")
       .executeTakeFirst();
     if (inserted) return { kind: "initiate", attempt: inserted.initiate_attempts };
-    const counted = await trx
+    const counted = await scbTables(trx)
       .updateTable("scb_transfers")
       .set((eb) => ({ initiate_attempts: eb("initiate_attempts", "+", 1), updated_at: input.at }))
       .where(column, "=", subject.id)
@@ -129,7 +129,7 @@ export async function uncountInitiate(
   attempt: number,
   at: Date,
 ): Promise<void> {
-  await db
+  await scbTables(db)
     .updateTable("scb_transfers")
     .set({ initiate_attempts: attempt - 1, updated_at: at })
     .where(subjectColumn(subject.kind), "=", subject.id)
@@ -153,7 +153,7 @@ export async function storeTransfer(
   const column = subjectColumn(input.subject.kind);
   return withTransaction(db, async (trx) => {
     if (!(await payoutStillOpen(trx, input.subject))) return undefined;
-    await trx
+    await scbTables(trx)
       .updateTable("scb_transfers")
       .set({
         tokenizer_id: input.tokenizerId,
@@ -190,7 +190,7 @@ export async function rejectTransfer(
   at: Date,
 ): Promise<boolean> {
   if (attempt !== 1) return false;
-  const rejected = await db
+  const rejected = await scbTables(db)
     .updateTable("scb_transfers")
     .set({ state: "rejected", last_error: reason, updated_at: at })
     .where(subjectColumn(subject.kind), "=", subject.id)
@@ -214,7 +214,7 @@ export function claimConfirm(
 ): Promise<InitiatedTransfer | undefined> {
   return withTransaction(db, async (trx) => {
     if (!(await payoutStillOpen(trx, subject))) return undefined;
-    const claimed = await trx
+    const claimed = await scbTables(trx)
       .updateTable("scb_transfers")
       .set({ confirm_sent_at: at, updated_at: at })
       .where(subjectColumn(subject.kind), "=", subject.id)
@@ -233,7 +233,7 @@ export async function releaseConfirm(
   claimedAt: Date,
   at: Date,
 ): Promise<void> {
-  await db
+  await scbTables(db)
     .updateTable("scb_transfers")
     .set({ confirm_sent_at: null, updated_at: at })
     .where(subjectColumn(subject.kind), "=", subject.id)
@@ -253,7 +253,7 @@ export async function closeTransfer(
   claimedBy: Date,
   at: Date,
 ): Promise<TransferRow | undefined> {
-  await db
+  await scbTables(db)
     .updateTable("scb_transfers")
     .set({ state: "closed", updated_at: at })
     .where(subjectColumn(subject.kind), "=", subject.id)
@@ -269,7 +269,7 @@ export async function noteTransfer(
   subject: PayoutSubject,
   note: { scbStatus?: string | null; lastError?: string | null; nextInquiryAt?: Date | null; at: Date },
 ): Promise<void> {
-  await db
+  await scbTables(db)
     .updateTable("scb_transfers")
     .set({
       updated_at: note.at,
@@ -295,7 +295,7 @@ export class DatabaseRecorder implements ScbRecorder {
   async record(exchange: ScbExchange): Promise<string> {
     const { ref1, partnerTransactionId, tokenizerId, transRef } = exchange.keys;
     const derived = partnerTransactionId ? payoutSubjectOfPartnerId(partnerTransactionId) : null;
-    const row = await this.db
+    const row = await scbTables(this.db)
       .insertInto("scb_exchanges")
       .values({
         direction: exchange.direction,
@@ -339,7 +339,7 @@ export class DatabaseRecorder implements ScbRecorder {
 
   async markUnreadable(exchangeId: string, reason: string): Promise<void> {
     if (!/^[0-9]{1,18}$/.test(exchangeId)) return;
-    await this.db
+    await scbTables(this.db)
       .updateTable("scb_exchanges")
       .set({ unreadable: reason.slice(0, 500) })
       .where("id", "=", BigInt(exchangeId))
@@ -347,7 +347,7 @@ export class DatabaseRecorder implements ScbRecorder {
   }
 }
 
-export type ExchangeRow = Selectable<Database["scb_exchanges"]>;
+export type ExchangeRow = Selectable<ScbDatabase["scb_exchanges"]>;
 
 /** What the operator's list of exchanges narrows by; every given filter must hold. */
 export interface ExchangeFilters {
@@ -370,7 +370,7 @@ export function listExchanges(
   filters: ExchangeFilters,
   window: { offset: number; limit: number },
 ): Promise<{ rows: ExchangeRow[]; total: number }> {
-  let query = db.selectFrom("scb_exchanges");
+  let query = scbTables(db).selectFrom("scb_exchanges");
   if (filters.direction !== undefined) query = query.where("direction", "=", filters.direction);
   if (filters.operation !== undefined) query = query.where("operation", "=", filters.operation);
   if (filters.paymentId !== undefined) query = query.where("payment_id", "=", filters.paymentId);
@@ -394,7 +394,7 @@ export function listExchanges(
 }
 
 export function findExchange(db: Db, id: bigint): Promise<ExchangeRow | undefined> {
-  return db.selectFrom("scb_exchanges").selectAll().where("id", "=", id).executeTakeFirst();
+  return scbTables(db).selectFrom("scb_exchanges").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 /**
@@ -402,7 +402,7 @@ export function findExchange(db: Db, id: bigint): Promise<ExchangeRow | undefine
  * many. Rows another worker is deleting are skipped, not waited for.
  */
 export async function deleteExchangesBefore(db: Db, before: Date, limit: number): Promise<number> {
-  const deleted = await db
+  const deleted = await scbTables(db)
     .deleteFrom("scb_exchanges")
     .where("id", "in", (eb) =>
       eb
@@ -423,7 +423,7 @@ export async function deleteExchangesBefore(db: Db, before: Date, limit: number)
  * newest first.
  */
 export function lastTransferExchanges(db: Db, subject: PayoutSubject, limit: number): Promise<ExchangeRow[]> {
-  return db
+  return scbTables(db)
     .selectFrom("scb_exchanges")
     .selectAll()
     .where(subjectColumn(subject.kind), "=", subject.id)

@@ -1,7 +1,7 @@
 /**
  * Table types of the SCB connector's tables (migrations 0030, 0060 and 0085, docs/providers/scb.md):
- * its transfers, its recorded exchanges, the transactions it saw and its daily sweeps. Gathered,
- * type only, with every connector's tables in providers/tables.ts for db/types.ts.
+ * its transfers, its recorded exchanges and the transactions it saw. The connector's own queries
+ * reach them through db.ts; the core's `Database` does not know them.
  */
 import type { ColumnType, Generated } from "kysely";
 

@@ -30,7 +30,6 @@ import { isUuid, newId, randomToken } from "../../lib/ids.ts";
 import { PROVIDER_CALLBACK_ID_LENGTH_MAX, PROVIDER_CALLBACK_TOLERANCE_MS } from "../../lib/limits.ts";
 import type { PaymentReportOutcome, PayoutReportOutcome } from "../../lib/provider-reports.ts";
 import type {
-  CallbackSource,
   CancelPayoutResult,
   IncomingCallback,
   PaymentInstruction,

@@ -11,6 +11,7 @@ import type { WithdrawRow } from "../../../src/db/types.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
 import { settleDuePayments } from "../../../src/lifecycle/settlement.ts";
 import type { PayoutInput, Provider } from "../../../src/providers/provider.ts";
+import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createPayment, createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
@@ -95,7 +96,7 @@ describe("a withdraw paid by SCB credit transfer", () => {
       name: row.bank_account_name,
       accountInfo: { accountNo: "5556667778", bankCode: "014" },
     });
-    const stored = await live.svc.deps.db
+    const stored = await scbTables(live.svc.deps.db)
       .selectFrom("scb_transfers")
       .selectAll()
       .where("withdraw_id", "=", withdraw.id)
@@ -269,7 +270,7 @@ describe("a withdraw paid by SCB credit transfer", () => {
     const row = await withdrawOf(second.id);
     assert.equal(row.status, "processing", "not failed, not sent again: the inquiry decides");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, second.id), ["withdraw_hold"], "the hold is kept");
-    const stored = await live.svc.deps.db
+    const stored = await scbTables(live.svc.deps.db)
       .selectFrom("scb_transfers")
       .selectAll()
       .where("withdraw_id", "=", second.id)

@@ -10,6 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../../src/config.ts";
 import { PAGE_SIZE_DEFAULT } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws } from "../../../src/lifecycle/payouts.ts";
+import { scbTables } from "../../../src/providers/scb/db.ts";
 import { pruneScbExchanges } from "../../../src/providers/scb/exchanges.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { scbExchangeRetentionJob } from "../../../src/providers/scb/retention-job.ts";
@@ -88,7 +89,7 @@ async function paidWithdraw() {
     customerBankAccountNumber: "5556667778",
   });
   await dispatchPendingWithdraws(live.svc.deps);
-  const transfer = await live.svc.deps.db
+  const transfer = await scbTables(live.svc.deps.db)
     .selectFrom("scb_transfers")
     .selectAll()
     .where("withdraw_id", "=", withdraw.id)
@@ -378,7 +379,7 @@ describe("retention of SCB exchanges", () => {
     await record(89, "young");
     const remaining = async () =>
       (
-        await live.svc.deps.db
+        await scbTables(live.svc.deps.db)
           .selectFrom("scb_exchanges")
           .select("request_uid")
           .where("path", "like", "/v1/oauth/token?retention-test=%")

@@ -13,6 +13,7 @@ import type { WithdrawRow } from "../../../src/db/types.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
 import { alertUndecided } from "../../../src/lifecycle/undecided.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
+import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
@@ -44,7 +45,7 @@ async function withdrawOf(id: string): Promise<WithdrawRow> {
 }
 
 async function transferOf(id: string) {
-  return live.svc.deps.db
+  return scbTables(live.svc.deps.db)
     .selectFrom("scb_transfers")
     .selectAll()
     .where("withdraw_id", "=", id)
