@@ -17,8 +17,8 @@ import { createOpnConnector, OPN_PROVIDER_NAME } from "./opn/connector.ts";
 import type { Connector, ConnectorJob } from "./port.ts";
 import { SCB_COMMANDS } from "./scb/commands.ts";
 import { createScbConnector, SCB_PROVIDER_NAME } from "./scb/connector.ts";
-import type { ExchangeRetentionContext } from "./scb/exchanges.ts";
 import type { ScbRecorder } from "./scb/recorder.ts";
+import type { ExchangeRetentionContext } from "./scb/retention-job.ts";
 import { scbExchangeRetentionJob } from "./scb/retention-job.ts";
 import { DatabaseRecorder } from "./scb/store.ts";
 import { UnreadableAnswers } from "./scb/unreadable.ts";
@@ -152,8 +152,10 @@ export const CONNECTOR_DAY_BOOKS: readonly (() => Promise<DayBook>)[] = [
   async () => (await import("./scb/day-book.ts")).scbDayBook,
 ];
 
-/** Each connector's own metrics, appended to /metrics (SCB's unreadable answers). */
-export { unreadableAnswersMetric as connectorMetrics } from "./scb/exchanges.ts";
+/** Each connector's own metrics, appended to /metrics (SCB's unreadable answers); loaded when first asked. */
+export async function connectorMetrics(db: Db): Promise<string> {
+  return (await import("./scb/exchanges.ts")).unreadableAnswersMetric(db);
+}
 /** The sandbox's bank, the simulated connector (providers/simulated/): Deps.simulator. */
 export {
   createSimulatedConnector as createSandboxBank,

@@ -2,28 +2,18 @@
  * What the operator sees of the exchanges with SCB (docs/providers/scb.md, "What the operator
  * can see"): every call to SCB and its answer, and every payment confirmation SCB posted, as
  * they were recorded (redacted before they were stored: no token, no secret, no full account
- * number), listed newest first with the shared list parameters and found one by one; and their
- * retention, SCB_EXCHANGE_RETENTION_DAYS.
+ * number), listed newest first with the shared list parameters and found one by one. Their
+ * retention, SCB_EXCHANGE_RETENTION_DAYS, is retention-job.ts.
  */
-import type { Config } from "../../config.ts";
 import type { Db } from "../../db/handles.ts";
 import type { Page } from "../../http/envelope.ts";
 import { listPage, parseListQuery } from "../../http/list-query.ts";
-import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../lib/errors.ts";
-import { PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE } from "../../lib/limits.ts";
 import { scbTables } from "./db.ts";
+import { type ExchangeFilters, listExchanges } from "./exchange-list.ts";
 import type { ScbOperation } from "./recorder.ts";
-import {
-  deleteExchangesBefore,
-  type ExchangeFilters,
-  type ExchangeRow,
-  findExchange,
-  listExchanges,
-} from "./store.ts";
+import { type ExchangeRow, findExchange } from "./store.ts";
 import type { ScbExchangeDirection } from "./tables.ts";
-
-const DAY_MS = 86_400_000;
 
 /** An exchange as the operator API shows it. */
 export interface ExchangeRecord {
@@ -146,23 +136,4 @@ export async function getScbExchange(ctx: { db: Db }, id: string): Promise<Excha
   const row = await findExchange(ctx.db, BigInt(id));
   if (!row) throw exchangeNotFound();
   return exchangeView(row);
-}
-
-/** What the retention job uses: the store, real time (exchanges are stamped with it), the setting. */
-export interface ExchangeRetentionContext {
-  db: Db;
-  wallClock: Clock;
-  config: Pick<Config, "scbExchangeRetentionDays">;
-}
-
-/**
- * Deletes one batch of exchanges older than SCB_EXCHANGE_RETENTION_DAYS and says how many; the
- * job runner calls it again at once while it finds some.
- */
-export function pruneScbExchanges(
-  ctx: ExchangeRetentionContext,
-  batchSize: number = PROVIDER_EXCHANGE_RETENTION_BATCH_SIZE,
-): Promise<number> {
-  const before = new Date(ctx.wallClock.now().getTime() - ctx.config.scbExchangeRetentionDays * DAY_MS);
-  return deleteExchangesBefore(ctx.db, before, batchSize);
 }
