@@ -1,0 +1,64 @@
+/**
+ * Every migration by name, applied in name order (migrate.ts). The names are history: a store
+ * records which it applied, so a name never changes, even where it names what a table was for
+ * when it was made.
+ */
+import { statements as core } from "./0001_core.ts";
+import { statements as paymentTransferAccount } from "./0002_payment_transfer_account.ts";
+import { statements as ledgerWithdraws } from "./0003_ledger_withdraws.ts";
+import { statements as events } from "./0004_events.ts";
+import { statements as webhooks } from "./0005_webhooks.ts";
+import { statements as lifecycle } from "./0006_lifecycle.ts";
+import { statements as dashboard } from "./0007_dashboard.ts";
+import { statements as changeNotify } from "./0010_change_notify.ts";
+import { statements as webhookThroughput } from "./0020_webhook_throughput.ts";
+import { statements as scb } from "./0030_scb.ts";
+import { statements as payoutDesk } from "./0035_payout_desk.ts";
+import { statements as listSortIndexes } from "./0040_list_sort_indexes.ts";
+import { statements as listCounts } from "./0050_list_counts.ts";
+import { statements as scbExchangeLookup } from "./0060_scb_exchange_lookup.ts";
+import { statements as withdrawDayTotals } from "./0070_withdraw_day_totals.ts";
+import { statements as payoutDeskRecords } from "./0081_payout_desk_records.ts";
+import { statements as webhookEndpointDisabled } from "./0083_webhook_endpoint_disabled.ts";
+import { statements as payoutUndecided } from "./0084_payout_undecided.ts";
+import { statements as scbCollection } from "./0085_scb_collection.ts";
+import { statements as refunds } from "./0086_refunds.ts";
+import { statements as audit } from "./0090_audit.ts";
+import { statements as promptpayReuseIndex } from "./0095_promptpay_reuse_index.ts";
+import { statements as refundPayouts } from "./0096_refund_payouts.ts";
+import { statements as opnRecipients } from "./0097_opn_recipients.ts";
+import { statements as opnTransfers } from "./0098_opn_transfers.ts";
+import { statements as paymentConnector } from "./0100_payment_connector.ts";
+import { statements as providerConfirmations } from "./0101_provider_confirmations.ts";
+import { statements as routing } from "./0105_routing.ts";
+
+export const MIGRATIONS: Record<string, string[]> = {
+  "0001_core": core,
+  "0002_payment_transfer_account": paymentTransferAccount,
+  "0003_ledger_withdraws": ledgerWithdraws,
+  "0004_events": events,
+  "0005_webhooks": webhooks,
+  "0006_lifecycle": lifecycle,
+  "0007_dashboard": dashboard,
+  "0010_change_notify": changeNotify,
+  "0020_webhook_throughput": webhookThroughput,
+  "0030_scb": scb,
+  "0035_payout_desk": payoutDesk,
+  "0040_list_sort_indexes": listSortIndexes,
+  "0050_list_counts": listCounts,
+  "0060_scb_exchange_lookup": scbExchangeLookup,
+  "0070_withdraw_day_totals": withdrawDayTotals,
+  "0081_payout_desk_records": payoutDeskRecords,
+  "0083_webhook_endpoint_disabled": webhookEndpointDisabled,
+  "0085_scb_collection": scbCollection,
+  "0084_payout_undecided": payoutUndecided,
+  "0090_audit": audit,
+  "0095_promptpay_reuse_index": promptpayReuseIndex,
+  "0086_refunds": refunds,
+  "0096_refund_payouts": refundPayouts,
+  "0097_opn_recipients": opnRecipients,
+  "0098_opn_transfers": opnTransfers,
+  "0100_payment_connector": paymentConnector,
+  "0101_provider_confirmations": providerConfirmations,
+  "0105_routing": routing,
+};
