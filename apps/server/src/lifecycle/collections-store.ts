@@ -3,24 +3,26 @@
  * (`provider_confirmations`), and the schedule of the reconciler's questions about live payments
  * (`payment_checks`).
  */
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../db/handles.ts";
-import type { ConfirmationStatus } from "../db/types.ts";
+import type { ConfirmationStatus, Database } from "../db/types.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
 
-export interface ConfirmationRow {
-  provider: string;
-  transaction_id: string;
-  reference: string | null;
-  claimed_amount_satang: bigint | null;
-  claimed_payee: string | null;
-  paid_at: Date;
-  payment_id: string | null;
-  status: ConfirmationStatus;
-  result: string | null;
-  deliveries: number;
-  received_at: Date;
-}
+/** A notice as the collections flow reads it back. */
+export type ConfirmationRow = Pick<
+  Selectable<Database["provider_confirmations"]>,
+  | "provider"
+  | "transaction_id"
+  | "reference"
+  | "claimed_amount_satang"
+  | "claimed_payee"
+  | "paid_at"
+  | "payment_id"
+  | "status"
+  | "result"
+  | "deliveries"
+  | "received_at"
+>;
 
 /**
  * Records a confirmation as it arrived. The first delivery of a transaction id inserts its row
@@ -150,14 +152,7 @@ export async function decideConfirmation(
     .execute();
 }
 
-export interface CollectionToCheck {
-  id: string;
-  /** The connector that took the payment. */
-  provider: string;
-  amount_satang: bigint;
-  provider_payment_id: string | null;
-  collection_reference: string;
-  created_at: Date;
+export interface CollectionToCheck extends SweptPayment {
   status: string;
   /** How many times it has been asked about, this time included. */
   checks: number;
@@ -294,14 +289,10 @@ export interface SweptPayment {
   created_at: Date;
 }
 
-export interface SweepRow {
-  sweep_date: string;
-  status: "running" | "finished";
-  cursor_created_at: Date | null;
-  cursor_id: string | null;
-  asked: number;
-  found: number;
-}
+export type SweepRow = Pick<
+  Selectable<Database["collection_sweeps"]>,
+  "sweep_date" | "status" | "cursor_created_at" | "cursor_id" | "asked" | "found"
+>;
 
 /**
  * Takes the sweep of one date for a while (`leaseUntil`), creating it on first sight; undefined
@@ -385,12 +376,4 @@ export async function advanceSweep(
     }))
     .where("sweep_date", "=", date)
     .execute();
-}
-
-export function findSweep(db: Db, date: string) {
-  return db
-    .selectFrom("collection_sweeps")
-    .select(["status", "asked", "found", "last_error", "finished_at"])
-    .where("sweep_date", "=", date)
-    .executeTakeFirst();
 }
