@@ -41,7 +41,7 @@ export interface ExchangeRecord {
   unreadable: string | null;
 }
 
-/** The list's query as its schema hands it over (admin/scb-schemas.ts). */
+/** The list's query as its schema hands it over (operator-schemas.ts). */
 export interface ExchangeListQuery {
   page?: number;
   limit?: number;
