@@ -17,13 +17,11 @@
  *   asked it.
  */
 import { type Expression, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import { boundsOf } from "./bounds.ts";
 import { type CachedStatement, cachedStatement } from "./compiled.ts";
-import { PoolAcquireTimeoutError } from "./faults.ts";
 import type { Db } from "./handles.ts";
 import { countedTotal } from "./list-counts.ts";
 import { runTogether } from "./pg-driver.ts";
-import { StatementGroup } from "./statement-group.ts";
+import { poolQueueBound, StatementGroup } from "./statement-group.ts";
 import type { CountedList, Database } from "./types.ts";
 
 type SortDirection = "asc" | "desc";
@@ -353,14 +351,12 @@ export function merchantListPages<
   const groupOf = (db: Db): StatementGroup<PageAsk, Page> => {
     let group = groups.get(db);
     if (!group) {
-      const { poolAcquireTimeoutMs } = boundsOf(db);
       group = new StatementGroup<PageAsk, Page>({
         runGroup: (asks) => readGroup(db, asks),
         runOne: async (ask) => readOne(db, ask, (await ask.statement.execute(db, ask.values)).rows),
         maxItems: LIST_READ_GROUP_ITEMS_MAX,
         maxInFlight: LIST_READ_GROUPS_IN_FLIGHT_MAX,
-        maxQueueWaitMs: poolAcquireTimeoutMs,
-        queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+        ...poolQueueBound(db),
       });
       groups.set(db, group);
     }

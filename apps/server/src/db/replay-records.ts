@@ -7,11 +7,9 @@
  * nothing of the write is kept (`isReplayRecordConflict`).
  */
 import { type Insertable, sql } from "kysely";
-import { boundsOf } from "./bounds.ts";
 import { cachedStatement } from "./compiled.ts";
-import { PoolAcquireTimeoutError } from "./faults.ts";
 import type { Db } from "./handles.ts";
-import { StatementGroup } from "./statement-group.ts";
+import { poolQueueBound, StatementGroup } from "./statement-group.ts";
 import type { SignatureUsesTable } from "./types.ts";
 
 /** One signed write, recorded so that it is accepted once. */
@@ -102,14 +100,12 @@ export function recordUseGrouped(db: Db, use: SignatureUse): Promise<boolean> {
   if (db.isTransaction) return recordUse(db, use);
   let group = recordGroups.get(db);
   if (!group) {
-    const { poolAcquireTimeoutMs } = boundsOf(db);
     group = new StatementGroup({
       runGroup: (uses) => recordUses(db, uses),
       runOne: (one) => recordUse(db, one),
       maxItems: REPLAY_RECORD_GROUP_ITEMS_MAX,
       maxInFlight: REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX,
-      maxQueueWaitMs: poolAcquireTimeoutMs,
-      queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+      ...poolQueueBound(db),
     });
     recordGroups.set(db, group);
   }

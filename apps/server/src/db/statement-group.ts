@@ -30,6 +30,23 @@
 
 import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers";
+import { boundsOf } from "./bounds.ts";
+import { PoolAcquireTimeoutError } from "./faults.ts";
+import type { Db } from "./handles.ts";
+
+/**
+ * A group's queue bound on `db`: an item waits at most what a request waits alone for a pool
+ * connection (DB_POOL_ACQUIRE_TIMEOUT_MS), then fails as that wait does (503).
+ */
+export function poolQueueBound(
+  db: Db,
+): Pick<StatementGroupOptions<unknown, unknown>, "maxQueueWaitMs" | "queueTimeout"> {
+  const { poolAcquireTimeoutMs } = boundsOf(db);
+  return {
+    maxQueueWaitMs: poolAcquireTimeoutMs,
+    queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
+  };
+}
 
 export interface StatementGroupOptions<I, O> {
   /** One statement for every item, in one commit: each item's outcome, in the items' order. */
@@ -46,6 +63,12 @@ export interface StatementGroupOptions<I, O> {
    */
   maxQueueWaitMs: number;
   queueTimeout(): Error;
+  /**
+   * When given, a group holds at most one item of each key: a later item of a key already in
+   * the group stays queued, in its place, for a later group (withdraw admissions of one wallet,
+   * whose second must see what the first wrote).
+   */
+  keyOf?(item: I): string;
 }
 
 interface Waiting<I, O> {
@@ -100,7 +123,7 @@ export class StatementGroup<I, O> {
 
   #send(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#options.maxInFlight) {
-      const group = this.#queue.splice(0, this.#options.maxItems);
+      const group = this.#take();
       this.#inFlight += 1;
       void this.#run(group).finally(() => {
         this.#inFlight -= 1;
@@ -108,6 +131,26 @@ export class StatementGroup<I, O> {
       });
     }
     this.#watchQueue();
+  }
+
+  /** The next group: the queue's first items, at most one of each key when items have keys. */
+  #take(): Waiting<I, O>[] {
+    const { maxItems, keyOf } = this.#options;
+    if (!keyOf) return this.#queue.splice(0, maxItems);
+    const keys = new Set<string>();
+    const group: Waiting<I, O>[] = [];
+    const left: Waiting<I, O>[] = [];
+    for (const waiting of this.#queue) {
+      const key = keyOf(waiting.item);
+      if (group.length < maxItems && !keys.has(key)) {
+        keys.add(key);
+        group.push(waiting);
+      } else {
+        left.push(waiting);
+      }
+    }
+    this.#queue = left;
+    return group;
   }
 
   /** While items wait for a free slot, one timer fails those that waited past the bound. */

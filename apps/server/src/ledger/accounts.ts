@@ -222,3 +222,54 @@ export async function merchantBalances(db: Db, merchantId: string): Promise<Merc
     settlementPendingSatang: of("settlement_pending"),
   };
 }
+
+/** One wallet of a group's lock (`walletsLockStatement`). */
+export interface WalletOfGroup extends WalletLock {
+  merchantId: string;
+}
+
+const walletsLock = cachedStatement<{ merchantIds: string[] }, LockRow & { merchant_id: string }>(
+  ["merchantIds"],
+  (db, params) =>
+    db
+      .selectFrom("ledger_accounts as wallet")
+      .select(["wallet.id", "wallet.merchant_id", "wallet.balance_satang"])
+      .select(
+        sql<Partial<AccountIds> | null>`(SELECT json_object_agg(kind, id) FROM ledger_accounts
+          WHERE merchant_id = wallet.merchant_id)`.as("account_ids"),
+      )
+      .where(sql<boolean>`wallet.merchant_id = ANY(${params.merchantIds}::uuid[])`)
+      .where("wallet.kind", "=", "wallet_available")
+      .orderBy("wallet.merchant_id")
+      .forUpdate(),
+);
+
+/**
+ * The wallet locks of several merchants in one statement (grouped withdraw admission,
+ * withdraws/admission-group.ts), taken in the order of the merchants' ids: two groups that share
+ * merchants lock them in the same order, so they wait for each other instead of deadlocking
+ * (the rows are locked as the sorted rows come, after the sort). Each locked merchant's other
+ * account ids are read with it, as `walletLockStatement` reads them. A merchant without all of
+ * its accounts yet is missing from the answer (its wallet row, if any, is locked all the same).
+ */
+export function walletsLockStatement(
+  trx: Trx,
+  merchantIds: readonly string[],
+): Statement<Map<string, WalletOfGroup>> {
+  return {
+    query: walletsLock.compile(trx, { merchantIds: [...merchantIds] }),
+    decode: (result) => {
+      const locked = new Map<string, WalletOfGroup>();
+      for (const row of result.rows as (LockRow & { merchant_id: string })[]) {
+        remember(trx, row.merchant_id, row.account_ids);
+        if (!knownAccountIds(trx, row.merchant_id)) continue;
+        locked.set(row.merchant_id, {
+          merchantId: row.merchant_id,
+          accountId: row.id,
+          availableSatang: row.balance_satang,
+        });
+      }
+      return locked;
+    },
+  };
+}

@@ -22,7 +22,7 @@
  * Balance is asserted here and again by the database (a deferred constraint trigger refuses
  * to commit a transaction whose entries do not sum to zero).
  */
-import type { QueryResult } from "kysely";
+import { type QueryResult, sql } from "kysely";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import type { Trx } from "../db/handles.ts";
 import { runStatement, type Statement } from "../db/pg-driver.ts";
@@ -183,6 +183,140 @@ function postingOfLines(count: number): CachedStatement<PostingParams, unknown> 
   postingStatements.set(count, statement);
   return statement;
 }
+
+/**
+ * Several postings (of one merchant or of several) in one statement, for a grouped withdraw
+ * admission (withdraws/admission-group.ts): the ledger transactions in a data-modifying CTE and
+ * every line in one INSERT that reads its transaction's id from it, whatever their number (the
+ * fields go as arrays). Lines are applied in the order given: each posting's in the ledger's
+ * lock order, the postings in the order the caller locked their merchants' wallets. Undefined
+ * when the transaction has not read one of the merchants' account ids yet.
+ */
+export function postingsStatement(
+  trx: Trx,
+  postings: readonly Posting[],
+): Statement<PostedTransaction[]> | undefined {
+  const transactions: PostingsParams["transactions"] = {
+    ids: [],
+    merchantIds: [],
+    kinds: [],
+    subjectTypes: [],
+    subjectIds: [],
+    reasons: [],
+    createdAt: [],
+  };
+  const lines: PostingsParams["lines"] = { ids: [], transactionIds: [], accountIds: [], amounts: [] };
+  const sortedLines: PostingLine[][] = [];
+  for (const posting of postings) {
+    const ids = knownAccountIds(trx, posting.merchantId);
+    if (!ids) return undefined;
+    assertBalanced(posting);
+    const id = posting.id ?? newId();
+    transactions.ids.push(id);
+    transactions.merchantIds.push(posting.merchantId);
+    transactions.kinds.push(posting.kind);
+    transactions.subjectTypes.push(posting.subject.type);
+    transactions.subjectIds.push(posting.subject.id);
+    transactions.reasons.push(posting.reason ?? null);
+    transactions.createdAt.push(posting.at.toISOString());
+    const ordered = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
+    sortedLines.push(ordered);
+    for (const line of ordered) {
+      lines.ids.push(newId());
+      lines.transactionIds.push(id);
+      lines.accountIds.push(ids[line.account]);
+      lines.amounts.push(String(line.amountSatang));
+    }
+  }
+  const query = postingsOfMany.compile(trx, {
+    txIds: transactions.ids,
+    txMerchantIds: transactions.merchantIds,
+    txKinds: transactions.kinds,
+    txSubjectTypes: transactions.subjectTypes,
+    txSubjectIds: transactions.subjectIds,
+    txReasons: transactions.reasons,
+    txCreatedAt: transactions.createdAt,
+    lineIds: lines.ids,
+    lineTransactionIds: lines.transactionIds,
+    lineAccountIds: lines.accountIds,
+    lineAmounts: lines.amounts,
+  });
+  const decode = (result: QueryResult<unknown>): PostedTransaction[] => {
+    const rows = result.rows as { id: string; account_id: string; balance_after_satang: bigint }[];
+    const after = new Map(rows.map((row) => [row.id, row.balance_after_satang]));
+    let line = 0;
+    return postings.map((posting, i) => {
+      const entries = sortedLines[i]!.map((posted): PostedEntry => {
+        const balance = after.get(lines.ids[line++]!);
+        if (balance === undefined)
+          throw new Error(`ledger posting ${posting.kind} lost its ${posted.account} line`);
+        return { account: posted.account, amountSatang: posted.amountSatang, balanceAfterSatang: balance };
+      });
+      return {
+        id: transactions.ids[i]!,
+        merchantId: posting.merchantId,
+        kind: posting.kind,
+        createdAt: posting.at,
+        entries,
+      };
+    });
+  };
+  return { query, decode };
+}
+
+interface PostingsParams {
+  transactions: {
+    ids: string[];
+    merchantIds: string[];
+    kinds: string[];
+    subjectTypes: string[];
+    subjectIds: string[];
+    reasons: (string | null)[];
+    createdAt: string[];
+  };
+  lines: { ids: string[]; transactionIds: string[]; accountIds: string[]; amounts: string[] };
+}
+
+const POSTINGS_KEYS = [
+  "txIds",
+  "txMerchantIds",
+  "txKinds",
+  "txSubjectTypes",
+  "txSubjectIds",
+  "txReasons",
+  "txCreatedAt",
+  "lineIds",
+  "lineTransactionIds",
+  "lineAccountIds",
+  "lineAmounts",
+] as const;
+type PostingsColumns = Record<(typeof POSTINGS_KEYS)[number], unknown>;
+
+/** `postingsStatement`'s one text, whatever the number of postings and lines. */
+const postingsOfMany = cachedStatement<PostingsColumns, unknown>(POSTINGS_KEYS, (db, p) =>
+  db
+    .with("posted", (q) =>
+      q
+        .insertInto("ledger_transactions")
+        .columns(["id", "merchant_id", "kind", "subject_type", "subject_id", "reason", "created_at"])
+        .expression(
+          sql`SELECT * FROM unnest(${p.txIds}::uuid[], ${p.txMerchantIds}::uuid[], ${p.txKinds}::text[],
+            ${p.txSubjectTypes}::text[], ${p.txSubjectIds}::uuid[], ${p.txReasons}::text[],
+            ${p.txCreatedAt}::timestamptz[])`,
+        )
+        .returning("id"),
+    )
+    .insertInto("ledger_entries")
+    .columns(["id", "transaction_id", "account_id", "amount_satang"])
+    .expression(
+      sql`SELECT line.id, posted.id, line.account_id, line.amount_satang
+        FROM unnest(${p.lineIds}::uuid[], ${p.lineTransactionIds}::uuid[], ${p.lineAccountIds}::uuid[],
+          ${p.lineAmounts}::bigint[]) WITH ORDINALITY AS line (id, transaction_id, account_id, amount_satang, n)
+          JOIN posted ON posted.id = line.transaction_id
+        ORDER BY line.n`,
+    )
+    .returning(["id", "account_id", "balance_after_satang"]),
+);
 
 interface MovementInput {
   merchantId: string;

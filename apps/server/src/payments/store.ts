@@ -5,14 +5,13 @@
 import { CompiledQuery, sql } from "kysely";
 import { boundsOf } from "../db/bounds.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
-import { PoolAcquireTimeoutError } from "../db/faults.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { runTogetherAndCommit, type Statement } from "../db/pg-driver.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
-import { StatementGroup } from "../db/statement-group.ts";
+import { poolQueueBound, StatementGroup } from "../db/statement-group.ts";
 import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
 import type { PaymentSortField } from "./schemas.ts";
@@ -263,15 +262,6 @@ function paymentGroupStatement(
   };
 }
 
-/** A group's queue waits at most what a request waits alone for a pool connection. */
-function queueBound(db: Db): { maxQueueWaitMs: number; queueTimeout: () => Error } {
-  const { poolAcquireTimeoutMs } = boundsOf(db);
-  return {
-    maxQueueWaitMs: poolAcquireTimeoutMs,
-    queueTimeout: () => new PoolAcquireTimeoutError(poolAcquireTimeoutMs),
-  };
-}
-
 type PaymentWriteGroup = StatementGroup<PaymentWrite, PaymentRow | undefined | typeof SIGNATURE_USED>;
 
 /** Per store: the group of signed writes (with replay records) and the group of the others. */
@@ -286,7 +276,7 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
       runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
       maxItems: PAYMENT_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_GROUPS_IN_FLIGHT_MAX,
-      ...queueBound(db),
+      ...poolQueueBound(db),
     });
   const groups = { signed: group(), unsigned: group() };
   writeGroups.set(db, groups);
@@ -372,7 +362,7 @@ export function findPaymentGrouped(db: Db, merchantId: string, id: string): Prom
       runOne: (lookup) => findPayment(db, lookup.merchantId, lookup.id),
       maxItems: PAYMENT_READ_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_READ_GROUPS_IN_FLIGHT_MAX,
-      ...queueBound(db),
+      ...poolQueueBound(db),
     });
     readGroups.set(db, group);
   }

@@ -16,12 +16,11 @@
  * requests cannot both pass it.
  */
 
-import type { Db } from "../db/handles.ts";
 import type { PayoutGuardBlock } from "../lib/error-metadata.ts";
 import { AppError } from "../lib/errors.ts";
 import { nameSimilarity } from "../lib/similarity.ts";
 import { ACTIVE_WITHDRAW_STATUSES, ENDED_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
-import { findGuardCandidates, type GuardCandidate, type GuardQuery } from "./store.ts";
+import type { GuardCandidate, GuardQuery } from "./store.ts";
 
 /** How long a payout blocks a matching one after its creation, whatever became of it. */
 export const PAYOUT_GUARD_WINDOW_MS = 15 * 60_000;
@@ -65,21 +64,6 @@ export function guardError(block: GuardBlock): AppError {
       ? `A matching payout (same amount, similar account holder name) is still ${block.existingWithdrawStatus}`
       : `A matching payout (same amount, similar account holder name) was created less than 15 minutes ago; retry after ${block.retryAfter}`;
   return new AppError("STATE_CONFLICT", message, { ...block });
-}
-
-/**
- * Throws 409 STATE_CONFLICT when a matching payout blocks this one. `candidates`, when given,
- * are the ones read for this payout at `now` (withdraws/store.ts `admissionReadStatement`); otherwise
- * they are read here.
- */
-export async function checkPayoutGuard(
-  db: Db,
-  payout: { merchantId: string; amountSatang: bigint; accountName: string; now: Date },
-  candidates?: GuardCandidate[],
-): Promise<void> {
-  const found = candidates ?? (await findGuardCandidates(db, guardQuery(payout)));
-  const block = decideGuard(found, payout.accountName, payout.now);
-  if (block) throw guardError(block);
 }
 
 /** What the guard reads for a payout at `now`: same amount, open or created in the window. */

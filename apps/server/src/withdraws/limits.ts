@@ -18,7 +18,6 @@
  */
 
 import type { Db } from "../db/handles.ts";
-import type { Merchant } from "../db/types.ts";
 import { AppError } from "../lib/errors.ts";
 import { formatAmount } from "../lib/money.ts";
 import { usedCapacityInWindows, type Window } from "./store.ts";
@@ -80,26 +79,4 @@ export function limitError(
     );
   }
   return undefined;
-}
-
-/**
- * Throws 400 INVALID_INPUT when the amount does not fit the merchant's daily or monthly limit.
- * `used`, when given, is the capacity read for this request at `now` (withdraws/store.ts
- * `admissionReadStatement`); otherwise it is read here.
- */
-export async function checkWithdrawLimits(
-  db: Db,
-  merchant: Merchant,
-  amountSatang: bigint,
-  now: Date,
-  used?: LimitTotals,
-): Promise<void> {
-  const limits = {
-    dailySatang: merchant.daily_withdraw_limit_satang,
-    monthlySatang: merchant.monthly_withdraw_limit_satang,
-  };
-  // A merchant without limits pays no query for them.
-  if (limits.dailySatang === null && limits.monthlySatang === null) return;
-  const error = limitError(limits, used ?? (await usedCapacity(db, merchant.id, now)), amountSatang);
-  if (error) throw error;
 }

@@ -2,7 +2,7 @@
  * SQL of the withdraws module. Every lookup of the public API is scoped by merchant; the
  * operator's approve and reject look a withdraw up by id alone.
  */
-import { sql } from "kysely";
+import { type Expression, sql } from "kysely";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
@@ -97,7 +97,7 @@ export function withdrawInsertStatement(
   return { query, decode: (result) => result.rows[0] as WithdrawRow };
 }
 
-const NEW_WITHDRAW_COLUMNS = [
+export const NEW_WITHDRAW_COLUMNS = [
   "id",
   "merchant_id",
   "integration_id",
@@ -236,7 +236,7 @@ export async function findGuardCandidates(db: Db, query: GuardQuery): Promise<Gu
  *   no index serves, so no plan reads them by amount instead: that would read every payout of
  *   the amount the merchant ever made, where the window holds fifteen minutes' worth.
  */
-function findGuardCandidatesQuery(db: Db, query: GuardQuery) {
+export function findGuardCandidatesQuery(db: Db, query: GuardQuerySource) {
   const columns = ["id", "status", "created_at", "bank_account_name"] as const;
   const open = db
     .selectFrom("withdraws")
@@ -257,6 +257,16 @@ function findGuardCandidatesQuery(db: Db, query: GuardQuery) {
     .orderBy("created_at", "desc")
     .orderBy("id", "desc");
 }
+
+/**
+ * A guard query whose merchant, amount and window start may also be columns of an outer query
+ * (the grouped admission read, withdraws/group-store.ts).
+ */
+export type GuardQuerySource = Omit<GuardQuery, "merchantId" | "amountSatang" | "recentSince"> & {
+  merchantId: string | Expression<string>;
+  amountSatang: bigint | Expression<bigint>;
+  recentSince: Date | Expression<Date>;
+};
 
 export interface Window {
   from: Date;
@@ -287,7 +297,7 @@ function capacityDates(windows: { day: Window; month: Window }): CapacityDates {
  * yet folded, at most a month of rows each, however many withdraws the month holds. One row:
  * `daily`, `monthly`.
  */
-function usedCapacitySql(merchantId: unknown, windows: { [K in keyof CapacityDates]: unknown }) {
+export function usedCapacitySql(merchantId: unknown, windows: { [K in keyof CapacityDates]: unknown }) {
   const kept = (table: "withdraw_day_totals" | "withdraw_day_changes") =>
     sql`SELECT day, amount_satang FROM ${sql.table(table)}
       WHERE merchant_id = ${merchantId}
@@ -417,7 +427,7 @@ function admissionReadOfShape(
   });
 }
 
-function admissionFactsOf(row: Merchant & AdmissionColumns): AdmissionFacts {
+export function admissionFactsOf(row: Merchant & AdmissionColumns): AdmissionFacts {
   const { key_taken, reference_taken, guard_candidates, used_daily, used_monthly, ...merchant } = row;
   return {
     merchant: merchant.id === null ? undefined : (merchant as Merchant),
@@ -443,7 +453,7 @@ export function readAdmission(
 }
 
 /** The extra columns of the admission read, as the driver returns them. */
-interface AdmissionColumns {
+export interface AdmissionColumns {
   key_taken: boolean;
   reference_taken: boolean;
   guard_candidates: (Omit<GuardCandidate, "created_at"> & { created_at: string })[];
