@@ -196,38 +196,9 @@ export function postingsStatement(
   trx: Trx,
   postings: readonly Posting[],
 ): Statement<PostedTransaction[]> | undefined {
-  const transactions: PostingsParams["transactions"] = {
-    ids: [],
-    merchantIds: [],
-    kinds: [],
-    subjectTypes: [],
-    subjectIds: [],
-    reasons: [],
-    createdAt: [],
-  };
-  const lines: PostingsParams["lines"] = { ids: [], transactionIds: [], accountIds: [], amounts: [] };
-  const sortedLines: PostingLine[][] = [];
-  for (const posting of postings) {
-    const ids = knownAccountIds(trx, posting.merchantId);
-    if (!ids) return undefined;
-    assertBalanced(posting);
-    const id = posting.id ?? newId();
-    transactions.ids.push(id);
-    transactions.merchantIds.push(posting.merchantId);
-    transactions.kinds.push(posting.kind);
-    transactions.subjectTypes.push(posting.subject.type);
-    transactions.subjectIds.push(posting.subject.id);
-    transactions.reasons.push(posting.reason ?? null);
-    transactions.createdAt.push(posting.at.toISOString());
-    const ordered = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
-    sortedLines.push(ordered);
-    for (const line of ordered) {
-      lines.ids.push(newId());
-      lines.transactionIds.push(id);
-      lines.accountIds.push(ids[line.account]);
-      lines.amounts.push(String(line.amountSatang));
-    }
-  }
+  const arrays = postingsArrays(trx, postings);
+  if (!arrays) return undefined;
+  const { transactions, lines, ordered } = arrays;
   const query = postingsOfMany.compile(trx, {
     txIds: transactions.ids,
     txMerchantIds: transactions.merchantIds,
@@ -245,23 +216,60 @@ export function postingsStatement(
     const rows = result.rows as { id: string; account_id: string; balance_after_satang: bigint }[];
     const after = new Map(rows.map((row) => [row.id, row.balance_after_satang]));
     let line = 0;
-    return postings.map((posting, i) => {
-      const entries = sortedLines[i]!.map((posted): PostedEntry => {
+    return postings.map((posting, i) => ({
+      id: transactions.ids[i]!,
+      merchantId: posting.merchantId,
+      kind: posting.kind,
+      createdAt: posting.at,
+      entries: ordered[i]!.map((posted): PostedEntry => {
         const balance = after.get(lines.ids[line++]!);
         if (balance === undefined)
           throw new Error(`ledger posting ${posting.kind} lost its ${posted.account} line`);
         return { account: posted.account, amountSatang: posted.amountSatang, balanceAfterSatang: balance };
-      });
-      return {
-        id: transactions.ids[i]!,
-        merchantId: posting.merchantId,
-        kind: posting.kind,
-        createdAt: posting.at,
-        entries,
-      };
-    });
+      }),
+    }));
   };
   return { query, decode };
+}
+
+/** `postingsStatement`'s values as arrays, each posting's lines in the ledger's lock order. */
+function postingsArrays(
+  trx: Trx,
+  postings: readonly Posting[],
+): (PostingsParams & { ordered: PostingLine[][] }) | undefined {
+  const transactions: PostingsParams["transactions"] = {
+    ids: [],
+    merchantIds: [],
+    kinds: [],
+    subjectTypes: [],
+    subjectIds: [],
+    reasons: [],
+    createdAt: [],
+  };
+  const lines: PostingsParams["lines"] = { ids: [], transactionIds: [], accountIds: [], amounts: [] };
+  const ordered: PostingLine[][] = [];
+  for (const posting of postings) {
+    const ids = knownAccountIds(trx, posting.merchantId);
+    if (!ids) return undefined;
+    assertBalanced(posting);
+    const id = posting.id ?? newId();
+    transactions.ids.push(id);
+    transactions.merchantIds.push(posting.merchantId);
+    transactions.kinds.push(posting.kind);
+    transactions.subjectTypes.push(posting.subject.type);
+    transactions.subjectIds.push(posting.subject.id);
+    transactions.reasons.push(posting.reason ?? null);
+    transactions.createdAt.push(posting.at.toISOString());
+    const sorted = [...posting.lines].sort((a, b) => lockRank(a.account) - lockRank(b.account));
+    ordered.push(sorted);
+    for (const line of sorted) {
+      lines.ids.push(newId());
+      lines.transactionIds.push(id);
+      lines.accountIds.push(ids[line.account]);
+      lines.amounts.push(String(line.amountSatang));
+    }
+  }
+  return { transactions, lines, ordered };
 }
 
 interface PostingsParams {

@@ -16,6 +16,7 @@ function recorded(options: {
   maxInFlight?: number;
   maxQueueWaitMs?: number;
   failGroup?: (items: number[]) => Error;
+  keyOf?: (item: number) => string;
 }) {
   const groups: number[][] = [];
   const alone: number[] = [];
@@ -40,6 +41,7 @@ function recorded(options: {
     maxInFlight: options.maxInFlight ?? 2,
     maxQueueWaitMs: options.maxQueueWaitMs ?? 60_000,
     queueTimeout: () => new Error("waited too long"),
+    ...(options.keyOf ? { keyOf: options.keyOf } : {}),
   });
   return {
     commit,
@@ -58,6 +60,17 @@ function recorded(options: {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
+  it("holds at most one item of a key: a later item of the key waits, in its place, for a later group", async () => {
+    const { commit, groups, alone } = recorded({ maxInFlight: 1, keyOf: (item) => String(item % 10) });
+    const outcomes = await Promise.all([1, 11, 2, 21, 3, 12].map((item) => commit.submit(item)));
+    assert.deepEqual(groups, [
+      [1, 2, 3],
+      [11, 12],
+    ]);
+    assert.deepEqual(alone, [21]);
+    assert.deepEqual(outcomes, ["group:1", "group:11", "group:2", "alone:21", "group:3", "group:12"]);
+  });
+
   it("sends the writes of one turn together, and a write alone on its own", async () => {
     const { commit, groups, alone } = recorded({});
     const together = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
