@@ -29,6 +29,7 @@ import { fontRoutes } from "./http/fonts.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId, requestIdFor } from "./http/request-id.ts";
+import { requestLogController } from "./http/request-log.ts";
 import { installRouteCatalog } from "./http/route-catalog.ts";
 import { installSecurityHeaders } from "./http/security-headers.ts";
 import { validatorCompiler } from "./http/validation.ts";
@@ -86,6 +87,8 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per request instead of Fastify's two (http/request-log.ts).
+    logController: requestLogController(),
     bodyLimit: BODY_SIZE_MAX_BYTES,
     genReqId: requestIdFor,
     requestIdHeader: false,

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import { recordUseGrouped } from "../db/replay-records.ts";
+import { poolQueueBound, StatementGroup } from "../db/statement-group.ts";
 import type { Integration, Merchant } from "../db/types.ts";
 import type { ApiKeys } from "../http/auth.ts";
 
@@ -59,22 +60,20 @@ interface IntegrationWithMerchant {
   merchant: Merchant | undefined;
 }
 
-/** One round trip for authentication: the integration of a key (revoked or not) and its merchant. */
-async function findByApiKey(db: Db, apiKey: string): Promise<IntegrationWithMerchant | undefined> {
-  // One round trip per authenticated request: the integration and its merchant together. The
-  // merchant's columns come back under an `m_` prefix and are unpacked below.
-  const row = await db
+/** Integrations with their merchants' columns under an `m_` prefix, by API key. */
+function keyLookup(db: Db) {
+  return db
     .selectFrom("integrations as i")
     .leftJoin("merchants as m", "m.id", "i.merchant_id")
     .selectAll("i")
-    .select(MERCHANT_COLUMNS.map((column) => sql.ref(`m.${column}`).as(`m_${column}`)))
-    .where("i.api_key", "=", apiKey)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const record = row as unknown as Record<string, unknown>;
+    .select(MERCHANT_COLUMNS.map((column) => sql.ref(`m.${column}`).as(`m_${column}`)));
+}
+
+/** A lookup's row as the integration and its merchant. */
+function unpack(row: object): IntegrationWithMerchant {
   const integration = {} as Record<string, unknown>;
   const merchant = {} as Record<string, unknown>;
-  for (const [key, value] of Object.entries(record)) {
+  for (const [key, value] of Object.entries(row)) {
     if (key.startsWith("m_")) merchant[key.slice(2)] = value;
     else integration[key] = value;
   }
@@ -82,6 +81,50 @@ async function findByApiKey(db: Db, apiKey: string): Promise<IntegrationWithMerc
     integration: integration as unknown as Integration,
     merchant: merchant.id ? (merchant as unknown as Merchant) : undefined,
   };
+}
+
+/** One round trip for authentication: the integration of a key (revoked or not) and its merchant. */
+async function findByApiKey(db: Db, apiKey: string): Promise<IntegrationWithMerchant | undefined> {
+  const row = await keyLookup(db).where("i.api_key", "=", apiKey).executeTakeFirst();
+  return row ? unpack(row) : undefined;
+}
+
+/** Several keys' lookups in one statement: each key's integration and merchant, in order. */
+async function findByApiKeys(
+  db: Db,
+  apiKeys: readonly string[],
+): Promise<(IntegrationWithMerchant | undefined)[]> {
+  const rows = await keyLookup(db)
+    .where(sql<boolean>`i.api_key = ANY(${[...apiKeys]}::text[])`)
+    .execute();
+  const found = new Map(rows.map((row) => [row.api_key, unpack(row)]));
+  return apiKeys.map((apiKey) => found.get(apiKey));
+}
+
+/** The most keys in one grouped lookup, and grouped lookups in flight at once, per store. */
+export const KEY_LOOKUP_GROUP_ITEMS_MAX = 64;
+export const KEY_LOOKUP_GROUPS_IN_FLIGHT_MAX = 2;
+
+const lookupGroups = new WeakMap<Db, StatementGroup<string, IntegrationWithMerchant | undefined>>();
+
+/**
+ * `findByApiKey`, sent together with the other lookups of this process that arrive at the same
+ * time (db/statement-group.ts): requests of keys not in the authentication cache yet (after a
+ * start, or for merchants that call seldom) share one statement. Each key answers as alone.
+ */
+function findByApiKeyGrouped(db: Db, apiKey: string): Promise<IntegrationWithMerchant | undefined> {
+  let group = lookupGroups.get(db);
+  if (!group) {
+    group = new StatementGroup({
+      runGroup: (keys) => findByApiKeys(db, keys),
+      runOne: (key) => findByApiKey(db, key),
+      maxItems: KEY_LOOKUP_GROUP_ITEMS_MAX,
+      maxInFlight: KEY_LOOKUP_GROUPS_IN_FLIGHT_MAX,
+      ...poolQueueBound(db),
+    });
+    lookupGroups.set(db, group);
+  }
+  return group.submit(apiKey);
 }
 
 /** Every column of the merchants table, for the joined authentication lookup. */
@@ -117,7 +160,7 @@ async function deleteExpiredSignatureUses(db: Db, now: Date): Promise<void> {
 /** The API keys of this database, as HMAC authentication (http/auth.ts) looks them up. */
 export function apiKeysOf(db: Db): ApiKeys {
   return {
-    findByApiKey: (apiKey) => findByApiKey(db, apiKey),
+    findByApiKey: (apiKey) => findByApiKeyGrouped(db, apiKey),
     recordUse: (use, trx) => recordUseGrouped(trx ?? db, use),
     deleteExpiredUses: (now) => deleteExpiredSignatureUses(db, now),
   };

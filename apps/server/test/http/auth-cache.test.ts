@@ -12,6 +12,9 @@ import { cachedApiKeys } from "../../src/http/auth-cache.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { type Cluster, signedFetch, startCluster } from "../helpers/cluster.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
+import { fundWallet } from "../helpers/ledger.ts";
+import { signedInject } from "../helpers/signed.ts";
+import { statementsOf } from "../helpers/statements.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
 
 type Found = Awaited<ReturnType<ApiKeys["findByApiKey"]>>;
@@ -157,6 +160,29 @@ describe("authentication cache on the running service", () => {
   });
   after(async () => {
     await svc?.close();
+  });
+
+  it("looks up keys not yet kept together: fewer statements than keys, each request its own merchant", async () => {
+    const merchants = [];
+    for (let i = 0; i < 6; i += 1) {
+      const credentials = await svc.newMerchant();
+      await fundWallet(svc.deps, credentials.merchantId, BigInt(1_000 + i));
+      merchants.push(credentials);
+    }
+    // A merchant created just now announced a change: nothing is kept, every key is looked up.
+    const unknown = { ...merchants[0]!, apiKey: "sk_test_unknownkey0123456789abcdef" };
+    const requests = [...merchants, unknown].map((credentials) =>
+      svc.app.inject(signedInject(credentials, "GET", "/api/v1/balance")),
+    );
+    const { result: answers, statements } = await statementsOf(() => Promise.all(requests));
+    const lookups = statements.filter((statement) => /from "integrations" as "i"/.test(statement));
+    assert.ok(lookups.length < requests.length, `${lookups.length} lookups for ${requests.length} keys`);
+    for (const [i, answer] of answers.slice(0, 6).entries()) {
+      assert.equal(answer.statusCode, 200, answer.body);
+      assert.equal(answer.json().data.walletBalance, 1_000 + i);
+    }
+    assert.equal(answers[6]!.statusCode, 401);
+    assert.equal(answers[6]!.json().error.code, "INVALID_CREDENTIALS");
   });
 
   it("refuses a revoked key on the very next request of the process that revoked it", async () => {
