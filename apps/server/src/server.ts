@@ -28,7 +28,7 @@ import { JOBS } from "./jobs/index.ts";
 import { type RunningWorkers, startWorkers } from "./jobs/runner.ts";
 import { SecretBox } from "./lib/crypto.ts";
 import { SHUTDOWN_GRACE_MS } from "./lib/limits.ts";
-import { redactError, redactText } from "./lib/redaction.ts";
+import { fieldRedaction, redactError, redactText } from "./lib/redaction.ts";
 import { connectorSecrets, unreadableAnswersOf } from "./providers/registry.ts";
 import {
   addressesMessage,
@@ -37,7 +37,7 @@ import {
   storeProgress,
 } from "./start-output.ts";
 
-/** Field names whose values never reach a log line, at any of the first few nesting levels. */
+/** Field names whose values never reach a log line, at any depth. */
 const SECRET_FIELDS = [
   "apiSecret",
   "secret",
@@ -52,16 +52,8 @@ const SECRET_FIELDS = [
 ];
 const SECRET_HEADERS = ["authorization", "x-signature", "x-api-key", "cookie"];
 
-function redactPaths(): string[] {
-  const paths: string[] = [];
-  for (const header of SECRET_HEADERS) {
-    paths.push(`req.headers["${header}"]`, `headers["${header}"]`, `request.headers["${header}"]`);
-  }
-  for (const field of SECRET_FIELDS) {
-    paths.push(field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`);
-  }
-  return paths;
-}
+/** Every log line's members of these names lose their values (lib/redaction.ts). */
+const redactSecretFields = fieldRedaction([...SECRET_FIELDS, ...SECRET_HEADERS]);
 
 /**
  * A provider's confirmation route carries its callback token as the last path segment
@@ -97,9 +89,9 @@ function requestSerializer(request: {
 }
 
 /**
- * pino options: JSON lines at LOG_LEVEL, with secrets, tokens and account numbers redacted by
- * field name, errors without their SQL and parameters, and every finished line redacted once
- * more by shape (lib/redaction.ts) and by value: the configured operator and metrics tokens,
+ * pino options: JSON lines at LOG_LEVEL, errors without their SQL and parameters, and every
+ * finished line redacted by field name at any depth (SECRET_FIELDS, SECRET_HEADERS), by shape
+ * (lib/redaction.ts: tokens, keys, account numbers) and by value: the configured operator and metrics tokens,
  * and every connector's secrets (providers/registry.ts: API keys, secrets, callback tokens),
  * each named there rather than left to look like a token.
  */
@@ -114,9 +106,8 @@ export function loggerOptions(
   const errorSerializer = (error: Error) => redactError(pino.stdSerializers.err(error));
   return {
     level: config.logLevel,
-    redact: { paths: redactPaths(), censor: "[redacted]" },
     serializers: { err: errorSerializer, error: errorSerializer, req: requestSerializer },
-    hooks: { streamWrite: (line: string) => redactText(line, literals) },
+    hooks: { streamWrite: (line: string) => redactText(redactSecretFields(line), literals) },
   };
 }
 

@@ -3,9 +3,9 @@
  * (method, URL as server.ts `loggedUrl` writes it, host, client address), its status and the
  * time it took, under the request's id. Fastify's default is two lines, "incoming request" when
  * a request arrives and "request completed" with only the status; every line is serialized and
- * redacted (server.ts `loggerOptions`), and the pair cost about a tenth of the service's CPU per
- * request under load (docs/PERFORMANCE.md). The arriving line is kept at debug, to trace a
- * request that never ends. Errors and Fastify's other lines are logged as Fastify logs them.
+ * redacted (server.ts `loggerOptions`), so each line is a cost of every request
+ * (docs/PERFORMANCE.md). The arriving line is kept at debug, to trace a request that never
+ * ends. Errors and Fastify's other lines are logged as Fastify logs them.
  */
 import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 

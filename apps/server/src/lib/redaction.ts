@@ -46,6 +46,70 @@ export function redactText(text: string, literals: readonly string[] = []): stri
 }
 
 /**
+ * A redactor of JSON text by field name: the value of every member whose name is one of `names`,
+ * at any depth, becomes "[redacted]" (a string, a number, a literal, or a whole object or array).
+ * It reads the finished log line once, so its cost does not grow with the number of names or
+ * depths, where path redaction on the logged objects (pino's `redact`) cost each key of every
+ * line a walk of every path (docs/PERFORMANCE.md). Text that is not JSON is returned as it is
+ * from the first value it cannot read.
+ */
+export function fieldRedaction(names: readonly string[]): (json: string) => string {
+  for (const name of names) {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`field name ${name} cannot be matched`);
+  }
+  const member = new RegExp(`"(?:${names.join("|")})"\\s*:\\s*`, "g");
+  return (json) => {
+    member.lastIndex = 0;
+    let out = "";
+    let from = 0;
+    for (let match = member.exec(json); match; match = member.exec(json)) {
+      const start = member.lastIndex;
+      const end = valueEnd(json, start);
+      if (end <= start) continue;
+      out += `${json.slice(from, start)}"${REDACTED}"`;
+      from = end;
+      member.lastIndex = end;
+    }
+    return from === 0 ? json : out + json.slice(from);
+  };
+}
+
+/** Where the JSON value starting at `start` ends (exclusive); `start` when it cannot be read. */
+function valueEnd(json: string, start: number): number {
+  const first = json[start];
+  if (first === '"') return stringEnd(json, start);
+  if (first === "{" || first === "[") {
+    let depth = 0;
+    for (let i = start; i < json.length; i += 1) {
+      const c = json[i];
+      if (c === '"') {
+        i = stringEnd(json, i) - 1;
+        if (i < start) return start;
+      } else if (c === "{" || c === "[") {
+        depth += 1;
+      } else if (c === "}" || c === "]") {
+        depth -= 1;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return start;
+  }
+  let i = start;
+  while (i < json.length && !",}]".includes(json[i]!)) i += 1;
+  return i;
+}
+
+/** The end (exclusive) of the JSON string opening at `start`; `start` when it does not close. */
+function stringEnd(json: string, start: number): number {
+  for (let i = start + 1; i < json.length; i += 1) {
+    const c = json[i];
+    if (c === "\\") i += 1;
+    else if (c === '"') return i + 1;
+  }
+  return start;
+}
+
+/**
  * Fields of database driver errors that carry SQL and its parameters (PGlite: `query`,
  * `params`; pg: `detail`, `where`, `internalQuery`) or the values of a row.
  */
