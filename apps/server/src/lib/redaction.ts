@@ -8,19 +8,29 @@
 
 export const REDACTED = "[redacted]";
 
-/** The shapes of the service's credentials (lib/ids.ts randomToken, integrations, webhooks). */
-const SECRET_SHAPES: RegExp[] = [
+/**
+ * The shapes of the service's credentials (lib/ids.ts randomToken, integrations, webhooks), each
+ * with the literal texts one of which any match contains: a line holding none of them is not
+ * searched for that shape (most lines hold none, and a search costs more than a look for a text).
+ */
+const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[] }[] = [
   // API keys and API secrets: sk_test_..., sk_live_..., sec_...
-  /\b(?:sk_(?:test|live)_|sec_)[A-Za-z0-9_-]{8,}/g,
+  { shape: /\b(?:sk_(?:test|live)_|sec_)[A-Za-z0-9_-]{8,}/g, markers: ["sk_test_", "sk_live_", "sec_"] },
   // Webhook signing secrets: whsec_ + base64.
-  /whsec_[A-Za-z0-9+/=]{8,}/g,
+  { shape: /whsec_[A-Za-z0-9+/=]{8,}/g, markers: ["whsec_"] },
   // Payment client secrets: <payment id>_secret_<random>.
-  /[A-Za-z0-9-]*_secret_[A-Za-z0-9_-]{8,}/g,
+  { shape: /[A-Za-z0-9-]*_secret_[A-Za-z0-9_-]{8,}/g, markers: ["_secret_"] },
   // Anything else token-like: 32 or more base64url characters in one run (session tokens, the
   // generated operator token, hashes), except a UUID, which is an id and stays readable.
-  /(?<![A-Za-z0-9_-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{32,}/g,
+  {
+    shape:
+      /(?<![A-Za-z0-9_-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{32,}/g,
+  },
   // A secret named in a query string or a form: clientSecret=..., token=..., password=...
-  /(?<=\b(?:clientSecret|client_secret|secret|token|password|apiSecret|signature)=)[^&\s"\\]+/gi,
+  {
+    shape: /(?<=\b(?:clientSecret|client_secret|secret|token|password|apiSecret|signature)=)[^&\s"\\]+/gi,
+    markers: ["="],
+  },
 ];
 
 /**
@@ -41,7 +51,10 @@ export function redactText(text: string, literals: readonly string[] = []): stri
   for (const literal of literals) {
     if (literal.length >= 8) out = out.split(literal).join(REDACTED);
   }
-  for (const shape of SECRET_SHAPES) out = out.replace(shape, REDACTED);
+  for (const { shape, markers } of SECRET_SHAPES) {
+    if (markers && !markers.some((marker) => out.includes(marker))) continue;
+    out = out.replace(shape, REDACTED);
+  }
   return out.replace(ACCOUNT_NUMBER, maskDigits);
 }
 
