@@ -1,7 +1,7 @@
 /**
  * A few at a time per key, in this process: work queued under a key starts when fewer than
  * `slots` works of that key are running, in the order it arrived. Used in front of a row lock
- * that every request of a key takes (a merchant's wallet lock, withdraws/service.ts), so that a
+ * that every request of a key takes (a merchant's wallet lock, withdraws/admission.ts), so that a
  * burst of one hot key's requests waits here, holding nothing, instead of each holding a pool
  * connection while it waits on the row lock in the database: the pool stays free for other keys
  * (CONTRACT 14). Two slots by default: one transaction holds the row lock while the next has

@@ -12,7 +12,7 @@
  * are `recent_payout` and `retryAfter` is the end of the latest one's window, the moment the
  * request can succeed.
  *
- * The guard runs under the merchant's wallet lock (withdraws/service.ts), so two matching
+ * The guard runs under the merchant's wallet lock (withdraws/admission.ts), so two matching
  * requests cannot both pass it.
  */
 

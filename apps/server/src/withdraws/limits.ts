@@ -13,7 +13,7 @@
  *   expired row back into paid makes it count again from then on, which can leave the total
  *   above the limit until the period resets.
  *
- * The check runs under the merchant's wallet lock (withdraws/service.ts), so concurrent
+ * The check runs under the merchant's wallet lock (withdraws/admission.ts), so concurrent
  * requests are decided one after another against the totals their predecessors left.
  */
 

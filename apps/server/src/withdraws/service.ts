@@ -11,13 +11,10 @@
  * guard (409); the daily then the monthly limit (400 INVALID_INPUT); the available balance
  * (400 INSUFFICIENT_BALANCE); then the insert and the hold, in the same transaction.
  *
- * Round trips: the lock's statement also writes the signed request's replay record; everything
- * the checks look at is read by one statement after it (withdraws/store.ts
- * `admissionReadStatement`), sent with BEGIN and the lock in one round trip; the withdraw with
- * its saved destination is one INSERT, its hold one more (ledger/postings.ts), sent with the
- * COMMIT in a second (db/pg-driver.ts). The lock is held for one round trip and the decision.
- * The creates of one wallet also take their turns in the process, two at a time, before they
- * take a pool connection (db/key-queue.ts).
+ * The admission itself is withdraws/admission.ts (one create in one transaction: its statements
+ * and round trips) and withdraws/admission-group.ts (creates of different wallets that arrive
+ * together, in one transaction). The creates of one wallet also take their turns in the
+ * process, two at a time, before they take a pool connection (db/key-queue.ts).
  *
  * Because every admission of a merchant waits for the previous one to commit, each sees the
  * withdraws and the balance its predecessors left: N concurrent requests against capacity for

@@ -410,7 +410,7 @@ function admissionReadOfShape(
       ? usedCapacitySql(merchantId, { day: params.day, monthFrom: params.monthFrom, monthTo: params.monthTo })
       : sql`SELECT NULL AS daily, NULL AS monthly`;
     // Every part reads by a key or by the guard's index-shaped branches, so one plan serves every
-    // merchant: admission runs it on its generic plan (withdraws/service.ts), planned once per
+    // merchant: admission runs it on its generic plan (withdraws/admission.ts), planned once per
     // connection, not for each call.
     const read = sql<Merchant & AdmissionColumns>`
     SELECT merchants.*, ${keyTaken} AS key_taken,
