@@ -2,7 +2,7 @@
  * buildApp(deps) assembles the HTTP service and returns it without listening, so tests inject
  * requests and `main.ts` decides where to listen.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from "fastify";
 import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
@@ -84,8 +84,9 @@ function operatorRoutes(deps: Deps): FastifyPluginAsync {
   };
 }
 
-export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
+/** Fastify's options for the app: logging, limits, request ids, timeouts and routing. */
+function fastifyOptions(deps: Deps, options: BuildOptions): FastifyServerOptions {
+  return {
     logger: options.logger ?? false,
     // One line per request instead of Fastify's two (http/request-log.ts).
     logController: requestLogController(),
@@ -100,7 +101,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // A path parameter may be a referenceId of 255 characters, each percent-encoded in the
     // worst case; Fastify's default of 100 would answer a valid by-reference lookup with 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 3 * REFERENCE_ID_LENGTH_MAX },
-  });
+  };
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify(fastifyOptions(deps, options));
   app.setValidatorCompiler(validatorCompiler);
   installConnectionCap(app, deps.config.http.connectionsPerAddressMax);
   installRouteCatalog(app);

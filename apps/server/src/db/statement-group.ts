@@ -64,9 +64,10 @@ export interface StatementGroupOptions<I, O> {
   maxQueueWaitMs: number;
   queueTimeout(): Error;
   /**
-   * When given, a group holds at most one item of each key: a later item of a key already in
-   * the group stays queued, in its place, for a later group (withdraw admissions of one wallet,
-   * whose second must see what the first wrote).
+   * When given, a group holds at most one item of each key, and no item of a key that a group
+   * in flight holds: a later item of the key stays queued, in its place, until that group has
+   * ended (withdraw admissions of one wallet, whose second must see what the first wrote, and
+   * would otherwise wait for it at the wallet's lock, holding a connection and its group).
    */
   keyOf?(item: I): string;
 }
@@ -99,6 +100,8 @@ export class StatementGroup<I, O> {
   readonly #options: StatementGroupOptions<I, O>;
   #queue: Waiting<I, O>[] = [];
   #inFlight = 0;
+  /** The keys of the items of the groups in flight (with `keyOf`). */
+  #keysInFlight = new Set<string>();
   #scheduled = false;
   #expiry: NodeJS.Timeout | undefined;
 
@@ -124,16 +127,32 @@ export class StatementGroup<I, O> {
   #send(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#options.maxInFlight) {
       const group = this.#take();
+      // Every queued item's key is in a group in flight: they wait for one to end.
+      if (group.length === 0) break;
+      const keys = this.#hold(group);
       this.#inFlight += 1;
       void this.#run(group).finally(() => {
         this.#inFlight -= 1;
+        for (const key of keys) this.#keysInFlight.delete(key);
         this.#send();
       });
     }
     this.#watchQueue();
   }
 
-  /** The next group: the queue's first items, at most one of each key when items have keys. */
+  /** The keys of a group sent now, marked in flight until it ends. */
+  #hold(group: Waiting<I, O>[]): string[] {
+    const { keyOf } = this.#options;
+    if (!keyOf) return [];
+    const keys = group.map((waiting) => keyOf(waiting.item));
+    for (const key of keys) this.#keysInFlight.add(key);
+    return keys;
+  }
+
+  /**
+   * The next group: the queue's first items, and when items have keys at most one of each key
+   * and none of a key a group in flight holds (it would wait there for that group's end).
+   */
   #take(): Waiting<I, O>[] {
     const { maxItems, keyOf } = this.#options;
     if (!keyOf) return this.#queue.splice(0, maxItems);
@@ -142,7 +161,7 @@ export class StatementGroup<I, O> {
     const left: Waiting<I, O>[] = [];
     for (const waiting of this.#queue) {
       const key = keyOf(waiting.item);
-      if (group.length < maxItems && !keys.has(key)) {
+      if (group.length < maxItems && !keys.has(key) && !this.#keysInFlight.has(key)) {
         keys.add(key);
         group.push(waiting);
       } else {

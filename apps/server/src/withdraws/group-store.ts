@@ -14,7 +14,7 @@ import {
   type AdmissionColumns,
   type AdmissionFacts,
   admissionFactsOf,
-  findGuardCandidatesQuery,
+  admissionFactsSql,
   NEW_WITHDRAW_COLUMNS,
   usedCapacitySql,
   type Window,
@@ -54,12 +54,14 @@ const READ_KEYS = [
 const groupRead = cachedStatement<Record<(typeof READ_KEYS)[number], unknown>, Merchant & AdmissionColumns>(
   READ_KEYS,
   (db, p) => {
-    const guard = findGuardCandidatesQuery(db, {
-      merchantId: sql<string>`wanted.merchant_id`,
-      amountSatang: sql<bigint>`wanted.amount_satang`,
-      recentSince: sql<Date>`wanted.recent_since`,
-      activeStatuses: ACTIVE_WITHDRAW_STATUSES,
-      endedStatuses: ENDED_WITHDRAW_STATUSES,
+    const facts = admissionFactsSql(db, {
+      merchantId: sql`wanted.merchant_id`,
+      amountSatang: sql`wanted.amount_satang`,
+      recentSince: sql`wanted.recent_since`,
+      referenceId: sql`wanted.reference_id`,
+      // A create without a key has NULL here, which no withdraw's key equals: not taken.
+      idempotencyKey: sql`wanted.idempotency_key`,
+      statuses: { active: ACTIVE_WITHDRAW_STATUSES, ended: ENDED_WITHDRAW_STATUSES },
     });
     const used = usedCapacitySql(sql`wanted.merchant_id`, {
       day: sql`wanted.day`,
@@ -67,14 +69,7 @@ const groupRead = cachedStatement<Record<(typeof READ_KEYS)[number], unknown>, M
       monthTo: sql`wanted.month_to`,
     });
     const read = sql<Merchant & AdmissionColumns>`
-    SELECT merchants.*,
-      EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = wanted.merchant_id
-        AND idempotency_key = wanted.idempotency_key) AS key_taken,
-      EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = wanted.merchant_id
-        AND reference_id = wanted.reference_id) AS reference_taken,
-      (SELECT coalesce(json_agg(json_build_object('id', g.id, 'status', g.status,
-          'created_at', g.created_at, 'bank_account_name', g.bank_account_name)), '[]'::json)
-        FROM (${guard}) g) AS guard_candidates,
+    SELECT merchants.*, ${facts},
       CASE WHEN wanted.day IS NULL THEN NULL ELSE used.daily END AS used_daily,
       CASE WHEN wanted.day IS NULL THEN NULL ELSE used.monthly END AS used_monthly
     FROM unnest(${p.merchantIds}::uuid[], ${p.amounts}::bigint[], ${p.recentSince}::timestamptz[],

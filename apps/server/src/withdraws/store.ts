@@ -380,6 +380,42 @@ type AdmissionReadParams = {
 /** The admission read of each shape (a key or not, limits or not), compiled once. */
 const admissionReads = new Map<string, CachedStatement<AdmissionReadParams, Merchant & AdmissionColumns>>();
 
+/**
+ * The admission read's columns of one create (`key_taken`, `reference_taken`,
+ * `guard_candidates`), for the read of one (values) and of a group (columns of its `unnest`,
+ * withdraws/group-store.ts). Without an idempotency key, `key_taken` is false.
+ */
+export function admissionFactsSql(
+  db: Db,
+  of: {
+    merchantId: unknown;
+    amountSatang: unknown;
+    recentSince: unknown;
+    referenceId: unknown;
+    idempotencyKey: unknown;
+    statuses: { active: readonly WithdrawStatus[]; ended: readonly WithdrawStatus[] };
+  },
+) {
+  const keyTaken =
+    of.idempotencyKey === undefined
+      ? sql`false`
+      : sql`EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${of.merchantId}
+          AND idempotency_key = ${of.idempotencyKey})`;
+  const guard = findGuardCandidatesQuery(db, {
+    merchantId: of.merchantId as string,
+    amountSatang: of.amountSatang as bigint,
+    recentSince: of.recentSince as Date,
+    activeStatuses: of.statuses.active,
+    endedStatuses: of.statuses.ended,
+  });
+  return sql`${keyTaken} AS key_taken,
+    EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${of.merchantId}
+      AND reference_id = ${of.referenceId}) AS reference_taken,
+    (SELECT coalesce(json_agg(json_build_object('id', g.id, 'status', g.status,
+        'created_at', g.created_at, 'bank_account_name', g.bank_account_name)), '[]'::json)
+      FROM (${guard}) g) AS guard_candidates`;
+}
+
 function admissionReadOfShape(
   statuses: { active: readonly WithdrawStatus[]; ended: readonly WithdrawStatus[] },
   hasKey: boolean,
@@ -395,16 +431,13 @@ function admissionReadOfShape(
   if (hasWindows) keys.push("day", "monthFrom", "monthTo");
   return cachedStatement<AdmissionReadParams, Merchant & AdmissionColumns>(keys, (db, params) => {
     const { merchantId } = params;
-    const keyTaken = hasKey
-      ? sql`EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
-          AND idempotency_key = ${params.idempotencyKey})`
-      : sql`false`;
-    const guard = findGuardCandidatesQuery(db, {
+    const facts = admissionFactsSql(db, {
       merchantId,
       amountSatang: params.amountSatang,
-      activeStatuses: statuses.active,
-      endedStatuses: statuses.ended,
       recentSince: params.recentSince,
+      referenceId: params.referenceId,
+      idempotencyKey: hasKey ? params.idempotencyKey : undefined,
+      statuses,
     });
     const used = hasWindows
       ? usedCapacitySql(merchantId, { day: params.day, monthFrom: params.monthFrom, monthTo: params.monthTo })
@@ -413,13 +446,7 @@ function admissionReadOfShape(
     // merchant: admission runs it on its generic plan (withdraws/admission.ts), planned once per
     // connection, not for each call.
     const read = sql<Merchant & AdmissionColumns>`
-    SELECT merchants.*, ${keyTaken} AS key_taken,
-      EXISTS (SELECT 1 FROM withdraws WHERE merchant_id = ${merchantId}
-        AND reference_id = ${params.referenceId}) AS reference_taken,
-      (SELECT coalesce(json_agg(json_build_object('id', g.id, 'status', g.status,
-          'created_at', g.created_at, 'bank_account_name', g.bank_account_name)), '[]'::json)
-        FROM (${guard}) g) AS guard_candidates,
-      used.daily AS used_daily, used.monthly AS used_monthly
+    SELECT merchants.*, ${facts}, used.daily AS used_daily, used.monthly AS used_monthly
     FROM (SELECT 1) one
       LEFT JOIN merchants ON merchants.id = ${merchantId}
       CROSS JOIN LATERAL (${used}) used`;

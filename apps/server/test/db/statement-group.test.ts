@@ -60,6 +60,25 @@ function recorded(options: {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
+  it("sends no item of a key that a group in flight holds, until that group has ended", async () => {
+    const { commit, groups, alone, hold, release } = recorded({
+      maxInFlight: 3,
+      keyOf: (item) => String(item % 10),
+    });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    const second = commit.submit(11);
+    const other = commit.submit(2);
+    await turn();
+    // 2 went in a group of its own beside 1; 11 waits, though a slot was free for it.
+    assert.deepEqual(alone, [1, 2]);
+    release();
+    assert.deepEqual(await Promise.all([first, second, other]), ["alone:1", "alone:11", "alone:2"]);
+    assert.deepEqual(alone, [1, 2, 11]);
+    assert.deepEqual(groups, []);
+  });
+
   it("holds at most one item of a key: a later item of the key waits, in its place, for a later group", async () => {
     const { commit, groups, alone } = recorded({ maxInFlight: 1, keyOf: (item) => String(item % 10) });
     const outcomes = await Promise.all([1, 11, 2, 21, 3, 12].map((item) => commit.submit(item)));

@@ -96,6 +96,51 @@ describe("withdraws: creates of different wallets admitted together", () => {
     await assertLedgerConsistent(svc.deps.db);
   });
 
+  it("forty creates over four wallets with room for exactly three each: three admitted per wallet", async () => {
+    const amount = 7_000n;
+    const wallets: Credentials[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const merchant = await fundedMerchant(svc, {}, amount * 3n);
+      await svc.app.inject(signedInject(merchant, "GET", "/api/v1/balance"));
+      wallets.push(merchant);
+    }
+    // Interleaved: every group holds creates of several wallets.
+    const requests = Array.from({ length: 40 }, (_, i) =>
+      create(wallets[i % 4]!, withdrawBody({ amount: `${amount}.00` })),
+    );
+    const { answers, groupLocks } = await atOnce(requests);
+    assert.ok(groupLocks >= 1, "the creates were locked in groups");
+    for (const [w, merchant] of wallets.entries()) {
+      const mine = answers.filter((_, i) => i % 4 === w);
+      const codes = mine
+        .map((answer) => `${answer.statusCode} ${answer.json().error?.code ?? ""}`.trim())
+        .sort();
+      assert.deepEqual(codes, [...Array(3).fill("201"), ...Array(7).fill("400 INSUFFICIENT_BALANCE")]);
+      const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+      assert.equal(balances.wallet_available, 0n);
+      assert.equal(balances.wallet_held, amount * 3n);
+    }
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("in one group: exactly the balance is admitted, one satang over it is refused", async () => {
+    const exact = await fundedMerchant(svc, {}, 5_000n);
+    const over = await fundedMerchant(svc, {}, 5_000n);
+    for (const merchant of [exact, over])
+      await svc.app.inject(signedInject(merchant, "GET", "/api/v1/balance"));
+    const { answers, groupLocks } = await atOnce([
+      create(exact, withdrawBody({ amount: "5000.00" })),
+      create(over, withdrawBody({ amount: "5001.00" })),
+      ...merchants.slice(0, 3).map((merchant) => create(merchant, withdrawBody())),
+    ]);
+    assert.ok(groupLocks >= 1, "the creates were locked as a group");
+    assert.equal(answers[0]!.statusCode, 201, answers[0]!.body);
+    assert.equal(answers[1]!.statusCode, 400);
+    assert.equal(answers[1]!.json().error.code, "INSUFFICIENT_BALANCE");
+    assert.equal((await ledgerBalances(svc.deps.db, exact.merchantId)).wallet_available, 0n);
+    assert.equal((await ledgerBalances(svc.deps.db, over.merchantId)).wallet_available, 5_000n);
+  });
+
   it("refusals in a group answer as alone, and write nothing; the others are admitted", async () => {
     const [taken, frozen, guarded, limited, poor, ...fine] = merchants;
     const first = withdrawBody();
