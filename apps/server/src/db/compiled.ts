@@ -28,8 +28,11 @@ function isMarker(value: unknown): value is Marker {
   return typeof value === "object" && value !== null && MARKER in value;
 }
 
-/** Where a compiled parameter comes from: a named parameter of the call, or a constant. */
-type Slot<P> = { key: keyof P } | { constant: unknown };
+/**
+ * Where a compiled parameter comes from: a named parameter of the call (with its place in the
+ * statement's list of names), or a constant.
+ */
+type Slot<P> = { key: keyof P; index: number } | { constant: unknown };
 
 interface Template<P> {
   compiled: CompiledQuery;
@@ -48,6 +51,12 @@ function isReadOnlyRaw(compiled: CompiledQuery): boolean {
 export interface CachedStatement<P, R> {
   /** The statement with `params`, compiled, for sending with others (db/pg-driver.ts). */
   compile(db: Db, params: P): CompiledQuery<R>;
+  /**
+   * The same with the parameters' values in the order of the names the statement was made with:
+   * for a statement of hundreds of parameters (a group's), which a record of names would cost
+   * more to build than the statement's text.
+   */
+  compileValues(db: Db, values: readonly unknown[]): CompiledQuery<R>;
   execute(db: Db, params: P): Promise<QueryResult<R>>;
   /** The first row, or undefined. */
   takeFirst(db: Db, params: P): Promise<R | undefined>;
@@ -67,9 +76,12 @@ export function cachedStatement<P extends Record<string, unknown>, R>(
     ) {
       throw new Error(`only SELECT and INSERT statements are cached, not ${compiled.query.kind}`);
     }
-    const slots = compiled.parameters.map(
-      (value): Slot<P> => (isMarker(value) ? { key: value[MARKER] as keyof P } : { constant: value }),
-    );
+    const places = new Map<unknown, number>(keys.map((key, index) => [key, index]));
+    const slots = compiled.parameters.map((value): Slot<P> => {
+      if (!isMarker(value)) return { constant: value };
+      const key = value[MARKER];
+      return { key: key as keyof P, index: places.get(key) as number };
+    });
     const used = new Set(slots.flatMap((slot) => ("key" in slot ? [slot.key] : [])));
     const unused = keys.filter((key) => !used.has(key));
     if (unused.length > 0) throw new Error(`cached statement parameters never used: ${unused.join(", ")}`);
@@ -80,10 +92,18 @@ export function cachedStatement<P extends Record<string, unknown>, R>(
     const parameters = template.slots.map((slot) => ("key" in slot ? params[slot.key] : slot.constant));
     return { ...template.compiled, parameters, queryId: createQueryId() } as CompiledQuery<R>;
   };
+  const compiledWithValues = (db: Db, values: readonly unknown[]): CompiledQuery<R> => {
+    if (values.length !== keys.length)
+      throw new Error(`${keys.length} values expected, not ${values.length}`);
+    template ??= compile(db);
+    const parameters = template.slots.map((slot) => ("key" in slot ? values[slot.index] : slot.constant));
+    return { ...template.compiled, parameters, queryId: createQueryId() } as CompiledQuery<R>;
+  };
   const execute = async (db: Db, params: P): Promise<QueryResult<R>> =>
     db.executeQuery(compiledWith(db, params));
   return {
     compile: compiledWith,
+    compileValues: compiledWithValues,
     execute,
     takeFirst: async (db, params) => (await execute(db, params)).rows[0],
   };

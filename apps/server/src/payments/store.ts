@@ -157,6 +157,14 @@ export const PAYMENT_GROUP_LOCK_WAIT_MAX_MS = 100;
 
 type GroupParams = Record<string, unknown>;
 
+/** The parameter names of the i-th write of a group (`p<i>_<column>`, `r<i>_<field>`). */
+function groupKeysOf(i: number): { row: string[]; record: string[] } {
+  return {
+    row: NEW_PAYMENT_COLUMNS.map((column) => `p${i}_${column}`),
+    record: REPLAY_KEYS.map((key) => `r${i}_${key}`),
+  };
+}
+
 /** The grouped INSERT for each number of payments, with and without replay records. */
 const groupStatements = new Map<string, CachedStatement<GroupParams, PaymentRow>>();
 
@@ -170,13 +178,14 @@ function groupStatement(count: number, withRecords: boolean): CachedStatement<Gr
   const known = groupStatements.get(shape);
   if (known) return known;
   const indexes = Array.from({ length: count }, (_, i) => i);
-  const rowKeys = indexes.flatMap((i) => NEW_PAYMENT_COLUMNS.map((column) => `p${i}_${column}`));
-  const recordKeys = withRecords ? indexes.flatMap((i) => REPLAY_KEYS.map((key) => `r${i}_${key}`)) : [];
+  const keys = indexes.map(groupKeysOf);
+  const rowKeys = keys.flatMap((names) => names.row);
+  const recordKeys = withRecords ? keys.flatMap((names) => names.record) : [];
   const statement = cachedStatement<GroupParams, PaymentRow>([...rowKeys, ...recordKeys], (db, params) => {
     const rows = indexes.map(
       (i) =>
         Object.fromEntries(
-          NEW_PAYMENT_COLUMNS.map((column) => [column, params[`p${i}_${column}`]]),
+          NEW_PAYMENT_COLUMNS.map((column, c) => [column, params[keys[i]?.row[c] as string]]),
         ) as NewPayment,
     );
     if (!withRecords) {
@@ -242,19 +251,16 @@ function paymentGroupStatement(
   writes: readonly PaymentWrite[],
 ): Statement<(PaymentRow | undefined)[]> {
   const withRecords = writes[0]?.use !== undefined;
-  const params: GroupParams = {};
-  writes.forEach(({ row, use }, i) => {
+  // The values in the order of the statement's names: every write's columns, then every record.
+  const values: unknown[] = [];
+  for (const { row } of writes) for (const column of NEW_PAYMENT_COLUMNS) values.push(row[column]);
+  for (const { use } of writes) {
     if ((use !== undefined) !== withRecords)
       throw new Error("a payment group mixes signed and unsigned writes");
-    for (const column of NEW_PAYMENT_COLUMNS) params[`p${i}_${column}`] = row[column];
-    if (!use) return;
-    params[`r${i}_replay_apiKey`] = use.apiKey;
-    params[`r${i}_replay_timestampMs`] = use.timestampMs;
-    params[`r${i}_replay_signature`] = use.signature;
-    params[`r${i}_replay_expiresAt`] = use.expiresAt;
-  });
+    if (use) values.push(use.apiKey, use.timestampMs, use.signature, use.expiresAt);
+  }
   return {
-    query: groupStatement(writes.length, withRecords).compile(db, params),
+    query: groupStatement(writes.length, withRecords).compileValues(db, values),
     decode: (result) => {
       const inserted = new Map((result.rows as PaymentRow[]).map((row) => [row.id, row]));
       return writes.map(({ row }) => inserted.get(row.id));
