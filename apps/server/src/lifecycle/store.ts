@@ -29,9 +29,7 @@ import type {
 } from "../db/types.ts";
 import { type PayoutSubject, payoutKeyOf, subjectColumn } from "../lib/payout-subjects.ts";
 import { AWAITING_CUSTOMER_STATUSES } from "../payments/statuses.ts";
-
-const businessNowSql = (now: Date) =>
-  sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
+import { dueAfterSettlementDelay, dueBy } from "./business-time-sql.ts";
 
 interface ClaimOptions {
   now: Date;
@@ -50,17 +48,22 @@ function skipsLocked(options: ClaimOptions): boolean {
 // Payments.
 
 /** Payments waiting for the customer whose `expiresAt` has come (expires_at <= business now). */
-export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
+export function duePaymentsQuery(db: Db, options: ClaimOptions) {
   let query = db
     .selectFrom("payments")
     .innerJoin("merchants", "merchants.id", "payments.merchant_id")
     .selectAll("payments")
     .select("merchants.clock_offset_ms")
     .where("payments.status", "in", AWAITING_CUSTOMER_STATUSES)
-    .where(sql<boolean>`payments.expires_at <= ${businessNowSql(options.now)}`);
+    .where(dueBy("payments.expires_at", options.now));
   if (options.merchantId !== undefined) query = query.where("payments.merchant_id", "=", options.merchantId);
   const locked = query.orderBy("payments.expires_at").limit(options.limit).forUpdate("payments");
-  return withOffsets(await (options.merchantId === undefined ? locked.skipLocked() : locked).execute());
+  return options.merchantId === undefined ? locked.skipLocked() : locked;
+}
+
+/** `duePaymentsQuery`'s payments, locked (skipping those another transaction holds, for a job). */
+export async function claimDuePayments(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
+  return withOffsets(await duePaymentsQuery(db, options).execute());
 }
 
 /**
@@ -73,9 +76,7 @@ function dueSettlements(db: Db, now: Date) {
     .innerJoin("merchants", "merchants.id", "payments.merchant_id")
     .where("payments.status", "=", "succeeded")
     .where("payments.settled_at", "is", null)
-    .where(
-      sql<boolean>`payments.captured_at + merchants.settlement_delay_hours * interval '1 hour' <= ${businessNowSql(now)}`,
-    );
+    .where(dueAfterSettlementDelay("payments.captured_at", now));
 }
 
 export async function claimDueSettlements(db: Db, options: ClaimOptions): Promise<WithOffset<PaymentRow>[]> {
@@ -144,7 +145,7 @@ function dueVerifications(db: Db, now: Date) {
     .selectFrom("withdraws")
     .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
     .where("withdraws.status", "=", "awaiting_verification")
-    .where(sql<boolean>`withdraws.verification_expires_at <= ${businessNowSql(now)}`);
+    .where(dueBy("withdraws.verification_expires_at", now));
 }
 
 export async function claimDueVerifications(
@@ -263,7 +264,7 @@ export async function claimDuePayouts(
     .selectAll("payouts")
     .select("merchants.clock_offset_ms")
     .where("payouts.state", "<>", "completed")
-    .where(sql<boolean>`payouts.next_check_at <= ${businessNowSql(options.now)}`)
+    .where(dueBy("payouts.next_check_at", options.now))
     .orderBy("payouts.next_check_at")
     .limit(options.limit)
     .forUpdate("payouts")

@@ -6,9 +6,7 @@
 import { sql } from "kysely";
 import { type Db, withTransaction } from "../db/handles.ts";
 import { type PayoutSubject, subjectColumn } from "../lib/payout-subjects.ts";
-
-const businessNowSql = (now: Date) =>
-  sql`(${now}::timestamptz + merchants.clock_offset_ms * interval '1 millisecond')`;
+import { dueBy } from "./business-time-sql.ts";
 
 /** Open payout attempts of withdraws and refunds handed over at least `alertMs` ago (business time). */
 function undecided(db: Db, now: Date, alertMs: number) {
@@ -21,9 +19,7 @@ function undecided(db: Db, now: Date, alertMs: number) {
     .where((eb) =>
       eb.or([eb("withdraws.status", "=", "processing"), eb("refunds.status", "=", "processing")]),
     )
-    .where(
-      sql<boolean>`payouts.created_at <= ${businessNowSql(now)} - ${alertMs} * interval '1 millisecond'`,
-    );
+    .where(dueBy("payouts.created_at", now, alertMs));
 }
 
 export interface UndecidedRow {

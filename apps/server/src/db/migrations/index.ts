@@ -31,6 +31,7 @@ import { statements as opnTransfers } from "./0098_opn_transfers.ts";
 import { statements as paymentConnector } from "./0100_payment_connector.ts";
 import { statements as providerConfirmations } from "./0101_provider_confirmations.ts";
 import { statements as routing } from "./0105_routing.ts";
+import { statements as clockOffsetIndex } from "./0106_clock_offset_index.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -61,4 +62,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0100_payment_connector": paymentConnector,
   "0101_provider_confirmations": providerConfirmations,
   "0105_routing": routing,
+  "0106_clock_offset_index": clockOffsetIndex,
 };
