@@ -91,7 +91,12 @@ export function createPayment(
  */
 export function createWithdraw(credentials: Credentials, amount = "10.00"): PlainRequest {
   const body = JSON.stringify({
-    amount: amount === "distinct" ? String(1_000 + (sequence % 1_000_000)) : amount,
+    // Distinct amounts cycle over 10,000 values, 1,000 to 10,999 satang (10 to 109.99 THB):
+    // whatever number of requests the earlier loads made (the sequence counts them all), ten
+    // thousand withdraws (about 600,000 THB) stay inside the bench wallet's 1,000,000 THB. With
+    // amounts that grew with the sequence, R5 after R1 ran its wallet dry within a second and
+    // every later create was refused (INSUFFICIENT_BALANCE).
+    amount: amount === "distinct" ? String(1_000 + (sequence % 10_000)) : amount,
     currency: "THB",
     referenceId: unique("bench-wd"),
     destinationType: "bank_account",
