@@ -78,14 +78,27 @@ export async function recordUses(db: Db, uses: readonly SignatureUse[]): Promise
   });
 }
 
+/** One replay record, built once (db/compiled.ts): a group of one runs it, on every quiet moment. */
+const recordUseStatement = cachedStatement<
+  { apiKey: string; timestampMs: bigint; signature: string; expiresAt: Date },
+  { inserted: number }
+>(["apiKey", "timestampMs", "signature", "expiresAt"], (db, params) =>
+  db
+    .insertInto("signature_uses")
+    .values(replayRecordRow(params))
+    .onConflict((oc) => oc.doNothing())
+    .returning(sql<number>`1`.as("inserted")),
+);
+
 /** Records one use on its own: false when the same signature was used before. */
 export async function recordUse(db: Db, use: SignatureUse): Promise<boolean> {
-  const result = await db
-    .insertInto("signature_uses")
-    .values(replayRecordRow(use))
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  const { rows } = await recordUseStatement.execute(db, {
+    apiKey: use.apiKey,
+    timestampMs: use.timestampMs,
+    signature: use.signature,
+    expiresAt: use.expiresAt,
+  });
+  return rows.length > 0;
 }
 
 const recordGroups = new WeakMap<Db, StatementGroup<SignatureUse, boolean>>();
