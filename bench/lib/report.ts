@@ -69,5 +69,6 @@ export function printRows(rows: Row[]): void {
 }
 
 export function ms(value: number): string {
-  return `${Math.round(value * 10) / 10} ms`;
+  // Two decimals under 10 ms, where a tenth is a large part of the value.
+  return value < 10 ? `${Math.round(value * 100) / 100} ms` : `${Math.round(value * 10) / 10} ms`;
 }

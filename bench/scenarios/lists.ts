@@ -4,7 +4,7 @@
  */
 import type { Context } from "../lib/context.ts";
 import { query } from "../lib/database.ts";
-import { closedLoop } from "../lib/load.ts";
+import { timedLoop } from "../lib/load.ts";
 import { goalRow, ms } from "../lib/report.ts";
 import { createPayment, getSigned, sendOnce } from "../lib/requests.ts";
 import { seedPayments, type Wallet, wallets } from "../lib/setup.ts";
@@ -35,8 +35,8 @@ export async function runLists(ctx: Context): Promise<void> {
     ["default", "/api/v1/payments", undefined],
     ["status=expired", "/api/v1/payments?status=expired", "expired"],
   ] as const) {
-    const few = await closedLoop(ctx.satang.url, () => getSigned(small!, path), { connections: 4, seconds });
-    const many = await closedLoop(ctx.satang.url, () => getSigned(large!, path), { connections: 4, seconds });
+    const few = await timedLoop(ctx.satang.url, () => getSigned(small!, path), { connections: 4, seconds });
+    const many = await timedLoop(ctx.satang.url, () => getSigned(large!, path), { connections: 4, seconds });
     const exact =
       (await exactTotal(ctx, small!, path, status)) && (await exactTotal(ctx, large!, path, status));
     ctx.rows.push(

@@ -8,7 +8,7 @@
 import type { Context } from "../lib/context.ts";
 import { cpuBasis } from "../lib/cpu.ts";
 import { settle } from "../lib/database.ts";
-import { closedLoop } from "../lib/load.ts";
+import { closedLoop, timedLoop } from "../lib/load.ts";
 import { goalRow, ms, statementsRow } from "../lib/report.ts";
 import { createPayment, createWithdraw, sendOnce } from "../lib/requests.ts";
 import { logStatementTexts, statementsSent, transactionTimes } from "../lib/servers.ts";
@@ -101,8 +101,8 @@ async function deepMonth(ctx: Context): Promise<void> {
     const template = await sendOnce(ctx.satang.url, createWithdraw(wallet));
     await seedWithdraws(ctx.bench.url, template.json.data.id, count - 1);
   }
-  const few = await closedLoop(ctx.satang.url, () => createWithdraw(small!), { connections: 1, seconds });
-  const many = await closedLoop(ctx.satang.url, () => createWithdraw(large!), { connections: 1, seconds });
+  const few = await timedLoop(ctx.satang.url, () => createWithdraw(small!), { connections: 1, seconds });
+  const many = await timedLoop(ctx.satang.url, () => createWithdraw(large!), { connections: 1, seconds });
   ctx.rows.push(
     goalRow(
       "R6",
