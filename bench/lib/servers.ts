@@ -13,20 +13,29 @@ import { fileURLToPath } from "node:url";
 import { BENCH_SECRET_KEY } from "./setup.ts";
 
 const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
-const mainScript = fileURLToPath(new URL("../../apps/server/src/main.ts", import.meta.url));
+const buildScript = fileURLToPath(new URL("../../apps/server/scripts/build.mjs", import.meta.url));
 const instrumentPreload = fileURLToPath(new URL("../instrument-preload.ts", import.meta.url));
 
 /** The operator token the bench starts the service with (ADMIN_TOKEN). */
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-000000";
 
-/** The V8 and Node flags the service's start script gives node (package.json "start"). */
+/**
+ * The V8 and Node flags the service's start script gives node (package.json "start": the build,
+ * then `node <flags> apps/server/dist/satang.mjs serve`).
+ */
 export const SERVER_NODE_FLAGS: string[] = (() => {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
     scripts: { start: string };
   };
-  const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf("--import"));
+  const run = manifest.scripts.start.split("&&").at(-1)!.trim().split(/\s+/);
+  return run.filter((word) => word.startsWith("--"));
 })();
+
+/** Builds the service's bundle as `npm start` does first; answers the path of its entry. */
+async function builtService(): Promise<string> {
+  const { buildSatang } = (await import(buildScript)) as { buildSatang: () => Promise<string> };
+  return buildSatang();
+}
 
 export interface ServerInfo {
   port: number;
@@ -89,13 +98,14 @@ async function ready(url: string, child: ChildProcess): Promise<void> {
 }
 
 /**
- * The service as `npm start` runs it: `node <the start script's flags> --import tsx
- * apps/server/src/main.ts serve`, on the database `databaseUrl`, with its default settings
+ * The service as `npm start` runs it: its bundle built, then `node <the start script's flags>
+ * apps/server/dist/satang.mjs serve`, on the database `databaseUrl`, with its default settings
  * (sandbox, workers on, logging at info, every hook and limit) but three: the operator token and
  * the secret key (the service needs both), and RATE_LIMIT_PER_MINUTE (the default, 100 a minute
  * per key in sandbox, would refuse the load). Its log lines go to /dev/null. One merchant is
  * made through the operator API with its defaults (PromptPay reuse on), with an integration
- * and a funded wallet. The only addition is the bench's preload, which counts statements.
+ * and a funded wallet. The only addition is the bench's preload, which counts statements (and
+ * the TypeScript loader it needs).
  */
 export async function startServe(databaseUrl: string): Promise<Started> {
   const port = await freePort();
@@ -105,11 +115,12 @@ export async function startServe(databaseUrl: string): Promise<Started> {
     [
       ...SERVER_NODE_FLAGS,
       ...profileFlags(),
+      // The bench's preload is TypeScript: the loader is for it (the bundle is JavaScript).
       "--import",
       "tsx",
       "--import",
       instrumentPreload,
-      mainScript,
+      await builtService(),
       "serve",
     ],
     {

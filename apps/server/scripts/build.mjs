@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Compiles the `satang` command into dist/ (one ES module per entry, the dependencies left as
-// imports): a process started from dist/satang.mjs loads in about a third of the CPU that the
-// TypeScript loader takes, which is most of the cost of the test suite's many short-lived
-// server and CLI processes (scripts/test.mjs builds it first). The pages' assets stay in src/
+// imports). `npm start` builds it and runs the service from it: compiled once, the service
+// spends about a sixth less CPU per request than through the TypeScript loader, which names
+// every function it creates at run time (docs/PERFORMANCE.md), and a process loads in about a
+// third of the CPU, which is most of the cost of the test suite's many short-lived server and
+// CLI processes (scripts/test.mjs builds it first). The pages' assets stay in src/
 // (lib/source-root.ts). `npm run build -w @satang/server` runs it by hand.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,5 +38,7 @@ export async function buildSatang(outdir = join(root, "dist")) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  console.log(await buildSatang());
+  const bundle = await buildSatang();
+  // `npm start` builds with --quiet before it starts the bundle.
+  if (!process.argv.includes("--quiet")) console.log(bundle);
 }

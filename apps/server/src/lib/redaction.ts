@@ -13,7 +13,66 @@ export const REDACTED = "[redacted]";
  * with the literal texts one of which any match contains: a line holding none of them is not
  * searched for that shape (most lines hold none, and a search costs more than a look for a text).
  */
-const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[] }[] = [
+export const TOKEN_SHAPE =
+  /(?<![A-Za-z0-9_-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{32,}/g;
+
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const isTokenChar = (c: number) =>
+  (c >= 0x30 && c <= 0x39) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  c === 0x5f ||
+  c === 0x2d;
+
+/**
+ * Whether `text` may hold a TOKEN_SHAPE: a run of 32 or more of its characters that is not
+ * exactly a UUID (the shape's runs are whole runs, since nothing of the class may precede one).
+ * One pass over the characters, where the expression's look-behind and look-ahead run at every
+ * position: most log lines hold no such run (their ids are UUIDs), and skip the expression.
+ */
+export function mayHoldToken(text: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= text.length; i += 1) {
+    if (i < text.length && isTokenChar(text.charCodeAt(i))) continue;
+    const length = i - start;
+    if (length >= 32 && !(length === 36 && UUID_TEXT.test(text.slice(start, i)))) return true;
+    start = i + 1;
+  }
+  return false;
+}
+
+/**
+ * Whether `text` may hold an ACCOUNT_NUMBER: a run of digits and `-` that starts with a digit,
+ * follows none of `:`, `,`, `[`, `.` and holds 10 or more digits (a match lies inside one such
+ * run, from its start). Numbers of JSON, such as pino's `time`, follow `:` and never qualify.
+ */
+export function mayHoldAccountNumber(text: string): boolean {
+  let digits = 0;
+  let qualifies = false;
+  for (let i = 0; i <= text.length; i += 1) {
+    const c = i < text.length ? text.charCodeAt(i) : -1;
+    const inRun = (c >= 0x30 && c <= 0x39) || c === 0x2d;
+    if (inRun) {
+      const previous = i > 0 ? text.charCodeAt(i - 1) : -1;
+      const startsRun = !((previous >= 0x30 && previous <= 0x39) || previous === 0x2d);
+      if (startsRun) {
+        digits = 0;
+        // 0x3a ':', 0x2c ',', 0x5b '[', 0x2e '.'
+        qualifies =
+          c !== 0x2d && previous !== 0x3a && previous !== 0x2c && previous !== 0x5b && previous !== 0x2e;
+      }
+      if (c !== 0x2d) digits += 1;
+      continue;
+    }
+    if (qualifies && digits >= 10) return true;
+    qualifies = false;
+    digits = 0;
+  }
+  return false;
+}
+
+const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (text: string) => boolean }[] = [
   // API keys and API secrets: sk_test_..., sk_live_..., sec_...
   { shape: /\b(?:sk_(?:test|live)_|sec_)[A-Za-z0-9_-]{8,}/g, markers: ["sk_test_", "sk_live_", "sec_"] },
   // Webhook signing secrets: whsec_ + base64.
@@ -22,10 +81,7 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[] }[] = [
   { shape: /[A-Za-z0-9-]*_secret_[A-Za-z0-9_-]{8,}/g, markers: ["_secret_"] },
   // Anything else token-like: 32 or more base64url characters in one run (session tokens, the
   // generated operator token, hashes), except a UUID, which is an id and stays readable.
-  {
-    shape:
-      /(?<![A-Za-z0-9_-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{32,}/g,
-  },
+  { shape: TOKEN_SHAPE, mayHold: mayHoldToken },
   // A secret named in a query string or a form: clientSecret=..., token=..., password=...
   {
     shape: /(?<=\b(?:clientSecret|client_secret|secret|token|password|apiSecret|signature)=)[^&\s"\\]+/gi,
@@ -38,7 +94,7 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[] }[] = [
  * number, such as pino's `time`, is left alone: it follows `:`, `,` or `[`). All but the last
  * four digits become `*`, as in API responses.
  */
-const ACCOUNT_NUMBER = /(?<![\d:,[\-.])\d(?:-?\d){9,14}(?![\d-])/g;
+export const ACCOUNT_NUMBER = /(?<![\d:,[\-.])\d(?:-?\d){9,14}(?![\d-])/g;
 
 function maskDigits(match: string): string {
   const digits = match.replace(/-/g, "");
@@ -51,11 +107,12 @@ export function redactText(text: string, literals: readonly string[] = []): stri
   for (const literal of literals) {
     if (literal.length >= 8) out = out.split(literal).join(REDACTED);
   }
-  for (const { shape, markers } of SECRET_SHAPES) {
+  for (const { shape, markers, mayHold } of SECRET_SHAPES) {
     if (markers && !markers.some((marker) => out.includes(marker))) continue;
+    if (mayHold && !mayHold(out)) continue;
     out = out.replace(shape, REDACTED);
   }
-  return out.replace(ACCOUNT_NUMBER, maskDigits);
+  return mayHoldAccountNumber(out) ? out.replace(ACCOUNT_NUMBER, maskDigits) : out;
 }
 
 /**
