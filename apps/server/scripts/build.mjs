@@ -19,10 +19,15 @@ const external = Object.keys(manifest.dependencies).filter((name) => name !== "@
 
 // Earlier builds' chunks (named by their content) are left in place: a server or worker started
 // from an earlier build may still import one lazily while another run builds again.
-export async function buildSatang(outdir = join(root, "dist")) {
+// `service` builds the command alone (what `npm start` runs); otherwise the test suite's server
+// process (test/helpers/app-process.ts) is built beside it.
+export async function buildSatang(outdir = join(root, "dist"), { service = false } = {}) {
+  const entryPoints = service
+    ? { satang: "src/main.ts" }
+    : { satang: "src/main.ts", "app-process": "test/helpers/app-process.ts" };
   await build({
     absWorkingDir: root,
-    entryPoints: { satang: "src/main.ts", "app-process": "test/helpers/app-process.ts" },
+    entryPoints,
     outdir,
     outExtension: { ".js": ".mjs" },
     bundle: true,
@@ -38,7 +43,7 @@ export async function buildSatang(outdir = join(root, "dist")) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const bundle = await buildSatang();
-  // `npm start` builds with --quiet before it starts the bundle.
+  const bundle = await buildSatang(undefined, { service: process.argv.includes("--service") });
+  // `npm start` builds with --service --quiet before it starts the bundle.
   if (!process.argv.includes("--quiet")) console.log(bundle);
 }
