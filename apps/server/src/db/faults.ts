@@ -48,15 +48,28 @@ const BUSY_SQLSTATES = new Set(["55P03", "57014", "25P03", "53300", "53400"]);
 /**
  * SQLSTATEs of a database that is going away or not there yet: connection exceptions (class
  * 08), admin/crash shutdown, cannot connect now, database dropped, insufficient resources,
- * and a write refused by a standby (25006, read_only_sql_transaction: a connection that reached
- * a node a failover has just demoted).
+ * a write refused by a standby (25006, read_only_sql_transaction: a connection that reached
+ * a node a failover has just demoted), and the server's own storage failing (class 58:
+ * io_error, a data file gone).
  */
 function unavailableState(code: string): boolean {
   return (
     code.startsWith("08") ||
+    code.startsWith("58") ||
     code === "25006" ||
     ["57P01", "57P02", "57P03", "57P04", "57P05", "53000", "53100", "53200"].includes(code)
   );
+}
+
+/**
+ * A data file the server cannot open (its disk or data directory failing, as on a primary that
+ * is being lost): PostgreSQL reports EACCES on its own files as insufficient_privilege (42501),
+ * the same SQLSTATE as a missing grant, but with "could not open file ..." (or read, write,
+ * access) instead of "permission denied for table ...". Only the former is the database's
+ * storage; a missing grant stays unexpected.
+ */
+function storageRefused(code: string, message: string): boolean {
+  return code === "42501" && /^could not (open|read|write|access|create|stat|fsync)/.test(message);
 }
 
 /** Node's socket errors and pg's own messages when the connection is gone or never came. */
@@ -95,6 +108,7 @@ function classifyOne(error: unknown): DatabaseFault | undefined {
     if (unavailableState(code) || NETWORK_CODES.has(code)) return "unavailable";
   }
   const message = error instanceof Error ? error.message : "";
+  if (code !== undefined && storageRefused(code, message)) return "unavailable";
   if (BUSY_MESSAGES.some((text) => message.includes(text))) return "busy";
   if (UNAVAILABLE_MESSAGES.some((text) => message.includes(text))) return "unavailable";
   return undefined;

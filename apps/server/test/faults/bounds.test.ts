@@ -48,12 +48,24 @@ describe("database faults are classified", () => {
       "unavailable",
     );
     assert.equal(databaseFault(pgError("08006")), "unavailable");
+    // A primary whose data directory became unreadable (the failover harness's second fault).
+    assert.equal(
+      databaseFault(pgError("42501", 'could not open file "base/16384/2619": Permission denied')),
+      "unavailable",
+    );
+    assert.equal(databaseFault(pgError("58030", "could not read block 0 in file")), "unavailable");
+    assert.equal(
+      databaseFault(pgError("58P01", 'could not open file "base/1/2": No such file')),
+      "unavailable",
+    );
     assert.equal(databaseFault(new Error("wrapped", { cause: pgError("40P01") })), "conflict");
   });
 
   it("leaves every other error unexpected", () => {
     assert.equal(databaseFault(pgError("23505", "duplicate key")), undefined);
     assert.equal(databaseFault(pgError("22P02")), undefined);
+    // A missing grant is a deployment fault, not the database going away.
+    assert.equal(databaseFault(pgError("42501", "permission denied for table payments")), undefined);
     assert.equal(databaseFault(new Error("boom")), undefined);
     assert.equal(databaseFault(undefined), undefined);
     assert.equal(databaseFault("text"), undefined);
