@@ -146,10 +146,19 @@ const COLUMN_TYPES: Record<Columns, string> = {
 const REPLAY_KEYS = ["replayApiKeys", "replayTimestamps", "replaySignatures", "replayExpiries"] as const;
 type InsertParams = Record<Columns | "destIds" | (typeof REPLAY_KEYS)[number], unknown>;
 
+/** The saved destination `alias` is the one row `w` pays to, under the same holder name. */
+const sameDestination = (alias: string) => {
+  const saved = (column: string) => sql.ref(`${alias}.${column}`);
+  return sql`${saved("merchant_id")} = w.merchant_id AND ${saved("destination_type")} = w.destination_type
+    AND ${saved("bank_code")} = w.bank_code AND ${saved("account_number")} = w.bank_account_number
+    AND ${saved("account_name")} = w.bank_account_name`;
+};
+
 /**
  * Every admitted withdraw of a group in one INSERT, each with its saved destination (upserted
- * in a CTE as `withdrawInsertStatement` does for one; the group holds one create per merchant,
- * so no destination is upserted twice) and the signed requests' replay records in another CTE.
+ * in a CTE as `withdrawInsertStatement` does for one, and only read when it is saved already
+ * under the same holder name; the group holds one create per merchant, so no destination is
+ * upserted twice) and the signed requests' replay records in another CTE.
  * A taken unique key or a replay record written before fails the whole statement, and with it
  * the group's transaction: its creates are then admitted one by one.
  */
@@ -185,7 +194,8 @@ const groupInsert = cachedStatement<InsertParams, WithdrawRow>(
           ])
           .expression(
             sql`SELECT w.dest_id, w.merchant_id, w.destination_type, w.bank_code, w.bank_account_number,
-              w.bank_account_name, w.created_at, w.created_at FROM ${rows}`,
+              w.bank_account_name, w.created_at, w.created_at FROM ${rows}
+            WHERE NOT EXISTS (SELECT FROM withdraw_destinations saved WHERE ${sameDestination("saved")})`,
           )
           .onConflict((oc) =>
             oc.columns(["merchant_id", "destination_type", "bank_code", "account_number"]).doUpdateSet({
@@ -198,11 +208,12 @@ const groupInsert = cachedStatement<InsertParams, WithdrawRow>(
       .insertInto("withdraws")
       .columns([...NEW_WITHDRAW_COLUMNS, "destination_id"])
       .expression(
-        sql`SELECT ${columns}, destination.id FROM ${rows}
-          JOIN destination ON destination.merchant_id = w.merchant_id
+        sql`SELECT ${columns}, coalesce(destination.id, saved.id) FROM ${rows}
+          LEFT JOIN destination ON destination.merchant_id = w.merchant_id
             AND destination.destination_type = w.destination_type
             AND destination.bank_code = w.bank_code
-            AND destination.account_number = w.bank_account_number`,
+            AND destination.account_number = w.bank_account_number
+          LEFT JOIN withdraw_destinations saved ON ${sameDestination("saved")}`,
       )
       .returningAll();
   },

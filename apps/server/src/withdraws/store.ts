@@ -76,7 +76,11 @@ export interface DestinationUse {
  * per merchant, type, bank code and account number, made on first use (a data-modifying CTE
  * the INSERT reads its id from). The holder name is refreshed to the latest one used; it is not
  * part of the key, because a destination is where the money goes, whatever the payout calls
- * its holder.
+ * its holder. A destination already saved with this holder name is not written at all (the
+ * usual case: a merchant paying the same account again), only read: its id comes from the
+ * statement's snapshot. One taken since the snapshot (by a transaction that committed while
+ * this one waited for the wallet's lock) is met by the upsert's conflict, which waits for it
+ * and returns it.
  */
 export function withdrawInsertStatement(
   db: Db,
@@ -160,20 +164,30 @@ const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
       NewWithdraw,
       "destination_id"
     >;
+    const saved = sql`(SELECT d.id FROM withdraw_destinations d
+      WHERE d.merchant_id = ${params.dest_merchant_id} AND d.destination_type = ${params.dest_type}
+        AND d.bank_code = ${params.dest_bank_code} AND d.account_number = ${params.dest_account_number}
+        AND d.account_name = ${params.dest_account_name})`;
     return db
       .with("destination", (q) =>
         q
           .insertInto("withdraw_destinations")
-          .values({
-            id: params.dest_id,
-            merchant_id: params.dest_merchant_id,
-            destination_type: params.dest_type,
-            bank_code: params.dest_bank_code,
-            account_number: params.dest_account_number,
-            account_name: params.dest_account_name,
-            created_at: params.dest_at,
-            updated_at: params.dest_at,
-          })
+          .columns([
+            "id",
+            "merchant_id",
+            "destination_type",
+            "bank_code",
+            "account_number",
+            "account_name",
+            "created_at",
+            "updated_at",
+          ])
+          .expression(
+            sql`SELECT ${params.dest_id}::uuid, ${params.dest_merchant_id}::uuid, ${params.dest_type}::text,
+              ${params.dest_bank_code}::text, ${params.dest_account_number}::text,
+              ${params.dest_account_name}::text, ${params.dest_at}::timestamptz, ${params.dest_at}::timestamptz
+            WHERE NOT EXISTS ${saved}`,
+          )
           .onConflict((oc) =>
             oc
               .columns(["merchant_id", "destination_type", "bank_code", "account_number"])
@@ -182,7 +196,10 @@ const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
           .returning("id"),
       )
       .insertInto("withdraws")
-      .values({ ...row, destination_id: (eb) => eb.selectFrom("destination").select("destination.id") })
+      .values({
+        ...row,
+        destination_id: sql`coalesce((SELECT destination.id FROM destination), ${saved})`,
+      })
       .returningAll();
   },
 );

@@ -186,6 +186,77 @@ describe("ledger: guarantees held by the database", () => {
     );
   });
 
+  it("refuses an entry whose account or transaction does not exist (the entry trigger's referential check)", async () => {
+    const { merchant, ids } = await newAccounts();
+    const codeOf = (error: unknown) => (error as { code?: string }).code ?? errorText(error);
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const txId = await rawTransaction(trx, merchant.merchantId);
+        await trx
+          .insertInto("ledger_entries")
+          .values([
+            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 5n },
+            { id: newId(), transaction_id: txId, account_id: newId(), amount_satang: -5n },
+          ])
+          .execute();
+      }),
+      (error) => codeOf(error) === "23503" && /outside its transaction's merchant/.test(errorText(error)),
+    );
+    await assert.rejects(
+      inTransaction(async (trx) => {
+        const missing = newId();
+        await trx
+          .insertInto("ledger_entries")
+          .values([
+            { id: newId(), transaction_id: missing, account_id: ids.wallet_available, amount_satang: 5n },
+            {
+              id: newId(),
+              transaction_id: missing,
+              account_id: ids.operator_adjustments,
+              amount_satang: -5n,
+            },
+          ])
+          .execute();
+      }),
+      (error) => codeOf(error) === "23503",
+    );
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.wallet_available, 0n);
+  });
+
+  it("never deletes an account, nor changes its id, owner or kind", async () => {
+    const { ids } = await newAccounts();
+    const other = await newAccounts();
+    await assert.rejects(
+      svc.deps.db.deleteFrom("ledger_accounts").where("id", "=", ids.wallet_held).execute(),
+      (error) => /never deleted/.test(errorText(error)),
+    );
+    await assert.rejects(
+      svc.deps.db
+        .updateTable("ledger_accounts")
+        .set({ id: newId() })
+        .where("id", "=", ids.wallet_held)
+        .execute(),
+      (error) => /cannot change id, owner or kind/.test(errorText(error)),
+    );
+    await assert.rejects(
+      svc.deps.db
+        .updateTable("ledger_accounts")
+        .set({ merchant_id: other.merchant.merchantId, kind: "provider_clearing" })
+        .where("id", "=", ids.provider_clearing)
+        .execute(),
+      (error) => /cannot change id, owner or kind|duplicate key/.test(errorText(error)),
+    );
+    await assert.rejects(
+      svc.deps.db
+        .updateTable("ledger_accounts")
+        .set({ kind: "wallet_held" })
+        .where("id", "=", ids.provider_clearing)
+        .execute(),
+      (error) => /cannot change id, owner or kind|duplicate key|unique/.test(errorText(error)),
+    );
+  });
+
   it("refuses to change an account balance except through an entry", async () => {
     const { ids } = await newAccounts();
     await assert.rejects(

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { updateMerchant } from "../../src/merchants/service.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
@@ -105,6 +106,40 @@ describe("withdraws: create, view and retrieve", () => {
     assert.notEqual(first.body.data.destinationId, otherBank.body.data.destinationId);
     assert.notEqual(first.body.data.destinationId, otherType.body.data.destinationId);
     assert.equal(otherType.body.data.destinationType, "wallet");
+  });
+
+  it("writes a saved destination only when its holder name changes, and keeps its id", async () => {
+    const version = async (id: string) =>
+      (
+        await sql<{ xmin: string; account_name: string }>`select xmin::text as xmin, account_name
+          from withdraw_destinations where id = ${id}`.execute(svc.deps.db)
+      ).rows[0]!;
+    const name = payeeName();
+    const first = await create(
+      withdrawBody({ customerBankAccountNumber: "5554443332", customerBankAccountName: name, amount: "31" }),
+    );
+    const saved = await version(first.body.data.destinationId);
+    const again = await create(
+      withdrawBody({ customerBankAccountNumber: "5554443332", customerBankAccountName: name, amount: "32" }),
+    );
+    assert.equal(again.status, 201);
+    assert.equal(again.body.data.destinationId, first.body.data.destinationId);
+    // Read, not written: the same row version.
+    assert.deepEqual(await version(first.body.data.destinationId), saved);
+    const renamed = await create(
+      withdrawBody({
+        customerBankAccountNumber: "5554443332",
+        customerBankAccountName: `${name} Jr`,
+        amount: "33",
+      }),
+    );
+    assert.equal(renamed.body.data.destinationId, first.body.data.destinationId);
+    const refreshed = await version(first.body.data.destinationId);
+    assert.equal(refreshed.account_name, `${name} Jr`);
+    assert.notEqual(refreshed.xmin, saved.xmin);
+    const count = await sql<{ n: string }>`select count(*)::text as n from withdraw_destinations
+      where id = ${first.body.data.destinationId}`.execute(svc.deps.db);
+    assert.equal(count.rows[0]!.n, "1");
   });
 
   it("gives another merchant's identical destination its own id", async () => {

@@ -96,6 +96,55 @@ describe("withdraws: creates of different wallets admitted together", () => {
     await assertLedgerConsistent(svc.deps.db);
   });
 
+  it("in a group, a destination saved under the same name is read, a renamed one refreshed, a new one saved", async () => {
+    const [same, renamed, fresh] = merchants.slice(0, 3) as [Credentials, Credentials, Credentials];
+    const account = { customerBankAccountNumber: "7776665554" };
+    const first = await atOnce(
+      [same, renamed].map((merchant) =>
+        create(
+          merchant,
+          withdrawBody({ ...account, customerBankAccountName: "Somchai Jaidee", amount: "41.00" }),
+        ),
+      ),
+    );
+    const [sameId, renamedId] = first.answers.map((answer) => answer.json().data.destinationId as string);
+    const versions = async () =>
+      (
+        await sql<{
+          id: string;
+          xmin: string;
+          account_name: string;
+        }>`select id, xmin::text as xmin, account_name
+          from withdraw_destinations where account_number = '7776665554'`.execute(svc.deps.db)
+      ).rows;
+    const before = await versions();
+    const { answers, groupInserts } = await atOnce([
+      create(same, withdrawBody({ ...account, customerBankAccountName: "Somchai Jaidee", amount: "42.00" })),
+      create(
+        renamed,
+        withdrawBody({ ...account, customerBankAccountName: "Somchai Jaidee-Rak", amount: "42.00" }),
+      ),
+      create(fresh, withdrawBody({ ...account, customerBankAccountName: "Somchai Jaidee", amount: "42.00" })),
+    ]);
+    assert.equal(groupInserts, 1, "one grouped INSERT");
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [201, 201, 201],
+      answers.map((answer) => answer.body).join("\n"),
+    );
+    const ids = answers.map((answer) => answer.json().data.destinationId as string);
+    assert.equal(ids[0], sameId);
+    assert.equal(ids[1], renamedId);
+    assert.ok(![sameId, renamedId].includes(ids[2]!));
+    const after = await versions();
+    const row = (rows: typeof before, id: string) => rows.find((r) => r.id === id)!;
+    assert.deepEqual(row(after, sameId!), row(before, sameId!), "the same name: read, not written");
+    assert.equal(row(after, renamedId!).account_name, "Somchai Jaidee-Rak");
+    assert.notEqual(row(after, renamedId!).xmin, row(before, renamedId!).xmin);
+    assert.equal(row(after, ids[2]!).account_name, "Somchai Jaidee");
+    assert.equal(after.length, 3);
+  });
+
   it("forty creates over four wallets with room for exactly three each: three admitted per wallet", async () => {
     const amount = 7_000n;
     const wallets: Credentials[] = [];

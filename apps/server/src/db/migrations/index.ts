@@ -32,6 +32,7 @@ import { statements as paymentConnector } from "./0100_payment_connector.ts";
 import { statements as providerConfirmations } from "./0101_provider_confirmations.ts";
 import { statements as routing } from "./0105_routing.ts";
 import { statements as clockOffsetIndex } from "./0106_clock_offset_index.ts";
+import { statements as ledgerChecks } from "./0107_ledger_checks.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -63,4 +64,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0101_provider_confirmations": providerConfirmations,
   "0105_routing": routing,
   "0106_clock_offset_index": clockOffsetIndex,
+  "0107_ledger_checks": ledgerChecks,
 };
