@@ -13,7 +13,8 @@
  * vacuums a changes table itself (`tidyChanges`): at most once every VACUUM_INTERVAL_MS,
  * whenever it folded changes of it since the last time. A vacuum of a changes table is small
  * (its live rows are the few changes not folded yet) and takes no lock a write or a fold waits
- * for.
+ * for: the tables keep their empty pages (`vacuum_truncate = false`, migration 0108), since
+ * truncating them would take the lock every write waits behind, each second.
  */
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";

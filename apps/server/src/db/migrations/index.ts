@@ -33,6 +33,7 @@ import { statements as providerConfirmations } from "./0101_provider_confirmatio
 import { statements as routing } from "./0105_routing.ts";
 import { statements as clockOffsetIndex } from "./0106_clock_offset_index.ts";
 import { statements as ledgerChecks } from "./0107_ledger_checks.ts";
+import { statements as changesKeepPages } from "./0108_changes_keep_pages.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -65,4 +66,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0105_routing": routing,
   "0106_clock_offset_index": clockOffsetIndex,
   "0107_ledger_checks": ledgerChecks,
+  "0108_changes_keep_pages": changesKeepPages,
 };
