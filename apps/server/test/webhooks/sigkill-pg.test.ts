@@ -66,14 +66,22 @@ describeOnPostgres("a worker killed in the middle of a webhook backlog", () => {
         return ids;
       });
 
-      await waitFor("the backlog to start arriving", () => target.received.length >= EVENTS / 8);
-      const leasedBeforeKill = await svc.deps.db
-        .selectFrom("webhook_deliveries")
-        .select("id")
-        .where("merchant_id", "=", credentials.merchantId)
-        .where("status", "=", "pending")
-        .where("lease_id", "is not", null)
-        .execute();
+      const leased = () =>
+        svc.deps.db
+          .selectFrom("webhook_deliveries")
+          .select("id")
+          .where("merchant_id", "=", credentials.merchantId)
+          .where("status", "=", "pending")
+          .where("lease_id", "is not", null)
+          .execute();
+      // The kill lands while deliveries are leased: between two claims a worker holds none, so
+      // one look at the leases could find that moment.
+      let leasedBeforeKill: { id: string }[] = [];
+      await waitFor("the backlog to start arriving, with deliveries leased", async () => {
+        if (target.received.length < EVENTS / 8) return false;
+        leasedBeforeKill = await leased();
+        return leasedBeforeKill.length > 0;
+      });
       workers[0]!.child.kill("SIGKILL");
       assert.equal(await workers[0]!.exited, null, "the first worker died of the signal");
       const receivedAtKill = target.received.length;
