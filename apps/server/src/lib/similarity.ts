@@ -39,3 +39,51 @@ export function similarity(a: string, b: string): number {
 export function nameSimilarity(a: string, b: string): number {
   return similarity(normalizeName(a), normalizeName(b));
 }
+
+/**
+ * Whether the Levenshtein distance of two code-point arrays is at most `bound`, computing only
+ * the cells within `bound` of the diagonal (the others exceed it whatever follows) and stopping
+ * as soon as a whole row exceeds it: the same answer as `levenshtein(a, b) <= bound`, in
+ * O(length x bound) instead of O(length x length).
+ */
+export function withinDistance(left: readonly string[], right: readonly string[], bound: number): boolean {
+  if (bound < 0) return false;
+  if (Math.abs(left.length - right.length) > bound) return false;
+  const over = bound + 1;
+  const width = right.length + 1;
+  let previous = new Array<number>(width);
+  let current = new Array<number>(width);
+  for (let j = 0; j < width; j++) previous[j] = j <= bound ? j : over;
+  for (let i = 1; i <= left.length; i++) {
+    const from = Math.max(1, i - bound);
+    const to = Math.min(right.length, i + bound);
+    current[0] = i <= bound ? i : over;
+    if (from > 1) current[from - 1] = over;
+    let rowMin = current[0]!;
+    for (let j = from; j <= to; j++) {
+      const cost = left[i - 1] === right[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost, over);
+      current[j] = value;
+      if (value < rowMin) rowMin = value;
+    }
+    if (to < right.length) current[to + 1] = over;
+    if (rowMin > bound) return false;
+    [previous, current] = [current, previous];
+  }
+  return previous[right.length]! <= bound;
+}
+
+/**
+ * Whether two names' similarity (`nameSimilarity`) is strictly above `minimum`, without
+ * computing the full distance: the largest distance that keeps the similarity above it is the
+ * bound (found with the same arithmetic as `similarity`, so the answers are the same).
+ */
+export function namesSimilarAbove(a: string, b: string, minimum: number): boolean {
+  const left = Array.from(normalizeName(a));
+  const right = Array.from(normalizeName(b));
+  const longest = Math.max(left.length, right.length);
+  if (longest === 0) return 1 > minimum;
+  let bound = longest;
+  while (bound >= 0 && !(1 - bound / longest > minimum)) bound -= 1;
+  return withinDistance(left, right, bound);
+}

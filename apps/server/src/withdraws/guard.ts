@@ -18,7 +18,7 @@
 
 import type { PayoutGuardBlock } from "../lib/error-metadata.ts";
 import { AppError } from "../lib/errors.ts";
-import { nameSimilarity } from "../lib/similarity.ts";
+import { namesSimilarAbove } from "../lib/similarity.ts";
 import { ACTIVE_WITHDRAW_STATUSES, ENDED_WITHDRAW_STATUSES, isActive } from "./statuses.ts";
 import type { GuardCandidate, GuardQuery } from "./store.ts";
 
@@ -31,7 +31,7 @@ const PAYOUT_GUARD_SIMILARITY_MIN = 0.9;
 type GuardBlock = PayoutGuardBlock;
 
 function namesMatch(a: string, b: string): boolean {
-  return nameSimilarity(a, b) > PAYOUT_GUARD_SIMILARITY_MIN;
+  return namesSimilarAbove(a, b, PAYOUT_GUARD_SIMILARITY_MIN);
 }
 
 /**

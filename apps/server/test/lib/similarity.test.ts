@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { levenshtein, nameSimilarity, normalizeName, similarity } from "../../src/lib/similarity.ts";
+import {
+  levenshtein,
+  nameSimilarity,
+  namesSimilarAbove,
+  normalizeName,
+  similarity,
+  withinDistance,
+} from "../../src/lib/similarity.ts";
 
 describe("payout guard name normalization and similarity", () => {
   it("removes only case, whitespace and punctuation, keeping titles and Thai script", () => {
@@ -44,5 +51,36 @@ describe("payout guard name normalization and similarity", () => {
         assert.ok(levenshtein(a, c) <= levenshtein(a, b) + levenshtein(b, c));
       }),
     );
+  });
+
+  // Few letters, so that random names are often near each other.
+  const nearName = fc.string({
+    unit: fc.constantFrom("a", "b", "c", "ส", "ม", "ญ", " ", ".", "-"),
+    maxLength: 40,
+  });
+
+  it("the bounded distance answers as the full one: within k exactly when levenshtein <= k", () => {
+    fc.assert(
+      fc.property(nearName, nearName, fc.integer({ min: -1, max: 12 }), (a, b, k) => {
+        const left = Array.from(a);
+        const right = Array.from(b);
+        assert.equal(withinDistance(left, right, k), levenshtein(a, b) <= k);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("the guard's test answers as the similarity: above 0.9 exactly when nameSimilarity is", () => {
+    fc.assert(
+      fc.property(nearName, nearName, (a, b) => {
+        assert.equal(namesSimilarAbove(a, b, 0.9), nameSimilarity(a, b) > 0.9);
+      }),
+      { numRuns: 2_000 },
+    );
+    // One edit in ten code points is exactly 0.9: not above it. One in eleven is.
+    assert.equal(namesSimilarAbove("abcdefghij", "abcdefghiX", 0.9), false);
+    assert.equal(namesSimilarAbove("abcdefghijk", "abcdefghijX", 0.9), true);
+    assert.equal(namesSimilarAbove("", "", 0.9), true);
+    assert.equal(namesSimilarAbove("Somchai Jaidee", "somchai-jaidee", 0.9), true);
   });
 });
