@@ -15,6 +15,7 @@ import {
   type AdmissionFacts,
   admissionFactsOf,
   admissionFactsSql,
+  DESTINATION_COLUMNS,
   NEW_WITHDRAW_COLUMNS,
   usedCapacitySql,
   type Window,
@@ -182,16 +183,7 @@ const groupInsert = cachedStatement<InsertParams, WithdrawRow>(
       .with("destination", (q) =>
         q
           .insertInto("withdraw_destinations")
-          .columns([
-            "id",
-            "merchant_id",
-            "destination_type",
-            "bank_code",
-            "account_number",
-            "account_name",
-            "created_at",
-            "updated_at",
-          ])
+          .columns(DESTINATION_COLUMNS)
           .expression(
             sql`SELECT w.dest_id, w.merchant_id, w.destination_type, w.bank_code, w.bank_account_number,
               w.bank_account_name, w.created_at, w.created_at FROM ${rows}

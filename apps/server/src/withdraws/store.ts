@@ -101,6 +101,18 @@ export function withdrawInsertStatement(
   return { query, decode: (result) => result.rows[0] as WithdrawRow };
 }
 
+/** The saved destination's columns, in the order its upserts give them. */
+export const DESTINATION_COLUMNS = [
+  "id",
+  "merchant_id",
+  "destination_type",
+  "bank_code",
+  "account_number",
+  "account_name",
+  "created_at",
+  "updated_at",
+] as const;
+
 export const NEW_WITHDRAW_COLUMNS = [
   "id",
   "merchant_id",
@@ -172,16 +184,7 @@ const withdrawInsert = cachedStatement<WithdrawInsertParams, WithdrawRow>(
       .with("destination", (q) =>
         q
           .insertInto("withdraw_destinations")
-          .columns([
-            "id",
-            "merchant_id",
-            "destination_type",
-            "bank_code",
-            "account_number",
-            "account_name",
-            "created_at",
-            "updated_at",
-          ])
+          .columns(DESTINATION_COLUMNS)
           .expression(
             sql`SELECT ${params.dest_id}::uuid, ${params.dest_merchant_id}::uuid, ${params.dest_type}::text,
               ${params.dest_bank_code}::text, ${params.dest_account_number}::text,

@@ -65,6 +65,26 @@ async function newAccounts(): Promise<{
 
 const errorText = (error: unknown) => String((error as Error).message);
 
+/**
+ * Lines inserted directly in one statement, as [account id, amount], under a new ledger
+ * transaction of `merchantId` (or under `transactionId`, which is not inserted).
+ */
+const rawLines = (merchantId: string, lines: [string, bigint][], transactionId?: string) =>
+  inTransaction(async (trx) => {
+    const txId = transactionId ?? (await rawTransaction(trx, merchantId));
+    await trx
+      .insertInto("ledger_entries")
+      .values(
+        lines.map(([account_id, amount_satang]) => ({
+          id: newId(),
+          transaction_id: txId,
+          account_id,
+          amount_satang,
+        })),
+      )
+      .execute();
+  });
+
 describe("ledger: guarantees held by the database", () => {
   it("refuses to commit an unbalanced transaction inserted directly, and keeps nothing of it", async () => {
     const { merchant, ids } = await newAccounts();
@@ -96,16 +116,10 @@ describe("ledger: guarantees held by the database", () => {
   it("refuses an unbalanced pair of lines whose sum is not zero", async () => {
     const { merchant, ids } = await newAccounts();
     await assert.rejects(
-      inTransaction(async (trx) => {
-        const txId = await rawTransaction(trx, merchant.merchantId);
-        await trx
-          .insertInto("ledger_entries")
-          .values([
-            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 500n },
-            { id: newId(), transaction_id: txId, account_id: ids.operator_adjustments, amount_satang: -499n },
-          ])
-          .execute();
-      }),
+      rawLines(merchant.merchantId, [
+        [ids.wallet_available, 500n],
+        [ids.operator_adjustments, -499n],
+      ]),
       (error) => /unbalanced/.test(errorText(error)),
     );
   });
@@ -136,52 +150,27 @@ describe("ledger: guarantees held by the database", () => {
   it("refuses an entry that would take a merchant's available wallet below zero", async () => {
     const { merchant, ids } = await newAccounts();
     await assert.rejects(
-      inTransaction(async (trx) => {
-        const txId = await rawTransaction(trx, merchant.merchantId);
-        await trx
-          .insertInto("ledger_entries")
-          .values([
-            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: -1n },
-            { id: newId(), transaction_id: txId, account_id: ids.operator_adjustments, amount_satang: 1n },
-          ])
-          .execute();
-      }),
+      rawLines(merchant.merchantId, [
+        [ids.wallet_available, -1n],
+        [ids.operator_adjustments, 1n],
+      ]),
       (error) => /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
     );
   });
 
   it("refuses a zero entry", async () => {
     const { merchant, ids } = await newAccounts();
-    await assert.rejects(
-      inTransaction(async (trx) => {
-        const txId = await rawTransaction(trx, merchant.merchantId);
-        await trx
-          .insertInto("ledger_entries")
-          .values({ id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 0n })
-          .execute();
-      }),
-    );
+    await assert.rejects(rawLines(merchant.merchantId, [[ids.wallet_available, 0n]]));
   });
 
   it("refuses an entry on another merchant's account", async () => {
     const mine = await newAccounts();
     const theirs = await newAccounts();
     await assert.rejects(
-      inTransaction(async (trx) => {
-        const txId = await rawTransaction(trx, mine.merchant.merchantId);
-        await trx
-          .insertInto("ledger_entries")
-          .values([
-            { id: newId(), transaction_id: txId, account_id: mine.ids.wallet_available, amount_satang: 5n },
-            {
-              id: newId(),
-              transaction_id: txId,
-              account_id: theirs.ids.operator_adjustments,
-              amount_satang: -5n,
-            },
-          ])
-          .execute();
-      }),
+      rawLines(mine.merchant.merchantId, [
+        [mine.ids.wallet_available, 5n],
+        [theirs.ids.operator_adjustments, -5n],
+      ]),
       (error) => /outside its transaction's merchant/.test(errorText(error)),
     );
   });
@@ -190,34 +179,21 @@ describe("ledger: guarantees held by the database", () => {
     const { merchant, ids } = await newAccounts();
     const codeOf = (error: unknown) => (error as { code?: string }).code ?? errorText(error);
     await assert.rejects(
-      inTransaction(async (trx) => {
-        const txId = await rawTransaction(trx, merchant.merchantId);
-        await trx
-          .insertInto("ledger_entries")
-          .values([
-            { id: newId(), transaction_id: txId, account_id: ids.wallet_available, amount_satang: 5n },
-            { id: newId(), transaction_id: txId, account_id: newId(), amount_satang: -5n },
-          ])
-          .execute();
-      }),
+      rawLines(merchant.merchantId, [
+        [ids.wallet_available, 5n],
+        [newId(), -5n],
+      ]),
       (error) => codeOf(error) === "23503" && /outside its transaction's merchant/.test(errorText(error)),
     );
     await assert.rejects(
-      inTransaction(async (trx) => {
-        const missing = newId();
-        await trx
-          .insertInto("ledger_entries")
-          .values([
-            { id: newId(), transaction_id: missing, account_id: ids.wallet_available, amount_satang: 5n },
-            {
-              id: newId(),
-              transaction_id: missing,
-              account_id: ids.operator_adjustments,
-              amount_satang: -5n,
-            },
-          ])
-          .execute();
-      }),
+      rawLines(
+        merchant.merchantId,
+        [
+          [ids.wallet_available, 5n],
+          [ids.operator_adjustments, -5n],
+        ],
+        newId(),
+      ),
       (error) => codeOf(error) === "23503",
     );
     const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
