@@ -3,7 +3,13 @@
  * `FOR UPDATE SKIP LOCKED`, so any number of workers in any number of processes can run it),
  * processes it, and says how many items it handled. The runner calls each job on its interval
  * and again at once while it keeps finding work.
+ *
+ * A run that fails for an expected database condition (unreachable, a failover under way, a
+ * bound hit: db/faults.ts, the conditions requests answer 503 for) is logged as a warning
+ * without a stack, and the job runs again on its interval; any other failure is an error.
  */
+import { databaseFault } from "../db/faults.ts";
+
 /** A background job over the context `C` it runs with (the process's dependencies satisfy it). */
 export interface Job<C = never> {
   name: string;
@@ -30,6 +36,18 @@ export interface Job<C = never> {
 
 export interface JobLogger {
   error(details: object, message: string): void;
+  warn?(details: object, message: string): void;
+}
+
+/** Logs a failed run: a warning for an expected database condition, an error otherwise. */
+export function logJobFailure(log: JobLogger, job: string, err: unknown): void {
+  const fault = databaseFault(err);
+  if (fault && log.warn) {
+    const code = (err as { code?: unknown } | null)?.code;
+    log.warn({ job, fault, code }, "background job waits for the database");
+    return;
+  }
+  log.error({ err, job }, "background job failed");
 }
 
 export interface RunningWorkers {
@@ -44,7 +62,7 @@ export function startWorkers<C>(ctx: C, jobs: readonly Job<C>[], log: JobLogger)
       try {
         handled = await job.runOnce(ctx, log);
       } catch (err) {
-        log.error({ err, job: job.name }, "background job failed");
+        logJobFailure(log, job.name, err);
       }
       if (stopping) break;
       // A job with `idle` knows when it has work again (its claim took all it could); the
