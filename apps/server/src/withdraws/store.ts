@@ -78,9 +78,9 @@ export interface DestinationUse {
  * part of the key, because a destination is where the money goes, whatever the payout calls
  * its holder. A destination already saved with this holder name is not written at all (the
  * usual case: a merchant paying the same account again), only read: its id comes from the
- * statement's snapshot. One taken since the snapshot (by a transaction that committed while
- * this one waited for the wallet's lock) is met by the upsert's conflict, which waits for it
- * and returns it.
+ * statement's snapshot. Only admissions of the merchant write its destinations, one at a time
+ * under its wallet lock, so the snapshot holds every one saved before; were one saved after it
+ * all the same, the upsert would meet it as a conflict, wait for it and return it.
  */
 export function withdrawInsertStatement(
   db: Db,

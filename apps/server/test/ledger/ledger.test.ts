@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../../src/db/types.ts";
 import { accountIds, ensureMerchantAccounts } from "../../src/ledger/accounts.ts";
 import {
@@ -245,7 +245,7 @@ describe("ledger: guarantees held by the database", () => {
     );
   });
 
-  it("keeps entries and ledger transactions append-only", async () => {
+  it("keeps entries and ledger transactions append-only, and the ledger's tables whole", async () => {
     const { merchant } = await newAccounts();
     await fundWallet(svc.deps, merchant.merchantId, 100n);
     await assert.rejects(
@@ -258,6 +258,16 @@ describe("ledger: guarantees held by the database", () => {
     await assert.rejects(svc.deps.db.deleteFrom("ledger_transactions").execute(), (error) =>
       /append-only/.test(errorText(error)),
     );
+    // Nor emptied whole: no table of the ledger can be truncated under the others.
+    for (const table of ["ledger_entries", "ledger_transactions"]) {
+      await assert.rejects(sql`TRUNCATE ${sql.table(table)} CASCADE`.execute(svc.deps.db), (error) =>
+        /append-only/.test(errorText(error)),
+      );
+    }
+    await assert.rejects(sql`TRUNCATE ledger_accounts CASCADE`.execute(svc.deps.db), (error) =>
+      /never deleted/.test(errorText(error)),
+    );
+    await assertLedgerConsistent(svc.deps.db);
   });
 
   it("refuses to post the same event for the same subject twice", async () => {

@@ -6,7 +6,10 @@
  *   the transaction must exist too), so the entries' two foreign keys checked the same rows a
  *   second time, each with a row lock. They are dropped; what they also guarded, a referenced
  *   row deleted or its id changed, is refused by triggers: transactions are append-only
- *   already, and accounts are now never deleted and never change id.
+ *   already, and accounts are now never deleted and never change id. A foreign key also made
+ *   a TRUNCATE of a referenced table fail; the three ledger tables now refuse TRUNCATE
+ *   themselves (a statement trigger, as the audit log does), so none can be emptied under the
+ *   others.
  * - The balance guard on accounts runs only when an UPDATE could break it (a balance changed
  *   outside `ledger_apply_entry`, or an owner, kind or id changed): a WHEN condition, so the
  *   applying UPDATE of every entry no longer calls a PL/pgSQL function to find nothing wrong.
@@ -22,6 +25,12 @@ export const statements: string[] = [
   END $$`,
   `CREATE TRIGGER ledger_accounts_no_delete BEFORE DELETE ON ledger_accounts
     FOR EACH ROW EXECUTE FUNCTION ledger_refuse_account_delete()`,
+  `CREATE TRIGGER ledger_accounts_no_truncate BEFORE TRUNCATE ON ledger_accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_account_delete()`,
+  `CREATE TRIGGER ledger_transactions_no_truncate BEFORE TRUNCATE ON ledger_transactions
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change()`,
+  `CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change()`,
   `CREATE OR REPLACE FUNCTION ledger_guard_balance() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF NEW.balance_satang IS DISTINCT FROM OLD.balance_satang AND pg_trigger_depth() < 2 THEN
