@@ -214,8 +214,20 @@ async function lockAndRead(
   return { wallet: created, facts: await readAdmission(trx, admissionQuery(request, assumedNow)) };
 }
 
-/** The plan mode of an admission's transaction (`lockAndRead`). */
-export const ADMISSION_PLAN_SETTINGS = { plan_cache_mode: "force_generic_plan" } as const;
+/**
+ * The plan settings of an admission's transaction (`lockAndRead`): generic plans, made once per
+ * connection, and made without sequential scans. Every statement of an admission finds its rows
+ * by key (the merchant, its wallet's accounts, its saved destination, its withdraws of the
+ * amount); a generic plan is made at the first run on a connection and kept until the tables'
+ * statistics change, and one made while the tables were a page or two (a young database, or one
+ * autovacuum has not analyzed since it grew) read whole tables (every merchant, every account,
+ * every saved destination) for each group until then. The plans of the foreign-key checks and
+ * the ledger's triggers first made in the transaction are made under the same setting.
+ */
+export const ADMISSION_PLAN_SETTINGS = {
+  plan_cache_mode: "force_generic_plan",
+  enable_seqscan: "off",
+} as const;
 
 /** What the admission read asks, at the business time of the merchant as it authenticated. */
 export function admissionQuery(request: AdmissionRequest, assumedNow: Date) {

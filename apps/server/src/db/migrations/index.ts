@@ -34,6 +34,7 @@ import { statements as routing } from "./0105_routing.ts";
 import { statements as clockOffsetIndex } from "./0106_clock_offset_index.ts";
 import { statements as ledgerChecks } from "./0107_ledger_checks.ts";
 import { statements as changesKeepPages } from "./0108_changes_keep_pages.ts";
+import { statements as ledgerPlansByKey } from "./0109_ledger_plans_by_key.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -67,4 +68,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0106_clock_offset_index": clockOffsetIndex,
   "0107_ledger_checks": ledgerChecks,
   "0108_changes_keep_pages": changesKeepPages,
+  "0109_ledger_plans_by_key": ledgerPlansByKey,
 };
