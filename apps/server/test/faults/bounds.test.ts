@@ -289,8 +289,12 @@ describe("the embedded store's one connection", () => {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     {
       await sql`create table durable_probe (n int)`.execute(db);
+      assert.ok(syncs >= 1, "DDL outside a transaction is synced");
+      // A first read may prune dead catalog rows the migrations left on a page it looks up
+      // (PostgreSQL logs the pruning, and the sync follows the log); a read after it finds
+      // nothing to prune.
+      await sql`select count(*) from durable_probe`.execute(db);
       const afterCreate = syncs;
-      assert.ok(afterCreate >= 1, "DDL outside a transaction is synced");
       await sql`select count(*) from durable_probe`.execute(db);
       await db.transaction().execute(async (trx) => {
         await sql`select * from durable_probe for update`.execute(trx);
