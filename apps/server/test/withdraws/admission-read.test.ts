@@ -15,7 +15,11 @@ import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { lockWallet, walletsLockStatement } from "../../src/ledger/accounts.ts";
 import { ADMISSION_PLAN_SETTINGS } from "../../src/withdraws/admission.ts";
-import { groupAdmissionReadStatement } from "../../src/withdraws/group-store.ts";
+import {
+  type GroupWithdraw,
+  groupAdmissionReadStatement,
+  groupWithdrawInsertStatement,
+} from "../../src/withdraws/group-store.ts";
 import { guardQuery } from "../../src/withdraws/guard.ts";
 import { createWithdraw } from "../../src/withdraws/service.ts";
 import { admissionReadStatement, readAdmission } from "../../src/withdraws/store.ts";
@@ -357,13 +361,12 @@ describeOnPostgres("the admission read's one plan for every merchant", () => {
     return [...own, ...children.flatMap((child) => seqScanned(child))];
   }
 
-  it("plans the group's lock and read by key under the admission's settings, however small the tables were", async () => {
+  it("plans the group's lock, read and insert by key under the admission's settings, however small the tables were", async () => {
     const shops = [await fundedMerchant(svc), await fundedMerchant(svc)];
     // The statistics of a young database, as autovacuum measures them: every table a page or
     // two. A plan made now is kept by the connection for as long as they stay.
-    await sql`analyze merchants, ledger_accounts, withdraws, withdraw_day_totals, withdraw_day_changes`.execute(
-      svc.deps.db,
-    );
+    await sql`analyze merchants, ledger_accounts, withdraws, withdraw_destinations, withdraw_day_totals,
+      withdraw_day_changes`.execute(svc.deps.db);
     const queries = shops.map((shop) => ({
       ...guardQuery({ merchantId: shop.merchantId, amountSatang: 10n, now: svc.clock.now() }),
       idempotencyKey: `plan-${randomUUID()}`,
@@ -393,10 +396,47 @@ describeOnPostgres("the admission read's one plan for every merchant", () => {
           ).query,
         ),
         read: await explain("group_read_probe", groupAdmissionReadStatement(trx, queries).query),
+        // Explained, not run: the saved destination's anti-join and its lookup.
+        insert: await explain(
+          "group_insert_probe",
+          groupWithdrawInsertStatement(trx, shops.map(plannedWithdraw)).query,
+        ),
       };
     });
-    assert.deepEqual(scanned, { lock: [], read: [] });
+    assert.deepEqual(scanned, { lock: [], read: [], insert: [] });
   });
+
+  /** A withdraw of `shop` as the group inserts one, for its plan. */
+  const plannedWithdraw = (shop: { merchantId: string }): GroupWithdraw => {
+    const now = svc.clock.now();
+    return {
+      row: {
+        id: randomUUID(),
+        merchant_id: shop.merchantId,
+        integration_id: null,
+        amount_satang: 1_000n,
+        currency: "THB",
+        status: "pending",
+        reference_id: `plan-${randomUUID()}`,
+        destination_type: "bank_account",
+        bank_account_name: "Somchai Jaidee",
+        bank_account_number: "1234567890",
+        bank_code: "004",
+        description: null,
+        metadata: null,
+        idempotency_key: `plan-${randomUUID()}`,
+        request_hash: "0".repeat(64),
+        verification_expires_at: null,
+        paid_at: null,
+        failed_at: null,
+        canceled_at: null,
+        created_at: now,
+        updated_at: now,
+      },
+      destinationIdIfNew: randomUUID(),
+      replay: undefined,
+    };
+  };
 
   /** A value as SQL text; an array as an untyped array literal, which takes the parameter's type. */
   const arrayLiteral = (value: unknown): string => {
