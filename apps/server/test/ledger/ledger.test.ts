@@ -64,6 +64,7 @@ async function newAccounts(): Promise<{
 }
 
 const errorText = (error: unknown) => String((error as Error).message);
+const codeOf = (error: unknown) => (error as { code?: string }).code ?? errorText(error);
 
 /**
  * Lines inserted directly in one statement, as [account id, amount], under a new ledger
@@ -177,7 +178,6 @@ describe("ledger: guarantees held by the database", () => {
 
   it("refuses an entry whose account or transaction does not exist (the entry trigger's referential check)", async () => {
     const { merchant, ids } = await newAccounts();
-    const codeOf = (error: unknown) => (error as { code?: string }).code ?? errorText(error);
     await assert.rejects(
       rawLines(merchant.merchantId, [
         [ids.wallet_available, 5n],
@@ -243,6 +243,70 @@ describe("ledger: guarantees held by the database", () => {
         .execute(),
       (error) => /only through ledger entries/.test(errorText(error)),
     );
+  });
+
+  it("refuses an account that starts away from zero or has a kind the ledger does not know", async () => {
+    const merchant = await svc.newMerchant();
+    const account = (kind: string, balance: bigint) =>
+      sql`INSERT INTO ledger_accounts (id, merchant_id, kind, balance_satang)
+        VALUES (${newId()}, ${merchant.merchantId}, ${kind}, ${balance})`.execute(svc.deps.db);
+    await assert.rejects(account("wallet_available", 1_000_000n), (error) =>
+      /starts at zero/.test(errorText(error)),
+    );
+    await assert.rejects(account("provider_clearing", -5n), (error) =>
+      /starts at zero/.test(errorText(error)),
+    );
+    await assert.rejects(account("savings", 0n), (error) => /ledger_account_kind/.test(errorText(error)));
+  });
+
+  it("refuses a write of an account's id, owner or kind even to the value it has", async () => {
+    const { merchant, ids } = await newAccounts();
+    await assert.rejects(
+      svc.deps.db
+        .updateTable("ledger_accounts")
+        .set({ kind: "wallet_held", merchant_id: merchant.merchantId })
+        .where("id", "=", ids.wallet_held)
+        .execute(),
+      (error) => /cannot change id, owner or kind/.test(errorText(error)),
+    );
+  });
+
+  it("refuses an entry that takes any of a merchant's own funds below zero, and no other account", async () => {
+    const { merchant, ids } = await newAccounts();
+    for (const own of [ids.settlement_pending, ids.wallet_available, ids.wallet_held]) {
+      await assert.rejects(
+        rawLines(merchant.merchantId, [
+          [own, -1n],
+          [ids.operator_adjustments, 1n],
+        ]),
+        (error) =>
+          codeOf(error) === "23514" && /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
+      );
+    }
+    // The counterpart accounts carry the opposite of the merchant's money: they go below zero.
+    await rawLines(merchant.merchantId, [
+      [ids.provider_clearing, -3n],
+      [ids.payout_clearing, -4n],
+      [ids.operator_adjustments, -5n],
+      [ids.settlement_pending, 12n],
+    ]);
+    const balances = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    assert.equal(balances.provider_clearing, -3n);
+    assert.equal(balances.settlement_pending, 12n);
+  });
+
+  it("prepares no check per entry: the accounts table has no CHECK constraint and no row trigger on UPDATE", async () => {
+    // Each entry's UPDATE of its account is one statement run inside the entry trigger, and
+    // PostgreSQL prepares a table's CHECK constraints and row triggers' WHEN conditions for each
+    // run: rules kept there cost every entry more than the UPDATE itself (migration 0110).
+    const { rows } = await sql<{ what: string }>`
+      SELECT 'check ' || conname AS what FROM pg_constraint
+        WHERE conrelid = 'ledger_accounts'::regclass AND contype = 'c'
+      UNION ALL
+      SELECT 'row trigger ' || tgname FROM pg_trigger
+        WHERE tgrelid = 'ledger_accounts'::regclass AND NOT tgisinternal
+          AND (tgtype & 1) = 1 AND (tgtype & 16) = 16`.execute(svc.deps.db);
+    assert.deepEqual(rows, []);
   });
 
   it("keeps entries and ledger transactions append-only, and the ledger's tables whole", async () => {

@@ -35,6 +35,7 @@ import { statements as clockOffsetIndex } from "./0106_clock_offset_index.ts";
 import { statements as ledgerChecks } from "./0107_ledger_checks.ts";
 import { statements as changesKeepPages } from "./0108_changes_keep_pages.ts";
 import { statements as ledgerPlansByKey } from "./0109_ledger_plans_by_key.ts";
+import { statements as ledgerAccountGuards } from "./0110_ledger_account_guards.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -69,4 +70,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0107_ledger_checks": ledgerChecks,
   "0108_changes_keep_pages": changesKeepPages,
   "0109_ledger_plans_by_key": ledgerPlansByKey,
+  "0110_ledger_account_guards": ledgerAccountGuards,
 };
