@@ -151,6 +151,9 @@ describe("refunds in the dashboard", () => {
 
       await page.goto(`${origin}/dashboard#/refunds?status=pending`);
       await page.getByRole("heading", { level: 1, name: en.refundsTitle }).waitFor();
+      // The address changes only after its '#', so the unfiltered rows stay on the page until the
+      // filtered list replaces them: wait for the paid refund's row to go.
+      await rows.filter({ hasText: "return-paid" }).waitFor({ state: "detached" });
       await rows.filter({ hasText: "return-waiting" }).waitFor();
       assert.equal(await rows.count(), 1, "the status filter keeps the pending refund only");
       await rows.getByRole("link", { name: "return-waiting" }).click();
