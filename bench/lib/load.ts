@@ -64,6 +64,62 @@ export async function closedLoop(
   };
 }
 
+/**
+ * Each measured load against the baseline loaded just before it and just after it (B M1 B M2 B
+ * ...: one more baseline load than measured ones). This machine's speed drifts over a run by a
+ * fifth or more, from one ten-second load to the next, so a baseline loaded once at the start
+ * set each later row against a machine that was no longer there; the mean of the loads on either
+ * side of a measured one moves with the drift as the measured load does. The baseline loads also
+ * give `all`, their mean over the whole run.
+ */
+export async function bracketed<B extends Measured, T>(
+  baseline: () => Promise<B>,
+  loads: readonly (() => Promise<T>)[],
+): Promise<{ results: { result: T; base: B }[]; all: B }> {
+  const bases = [await baseline()];
+  const results: { result: T; base: B }[] = [];
+  for (const load of loads) {
+    const result = await load();
+    bases.push(await baseline());
+    results.push({ result, base: meanOf(bases.slice(-2)) });
+  }
+  return { results, all: meanOf(bases) };
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Several loads of one kind as one: the mean rate, p50, p99 and CPU per request (each CPU figure
+ * the mean of the loads' own, as each is per request already); answered, failed and (open loops)
+ * unanswered requests summed.
+ */
+export function meanOf<M extends Measured>(loads: readonly M[]): M {
+  const first = loads[0];
+  if (!first) throw new Error("meanOf needs at least one load");
+  const cpus = loads.flatMap((load) => (load.cpu ? [load.cpu] : []));
+  const cpu =
+    cpus.length === loads.length
+      ? (Object.fromEntries(
+          (Object.keys(first.cpu!) as (keyof CpuSplit)[]).map((key) => [
+            key,
+            Math.round(mean(cpus.map((split) => split[key]))),
+          ]),
+        ) as unknown as CpuSplit)
+      : undefined;
+  const merged: Measured = {
+    rps: Math.round(mean(loads.map((load) => load.rps))),
+    p50: Math.round(mean(loads.map((load) => load.p50)) * 10) / 10,
+    p99: Math.round(mean(loads.map((load) => load.p99)) * 10) / 10,
+    ok: loads.reduce((sum, load) => sum + load.ok, 0),
+    failed: loads.reduce((sum, load) => sum + load.failed, 0),
+    ...(cpu ? { cpu } : {}),
+  };
+  const unanswered = loads.map((load) => (load as Partial<OpenLoopResult>).unanswered);
+  if (unanswered.every((count) => count !== undefined))
+    (merged as OpenLoopResult).unanswered = unanswered.reduce((sum, count) => sum + count, 0);
+  return { ...first, ...merged };
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -1,9 +1,10 @@
 /**
  * R2: create p99 at a fixed rate of half the baseline's closed-loop throughput / the baseline's
- * p99 at that rate (open loop, coordinated omission corrected).
+ * p99 at that rate (open loop, coordinated omission corrected), the baseline loaded at that rate
+ * just before and just after the creates (their mean: bench/lib/load.ts `bracketed`).
  */
 import type { Context } from "../lib/context.ts";
-import { openLoop } from "../lib/load.ts";
+import { bracketed, openLoop } from "../lib/load.ts";
 import { goalRow, ms } from "../lib/report.ts";
 import { baselineInsert, type PlainRequest } from "../lib/requests.ts";
 
@@ -14,9 +15,12 @@ export async function runCreateOpenLoop(
 ): Promise<void> {
   const { seconds } = ctx.settings;
   const rate = Math.max(1, Math.round(baselineRps / 2));
-  ctx.log(`R2: open loop at ${rate} req/s, baseline then create payment (v1)`);
-  const baseOpen = await openLoop(ctx.baseline.url, baselineInsert, { rate, seconds });
-  const createOpen = await openLoop(ctx.satang.url, make, { rate, seconds });
+  ctx.log(`R2: open loop at ${rate} req/s, baseline, create payment (v1), baseline`);
+  const { results } = await bracketed(
+    () => openLoop(ctx.baseline.url, baselineInsert, { rate, seconds }),
+    [() => openLoop(ctx.satang.url, make, { rate, seconds })],
+  );
+  const { result: createOpen, base: baseOpen } = results[0]!;
   const unanswered = createOpen.unanswered ? `; ${createOpen.unanswered} unanswered (p99 a lower bound)` : "";
   const failed = `; failed ${createOpen.failed} / ${baseOpen.failed}`;
   ctx.rows.push(
