@@ -23,7 +23,7 @@ export interface Context {
   baseline: Started;
   satang: Started;
   rows: Row[];
-  /** Figures one scenario leaves for another (R1's create rate for R4). */
+  /** Figures a scenario keeps for the others (the baselines' mean rates). */
   figures: Record<string, number>;
   log(message: string): void;
 }

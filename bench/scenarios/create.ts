@@ -17,7 +17,7 @@ import { baselineInsert, createPayment, type Signing } from "../lib/requests.ts"
 import { peakRssMb, statementsSent } from "../lib/servers.ts";
 import { runCreateOpenLoop } from "./create-open.ts";
 
-/** One closed-loop load of creates: its rows (ratio, CPU, statements) against the baseline's. */
+/** One closed-loop load of creates: what it measured and the statements it sent. */
 async function createLoad(
   ctx: Context,
   label: string,
@@ -87,7 +87,6 @@ export async function runCreate(ctx: Context): Promise<void> {
   );
   const [v1, v2, reused] = results;
   if (!v1 || !v2 || !reused) throw new Error("R1 measured fewer loads than it ran");
-  ctx.figures.createRps = v1.result.measured.rps;
   ctx.figures.baselineInsertRps = all.rps;
   ctx.rows.push(
     ...createRows(v1.result, v1.base, { id: "R1", atLeast: 0.6 }),
