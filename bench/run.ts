@@ -68,7 +68,7 @@ const bench = await openBench(database.url);
 await migrateToLatest(bench.store.db);
 const baseline = await startServer("baseline");
 const satang = await startServe(database.url);
-const ctx: Context = { settings, bench, baseline, satang, rows: [], figures: {}, log };
+const ctx: Context = { settings, bench, baseline, satang, rows: [], log };
 try {
   await scenarios(ctx, database.url, serverUrl);
   if (which.has("sql")) ctx.rows.push(...(await statementRows(database.url)));

@@ -23,8 +23,6 @@ export interface Context {
   baseline: Started;
   satang: Started;
   rows: Row[];
-  /** Figures a scenario keeps for the others (the baselines' mean rates). */
-  figures: Record<string, number>;
   log(message: string): void;
 }
 

@@ -87,7 +87,6 @@ export async function runCreate(ctx: Context): Promise<void> {
   );
   const [v1, v2, reused] = results;
   if (!v1 || !v2 || !reused) throw new Error("R1 measured fewer loads than it ran");
-  ctx.figures.baselineInsertRps = all.rps;
   ctx.rows.push(
     ...createRows(v1.result, v1.base, { id: "R1", atLeast: 0.6 }),
     goalRow("RSS", "server peak RSS under R1 (MB)", rss, { atMost: 250 }, `VmHWM of the server process`),

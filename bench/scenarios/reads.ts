@@ -86,10 +86,9 @@ export async function runReads(ctx: Context): Promise<void> {
   // The baseline's first SELECT load is as cold as the service's: it is warmed up alike.
   const select = () => baselineSelect(ctx.baseline.info.rowId);
   await closedLoop(ctx.baseline.url, select, { connections, seconds: Math.min(3, seconds) });
-  const { results, all } = await bracketed(
+  const { results } = await bracketed(
     () => closedLoop(ctx.baseline.url, select, { connections, seconds, pid: ctx.baseline.child.pid }),
     loads.map((load) => () => readLoad(ctx, load)),
   );
-  ctx.figures.baselineSelectRps = all.rps;
   for (const { result: rows, base } of results) ctx.rows.push(...rows(base));
 }
