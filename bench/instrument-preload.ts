@@ -5,4 +5,6 @@
  */
 import { countStatements } from "./lib/instrument.ts";
 
-if (process.send) countStatements();
+// Not in the parent of several `satang serve` processes (bench/serve-processes.ts): it sums
+// what its children count.
+if (process.send && !process.env.BENCH_SERVE_CLUSTER) countStatements();

@@ -17,7 +17,7 @@ import { countRequests } from "./count.ts";
 import { type Context, settingsOf } from "./lib/context.ts";
 import { createBenchDatabase, DEFAULT_BENCH_URL, settle } from "./lib/database.ts";
 import { printRows, type Row } from "./lib/report.ts";
-import { startServe, startServer, stopServer } from "./lib/servers.ts";
+import { serveProcesses, startServe, startServer, stopServer } from "./lib/servers.ts";
 import { openBench } from "./lib/setup.ts";
 import { runCreate } from "./scenarios/create.ts";
 import { runEmbedded } from "./scenarios/embedded.ts";
@@ -81,6 +81,7 @@ try {
 const prepared = process.env.DATABASE_PREPARED_STATEMENTS === "off" ? "off" : "on";
 console.log(
   `PostgreSQL; ${cpus().length} cores; ${settings.connections} connections, ${settings.seconds} s per load` +
-    `${settings.quick ? " (--quick)" : ""}; named prepared statements ${prepared}; ${Math.round((Date.now() - started) / 1000)} s`,
+    `${settings.quick ? " (--quick)" : ""}; named prepared statements ${prepared}; ` +
+    `${serveProcesses()} satang serve process${serveProcesses() > 1 ? "es" : ""}; ${Math.round((Date.now() - started) / 1000)} s`,
 );
 printRows(ctx.rows);

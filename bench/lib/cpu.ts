@@ -38,6 +38,32 @@ function processSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/** The processes `pid` started (Linux's /proc children list; none where it is not kept). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** `pid` and the processes it started, which is the service when it runs as several. */
+function treeSeconds(pid: number, pick: (pid: number) => number): number {
+  let seconds = pick(pid);
+  for (const child of childPids(pid)) {
+    try {
+      seconds += pick(child);
+    } catch {
+      // Gone since it was listed.
+    }
+  }
+  return seconds;
+}
+
 /** CPU seconds of each backend connected to the bench's database, by pid (none when unknown). */
 async function backendSeconds(): Promise<Map<number, number>> {
   const url = process.env.BENCH_DATABASE_URL;
@@ -81,8 +107,8 @@ function machineSeconds(): number {
 function read(pid: number): Reading {
   const own = process.cpuUsage();
   return {
-    server: processSeconds(pid),
-    serverSystem: processSystemSeconds(pid),
+    server: treeSeconds(pid, processSeconds),
+    serverSystem: treeSeconds(pid, processSystemSeconds),
     generator: (own.user + own.system) / 1e6,
     machine: machineSeconds(),
   };

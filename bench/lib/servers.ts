@@ -10,11 +10,13 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childPids } from "./cpu.ts";
 import { BENCH_SECRET_KEY } from "./setup.ts";
 
 const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
 const buildScript = fileURLToPath(new URL("../../apps/server/scripts/build.mjs", import.meta.url));
 const instrumentPreload = fileURLToPath(new URL("../instrument-preload.ts", import.meta.url));
+const serveProcessesScript = fileURLToPath(new URL("../serve-processes.ts", import.meta.url));
 
 /** The operator token the bench starts the service with (ADMIN_TOKEN). */
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-000000";
@@ -57,6 +59,22 @@ export interface Started {
 function profileFlags(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
+/**
+ * BENCH_SERVE_PROCESSES=N: the service as N `satang serve` processes sharing one port
+ * (bench/serve-processes.ts); one by default, as `npm start` runs it.
+ */
+export function serveProcesses(): number {
+  const count = Number(process.env.BENCH_SERVE_PROCESSES ?? 1);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error("BENCH_SERVE_PROCESSES must be a whole number >= 1");
+  return count;
+}
+
+function serveArguments(bundle: string): string[] {
+  const count = serveProcesses();
+  return count > 1 ? [serveProcessesScript, bundle, String(count)] : [bundle, "serve"];
 }
 
 async function freePort(): Promise<number> {
@@ -120,8 +138,7 @@ export async function startServe(databaseUrl: string): Promise<Started> {
       "tsx",
       "--import",
       instrumentPreload,
-      await builtService(),
-      "serve",
+      ...serveArguments(await builtService()),
     ],
     {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
@@ -134,6 +151,7 @@ export async function startServe(databaseUrl: string): Promise<Started> {
         ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         SECRET_KEY: BENCH_SECRET_KEY.toString("hex"),
         RATE_LIMIT_PER_MINUTE: "10000000",
+        ...(serveProcesses() > 1 ? { BENCH_SERVE_CLUSTER: "1" } : {}),
       },
     },
   );
@@ -198,9 +216,11 @@ export async function stopServer(started: Started): Promise<void> {
 
 /** The peak resident set size of the server so far (Linux VmHWM), in MB. */
 export function peakRssMb(started: Started): number {
-  const status = readFileSync(`/proc/${started.child.pid}/status`, "utf8");
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+  const peakKb = (pid: number) =>
+    Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  // Several processes (BENCH_SERVE_PROCESSES): the largest of them, as the goal is per process.
+  const pids = serveProcesses() > 1 ? childPids(started.child.pid!) : [started.child.pid!];
+  return Math.round(Math.max(...pids.map(peakKb)) / 1024);
 }
 
 /** The server's BEGIN-to-COMMIT times (ms) since the last call. */
