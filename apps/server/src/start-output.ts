@@ -26,10 +26,12 @@ export function storeProgress(config: Pick<Config, "databaseUrl">): { opening: s
 /** Answers every request with 503 until the returned function is called. Before listen. */
 export function holdRequestsUntilStarted(app: FastifyInstance): () => void {
   let started = false;
-  app.addHook("onRequest", async (_request, reply) => {
-    if (started) return;
+  // Callback style: once started, every request passes with no promise made for it. A request
+  // answered here is not passed on (`done` is not called).
+  app.addHook("onRequest", (_request, reply, done) => {
+    if (started) return done();
     reply.header("Retry-After", String(STARTING_RETRY_AFTER_S));
-    return reply.code(503).send(
+    reply.code(503).send(
       errorBody(
         new AppError("SERVICE_UNAVAILABLE", "The service is starting; retry shortly", {
           retryAfter: STARTING_RETRY_AFTER_S,

@@ -14,7 +14,9 @@
  * ready (`setImmediate`): requests whose handlers ran in the same turn go together, and a
  * request alone on a quiet service waits for nothing. At most `maxInFlight` groups are in
  * flight; items that arrive meanwhile wait for one to end and go in the next group, so the
- * groups grow with the load. A group of one runs the item's own statement.
+ * groups grow with the load. With `busyHoldMs`, items that arrive while a group is in flight
+ * wait for it to end (or for their hold to pass) before a second goes beside it: fewer, larger
+ * groups while the database answers promptly. A group of one runs the item's own statement.
  *
  * One item's failure does not touch another's. A group's statement can fail because of one
  * item's own data (a constraint, a value, a deadlock between groups, a row waiting past the lock
@@ -70,6 +72,14 @@ export interface StatementGroupOptions<I, O> {
    * would otherwise wait for it at the wallet's lock, holding a connection and its group).
    */
   keyOf?(item: I): string;
+  /**
+   * When given, a group is not sent beside one in flight until its first item has waited this
+   * long (ms) or a whole group (`maxItems`) is queued: while the database answers promptly, the
+   * items that come during a group go together once it ends, in fewer and larger groups, and
+   * only a group that is slow to answer lets the next ones go beside it (up to `maxInFlight`).
+   * With no group in flight an item is sent at once, as without it.
+   */
+  busyHoldMs?: number;
 }
 
 interface Waiting<I, O> {
@@ -104,6 +114,8 @@ export class StatementGroup<I, O> {
   #keysInFlight = new Set<string>();
   #scheduled = false;
   #expiry: NodeJS.Timeout | undefined;
+  /** The timer that sends a group held beside one in flight once its hold is over. */
+  #holdTimer: NodeJS.Timeout | undefined;
 
   constructor(options: StatementGroupOptions<I, O>) {
     if (options.maxItems < 1 || options.maxInFlight < 1)
@@ -126,6 +138,7 @@ export class StatementGroup<I, O> {
 
   #send(): void {
     while (this.#queue.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      if (this.#held()) break;
       const group = this.#take();
       // Every queued item's key is in a group in flight: they wait for one to end.
       if (group.length === 0) break;
@@ -137,7 +150,31 @@ export class StatementGroup<I, O> {
         this.#send();
       });
     }
+    if (this.#queue.length === 0 && this.#holdTimer) {
+      clearTimeout(this.#holdTimer);
+      this.#holdTimer = undefined;
+    }
     this.#watchQueue();
+  }
+
+  /**
+   * Whether the queue is held back beside a group in flight (`busyHoldMs`); when it is, a
+   * timer sends it once its first item's hold is over, unless a group ends first.
+   */
+  #held(): boolean {
+    const holdMs = this.#options.busyHoldMs;
+    if (holdMs === undefined || this.#inFlight === 0 || this.#queue.length >= this.#options.maxItems) {
+      return false;
+    }
+    const due = this.#queue[0]!.since + holdMs - performance.now();
+    if (due <= 0) return false;
+    if (!this.#holdTimer) {
+      this.#holdTimer = setTimeout(() => {
+        this.#holdTimer = undefined;
+        this.#send();
+      }, due);
+    }
+    return true;
   }
 
   /** The keys of a group sent now, marked in flight until it ends. */

@@ -400,11 +400,12 @@ function pendingReplay(
  * had the record been written first. A 2xx answer means the record committed with the write.
  */
 export function settleReplay(env: Config["env"]) {
-  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    const pending = unsettled.get(request);
-    if (!pending) return payload;
-    unsettled.delete(request);
-    if (pending.written() && reply.statusCode < 300) return payload;
+  const settle = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    pending: Unsettled,
+  ) => {
     let fresh: boolean;
     try {
       fresh = await pending.recordAfter();
@@ -416,6 +417,29 @@ export function settleReplay(env: Config["env"]) {
     const replayed = refusal(REPLAYED(), request, env) as AppError;
     reply.code(replayed.status).header("content-type", "application/json; charset=utf-8");
     return JSON.stringify(errorBody(replayed));
+  };
+  // Callback style: most writes were recorded with their own statement and pass at once, with
+  // no promise made for them; only a record still to write waits for it.
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: Error | null, payload?: unknown) => void,
+  ): void => {
+    const pending = unsettled.get(request);
+    if (!pending) {
+      done(null, payload);
+      return;
+    }
+    unsettled.delete(request);
+    if (pending.written() && reply.statusCode < 300) {
+      done(null, payload);
+      return;
+    }
+    settle(request, reply, payload, pending).then(
+      (answer) => done(null, answer),
+      (error: unknown) => done(error as Error),
+    );
   };
 }
 

@@ -16,7 +16,9 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 export function installRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback style, as the other hooks every request runs: no promise for a header.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);
+    done();
   });
 }

@@ -20,10 +20,11 @@ export function installSecurityHeaders(
   app: FastifyInstance,
   config: Pick<Config, "env" | "publicBaseUrl">,
 ): void {
-  app.addHook("onRequest", async (_request, reply) => {
+  app.addHook("onRequest", (_request, reply, done) => {
     reply.header("X-Content-Type-Options", "nosniff").header("Cache-Control", "no-store");
     if (config.env === "live" && config.publicBaseUrl.startsWith("https:")) {
       reply.header("Strict-Transport-Security", HSTS_VALUE);
     }
+    done();
   });
 }

@@ -80,7 +80,14 @@ export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
     });
     // Registered on the root (see skip-override below) before the other route plugins, so
     // every route of the app, whatever its scope, is counted.
-    app.addHook("onResponse", async (request, reply) => metrics.observe(request, reply));
+    app.addHook("onResponse", (request, reply, done) => {
+      try {
+        metrics.observe(request, reply);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    });
 
     app.get("/healthz", hidden, async () => ok({ status: "ok" }));
 

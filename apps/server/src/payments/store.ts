@@ -150,6 +150,13 @@ export const PAYMENT_GROUP_ITEMS_MAX = 32;
 /** The most grouped INSERTs of payments in flight at once, per store (each holds a connection). */
 export const PAYMENT_GROUPS_IN_FLIGHT_MAX = 4;
 /**
+ * How long creates that arrive while a group is in flight wait for it to end before a group
+ * goes beside it (db/statement-group.ts `busyHoldMs`): a group answers within it while the
+ * database is well, so under load the creates go in fewer and larger groups, and a slow group
+ * delays the others by at most this.
+ */
+export const PAYMENT_GROUP_BUSY_HOLD_MS = 2;
+/**
  * The longest a group's row waits for a lock (another transaction's uncommitted write of its
  * key) before the group gives up and each write runs alone.
  */
@@ -282,6 +289,7 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
       runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
       maxItems: PAYMENT_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_GROUPS_IN_FLIGHT_MAX,
+      busyHoldMs: PAYMENT_GROUP_BUSY_HOLD_MS,
       ...poolQueueBound(db),
     });
   const groups = { signed: group(), unsigned: group() };

@@ -17,6 +17,7 @@ function recorded(options: {
   maxQueueWaitMs?: number;
   failGroup?: (items: number[]) => Error;
   keyOf?: (item: number) => string;
+  busyHoldMs?: number;
 }) {
   const groups: number[][] = [];
   const alone: number[] = [];
@@ -42,6 +43,7 @@ function recorded(options: {
     maxQueueWaitMs: options.maxQueueWaitMs ?? 60_000,
     queueTimeout: () => new Error("waited too long"),
     ...(options.keyOf ? { keyOf: options.keyOf } : {}),
+    ...(options.busyHoldMs === undefined ? {} : { busyHoldMs: options.busyHoldMs }),
   });
   return {
     commit,
@@ -130,6 +132,76 @@ describe("group commit", () => {
       "group:6",
     ]);
     assert.deepEqual(groups, [[3, 4, 5, 6]]);
+  });
+
+  it("with a busy hold, writes that come while a group is in flight wait for it to end and then go together", async () => {
+    const { commit, groups, alone, hold, release } = recorded({ maxInFlight: 4, busyHoldMs: 60_000 });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    assert.deepEqual(alone, [1], "with no group in flight a write is sent at once");
+    const second = commit.submit(2);
+    await turn();
+    const third = commit.submit(3);
+    await turn();
+    await turn();
+    assert.deepEqual(alone, [1], "slots are free, but the writes wait for the group in flight");
+    assert.deepEqual(groups, []);
+    release();
+    assert.deepEqual(await Promise.all([first, second, third]), ["alone:1", "group:2", "group:3"]);
+    assert.deepEqual(groups, [[2, 3]]);
+  });
+
+  it("with a busy hold, a group slow to answer lets the next go beside it once the first waiting write's hold is over", async () => {
+    const { commit, groups, alone, hold, release } = recorded({ maxInFlight: 2, busyHoldMs: 30 });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    const waited = performance.now();
+    const second = commit.submit(2);
+    const third = commit.submit(3);
+    await turn();
+    assert.deepEqual(groups, [], "held while the first group is in flight");
+    while (groups.length === 0 && performance.now() - waited < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.ok(performance.now() - waited >= 29, "not before the hold is over");
+    assert.deepEqual(groups, [[2, 3]], "sent beside the slow group, which still has not answered");
+    assert.deepEqual(alone, [1]);
+    const fourth = commit.submit(4);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(alone, [1], "at most maxInFlight groups, hold or not");
+    release();
+    assert.deepEqual(await Promise.all([first, second, third, fourth]), [
+      "alone:1",
+      "group:2",
+      "group:3",
+      "alone:4",
+    ]);
+  });
+
+  it("with a busy hold, a whole group's worth of writes goes at once beside a group in flight", async () => {
+    const { commit, groups, alone, hold, release } = recorded({
+      maxItems: 3,
+      maxInFlight: 2,
+      busyHoldMs: 60_000,
+    });
+    hold();
+    const first = commit.submit(1);
+    await turn();
+    const full = [2, 3, 4].map((item) => commit.submit(item));
+    const extra = commit.submit(5);
+    await turn();
+    assert.deepEqual(alone, [1]);
+    assert.deepEqual(groups, [[2, 3, 4]], "three queued (maxItems): sent without waiting for the hold");
+    release();
+    assert.deepEqual(await Promise.all([first, ...full, extra]), [
+      "alone:1",
+      "group:2",
+      "group:3",
+      "group:4",
+      "alone:5",
+    ]);
   });
 
   it("runs each write of a group alone when the group fails on a write's own data", async () => {
