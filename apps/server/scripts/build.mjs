@@ -6,8 +6,8 @@
 // third of the CPU, which is most of the cost of the test suite's many short-lived server and
 // CLI processes (scripts/test.mjs builds it first). The pages' assets stay in src/
 // (lib/source-root.ts). `npm run build -w @satang/server` runs it by hand.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -25,8 +25,9 @@ export async function buildSatang(outdir = join(root, "dist"), { service = false
   const entryPoints = service
     ? { satang: "src/main.ts" }
     : { satang: "src/main.ts", "app-process": "test/helpers/app-process.ts" };
-  await build({
+  const { outputFiles } = await build({
     absWorkingDir: root,
+    write: false,
     entryPoints,
     outdir,
     outExtension: { ".js": ".mjs" },
@@ -39,7 +40,26 @@ export async function buildSatang(outdir = join(root, "dist"), { service = false
     sourcemap: "linked",
     logLevel: "warning",
   });
+  for (const file of outputFiles) replaceFile(file.path, file.contents);
   return join(outdir, "satang.mjs");
+}
+
+/**
+ * Puts one output file in place atomically (a new file renamed over the old one), and leaves a
+ * file with the same contents untouched: a server or CLI process that starts while another
+ * build runs (a second `npm start`, the test suite's processes) reads the old file or the new
+ * one, never a half-written one. A truncated entry would run as an empty module and exit 0.
+ */
+function replaceFile(path, contents) {
+  try {
+    if (Buffer.compare(readFileSync(path), contents) === 0) return;
+  } catch {
+    // not built yet
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const next = `${path}.${process.pid}.tmp`;
+  writeFileSync(next, contents);
+  renameSync(next, path);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
