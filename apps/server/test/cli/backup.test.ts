@@ -132,7 +132,8 @@ describe("backup and restore of the embedded store", () => {
     })();
     await waitFor("some payments", () => acknowledged.length >= 5, 30_000);
     const asked = Date.now();
-    const file = join(dataDir, "..", `${dataDir.split("/").pop()}-copy.tar.gz`);
+    const copies = temporaryDir("satang-backup-copies-");
+    const file = join(copies, "copy.tar.gz");
     const backup = await satang(["backup", file], env);
     const written = Date.now();
     assert.equal(backup.code, 0, backup.stderr);
@@ -176,7 +177,7 @@ describe("backup and restore of the embedded store", () => {
     }
     // With no server running the command takes the copy itself.
     await server.stop();
-    const offline = join(dataDir, "..", `${dataDir.split("/").pop()}-offline.tar.gz`);
+    const offline = join(copies, "offline.tar.gz");
     const direct = await satang(["backup", offline], env);
     assert.equal(direct.code, 0, direct.stderr);
     assert.doesNotMatch(direct.stdout, /running server/);
@@ -185,7 +186,7 @@ describe("backup and restore of the embedded store", () => {
 
   it("refuses a file that is not a backup, and PostgreSQL, without touching the database", async () => {
     const dataDir = temporaryDir("satang-backup-");
-    const junk = join(dataDir, "..", `${dataDir.split("/").pop()}-junk.tar.gz`);
+    const junk = join(temporaryDir("satang-backup-junk-"), "junk.tar.gz");
     writeFileSync(junk, "not a backup");
     const env = { DATA_DIR: dataDir };
     const bad = await satang(["restore", junk], env);
