@@ -49,7 +49,11 @@ const READ_KEYS = [
  * what `admissionReadStatement` reads for one (the merchant, its key and reference taken, the
  * guard's candidates, the used limit capacity when its windows are given), in the order asked.
  * The guard's branches and the kept totals are read per create as for one, by the same indexes
- * (withdraws/store.ts), so its generic plan serves any group. Like the read for one, it must run
+ * (withdraws/store.ts), so its generic plan serves any group. The merchant is looked up by its
+ * key for each create (a LATERAL read with LIMIT 1, which the planner cannot turn into a join of
+ * the whole table): as a plain join, the generic plan hashed every merchant for each group
+ * whenever the table's statistics counted fewer merchants than it held (all 1,002 per group of a
+ * few creates in the bench, docs/PERFORMANCE.md). Like the read for one, it must run
  * after the statement that locks the group's wallets, not in it.
  */
 const groupRead = cachedStatement<Record<(typeof READ_KEYS)[number], unknown>, Merchant & AdmissionColumns>(
@@ -78,7 +82,8 @@ const groupRead = cachedStatement<Record<(typeof READ_KEYS)[number], unknown>, M
         ${p.monthsFrom}::date[], ${p.monthsTo}::date[])
         WITH ORDINALITY AS wanted (merchant_id, amount_satang, recent_since, idempotency_key,
           reference_id, day, month_from, month_to, n)
-      LEFT JOIN merchants ON merchants.id = wanted.merchant_id
+      LEFT JOIN LATERAL (SELECT * FROM merchants WHERE merchants.id = wanted.merchant_id LIMIT 1) merchants
+        ON true
       CROSS JOIN LATERAL (${used}) used
     ORDER BY wanted.n`;
     return { compile: () => read.compile(db) };
@@ -147,19 +152,24 @@ const COLUMN_TYPES: Record<Columns, string> = {
 const REPLAY_KEYS = ["replayApiKeys", "replayTimestamps", "replaySignatures", "replayExpiries"] as const;
 type InsertParams = Record<Columns | "destIds" | (typeof REPLAY_KEYS)[number], unknown>;
 
-/** The saved destination `alias` is the one row `w` pays to, under the same holder name. */
-const sameDestination = (alias: string) => {
-  const saved = (column: string) => sql.ref(`${alias}.${column}`);
-  return sql`${saved("merchant_id")} = w.merchant_id AND ${saved("destination_type")} = w.destination_type
-    AND ${saved("bank_code")} = w.bank_code AND ${saved("account_number")} = w.bank_account_number
-    AND ${saved("account_name")} = w.bank_account_name`;
-};
+/**
+ * The saved destination of the row `w` pays to under the same holder name, as `saved (id)`, or
+ * NULLs: a lookup by the destinations' key for each row (LATERAL with LIMIT 1, so the planner
+ * cannot hash or merge the whole table with the group's rows, as it did when the table's
+ * statistics counted fewer destinations than it held).
+ */
+const savedDestination = sql`LEFT JOIN LATERAL (SELECT saved.id FROM withdraw_destinations saved
+    WHERE saved.merchant_id = w.merchant_id AND saved.destination_type = w.destination_type
+      AND saved.bank_code = w.bank_code AND saved.account_number = w.bank_account_number
+      AND saved.account_name = w.bank_account_name
+    LIMIT 1) saved ON true`;
 
 /**
  * Every admitted withdraw of a group in one INSERT, each with its saved destination (upserted
  * in a CTE as `withdrawInsertStatement` does for one, and only read when it is saved already
- * under the same holder name; the group holds one create per merchant, so no destination is
- * upserted twice) and the signed requests' replay records in another CTE.
+ * under the same holder name, by its key for each withdraw as the admission read looks up its
+ * merchant; the group holds one create per merchant, so no destination is upserted twice) and
+ * the signed requests' replay records in another CTE.
  * A taken unique key or a replay record written before fails the whole statement, and with it
  * the group's transaction: its creates are then admitted one by one.
  */
@@ -186,8 +196,8 @@ const groupInsert = cachedStatement<InsertParams, WithdrawRow>(
           .columns(DESTINATION_COLUMNS)
           .expression(
             sql`SELECT w.dest_id, w.merchant_id, w.destination_type, w.bank_code, w.bank_account_number,
-              w.bank_account_name, w.created_at, w.created_at FROM ${rows}
-            WHERE NOT EXISTS (SELECT FROM withdraw_destinations saved WHERE ${sameDestination("saved")})`,
+              w.bank_account_name, w.created_at, w.created_at FROM ${rows} ${savedDestination}
+            WHERE saved.id IS NULL`,
           )
           .onConflict((oc) =>
             oc.columns(["merchant_id", "destination_type", "bank_code", "account_number"]).doUpdateSet({
@@ -205,7 +215,7 @@ const groupInsert = cachedStatement<InsertParams, WithdrawRow>(
             AND destination.destination_type = w.destination_type
             AND destination.bank_code = w.bank_code
             AND destination.account_number = w.bank_account_number
-          LEFT JOIN withdraw_destinations saved ON ${sameDestination("saved")}`,
+          ${savedDestination}`,
       )
       .returningAll();
   },
