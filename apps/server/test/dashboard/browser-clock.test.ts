@@ -62,6 +62,10 @@ async function openLoggedIn(
   return { page, errors, close: () => context.close() };
 }
 
+/** Waits until the view on screen is the one for `hash` (render.js marks main with it). */
+const showing = (page: Page, hash: string) =>
+  page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
+
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: `${RESULTS_DIR}dashboard-clock-${name}.png`, fullPage: true });
 
@@ -83,15 +87,19 @@ describe("the test clock in the dashboard", () => {
     const { page, errors, close } = await openLoggedIn(DESKTOP, en);
     try {
       const banner = page.locator("#test-clock");
-      await banner.waitFor();
-      assert.match((await banner.textContent()) ?? "", /Test clock: \+5 min 1 s ahead of real time\./);
-      assert.ok(((await banner.textContent()) ?? "").includes(en.testClockDetail));
+      // Each view draws a new banner and fills it once the clock is read: wait for the text, not
+      // only for a banner (the overview's recent payments also link "made-ahead", so that link
+      // alone does not say the payments view is drawn).
+      const ahead = page.locator("#test-clock", { hasText: "+5 min 1 s ahead" });
+      const text = (await ahead.textContent()) ?? "";
+      assert.match(text, /Test clock: \+5 min 1 s ahead of real time\./);
+      assert.ok(text.includes(en.testClockDetail));
       await screenshot(page, "ahead-overview");
 
       await page.getByRole("link", { name: en.navPayments }).first().click();
+      await showing(page, "#/payments");
       await page.getByRole("link", { name: "made-ahead" }).waitFor();
-      await banner.waitFor();
-      assert.match((await banner.textContent()) ?? "", /\+5 min 1 s ahead/);
+      assert.match((await ahead.textContent()) ?? "", /Test clock: \+5 min 1 s ahead/);
       await screenshot(page, "ahead-payments");
 
       await page.getByRole("button", { name: en.testClockReset }).click();
@@ -111,9 +119,8 @@ describe("the test clock in the dashboard", () => {
     await advanceClock(svc, shop, 3600);
     const { page, errors, close } = await openLoggedIn({ ...MOBILE, locale: "th-TH" }, th);
     try {
-      const banner = page.locator("#test-clock");
-      await banner.waitFor();
-      assert.match((await banner.textContent()) ?? "", /นาฬิกาทดสอบ: เร็วกว่าเวลาจริง \+1 ชั่วโมง/);
+      const ahead = page.locator("#test-clock", { hasText: "+1 ชั่วโมง" });
+      assert.match((await ahead.textContent()) ?? "", /นาฬิกาทดสอบ: เร็วกว่าเวลาจริง \+1 ชั่วโมง/);
       assert.ok(await page.getByRole("button", { name: th.testClockReset }).isVisible());
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
