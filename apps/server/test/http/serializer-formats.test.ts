@@ -1,0 +1,173 @@
+/**
+ * The response serializer chooses a nullable field's branch and `nextAction`'s variant on types
+ * and constants alone (http/serializer.ts: formats are not validated on the way out). Whatever
+ * record a view makes, the bytes sent are that record: no field dropped, renamed, emptied or
+ * taken for another variant. Records are generated with fast-check and sent through Fastify with
+ * the app's serializer options and the routes' response schemas.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
+import Fastify, { type FastifyInstance } from "fastify";
+import {
+  DESTINATION_TYPES,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  WITHDRAW_STATUSES,
+} from "../../src/db/types.ts";
+import { SERIALIZER_OPTIONS } from "../../src/http/serializer.ts";
+import { PaymentEnvelope, PaymentListEnvelope, type PaymentRecord } from "../../src/payments/schemas.ts";
+import { WithdrawEnvelope, WithdrawListEnvelope, type WithdrawRecord } from "../../src/withdraws/schemas.ts";
+
+const timestamp = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true })
+  .map((at) => at.toISOString());
+const text = fc.string({ maxLength: 40 });
+const amount = fc.bigInt({ min: 1n, max: 10n ** 12n }).map((satang) => (Number(satang) / 100).toFixed(2));
+const metadata = fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), text, { maxKeys: 4 });
+const qrCode = fc.record({ type: fc.constant("promptpay" as const), payload: text, imageUrl: fc.webUrl() });
+
+const nextAction = fc.oneof(
+  fc.record(
+    {
+      type: fc.constant("use_payment_app" as const),
+      paymentAppUrl: fc.webUrl(),
+      qrCode,
+      qrImageUrl: fc.webUrl(),
+    },
+    { requiredKeys: ["type"] },
+  ),
+  fc.record(
+    { type: fc.constant("redirect" as const), redirectUrl: fc.webUrl(), qrCode, qrImageUrl: fc.webUrl() },
+    { requiredKeys: ["type"] },
+  ),
+  fc.record({
+    type: fc.constant("display_bank_transfer_instructions" as const),
+    bankTransferInstructions: fc.record({
+      bankName: text,
+      accountNumber: fc.stringMatching(/^[0-9]{10,12}$/),
+      accountName: text,
+      amount,
+      reference: text,
+    }),
+  }),
+);
+
+const payment: fc.Arbitrary<PaymentRecord> = fc.record({
+  id: fc.uuid(),
+  amount,
+  currency: fc.constant("THB" as const),
+  status: fc.constantFrom(...PAYMENT_STATUSES),
+  paymentMethod: fc.option(fc.constantFrom(...PAYMENT_METHODS), { nil: null }),
+  referenceId: text,
+  description: fc.option(text, { nil: null }),
+  metadata: fc.option(metadata, { nil: null }),
+  clientSecret: fc.option(text, { nil: null }),
+  nextAction: fc.option(nextAction, { nil: null }),
+  confirmedAt: fc.option(timestamp, { nil: null }),
+  capturedAt: fc.option(timestamp, { nil: null }),
+  canceledAt: fc.option(timestamp, { nil: null }),
+  expiresAt: fc.option(timestamp, { nil: null }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+const withdraw: fc.Arbitrary<WithdrawRecord> = fc.record({
+  id: fc.uuid(),
+  amount,
+  currency: fc.constant("THB" as const),
+  status: fc.constantFrom(...WITHDRAW_STATUSES),
+  referenceId: text,
+  destinationType: fc.constantFrom(...DESTINATION_TYPES),
+  bankAccountNumber: fc.option(fc.stringMatching(/^\*{6}[0-9]{4}$/), { nil: null }),
+  bankAccountName: fc.option(text, { nil: null }),
+  bankCode: fc.option(fc.stringMatching(/^[0-9]{3}$/), { nil: null }),
+  destinationId: fc.option(fc.uuid(), { nil: null }),
+  description: fc.option(text, { nil: null }),
+  metadata: fc.option(metadata, { nil: null }),
+  paidAt: fc.option(timestamp, { nil: null }),
+  canceledAt: fc.option(timestamp, { nil: null }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+const page = <T>(records: fc.Arbitrary<T>) =>
+  fc.array(records, { maxLength: 5 }).map((data) => ({
+    data,
+    total: data.length,
+    page: 1,
+    limit: 10,
+    totalPages: data.length === 0 ? 0 : 1,
+  }));
+
+let app: FastifyInstance;
+let sending: unknown;
+
+before(async () => {
+  app = Fastify({ serializerOpts: SERIALIZER_OPTIONS });
+  const envelopes = {
+    payment: PaymentEnvelope,
+    payments: PaymentListEnvelope,
+    withdraw: WithdrawEnvelope,
+    withdraws: WithdrawListEnvelope,
+  };
+  for (const [name, schema] of Object.entries(envelopes)) {
+    app.get(`/${name}`, { schema: { response: { 200: schema } } }, async () => ({
+      success: true,
+      data: sending,
+    }));
+  }
+  await app.ready();
+});
+
+after(() => app.close());
+
+/** `value` as JSON carries it (fast-check's records have no prototype; JSON's objects do). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+/** What `path`'s route sends for `data`, read back. */
+async function sent(path: string, data: unknown): Promise<unknown> {
+  sending = data;
+  const response = await app.inject({ method: "GET", url: path });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json();
+}
+
+describe("the response serializer", () => {
+  it("sends every payment record as it is", async () => {
+    await fc.assert(
+      fc.asyncProperty(payment, async (record) => {
+        assert.deepEqual(await sent("/payment", record), asJson({ success: true, data: record }));
+      }),
+      { seed: 23, numRuns: 300 },
+    );
+  });
+
+  it("sends every withdraw record as it is", async () => {
+    await fc.assert(
+      fc.asyncProperty(withdraw, async (record) => {
+        assert.deepEqual(await sent("/withdraw", record), asJson({ success: true, data: record }));
+      }),
+      { seed: 23, numRuns: 300 },
+    );
+  });
+
+  it("sends pages of records as they are", async () => {
+    await fc.assert(
+      fc.asyncProperty(page(payment), page(withdraw), async (payments, withdraws) => {
+        assert.deepEqual(await sent("/payments", payments), asJson({ success: true, data: payments }));
+        assert.deepEqual(await sent("/withdraws", withdraws), asJson({ success: true, data: withdraws }));
+      }),
+      { seed: 23, numRuns: 100 },
+    );
+  });
+
+  it("answers 500 rather than send a record whose field fits no branch", async () => {
+    // The branches are still told apart by type: a number where a timestamp or null belongs is
+    // refused, not sent as something else.
+    const [record] = fc.sample(payment, { seed: 1, numRuns: 1 });
+    sending = { ...record, confirmedAt: 12 };
+    const response = await app.inject({ method: "GET", url: "/payment" });
+    assert.equal(response.statusCode, 500, response.body);
+  });
+});
