@@ -3,7 +3,9 @@
  * and constants alone (http/serializer.ts: formats are not validated on the way out). Whatever
  * record a view makes, the bytes sent are that record: no field dropped, renamed, emptied or
  * taken for another variant. Records are generated with fast-check and sent through Fastify with
- * the app's serializer options and the routes' response schemas.
+ * the app's serializer options and the routes' response schemas. What the option relies on is
+ * checked over every route of the app: no union in a response schema has two branches that only
+ * a format tells apart.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -18,6 +20,7 @@ import {
 import { SERIALIZER_OPTIONS } from "../../src/http/serializer.ts";
 import { PaymentEnvelope, PaymentListEnvelope, type PaymentRecord } from "../../src/payments/schemas.ts";
 import { WithdrawEnvelope, WithdrawListEnvelope, type WithdrawRecord } from "../../src/withdraws/schemas.ts";
+import { startService } from "../helpers/harness.ts";
 
 const timestamp = fc
   .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true })
@@ -169,5 +172,59 @@ describe("the response serializer", () => {
     sending = { ...record, confirmedAt: 12 };
     const response = await app.inject({ method: "GET", url: "/payment" });
     assert.equal(response.statusCode, 500, response.body);
+  });
+});
+
+/** A schema without the keywords that do not decide a branch by type: formats and annotations. */
+function withoutFormats(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutFormats);
+  if (schema === null || typeof schema !== "object") return schema;
+  const ignored = new Set(["format", "description", "examples", "example", "title"]);
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !ignored.has(key))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, value]) => [key, withoutFormats(value)]),
+  );
+}
+
+/** Every `anyOf` and `oneOf` inside `schema`, with where it is. */
+function unionsIn(schema: unknown, at: string, found: { at: string; branches: unknown[] }[] = []) {
+  if (schema === null || typeof schema !== "object") return found;
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === "anyOf" || key === "oneOf") && Array.isArray(value)) found.push({ at, branches: value });
+    unionsIn(value, `${at}/${key}`, found);
+  }
+  return found;
+}
+
+describe("the app's response schemas", () => {
+  it("have no union whose branches only a format tells apart", async () => {
+    const svc = await startService();
+    try {
+      const clashes: string[] = [];
+      let unions = 0;
+      for (const route of svc.app.routeCatalog) {
+        const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
+        for (const [status, schema] of Object.entries(responses)) {
+          for (const union of unionsIn(schema, `${route.method} ${route.url} ${status}`)) {
+            unions += 1;
+            const shapes = union.branches.map((branch) => JSON.stringify(withoutFormats(branch)));
+            if (new Set(shapes).size !== shapes.length) clashes.push(union.at);
+          }
+        }
+      }
+      assert.ok(unions > 50, `only ${unions} unions found: the walk did not reach the schemas`);
+      assert.deepEqual(clashes, []);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("would be told of a union that only a format tells apart", () => {
+    const schema = { anyOf: [{ type: "string", format: "uuid" }, { type: "string" }] };
+    const [union] = unionsIn(schema, "example");
+    const shapes = union!.branches.map((branch) => JSON.stringify(withoutFormats(branch)));
+    assert.notEqual(new Set(shapes).size, shapes.length);
   });
 });
