@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import { launchChromium, MOBILE, RESULTS_DIR } from "../helpers/browser.ts";
+import { launchChromium, MOBILE, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { advanceClock, createPayment } from "../helpers/lifecycle.ts";
@@ -62,10 +62,6 @@ async function openLoggedIn(
   return { page, errors, close: () => context.close() };
 }
 
-/** Waits until the view on screen is the one for `hash` (render.js marks main with it). */
-const showing = (page: Page, hash: string) =>
-  page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
-
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: `${RESULTS_DIR}dashboard-clock-${name}.png`, fullPage: true });
 
@@ -97,7 +93,7 @@ describe("the test clock in the dashboard", () => {
       await screenshot(page, "ahead-overview");
 
       await page.getByRole("link", { name: en.navPayments }).first().click();
-      await showing(page, "#/payments");
+      await viewShown(page, "#/payments");
       await page.getByRole("link", { name: "made-ahead" }).waitFor();
       assert.match((await ahead.textContent()) ?? "", /Test clock: \+5 min 1 s ahead/);
       await screenshot(page, "ahead-payments");

@@ -17,7 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
-import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
+import { launchChromium, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
@@ -116,7 +116,7 @@ async function openLoggedIn(options: BrowserContextOptions, messages: any) {
 
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto(`${origin}/dashboard${hash}`);
-  await page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
+  await viewShown(page, hash);
 }
 
 const screenshot = (page: Page, name: string) =>

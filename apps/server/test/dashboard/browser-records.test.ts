@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import { launchChromium, MOBILE, RESULTS_DIR } from "../helpers/browser.ts";
+import { launchChromium, MOBILE, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
@@ -104,7 +104,7 @@ async function openLoggedIn(options: BrowserContextOptions, messages: any) {
 
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto(`${origin}/dashboard${hash}`);
-  await page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
+  await viewShown(page, hash);
 }
 
 /** The value beside a field's name in the detail's list. */

@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
-import { launchChromium, MOBILE, RESULTS_DIR } from "../helpers/browser.ts";
+import { launchChromium, MOBILE, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { fundWallet } from "../helpers/ledger.ts";
@@ -191,7 +191,7 @@ async function applyFilters(page: Page, messages = en): Promise<void> {
 /** Goes to a dashboard URL fragment and waits until its view is on screen. */
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto(`${origin}/dashboard${hash}`);
-  await page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
+  await viewShown(page, hash);
 }
 
 /** Follows a link and waits until the view of its URL is on screen. */

@@ -17,7 +17,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
-import { type Browser, type BrowserContextOptions, chromium } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+
+declare const document: any;
 
 /** A browser named by the environment; unset means the one from npm. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || undefined;
@@ -196,4 +198,12 @@ export async function launchChromium(purpose: string): Promise<Browser> {
     args: CHROMIUM_FLAGS,
     env: { ...env, ...install.env },
   });
+}
+
+/**
+ * Waits until the dashboard's view on screen is the one for `hash`: the dashboard marks `main`
+ * with the hash of the view it drew (render.js), once that view is drawn.
+ */
+export async function viewShown(page: Page, hash: string): Promise<void> {
+  await page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
 }
