@@ -18,7 +18,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
-import type { Db } from "./handles.ts";
+import { type Db, withTransaction } from "./handles.ts";
+import { runTogether, runTogetherAndCommit, type Statement, transactionSettings } from "./pg-driver.ts";
 
 /** A changes table and the totals table it folds into. */
 export interface KeptTotals {
@@ -42,15 +43,47 @@ export const VACUUM_INTERVAL_MS = 1_000;
  * are deleted and added to their totals atomically, so a reader sees each change in exactly one
  * of the two tables. Concurrent folds take different changes (`SKIP LOCKED`) and update totals in
  * key order, so they neither double-count nor deadlock. Returns how many changes it folded.
+ * It runs in a transaction of its own, its plan settings and COMMIT sent with it in one round
+ * trip on PostgreSQL; on a transaction it runs in that, whose plan settings it then changes.
  */
 export async function foldKeptTotals(db: Db, kept: KeptTotals, batch = FOLD_BATCH): Promise<number> {
+  if (db.isTransaction) {
+    const [, folded] = await runTogether(db, ...foldStatements(db, kept, batch));
+    return folded;
+  }
+  return withTransaction(db, async (trx) => {
+    const [, folded] = await runTogetherAndCommit(trx, ...foldStatements(trx, kept, batch));
+    return folded;
+  });
+}
+
+/**
+ * The fold's plan settings: no sequential scan, so the changes taken are read by their row
+ * addresses (a TID scan of the locked rows' `ctid`s; a locked row cannot move, and changes are
+ * never updated), and the fold's cost is linear in the changes it takes whatever the table's
+ * statistics say. The fold and its vacuums keep a changes table nearly empty, so the
+ * statistics count a handful of rows on pages kept for more (`vacuum_truncate = false`), and
+ * the planner, left to itself, matched the taken changes by a search of all of them for each
+ * row: as a join of their ids, a nested loop comparing every change with every taken id (637
+ * ms for a backlog of 2,000 changes, against 8.5 ms by address; docs/PERFORMANCE.md), and by
+ * address without these settings, a sequential scan testing each row against every address.
+ */
+export const FOLD_PLAN_SETTINGS = { enable_seqscan: "off" } as const;
+
+/** `foldKeptTotals`'s statements: its plan settings, then the fold (how many it folded). */
+export function foldStatements(
+  db: Db,
+  kept: KeptTotals,
+  batch = FOLD_BATCH,
+): [Statement<void>, Statement<number>] {
   const keys = sql.join(kept.keys.map((key) => sql.ref(key)));
   const movedKeys = sql.join(kept.keys.map((key) => sql.ref(`c.${key}`)));
-  const result = await sql<{ folded: string }>`
-    WITH taken AS (
-      SELECT id FROM ${sql.table(kept.changes)} ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
-    ), moved AS (
-      DELETE FROM ${sql.table(kept.changes)} c USING taken WHERE c.id = taken.id
+  const fold = sql<{ folded: string }>`
+    WITH moved AS (
+      DELETE FROM ${sql.table(kept.changes)} c
+      WHERE c.ctid = ANY (ARRAY(
+        SELECT ctid FROM ${sql.table(kept.changes)} ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
+      ))
       RETURNING ${movedKeys}, ${sql.ref(`c.${kept.delta}`)} AS delta
     ), folded AS (
       INSERT INTO ${sql.table(kept.totals)} AS totals (${keys}, ${sql.ref(kept.total)})
@@ -60,8 +93,14 @@ export async function foldKeptTotals(db: Db, kept: KeptTotals, batch = FOLD_BATC
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM moved) AS folded
-  `.execute(db);
-  return Number(result.rows[0]?.folded ?? 0);
+  `;
+  return [
+    transactionSettings(db, FOLD_PLAN_SETTINGS),
+    {
+      query: fold.compile(db),
+      decode: (result) => Number((result.rows[0] as { folded: string } | undefined)?.folded ?? 0),
+    },
+  ];
 }
 
 /** Per store and changes table: changes folded since its last vacuum, and when that was. */
