@@ -21,6 +21,7 @@ import { BoundedPostgresDialect } from "./pg-driver.ts";
 import { PGlitePool } from "./pglite-pool.ts";
 import { nameStatements, StatementNames } from "./prepared.ts";
 import { PrimaryLocator, parseMultiHostUrl, primaryClientClass } from "./primary.ts";
+import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.ts";
 import type { Database } from "./types.ts";
 
 const INT8_OID = 20;
@@ -176,7 +177,9 @@ function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: D
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID
           ? (value: string) => BigInt(value)
-          : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+          : oid === TIMESTAMPTZ_OID && format !== "binary"
+            ? parseTimestamptz
+            : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
     },
   });
   // An idle connection that the server ends (a restart, a failover, DROP DATABASE ... FORCE)
