@@ -2,7 +2,7 @@
  * Reading `timestamptz` values: the service's parser (db/timestamps.ts `parseTimestamptz`) and
  * pg's own (postgres-date through pg-types), compared in one process on the same texts: the
  * timestamps of a page of ten payments as PostgreSQL writes them (created, updated and expires
- * for each, confirmed and captured for a third of them), read in alternating blocks so both
+ * for each, confirmed and captured for four of them), read in alternating blocks so both
  * see the same machine. Prints the median time per page of each and their ratio.
  *
  *   node --import tsx bench/timestamps.ts          # TIMESTAMPS_ROUNDS=40 TIMESTAMPS_BLOCK=5000
