@@ -21,3 +21,8 @@ export function inFixedSet(column: string, values: readonly string[]): RawBuilde
 export function isFixedValue(column: string, value: string): RawBuilder<boolean> {
   return sql<boolean>`${sql.ref(column)} = ${sql.lit(value)}`;
 }
+
+/** `column <> 'value'`, the value as a literal. */
+export function isNotFixedValue(column: string, value: string): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} <> ${sql.lit(value)}`;
+}

@@ -3,6 +3,7 @@
  * and the event reads of the events API. Every read of the public API is scoped by merchant.
  */
 import { sql } from "kysely";
+import { isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { createdWithin, selectPage } from "../db/pages.ts";
 import type {
@@ -131,7 +132,8 @@ export async function cancelPendingDeliveriesOf(db: Db, endpointId: string, at: 
     .updateTable("webhook_deliveries")
     .set({ status: "canceled", completed_at: at, next_attempt_at: null, lease_id: null, leased_until: null })
     .where("endpoint_id", "=", endpointId)
-    .where("status", "=", "pending")
+    // webhook_deliveries_endpoint_due's predicate, in the text (db/fixed-sets.ts).
+    .where(isFixedValue("status", "pending"))
     .execute();
 }
 

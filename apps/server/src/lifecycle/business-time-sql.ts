@@ -41,3 +41,18 @@ export function dueAfterSettlementDelay(column: string, now: Date): RawBuilder<b
   return sql<boolean>`(${ref} <= ${latestBusinessNowSql(now)} - ${shortestDelay}
     AND ${ref} + merchants.settlement_delay_hours * interval '1 hour' <= ${businessNowSql(now)})`;
 }
+
+/** A table whose rows the jobs claim, each row naming its merchant. */
+type ClaimedTable = "payments" | "withdraws" | "refunds" | "payouts";
+
+/**
+ * The row's merchant (its clock offset and settlement delay), read by key for each row and
+ * named `merchants` as a join would name it: a LATERAL subquery with LIMIT 1 is not flattened
+ * into a join, so the plan starts from the claimed table's own index.
+ */
+export function merchantOfRow(table: ClaimedTable) {
+  return sql<{ clock_offset_ms: bigint; settlement_delay_hours: number }>`(SELECT m.clock_offset_ms,
+    m.settlement_delay_hours FROM merchants m WHERE m.id = ${sql.ref(`${table}.merchant_id`)} LIMIT 1)`.as(
+    "merchants",
+  );
+}

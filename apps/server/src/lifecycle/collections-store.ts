@@ -4,6 +4,7 @@
  * (`payment_checks`).
  */
 import { type Selectable, sql } from "kysely";
+import { inFixedSet, isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import type { ConfirmationStatus, Database } from "../db/types.ts";
 import { OPEN_PAYMENT_STATUSES } from "../payments/statuses.ts";
@@ -113,15 +114,18 @@ export async function dueConfirmationRechecks(
   limit: number,
 ): Promise<{ provider: string; transaction_id: string }[]> {
   if (providers.length === 0) return [];
-  return db
-    .selectFrom("provider_confirmations")
-    .select(["provider", "transaction_id"])
-    .where("provider", "in", providers)
-    .where("status", "in", ["received", "unavailable"])
-    .where("next_check_at", "<=", now)
-    .orderBy("next_check_at")
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom("provider_confirmations")
+      .select(["provider", "transaction_id"])
+      .where("provider", "in", providers)
+      // provider_confirmations_recheck's predicate, in the text (db/fixed-sets.ts).
+      .where(inFixedSet("status", ["received", "unavailable"]))
+      .where("next_check_at", "<=", now)
+      .orderBy("next_check_at")
+      .limit(limit)
+      .execute()
+  );
 }
 
 export async function decideConfirmation(
@@ -194,11 +198,14 @@ export async function claimDueCollections(
     ])
     .where("payments.collection_reference", "is not", null)
     .where("payments.provider", "in", options.providers)
+    // payments_collection_open's predicate, in the text (db/fixed-sets.ts): PostgreSQL cannot
+    // prove it through the OR below, so it is written whole beside it.
+    .where(inFixedSet("payments.status", [...OPEN_PAYMENT_STATUSES, "expired"]))
     .where((eb) =>
       eb.or([
-        eb("payments.status", "in", OPEN_PAYMENT_STATUSES),
+        inFixedSet("payments.status", OPEN_PAYMENT_STATUSES),
         eb.and([
-          eb("payments.status", "=", "expired"),
+          isFixedValue("payments.status", "expired"),
           eb("payments.expires_at", ">=", options.expiredSince),
         ]),
       ]),

@@ -4,22 +4,27 @@
  * each merchant's business time; the alert marks; and the operator's resolutions.
  */
 import { sql } from "kysely";
+import { isFixedValue, isNotFixedValue } from "../db/fixed-sets.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import { type PayoutSubject, subjectColumn } from "../lib/payout-subjects.ts";
-import { dueBy } from "./business-time-sql.ts";
+import { dueBy, merchantOfRow } from "./business-time-sql.ts";
 
 /** Open payout attempts of withdraws and refunds handed over at least `alertMs` ago (business time). */
 function undecided(db: Db, now: Date, alertMs: number) {
-  return db
-    .selectFrom("payouts")
-    .leftJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
-    .leftJoin("refunds", "refunds.id", "payouts.refund_id")
-    .innerJoin("merchants", "merchants.id", "payouts.merchant_id")
-    .where("payouts.state", "<>", "completed")
-    .where((eb) =>
-      eb.or([eb("withdraws.status", "=", "processing"), eb("refunds.status", "=", "processing")]),
-    )
-    .where(dueBy("payouts.created_at", now, alertMs));
+  return (
+    db
+      .selectFrom("payouts")
+      .leftJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+      .leftJoin("refunds", "refunds.id", "payouts.refund_id")
+      // Read through payouts_open_created (its predicate in the text, db/fixed-sets.ts), each
+      // payout's merchant by key (lifecycle/store.ts: no plan starts from the merchants).
+      .innerJoinLateral(merchantOfRow("payouts"), (join) => join.onTrue())
+      .where(isNotFixedValue("payouts.state", "completed"))
+      .where((eb) =>
+        eb.or([isFixedValue("withdraws.status", "processing"), isFixedValue("refunds.status", "processing")]),
+      )
+      .where(dueBy("payouts.created_at", now, alertMs))
+  );
 }
 
 export interface UndecidedRow {

@@ -3,6 +3,7 @@
  * a refund, migration 0096), and claiming the pending withdraws and refunds a new batch takes.
  */
 import { sql } from "kysely";
+import { isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import type {
@@ -14,6 +15,7 @@ import type {
   WithdrawRow,
 } from "../db/types.ts";
 import { type PayoutSubject, type PayoutSubjectKind, subjectColumn } from "../lib/payout-subjects.ts";
+import { merchantOfRow } from "../lifecycle/business-time-sql.ts";
 
 /**
  * Locks up to `limit` pending withdraws, oldest first, optionally of one merchant. `SKIP
@@ -27,10 +29,10 @@ export async function claimPendingForBatch(
 ): Promise<WithOffset<WithdrawRow>[]> {
   let query = db
     .selectFrom("withdraws")
-    .innerJoin("merchants", "merchants.id", "withdraws.merchant_id")
+    .innerJoinLateral(merchantOfRow("withdraws"), (join) => join.onTrue())
     .selectAll("withdraws")
     .select("merchants.clock_offset_ms")
-    .where("withdraws.status", "=", "pending");
+    .where(isFixedValue("withdraws.status", "pending"));
   if (options.merchantId !== undefined) query = query.where("withdraws.merchant_id", "=", options.merchantId);
   const rows = await query
     .orderBy("withdraws.created_at")
@@ -49,10 +51,10 @@ export async function claimPendingRefundsForBatch(
 ): Promise<WithOffset<RefundRow>[]> {
   let query = db
     .selectFrom("refunds")
-    .innerJoin("merchants", "merchants.id", "refunds.merchant_id")
+    .innerJoinLateral(merchantOfRow("refunds"), (join) => join.onTrue())
     .selectAll("refunds")
     .select("merchants.clock_offset_ms")
-    .where("refunds.status", "=", "pending");
+    .where(isFixedValue("refunds.status", "pending"));
   if (options.merchantId !== undefined) query = query.where("refunds.merchant_id", "=", options.merchantId);
   const rows = await query
     .orderBy("refunds.created_at")
