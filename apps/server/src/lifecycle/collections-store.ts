@@ -164,6 +164,27 @@ export interface CollectionToCheck extends SweptPayment {
   last_checked_at: Date | null;
 }
 
+/** Counts one more check of a claimed payment and moves its next check to `nextCheckAt`. */
+async function pushNextCheck(db: Db, paymentId: string, at: { now: Date; nextCheckAt: Date }): Promise<void> {
+  await db
+    .insertInto("payment_checks")
+    .values({
+      payment_id: paymentId,
+      checks: 1,
+      last_error: null,
+      next_check_at: at.nextCheckAt,
+      updated_at: at.now,
+    })
+    .onConflict((oc) =>
+      oc.column("payment_id").doUpdateSet({
+        checks: sql`payment_checks.checks + 1`,
+        next_check_at: at.nextCheckAt,
+        updated_at: at.now,
+      }),
+    )
+    .execute();
+}
+
 /**
  * Live payments of these connectors the reconciler asks their connector about now: open ones, and expired ones within
  * the late-confirmation window, whose next check has come (the first one an interval after
@@ -224,25 +245,7 @@ export async function claimDueCollections(
     .forUpdate("payments")
     .skipLocked()
     .execute();
-  for (const row of due) {
-    await db
-      .insertInto("payment_checks")
-      .values({
-        payment_id: row.id,
-        checks: 1,
-        last_error: null,
-        next_check_at: options.nextCheckAt,
-        updated_at: options.now,
-      })
-      .onConflict((oc) =>
-        oc.column("payment_id").doUpdateSet({
-          checks: sql`payment_checks.checks + 1`,
-          next_check_at: options.nextCheckAt,
-          updated_at: options.now,
-        }),
-      )
-      .execute();
-  }
+  for (const row of due) await pushNextCheck(db, row.id, options);
   return due.map((row) => ({
     id: row.id,
     provider: row.provider as string,
