@@ -7,28 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
-import type { Database } from "../../src/db/types.ts";
 import { findSlottedPromptPay } from "../../src/payments/store.ts";
 import { ACTIVE_WITHDRAW_STATUSES, ENDED_WITHDRAW_STATUSES } from "../../src/withdraws/statuses.ts";
 import { findGuardCandidates } from "../../src/withdraws/store.ts";
-
-/** A database that answers nothing and records the statements sent to it. */
-function recordingDb(): { db: Kysely<Database>; sent: { sql: string; parameters: readonly unknown[] }[] } {
-  const sent: { sql: string; parameters: readonly unknown[] }[] = [];
-  const db = new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => new PostgresIntrospector(k),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    log: (event) => {
-      if (event.level === "query") sent.push({ sql: event.query.sql, parameters: event.query.parameters });
-    },
-  });
-  return { db, sent };
-}
+import { recordingDb } from "../helpers/recording-db.ts";
 
 describe("partial-index predicates written as literals", () => {
   it("the payout guard names the open statuses of withdraws_active_amount in its text", async () => {

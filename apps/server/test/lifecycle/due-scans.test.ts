@@ -10,18 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  type CompiledQuery as Compiled,
-  CompiledQuery,
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-} from "kysely";
+import { type CompiledQuery as Compiled, CompiledQuery } from "kysely";
 import type { Db } from "../../src/db/handles.ts";
 import { withTransaction } from "../../src/db/handles.ts";
-import type { Database } from "../../src/db/types.ts";
 import { cancelPendingDeliveriesOf } from "../../src/events/store.ts";
 import { claimDueCollections, dueConfirmationRechecks } from "../../src/lifecycle/collections-store.ts";
 import {
@@ -39,6 +30,7 @@ import { countUndecided } from "../../src/lifecycle/undecided-store.ts";
 import { claimPendingForBatch, claimPendingRefundsForBatch } from "../../src/payout-desk/store.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { advanceClock, createPayment, MINUTE_MS } from "../helpers/lifecycle.ts";
+import { recordingDb } from "../helpers/recording-db.ts";
 
 let svc: TestService;
 let shop: Credentials;
@@ -81,18 +73,7 @@ function nodesOf(node: PlanNode): PlanNode[] {
 
 /** The statement a call sends, caught by a database that answers nothing. */
 async function statementOf(call: (db: Db) => Promise<unknown>): Promise<Compiled> {
-  const sent: Compiled[] = [];
-  const db = new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => new PostgresIntrospector(k),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    log: (event) => {
-      if (event.level === "query") sent.push(event.query);
-    },
-  });
+  const { db, sent } = recordingDb();
   // A call that expects a row (a count) fails on the empty answer, after its statement is caught.
   await call(db as unknown as Db).catch(() => undefined);
   assert.equal(sent.length, 1);
