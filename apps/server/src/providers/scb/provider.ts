@@ -131,13 +131,13 @@ export class ScbProvider implements Provider {
       // An earlier initiate may have reached SCB and its answer never came back: this refusal
       // (SCB's "duplicated" for the reused partner id, most often) says nothing about that one.
       const note = `SCB refused initiate ${turn.attempt} after an earlier one whose answer was lost: ${initiated.reason}`;
-      await noteTransfer(db, subject, { lastError: note, at: clock.now() });
+      await noteTransfer(db, subject, { lastError: note, at: clock.now(), ofInitiate: turn.attempt });
       return { status: "indeterminate", error: note };
     }
     if (initiated.status === "unknown") {
       if (!initiated.sent) await uncountInitiate(db, subject, turn.attempt, clock.now());
       const note = `initiate ${turn.attempt} undecided: ${initiated.error}`;
-      await noteTransfer(db, subject, { lastError: note, at: clock.now() });
+      await noteTransfer(db, subject, { lastError: note, at: clock.now(), ofInitiate: turn.attempt });
       return { status: "indeterminate", error: note };
     }
     const stored = await storeTransfer(db, {

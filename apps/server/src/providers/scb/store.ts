@@ -265,9 +265,20 @@ export async function closeTransfer(
 export async function noteTransfer(
   db: Db,
   subject: PayoutSubject,
-  note: { scbStatus?: string | null; lastError?: string | null; nextInquiryAt?: Date | null; at: Date },
+  note: {
+    scbStatus?: string | null;
+    lastError?: string | null;
+    nextInquiryAt?: Date | null;
+    at: Date;
+    /**
+     * The initiate this note is about: it is kept only while no later initiate has begun. A
+     * send the lifecycle gave up on still finishes in the background, and its note ("initiate 1
+     * undecided") must not replace what a later initiate learnt (SCB's refusal of initiate 2).
+     */
+    ofInitiate?: number;
+  },
 ): Promise<void> {
-  await scbTables(db)
+  let update = scbTables(db)
     .updateTable("scb_transfers")
     .set({
       updated_at: note.at,
@@ -275,8 +286,9 @@ export async function noteTransfer(
       ...(note.lastError === undefined ? {} : { last_error: note.lastError }),
       ...(note.nextInquiryAt === undefined ? {} : { next_inquiry_at: note.nextInquiryAt }),
     })
-    .where(subjectColumn(subject.kind), "=", subject.id)
-    .execute();
+    .where(subjectColumn(subject.kind), "=", subject.id);
+  if (note.ofInitiate !== undefined) update = update.where("initiate_attempts", "<=", note.ofInitiate);
+  await update.execute();
 }
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));

@@ -15,6 +15,7 @@ import { alertUndecided } from "../../../src/lifecycle/undecided.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
 import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
+import { noteTransfer } from "../../../src/providers/scb/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { type LiveScb, startLiveScb } from "../../helpers/scb/live.ts";
@@ -143,6 +144,11 @@ describe("a send the lifecycle gave up on (issue 21, item 1)", () => {
     assert.equal(transfer?.tokenizer_id, null);
     assert.equal(transfer?.initiate_attempts, 2);
     assert.match(transfer?.last_error ?? "", /1111/);
+    // Initiate 1's note landing only now (its send, given up on, finishing late: on a loaded
+    // machine it can) leaves what initiate 2 learnt.
+    const lateNote = { lastError: "initiate 1 undecided: late", at: new Date(), ofInitiate: 1 };
+    await noteTransfer(live.svc.deps.db, { kind: "withdraw", id: withdraw.id }, lateNote);
+    assert.match((await transferOf(withdraw.id))?.last_error ?? "", /1111/);
 
     // Undecided: listed past PAYOUT_UNDECIDED_ALERT_S with SCB's answers, counted, alerted once.
     assert.ok(!(await undecidedIds()).includes(withdraw.id));
