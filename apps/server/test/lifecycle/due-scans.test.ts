@@ -108,7 +108,9 @@ async function genericPlan(db: Db, statement: Compiled): Promise<PlanNode> {
       const raw = rows[0]?.["QUERY PLAN"];
       plan = ((typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[])[0]!.Plan;
     } finally {
-      await trx.executeQuery(CompiledQuery.raw("DEALLOCATE due_scan_claim"));
+      // After a failed EXPLAIN the transaction refuses every statement: the EXPLAIN's error is
+      // the one to see, not this one's.
+      await trx.executeQuery(CompiledQuery.raw("DEALLOCATE due_scan_claim")).catch(() => undefined);
     }
     // Nothing a claim locked stays locked.
     throw new RolledBack();
