@@ -40,6 +40,7 @@ import {
   markWithoutTransfer,
   noteError,
   type OpnTransferRow,
+  positionOf,
   recordTransfer,
   saveRecipient,
 } from "./store.ts";
@@ -75,6 +76,16 @@ type Step =
   | { kind: "failed"; providerReference: string; reason: string }
   | { kind: "uncertain"; error: string; recheckAfterMs?: number }
   | { kind: "never_seen" };
+
+/**
+ * A step whose answer came after another step moved the row on (a later create claimed it, or
+ * another process ended or sent it): it decides nothing, and the next check reads the row as
+ * it now stands.
+ */
+const MOVED_ON: Step = {
+  kind: "uncertain",
+  error: "another send or check moved this transfer on while Opn answered; it is checked again",
+};
 
 type RecipientState =
   | { kind: "ready"; recipientId: string }
@@ -212,19 +223,37 @@ export class OpnPayouts implements Provider {
     const recipient = await this.recipientOf(destinationOf(row), signal);
     const now = this.clock.now();
     if (recipient.kind === "ready") return this.createTransfer(row, signal, recipient.recipientId);
+    const read = positionOf(row);
     if (recipient.kind === "rejected") {
-      await markWithoutTransfer(this.db, row.payout_key, "abandoned", "recipient_rejected", now);
-      await noteError(this.db, row.payout_key, `Opn rejected the recipient: ${recipient.code}`, now);
+      const ended = await markWithoutTransfer(
+        this.db,
+        row.payout_key,
+        read,
+        {
+          state: "abandoned",
+          reason: "recipient_rejected",
+          error: `Opn rejected the recipient: ${recipient.code}`,
+        },
+        now,
+      );
+      if (!ended) return MOVED_ON;
       return { kind: "failed", providerReference: "", reason: "recipient_rejected" };
     }
     const waited = now.getTime() - row.created_at.getTime();
     if (waited >= this.settings.recipientVerifyMaxMs) {
-      await markWithoutTransfer(this.db, row.payout_key, "abandoned", "recipient_not_verified", now);
+      const ended = await markWithoutTransfer(
+        this.db,
+        row.payout_key,
+        read,
+        { state: "abandoned", reason: "recipient_not_verified" },
+        now,
+      );
+      if (!ended) return MOVED_ON;
       return { kind: "failed", providerReference: "", reason: "recipient_not_verified" };
     }
     const recheckAfterMs = Math.min(RECIPIENT_RECHECK_MS, this.settings.recipientVerifyMaxMs - waited);
     if (recipient.kind === "unavailable") {
-      await noteError(this.db, row.payout_key, recipient.error, now);
+      await noteError(this.db, row.payout_key, read, recipient.error, now);
       return {
         kind: "taken",
         providerReference: "",
@@ -300,8 +329,8 @@ export class OpnPayouts implements Provider {
         return { kind: "uncertain", error: "the recipient is not ready for a resend" };
       recipient = state.recipientId;
     }
-    const now = this.clock.now();
-    if (!(await claimSend(this.db, row, now))) {
+    const claimed = await claimSend(this.db, row, this.clock.now());
+    if (!claimed) {
       return {
         kind: "uncertain",
         error: "another process is sending this transfer",
@@ -323,13 +352,20 @@ export class OpnPayouts implements Provider {
     }
     if (!answer.ok && answer.kind === "refused") {
       // Opn read the create and refused it: this request made no transfer, and every earlier one
-      // was looked up and found absent before this one was claimed.
-      await markWithoutTransfer(this.db, row.payout_key, "refused", answer.code, this.clock.now());
-      await noteError(this.db, row.payout_key, `${answer.code}: ${answer.message}`, this.clock.now());
+      // was looked up and found absent before this one was claimed. A later create claimed since
+      // (this answer came after the lifecycle stopped waiting for it) decides instead.
+      const ended = await markWithoutTransfer(
+        this.db,
+        row.payout_key,
+        claimed,
+        { state: "refused", reason: answer.code, error: `${answer.code}: ${answer.message}` },
+        this.clock.now(),
+      );
+      if (!ended) return MOVED_ON;
       return { kind: "failed", providerReference: "", reason: answer.code };
     }
     const error = answer.ok ? "Opn answered the transfer without a transfer id" : answer.error;
-    await noteError(this.db, row.payout_key, error, this.clock.now());
+    await noteError(this.db, row.payout_key, claimed, error, this.clock.now());
     return { kind: "uncertain", error, recheckAfterMs: this.settings.settleMs };
   }
 
@@ -342,7 +378,7 @@ export class OpnPayouts implements Provider {
       : answer.kind === "refused"
         ? `Opn refused: ${answer.code}`
         : answer.error;
-    await noteError(this.db, row.payout_key, error, this.clock.now());
+    await noteError(this.db, row.payout_key, positionOf(row), error, this.clock.now());
     return {
       kind: "taken",
       providerReference: id,
@@ -372,7 +408,7 @@ export class OpnPayouts implements Provider {
           : answer.kind === "refused"
             ? `Opn refused: ${answer.code}`
             : answer.error;
-        await noteError(this.db, row.payout_key, error, this.clock.now());
+        await noteError(this.db, row.payout_key, positionOf(row), error, this.clock.now());
         return {
           kind: "uncertain",
           error: `the transfer's create was not answered and Opn could not be asked: ${error}`,
@@ -388,7 +424,7 @@ export class OpnPayouts implements Provider {
           // Not ours to decide: a transfer under this key for another amount is never adopted,
           // and nothing is sent while it exists. The operator sees it in the payout's evidence.
           const error = `Opn shows transfer ${match.id} under this key for another amount (${String(match.amount)})`;
-          await noteError(this.db, row.payout_key, error, this.clock.now());
+          await noteError(this.db, row.payout_key, positionOf(row), error, this.clock.now());
           return { kind: "uncertain", error, recheckAfterMs: this.settings.settleMs };
         }
         await markSent(this.db, row.payout_key, match.id, this.clock.now());

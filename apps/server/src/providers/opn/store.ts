@@ -56,19 +56,41 @@ export async function recordTransfer(
 }
 
 /**
+ * Where a transfer row stood when a step read it, or when a create claimed it: what the step
+ * learns from Opn is written only while the row still stands there (`noteError`,
+ * `markWithoutTransfer`). A step whose answer comes late (a create the lifecycle stopped waiting
+ * for, another process's check of the same key) finds the row moved on and writes nothing over
+ * what a later step learnt.
+ */
+export interface TransferPosition {
+  state: OpnTransferState;
+  sendAttempts: number;
+}
+
+export function positionOf(row: OpnTransferRow): TransferPosition {
+  return { state: row.state, sendAttempts: row.send_attempts };
+}
+
+/**
  * Claims the next create of a transfer: one conditional update, so that of two processes only
  * the one that saw the row as it is now may send; the other finds `send_attempts` moved on.
+ * Answers the position the claim left the row in, or undefined when another claim came first.
  */
-export async function claimSend(db: Db, row: OpnTransferRow, at: Date): Promise<boolean> {
+export async function claimSend(
+  db: Db,
+  row: OpnTransferRow,
+  at: Date,
+): Promise<TransferPosition | undefined> {
+  const claimed: TransferPosition = { state: "sending", sendAttempts: row.send_attempts + 1 };
   const result = await opnTables(db)
     .updateTable("opn_transfers")
-    .set({ state: "sending", send_attempts: row.send_attempts + 1, last_attempt_at: at, updated_at: at })
+    .set({ state: claimed.state, send_attempts: claimed.sendAttempts, last_attempt_at: at, updated_at: at })
     .where("payout_key", "=", row.payout_key)
     .where("state", "=", row.state)
     .where("send_attempts", "=", row.send_attempts)
     .where("transfer_id", "is", null)
     .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return result.numUpdatedRows === 1n ? claimed : undefined;
 }
 
 export async function markSent(db: Db, payoutKey: string, transferId: string, at: Date): Promise<void> {
@@ -79,27 +101,49 @@ export async function markSent(db: Db, payoutKey: string, transferId: string, at
     .execute();
 }
 
-/** A payout that ends without a transfer: only from a state in which none was ever created. */
+/**
+ * A payout that ends without a transfer: only from a state in which none was ever created, and
+ * only while the row stands where the step that decided it found it (so a late refusal of an
+ * earlier create never ends a transfer a later create is sending). `error`, when given, becomes
+ * the row's last error in the same write. True when it was written.
+ */
 export async function markWithoutTransfer(
   db: Db,
   payoutKey: string,
-  state: Extract<OpnTransferState, "refused" | "abandoned">,
-  reason: string,
+  from: TransferPosition,
+  end: { state: Extract<OpnTransferState, "refused" | "abandoned">; reason: string; error?: string },
+  at: Date,
+): Promise<boolean> {
+  const result = await opnTables(db)
+    .updateTable("opn_transfers")
+    .set({
+      state: end.state,
+      failure_reason: end.reason,
+      ...(end.error === undefined ? {} : { last_error: end.error.slice(0, 500) }),
+      updated_at: at,
+    })
+    .where("payout_key", "=", payoutKey)
+    .where("transfer_id", "is", null)
+    .where("state", "=", from.state)
+    .where("send_attempts", "=", from.sendAttempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Opn's last error about the transfer, kept only while the row stands where the step found it. */
+export async function noteError(
+  db: Db,
+  payoutKey: string,
+  from: TransferPosition,
+  error: string,
   at: Date,
 ): Promise<void> {
   await opnTables(db)
     .updateTable("opn_transfers")
-    .set({ state, failure_reason: reason, updated_at: at })
-    .where("payout_key", "=", payoutKey)
-    .where("transfer_id", "is", null)
-    .execute();
-}
-
-export async function noteError(db: Db, payoutKey: string, error: string, at: Date): Promise<void> {
-  await opnTables(db)
-    .updateTable("opn_transfers")
     .set({ last_error: error.slice(0, 500), updated_at: at })
     .where("payout_key", "=", payoutKey)
+    .where("state", "=", from.state)
+    .where("send_attempts", "=", from.sendAttempts)
     .execute();
 }
 

@@ -70,6 +70,8 @@ export interface SimFailure {
   retryAfter?: string;
   /** How many calls it answers (default 1). */
   times?: number;
+  /** How long the answer waits before it is sent (default at once). */
+  delayMs?: number;
 }
 
 export interface OpnSimulatorOptions {
@@ -328,6 +330,7 @@ export class OpnSimulator {
       failure.left -= 1;
       this.failures = this.failures.filter((f) => f.left > 0);
       const headers: Record<string, string> = failure.retryAfter ? { "retry-after": failure.retryAfter } : {};
+      if (failure.delayMs) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
       return send(failure.status, errorBody(failure.code ?? "internal_error", "simulated failure"), headers);
     }
     const [, resource, resourceId] = url.pathname.split("/");

@@ -4,6 +4,12 @@ import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { OpnClient } from "../../../src/providers/opn/client.ts";
 import { OPN_NOTE_RECIPIENT_UNVERIFIED, OpnPayouts } from "../../../src/providers/opn/payouts.ts";
+import {
+  claimSend,
+  findTransferRow,
+  markSent,
+  type OpnTransferRow,
+} from "../../../src/providers/opn/store.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
 import { OpnSimulator } from "../../helpers/opn/simulator.ts";
 import { openTestStore, type TestStore } from "../../helpers/store.ts";
@@ -263,6 +269,53 @@ describe("Opn payouts", () => {
     });
     assert.equal((await payouts.sendPayout(input)).status, "failed");
     assert.equal(sim.transfersFor(input.idempotencyKey).length, 0);
+  });
+
+  /** The row once a create of the key has claimed it (its answer still on the way). */
+  async function claimedRow(key: string, attempts: number): Promise<OpnTransferRow> {
+    for (let i = 0; i < 500; i++) {
+      const row = await findTransferRow(store.db, key);
+      if (row?.state === "sending" && row.send_attempts === attempts) return row;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no create of ${key} claimed attempt ${attempts}`);
+  }
+
+  it("a create's refusal that lands after a later create was claimed neither ends the transfer nor fails the payout", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    // Create 1 is refused, but the answer comes late (within the client's timeout) ...
+    sim.failNext({
+      method: "POST",
+      path: "/transfers",
+      status: 400,
+      code: "transfers_suspended",
+      delayMs: 1_000,
+    });
+    const late = payouts.getPayout(input.idempotencyKey);
+    // ... after another process has claimed create 2, which Opn may yet carry out.
+    const row = await claimedRow(input.idempotencyKey, 1);
+    assert.ok(await claimSend(store.db, row, clock.now()));
+    const answered = await late;
+    assert.equal(answered.status, "accepted", JSON.stringify(answered));
+    const after = await findTransferRow(store.db, input.idempotencyKey);
+    assert.equal(after?.state, "sending", "create 2 still decides");
+    assert.equal(after?.send_attempts, 2);
+    assert.equal(after?.failure_reason, null);
+  });
+
+  it("an error of a create that lands after a later create's transfer was recorded is not kept as the transfer's last error", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    sim.failNext({ method: "POST", path: "/transfers", status: 503, delayMs: 1_000 });
+    const late = payouts.getPayout(input.idempotencyKey);
+    const row = await claimedRow(input.idempotencyKey, 1);
+    assert.ok(await claimSend(store.db, row, clock.now()));
+    await markSent(store.db, input.idempotencyKey, "trsf_test_later_create", clock.now());
+    await late;
+    const evidence = await payouts.payoutEvidence(input.idempotencyKey);
+    assert.equal(evidence.transfer?.state, "sent");
+    assert.deepEqual(evidence.lastAnswers, [], "no stale 503 on a transfer that exists");
   });
 
   it("sends one transfer when two sends of one key race", async () => {
