@@ -64,6 +64,8 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
           operationId: "resolveWithdraw",
           description:
             "Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). " +
+            "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
+            "confirm the connector sent moments ago may still be carried out: its answer decides first. " +
             "Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; " +
             "the event and webhooks follow. Who decided, why and the bank's evidence are recorded.",
           params: WithdrawIdParams,
@@ -97,6 +99,8 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
         operationId: "resolveRefund",
         description:
           "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
+          "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
+          "confirm the connector sent moments ago may still be carried out: its answer decides first. " +
           "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
           "returns it where it came from with the reason as the refund's failureReason " +
           "(refund.failed). Who decided, why and the bank's evidence are recorded.",
@@ -110,6 +114,13 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
             new AppError("STATE_CONFLICT", "Refund is pending: only a processing refund can be resolved", {
               status: "pending",
               reason: "not_undecided",
+            }),
+          ),
+          documented(
+            "failed while a transfer step the connector sent moments ago may still be carried out",
+            new AppError("STATE_CONFLICT", "Refund cannot be resolved failed yet: ...", {
+              status: "processing",
+              reason: "payout_in_flight",
             }),
           ),
         ],

@@ -237,6 +237,8 @@ async function resolvePayout(
         { status: row.status, reason: "not_undecided" },
       );
     }
+    if (input.outcome === "failed")
+      await refuseWhileMoneyInFlight(ctx, trx, subject, payout.row.provider, name);
     const at = ctx.clock.now();
     await insertResolution(trx, {
       subject,
@@ -273,6 +275,30 @@ async function resolvePayout(
         resolvedAt: at.toISOString(),
       },
     };
+  });
+}
+
+/**
+ * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "payout_in_flight"`) while the
+ * connector holding the payout has a step that may move money on its way (`moneyInFlight`): a
+ * create or confirm claimed just before the operator's decision would otherwise reach the bank
+ * after the hold was released. The payout attempt is locked already, so no later step can be
+ * claimed (providers/payout-fence.ts).
+ */
+async function refuseWhileMoneyInFlight(
+  ctx: LifecycleContext,
+  trx: Trx,
+  subject: PayoutSubject,
+  provider: string,
+  name: string,
+): Promise<void> {
+  const connector = ctx.provider;
+  if (!connector?.moneyInFlight || connector.name !== provider) return;
+  const inFlight = await connector.moneyInFlight(trx, payoutKeyOf(subject));
+  if (inFlight === null) return;
+  throw new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ${inFlight}`, {
+    status: "processing",
+    reason: "payout_in_flight",
   });
 }
 

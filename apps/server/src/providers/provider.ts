@@ -16,6 +16,7 @@
  * `CallbackSource`: it verifies the signature over the raw body before it trusts a byte of it,
  * and turns its own vocabulary into a `ProviderReport`.
  */
+import type { Trx } from "../db/handles.ts";
 import type { PaymentMethod } from "../db/types.ts";
 import type { PaymentReportOutcome, PayoutReportOutcome } from "../lib/provider-reports.ts";
 
@@ -123,6 +124,14 @@ export interface Provider {
   getPayout(idempotencyKey: string, options?: PayoutCallOptions): Promise<PayoutLookup>;
   /** What the operator is shown about an undecided payout (CONTRACT 15); optional. */
   payoutEvidence?(idempotencyKey: string): Promise<PayoutEvidence>;
+  /**
+   * Why the payout may not be resolved `failed` now, or null: a step that may move money (a
+   * transfer create, a confirm) was claimed so recently that it may still be on its way to the
+   * bank, and its answer decides first. Read in the operator's resolve transaction, after the
+   * payout attempt is locked: no new step can be claimed then (providers/payout-fence.ts), so
+   * what it reads is the last claim there will be. Absent: nothing is ever in flight.
+   */
+  moneyInFlight?(trx: Trx, idempotencyKey: string): Promise<string | null>;
 }
 
 /** A provider whose signed callbacks report payment and payout outcomes (the sandbox's bank). */

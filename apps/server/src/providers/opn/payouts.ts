@@ -19,8 +19,9 @@
  *   again. Opn's API reference does not document an idempotency key for transfers, so the
  *   `Idempotency-Key` header this client sends is not relied upon.
  */
-import type { Db } from "../../db/handles.ts";
+import type { Db, Trx } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { type PayoutFence, payoutStillOpen } from "../payout-fence.ts";
 import type {
   PayoutCallOptions,
   PayoutEvidence,
@@ -87,6 +88,15 @@ const MOVED_ON: Step = {
   error: "another send or check moved this transfer on while Opn answered; it is checked again",
 };
 
+/**
+ * A create not claimed because the payout was booked or resolved meanwhile (the operator failed
+ * it, its hold released): no transfer is made for it, whatever Opn now says of its recipient.
+ */
+const PAYOUT_CLOSED: Step = {
+  kind: "uncertain",
+  error: "the payout is no longer open: no transfer is created for it",
+};
+
 type RecipientState =
   | { kind: "ready"; recipientId: string }
   | { kind: "waiting" }
@@ -122,6 +132,8 @@ export class OpnPayouts implements Provider {
     private readonly db: Db,
     private readonly settings: OpnPayoutSettings,
     private readonly clock: Clock,
+    /** Whether the payout is still open, checked as a create is claimed (tests of this class alone replace it). */
+    private readonly fence: PayoutFence = payoutStillOpen,
   ) {}
 
   async sendPayout(input: PayoutInput, options: PayoutCallOptions = {}): Promise<SendPayoutResult> {
@@ -329,14 +341,16 @@ export class OpnPayouts implements Provider {
         return { kind: "uncertain", error: "the recipient is not ready for a resend" };
       recipient = state.recipientId;
     }
-    const claimed = await claimSend(this.db, row, this.clock.now());
-    if (!claimed) {
+    const claim = await claimSend(this.db, row, this.clock.now(), this.fence);
+    if (claim.kind === "closed") return PAYOUT_CLOSED;
+    if (claim.kind === "taken") {
       return {
         kind: "uncertain",
         error: "another process is sending this transfer",
         recheckAfterMs: this.settings.settleMs,
       };
     }
+    const claimed = claim.position;
     const answer = await this.client.post<OpnTransfer>(
       "/transfers",
       {
@@ -451,6 +465,19 @@ export class OpnPayouts implements Provider {
       };
     }
     return { kind: "never_seen" };
+  }
+
+  /**
+   * A create claimed less than the settle time ago may still be carried out by Opn (its answer,
+   * or Opn's transfer list once the settle time has passed, decides first): the operator may not
+   * resolve the payout failed before then.
+   */
+  async moneyInFlight(trx: Trx, idempotencyKey: string): Promise<string | null> {
+    const row = await findTransferRow(trx, idempotencyKey);
+    if (row?.state !== "sending" || row.last_attempt_at === null) return null;
+    const settledAt = row.last_attempt_at.getTime() + this.settings.settleMs;
+    if (this.clock.now().getTime() >= settledAt) return null;
+    return `an Opn transfer create was sent at ${row.last_attempt_at.toISOString()} and may still be carried out; Opn's answer, or its transfer list from ${new Date(settledAt).toISOString()}, decides first`;
   }
 
   /**

@@ -3,7 +3,9 @@
  * each payout key (migrations 0097 and 0098, docs/providers/opn.md).
  */
 import type { Selectable } from "kysely";
-import type { Db } from "../../db/handles.ts";
+import { type Db, withTransaction } from "../../db/handles.ts";
+import { payoutSubjectOfKey } from "../../lib/payout-subjects.ts";
+import { type PayoutFence, payoutStillOpen } from "../payout-fence.ts";
 import { type OpnDatabase, opnTables } from "./db.ts";
 import type { OpnTransferState } from "./tables.ts";
 
@@ -71,26 +73,40 @@ export function positionOf(row: OpnTransferRow): TransferPosition {
   return { state: row.state, sendAttempts: row.send_attempts };
 }
 
+/** What a claim of the next create found: the position it took, or why it took none. */
+export type SendClaim =
+  | { kind: "claimed"; position: TransferPosition }
+  /** Another create was claimed first (the row moved on since it was read). */
+  | { kind: "taken" }
+  /** The payout is no longer open (booked, or resolved by the operator): nothing may be sent. */
+  | { kind: "closed" };
+
 /**
- * Claims the next create of a transfer: one conditional update, so that of two processes only
+ * Claims the next create of a transfer, in one transaction: the payout must still be open (the
+ * fence, providers/payout-fence.ts, locks its attempt record so no outcome is booked while the
+ * claim commits), and one conditional update takes the create, so that of two processes only
  * the one that saw the row as it is now may send; the other finds `send_attempts` moved on.
- * Answers the position the claim left the row in, or undefined when another claim came first.
  */
 export async function claimSend(
   db: Db,
   row: OpnTransferRow,
   at: Date,
-): Promise<TransferPosition | undefined> {
+  fence: PayoutFence = payoutStillOpen,
+): Promise<SendClaim> {
+  const subject = payoutSubjectOfKey(row.payout_key);
   const claimed: TransferPosition = { state: "sending", sendAttempts: row.send_attempts + 1 };
-  const result = await opnTables(db)
-    .updateTable("opn_transfers")
-    .set({ state: claimed.state, send_attempts: claimed.sendAttempts, last_attempt_at: at, updated_at: at })
-    .where("payout_key", "=", row.payout_key)
-    .where("state", "=", row.state)
-    .where("send_attempts", "=", row.send_attempts)
-    .where("transfer_id", "is", null)
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n ? claimed : undefined;
+  return withTransaction(db, async (trx): Promise<SendClaim> => {
+    if (!subject || !(await fence(trx, subject))) return { kind: "closed" };
+    const result = await opnTables(trx)
+      .updateTable("opn_transfers")
+      .set({ state: claimed.state, send_attempts: claimed.sendAttempts, last_attempt_at: at, updated_at: at })
+      .where("payout_key", "=", row.payout_key)
+      .where("state", "=", row.state)
+      .where("send_attempts", "=", row.send_attempts)
+      .where("transfer_id", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n ? { kind: "claimed", position: claimed } : { kind: "taken" };
+  });
 }
 
 export async function markSent(db: Db, payoutKey: string, transferId: string, at: Date): Promise<void> {

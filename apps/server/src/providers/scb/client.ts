@@ -360,9 +360,12 @@ export class ScbClient {
 
   /** One HTTP request, bounded and recorded. Throws ScbCallError when there is no answer. */
   private async exchange(spec: CallSpec, token: string | null, attempt: number): Promise<RawAnswer> {
-    // Checked last before the request leaves: past the caller's bound nothing more is sent.
+    // Checked last before the request leaves: past the caller's bound nothing more is sent. This
+    // request did not leave, but when it is the retry after a 401 the first one reached SCB: the
+    // call then counts as sent, as a 401 without a new token does (`call`), so a credit confirm
+    // goes to the inquiry instead of being claimed again as never sent.
     if (spec.signal?.aborted)
-      throw new ScbCallError("timeout", false, "the caller's bound passed before the call left");
+      throw new ScbCallError("timeout", attempt > 1, "the caller's bound passed before the call left");
     const headers = this.headers(spec, token);
     const startedAt = this.options.clock.now();
     const started = performance.now();

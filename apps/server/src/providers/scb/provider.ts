@@ -19,7 +19,7 @@
  * Payment confirmations are SCB's collection side (collection-port.ts): unsigned claims, which
  * the lifecycle's notice route checks with SCB's inquiry (lifecycle/collections.ts).
  */
-import type { Db } from "../../db/handles.ts";
+import type { Db, Trx } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { PROVIDER_CALL_TIMEOUT_MS } from "../../lib/limits.ts";
 import {
@@ -255,6 +255,19 @@ export class ScbProvider implements Provider {
       return { status: "failed", providerReference: transfer.tokenizer_id!, reason };
     }
     return this.book(transfer as InitiatedTransfer, outcome);
+  }
+
+  /**
+   * A confirm claimed less than `settledAfterMs` ago may still be on its way to SCB (it leaves
+   * within its send's bound or never), and SCB's answer or inquiry decides first: the operator
+   * may not resolve the payout failed before then.
+   */
+  async moneyInFlight(trx: Trx, idempotencyKey: string): Promise<string | null> {
+    const transfer = await findTransfer(trx, subjectOfKey(idempotencyKey));
+    if (transfer?.state !== "initiated" || transfer.confirm_sent_at === null) return null;
+    const settledAt = transfer.confirm_sent_at.getTime() + this.settledAfterMs();
+    if (this.deps.clock.now().getTime() >= settledAt) return null;
+    return `SCB's confirm was sent at ${transfer.confirm_sent_at.toISOString()} and may still be carried out; SCB's answer, or its inquiry from ${new Date(settledAt).toISOString()}, decides first`;
   }
 
   /** The transfer and SCB's last answers about it, for the operator's undecided list. */

@@ -7,6 +7,7 @@
 import { type Selectable, sql } from "kysely";
 import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
 import { type PayoutSubject, subjectColumn } from "../../lib/payout-subjects.ts";
+import { payoutStillOpen } from "../payout-fence.ts";
 import { type ScbDatabase, scbTables } from "./db.ts";
 import type { ScbExchange, ScbRecorder } from "./recorder.ts";
 import { payoutSubjectOfPartnerId } from "./references.ts";
@@ -26,37 +27,6 @@ export function findTransfer(db: Db, subject: PayoutSubject): Promise<TransferRo
     .selectAll()
     .where(subjectColumn(subject.kind), "=", subject.id)
     .executeTakeFirst();
-}
-
-/**
- * The fence every step that may lead to money moving passes: the withdraw (or refund) is still
- * `processing` and its payout attempt is not completed. The payout row is locked FOR SHARE, so the lifecycle
- * cannot book an outcome (which completes that row in the same transaction) until the step's
- * transaction has ended; a step that comes after the booking sees it and stops.
- */
-async function payoutStillOpen(trx: Trx, subject: PayoutSubject): Promise<boolean> {
-  if (subject.kind === "refund") {
-    const row = await trx
-      .selectFrom("payouts")
-      .innerJoin("refunds", "refunds.id", "payouts.refund_id")
-      .select("payouts.refund_id")
-      .where("payouts.refund_id", "=", subject.id)
-      .where("payouts.state", "<>", "completed")
-      .where("refunds.status", "=", "processing")
-      .forShare("payouts")
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-  const row = await trx
-    .selectFrom("payouts")
-    .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
-    .select("payouts.withdraw_id")
-    .where("payouts.withdraw_id", "=", subject.id)
-    .where("payouts.state", "<>", "completed")
-    .where("withdraws.status", "=", "processing")
-    .forShare("payouts")
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export type InitiateTurn =

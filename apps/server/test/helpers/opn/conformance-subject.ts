@@ -1,16 +1,20 @@
 /**
  * Opn Payments as a conformance subject (test/providers/conformance.ts): the Opn connector as a
  * deployment builds it (createOpnConnector), pointed at a fresh local Opn simulator that signs
- * its webhooks, over a fresh test store.
+ * its webhooks, over a sandbox test service whose withdraws Opn pays (a transfer is created only
+ * for a payout the lifecycle holds open, providers/payout-fence.ts).
  */
 import { randomUUID } from "node:crypto";
 import { opnConfigFrom } from "../../../src/config.ts";
+import type { Db } from "../../../src/db/handles.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { opnSignature } from "../../../src/providers/opn/collection.ts";
 import { createOpnConnector } from "../../../src/providers/opn/connector.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
 import type { ConformanceRun, ConformanceSubject } from "../../providers/conformance.ts";
-import { openTestStore } from "../store.ts";
+import { startService } from "../harness.ts";
+import { createWithdraw, simulateWithdrawRequest } from "../lifecycle.ts";
+import { fundedMerchant } from "../withdraws.ts";
 import { OpnSimulator } from "./simulator.ts";
 
 const SECRET_KEY = "skey_test_conformance";
@@ -23,7 +27,9 @@ export const opnSubject: ConformanceSubject = {
   name: "opn",
   async start(): Promise<ConformanceRun> {
     const sim = await OpnSimulator.start({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-    const store = await openTestStore();
+    // Opn pays only a withdraw the lifecycle handed over: a sandbox service makes them.
+    const svc = await startService();
+    const merchant = await fundedMerchant(svc, {}, 100_000_000n);
     const config = opnConfigFrom({
       OPN_SECRET_KEY: SECRET_KEY,
       OPN_CALLBACK_TOKEN: "c".repeat(40),
@@ -31,7 +37,7 @@ export const opnSubject: ConformanceSubject = {
       OPN_WEBHOOK_SECRET: WEBHOOK_SECRET,
       OPN_TIMEOUT_MS: String(TIMEOUT_MS),
     });
-    const connector = createOpnConnector(config, { db: store.db, clock: systemClock });
+    const connector = createOpnConnector(config, { db: svc.deps.db as Db, clock: systemClock });
     const payouts = connector.payouts;
     if (!payouts) throw new Error("the Opn connector pays out");
 
@@ -90,15 +96,24 @@ export const opnSubject: ConformanceSubject = {
       goDown: () => sim.failNext({ status: 503, code: "service_unavailable", times: 1_000 }),
       recover: () => sim.clearFailures(),
       async newPayout(amountSatang) {
+        const accountNumber = String(Math.floor(Math.random() * 1e10)).padStart(10, "0");
+        const withdraw = await createWithdraw(svc, merchant, {
+          amount: `${amountSatang}.00`,
+          customerBankAccountNumber: accountNumber,
+          customerBankCode: "004",
+        });
+        const handed = await simulateWithdrawRequest(svc, merchant, withdraw.id, "processing");
+        if (handed.status !== 200)
+          throw new Error(`withdraw not handed over: ${JSON.stringify(handed.body)}`);
         const destination = {
-          merchantId: randomUUID(),
+          merchantId: merchant.merchantId,
           destinationType: "bank_account" as const,
           bankCode: "004",
-          accountNumber: String(Math.floor(Math.random() * 1e10)).padStart(10, "0"),
-          accountName: "Somchai Jaidee",
+          accountNumber,
+          accountName: withdraw.bankAccountName as string,
         };
         await readyDestination(destination);
-        return { ...destination, idempotencyKey: randomUUID(), amountSatang };
+        return { ...destination, idempotencyKey: withdraw.id as string, amountSatang };
       },
       transfersAt: async (input) => sim.transfersFor(input.idempotencyKey).length,
       lostTransferAnswer: "indeterminate",
@@ -109,7 +124,7 @@ export const opnSubject: ConformanceSubject = {
       },
       async close() {
         await sim.close();
-        await store.close();
+        await svc.close();
       },
     };
   },

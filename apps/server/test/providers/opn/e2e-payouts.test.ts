@@ -11,9 +11,11 @@ import { after, afterEach, before, describe, it } from "node:test";
 import type { WithdrawRow } from "../../../src/db/types.ts";
 import { PAYOUT_CHECK_DELAY_MAX_MS } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
+import { OpnClient } from "../../../src/providers/opn/client.ts";
+import { OpnPayouts } from "../../../src/providers/opn/payouts.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
-import { type LiveOpn, startLiveOpn } from "../../helpers/opn/live.ts";
+import { type LiveOpn, OPN_SECRET_KEY, startLiveOpn } from "../../helpers/opn/live.ts";
 
 let live: LiveOpn;
 
@@ -99,5 +101,60 @@ describe("live payouts through Opn", () => {
       .executeTakeFirstOrThrow();
     assert.match(String(payout.last_error), /insufficient_balance/, "Opn's failure code is kept");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+  });
+});
+
+describe("an Opn payout the operator decided while a check was asking Opn", () => {
+  it("creates no transfer once the payout is resolved failed, though Opn verifies the recipient afterwards", async () => {
+    const { withdraw, recipient } = await sentWithdraw("7770002222", "3100.00");
+    // A check (of this or another process) read the payout while its recipient waited; before
+    // it asks Opn, the operator resolves the undecided payout failed and its hold is released ...
+    const resolved = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "the payee's account is closed",
+    });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+    // ... then Opn verifies the recipient, and the check goes on.
+    live.sim.verifyRecipient(recipient.id);
+    const lateCheck = new OpnPayouts(
+      new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 20_000 }),
+      live.svc.deps.db,
+      { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
+      live.svc.clock,
+    );
+    const answer = await lateCheck.getPayout(withdraw.id);
+    assert.notEqual(answer.status, "paid");
+    assert.equal(
+      live.sim.transfersFor(withdraw.id).length,
+      0,
+      "no transfer for a payout whose hold was released",
+    );
+    await checkAgain();
+    assert.equal(live.sim.transfersFor(withdraw.id).length, 0);
+    assert.equal((await withdrawOf(withdraw.id)).status, "failed");
+  });
+
+  it("refuses to resolve failed while a transfer create sent moments ago may still be carried out", async () => {
+    const { withdraw, recipient } = await sentWithdraw("7770003333", "3200.00");
+    live.sim.verifyRecipient(recipient.id);
+    // The create reaches Opn but its answer is lost.
+    live.sim.hangNextTransferCreate(30_000);
+    const payouts = new OpnPayouts(
+      new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 300 }),
+      live.svc.deps.db,
+      { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
+      live.svc.clock,
+    );
+    assert.equal((await payouts.getPayout(withdraw.id)).status, "accepted");
+    assert.equal(live.sim.transfersFor(withdraw.id).length, 1, "Opn carried it out");
+    const early = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "Opn did not answer",
+    });
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.error.metadata.reason, "payout_in_flight");
+    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
   });
 });

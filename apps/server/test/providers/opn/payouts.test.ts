@@ -32,6 +32,13 @@ function payout(overrides: Partial<PayoutInput> = {}): PayoutInput {
   };
 }
 
+/**
+ * These tests drive the connector alone, with payout keys no withdraw holds: every payout counts
+ * as open. The fence itself (a payout booked or resolved meanwhile gets no transfer) is tested
+ * end to end in e2e-payouts.test.ts.
+ */
+const everyPayoutOpen = async () => true;
+
 describe("Opn payouts", () => {
   let sim: OpnSimulator;
   let store: TestStore;
@@ -48,6 +55,7 @@ describe("Opn payouts", () => {
       store.db,
       { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
       clock,
+      everyPayoutOpen,
     );
   });
   after(async () => {
@@ -143,6 +151,7 @@ describe("Opn payouts", () => {
       store.db,
       { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
       clock,
+      everyPayoutOpen,
     );
     const input = payout();
     assert.equal((await payouts.sendPayout(input)).status, "accepted");
@@ -295,7 +304,7 @@ describe("Opn payouts", () => {
     const late = payouts.getPayout(input.idempotencyKey);
     // ... after another process has claimed create 2, which Opn may yet carry out.
     const row = await claimedRow(input.idempotencyKey, 1);
-    assert.ok(await claimSend(store.db, row, clock.now()));
+    assert.equal((await claimSend(store.db, row, clock.now(), everyPayoutOpen)).kind, "claimed");
     const answered = await late;
     assert.equal(answered.status, "accepted", JSON.stringify(answered));
     const after = await findTransferRow(store.db, input.idempotencyKey);
@@ -310,12 +319,31 @@ describe("Opn payouts", () => {
     sim.failNext({ method: "POST", path: "/transfers", status: 503, delayMs: 1_000 });
     const late = payouts.getPayout(input.idempotencyKey);
     const row = await claimedRow(input.idempotencyKey, 1);
-    assert.ok(await claimSend(store.db, row, clock.now()));
+    assert.equal((await claimSend(store.db, row, clock.now(), everyPayoutOpen)).kind, "claimed");
     await markSent(store.db, input.idempotencyKey, "trsf_test_later_create", clock.now());
     await late;
     const evidence = await payouts.payoutEvidence(input.idempotencyKey);
     assert.equal(evidence.transfer?.state, "sent");
     assert.deepEqual(evidence.lastAnswers, [], "no stale 503 on a transfer that exists");
+  });
+
+  it("counts a create as in flight (the operator may not resolve it failed) until the settle time has passed", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    const inFlight = () =>
+      store.db.transaction().execute((trx) => payouts.moneyInFlight(trx, input.idempotencyKey));
+    assert.equal(await inFlight(), null, "waiting for its recipient: nothing was sent");
+    sim.failNext({ method: "POST", path: "/transfers", status: 503 });
+    await payouts.getPayout(input.idempotencyKey);
+    assert.match((await inFlight()) ?? "", /an Opn transfer create was sent at .* decides first/);
+    clock.advance(SETTLE_MS - 1_000);
+    assert.notEqual(await inFlight(), null);
+    clock.advance(1_000);
+    assert.equal(
+      await inFlight(),
+      null,
+      "past the settle time Opn's transfer list decides, and the operator may",
+    );
   });
 
   it("sends one transfer when two sends of one key race", async () => {
@@ -362,6 +390,7 @@ describe("Opn payouts: evidence for the operator", () => {
         store.db,
         { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
         clock,
+        everyPayoutOpen,
       );
       const input = payout();
       assert.deepEqual(await payouts.payoutEvidence(input.idempotencyKey), {

@@ -221,6 +221,38 @@ describe("SCB client: headers, timeouts and failures", () => {
     }
   });
 
+  it("reports a call refused with 401 whose caller's bound passes while a new token is fetched as one that may have reached SCB", async () => {
+    const broken = await startScbRig();
+    try {
+      await inquiry(broken);
+      broken.sim.expireTokens();
+      // The new token comes, but late: by then the caller has given the call up.
+      broken.sim.failNext("token", { kind: "timeout_but_execute", holdMs: 300 });
+      const tokensAsked = broken.sim.of("token").length;
+      const bound = new AbortController();
+      const call = broken.client.transferInquiry(
+        {
+          channelDateTime: "2026-01-15T10:00:00.000+07:00",
+          tokenizerId: "TKN1",
+          dateFrom: "2026-01-15",
+          dateTo: "2026-01-15",
+        },
+        bound.signal,
+      );
+      while (broken.sim.of("token").length === tokensAsked)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      bound.abort();
+      await assert.rejects(call, (error: unknown) => {
+        assert.ok(error instanceof ScbCallError);
+        assert.equal(error.sent, true, "the refused request reached SCB: its outcome is uncertain");
+        return true;
+      });
+      assert.equal(broken.sim.of("transfer_inquiry").length, 1, "only the refused request left");
+    } finally {
+      await broken.close();
+    }
+  });
+
   it("returns SCB's documented failure answers as answers, with status code and description", async () => {
     rig.sim.failNext("bill_payment_inquiry", {
       kind: "answer",

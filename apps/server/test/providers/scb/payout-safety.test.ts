@@ -317,6 +317,35 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
   });
 });
 
+describe("the operator's decision against a confirm still on its way", () => {
+  it("refuses to resolve failed while the confirm sent moments ago may still be carried out; SCB's inquiry then pays it", async () => {
+    // The confirm's answer is lost (503) although SCB carries the transfer out.
+    live.sim.failNext("credit_confirm", {
+      kind: "answer",
+      httpStatus: 503,
+      code: 9999,
+      description: "Service unavailable",
+      execute: true,
+    });
+    const withdraw = await newWithdraw({ amount: "1650.00" });
+    await dispatchPendingWithdraws(live.svc.deps);
+    const early = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "SCB's confirm failed with 503",
+    });
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.error.code, "STATE_CONFLICT");
+    assert.equal(early.body.error.metadata.reason, "payout_in_flight");
+    assert.match(early.body.error.message, /SCB's confirm was sent at/);
+    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
+    const row = await reconcileUntilDecided(withdraw.id, 61_000, 10);
+    assert.equal(row.status, "paid");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
+    assert.equal(atScb(withdraw.id).executions, 1);
+  });
+});
+
 describe("POST /admin/v1/withdraws/{id}/resolve refusals", () => {
   it("answers 409 for a withdraw no connector holds, 404 for an unknown one, 400 without a reason, 401 without the token", async () => {
     const pending = await newWithdraw({ amount: "1900.00" });
