@@ -189,7 +189,7 @@ export class ScbProvider implements Provider {
       await releaseConfirm(db, subject, claimed.confirm_sent_at!, clock.now());
       return { status: "indeterminate", error: result.reason };
     }
-    const answer = await this.book(claimed, result);
+    const answer = await this.book(claimed, result, claimed.confirm_sent_at!);
     return answer.status === "not_found" ? { status: "indeterminate", error: "transfer not found" } : answer;
   }
 
@@ -232,6 +232,7 @@ export class ScbProvider implements Provider {
         (await closeTransfer(this.deps.db, subject, new Date(now - this.settledAfterMs()), new Date(now))) ??
         transfer;
     }
+    const askedAt = new Date(now);
     const outcome = await this.payouts().inquirePayout(
       {
         tokenizerId: transfer.tokenizer_id!,
@@ -251,10 +252,11 @@ export class ScbProvider implements Provider {
         scbStatus: outcome.scbStatus,
         lastError: reason,
         at: new Date(now),
+        askedAt,
       });
       return { status: "failed", providerReference: transfer.tokenizer_id!, reason };
     }
-    return this.book(transfer as InitiatedTransfer, outcome);
+    return this.book(transfer as InitiatedTransfer, outcome, askedAt);
   }
 
   /**
@@ -299,21 +301,28 @@ export class ScbProvider implements Provider {
     };
   }
 
-  /** Keeps SCB's word on the transfer and turns it into the lifecycle's terms. */
-  private async book(transfer: InitiatedTransfer, outcome: PayoutOutcome): Promise<PayoutLookup> {
+  /**
+   * Keeps SCB's word on the transfer (unless a step that asked SCB later has noted its answer
+   * already: `askedAt`) and turns it into the lifecycle's terms.
+   */
+  private async book(
+    transfer: InitiatedTransfer,
+    outcome: PayoutOutcome,
+    askedAt: Date,
+  ): Promise<PayoutLookup> {
     const at = this.deps.clock.now();
     const reference = transfer.tokenizer_id;
     const subject = subjectOfRow(transfer);
     const scbStatus = outcome.scbStatus ?? transfer.scb_status;
     switch (outcome.status) {
       case "paid":
-        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at, askedAt });
         return { status: "paid", providerReference: reference };
       case "failed":
-        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: outcome.reason, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: outcome.reason, at, askedAt });
         return { status: "failed", providerReference: reference, reason: outcome.reason };
       case "accepted":
-        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at });
+        await noteTransfer(this.deps.db, subject, { scbStatus, lastError: null, at, askedAt });
         return {
           status: "accepted",
           providerReference: reference,
@@ -326,6 +335,7 @@ export class ScbProvider implements Provider {
           lastError: outcome.reason,
           nextInquiryAt: new Date(at.getTime() + outcome.checkAfterMs),
           at,
+          askedAt,
         });
         // SCB holds a confirm whose outcome is not known yet: the transfer is with SCB.
         return {

@@ -5,7 +5,7 @@
  * operator, and deleted after SCB_EXCHANGE_RETENTION_DAYS.
  */
 import { type Selectable, sql } from "kysely";
-import { type Db, type Trx, withTransaction } from "../../db/handles.ts";
+import { type Db, withTransaction } from "../../db/handles.ts";
 import { type PayoutSubject, subjectColumn } from "../../lib/payout-subjects.ts";
 import { payoutStillOpen } from "../payout-fence.ts";
 import { type ScbDatabase, scbTables } from "./db.ts";
@@ -246,6 +246,12 @@ export async function noteTransfer(
      * undecided") must not replace what a later initiate learnt (SCB's refusal of initiate 2).
      */
     ofInitiate?: number;
+    /**
+     * When the step this note is about asked SCB: the note is kept only while nothing newer was
+     * noted since (a slow confirm's or inquiry's answer that lands after another step's must not
+     * replace SCB's later word on the transfer, nor push its next inquiry back).
+     */
+    askedAt?: Date;
   },
 ): Promise<void> {
   let update = scbTables(db)
@@ -258,6 +264,7 @@ export async function noteTransfer(
     })
     .where(subjectColumn(subject.kind), "=", subject.id);
   if (note.ofInitiate !== undefined) update = update.where("initiate_attempts", "<=", note.ofInitiate);
+  if (note.askedAt !== undefined) update = update.where("updated_at", "<=", note.askedAt);
   await update.execute();
 }
 

@@ -346,6 +346,33 @@ describe("the operator's decision against a confirm still on its way", () => {
   });
 });
 
+describe("a slow inquiry's answer that lands after a later one's", () => {
+  it("does not replace SCB's later word on the transfer, nor push its next inquiry back", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const withdraw = await newWithdraw({ amount: "1750.00" });
+    await dispatchPendingWithdraws(live.svc.deps);
+    assert.equal((await transferOf(withdraw.id))?.scb_status, "CONFIRM_PROCESSING");
+    live.advance(61_000);
+    // Process A asks SCB; SCB answers "processing", but the answer is slow to come back ...
+    live.sim.failNext("transfer_inquiry", { kind: "timeout_but_execute", holdMs: 1_000 });
+    const inquiries = live.sim.of("transfer_inquiry").length;
+    const slow = live.otherProcess().provider!.getPayout(withdraw.id);
+    while (live.sim.of("transfer_inquiry").length === inquiries) await sleep(5);
+    // ... while SCB completes the transfer and process B's later inquiry learns it first.
+    live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
+    live.advance(1_000);
+    assert.equal((await live.svc.deps.provider!.getPayout(withdraw.id)).status, "paid");
+    const learnt = await transferOf(withdraw.id);
+    assert.equal(learnt?.scb_status, "CONFIRM_COMPLETED");
+    assert.equal((await slow).status, "accepted", "A's own answer is what SCB told it");
+    const after = await transferOf(withdraw.id);
+    assert.equal(after?.scb_status, "CONFIRM_COMPLETED", "A's late answer replaced nothing");
+    assert.deepEqual(after?.next_inquiry_at, learnt?.next_inquiry_at);
+    await reconcilePayouts(live.svc.deps);
+    assert.equal((await withdrawOf(withdraw.id)).status, "paid");
+  });
+});
+
 describe("POST /admin/v1/withdraws/{id}/resolve refusals", () => {
   it("answers 409 for a withdraw no connector holds, 404 for an unknown one, 400 without a reason, 401 without the token", async () => {
     const pending = await newWithdraw({ amount: "1900.00" });
