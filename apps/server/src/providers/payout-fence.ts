@@ -6,30 +6,21 @@
  * claim has committed; a step that comes after the booking sees it and sends nothing.
  */
 import type { Trx } from "../db/handles.ts";
-import type { PayoutSubject } from "../lib/payout-subjects.ts";
+import { type PayoutSubject, subjectColumn } from "../lib/payout-subjects.ts";
 
 export type PayoutFence = (trx: Trx, subject: PayoutSubject) => Promise<boolean>;
 
 export const payoutStillOpen: PayoutFence = async (trx, subject) => {
-  if (subject.kind === "refund") {
-    const row = await trx
-      .selectFrom("payouts")
-      .innerJoin("refunds", "refunds.id", "payouts.refund_id")
-      .select("payouts.refund_id")
-      .where("payouts.refund_id", "=", subject.id)
-      .where("payouts.state", "<>", "completed")
-      .where("refunds.status", "=", "processing")
-      .forShare("payouts")
-      .executeTakeFirst();
-    return row !== undefined;
-  }
+  const column = subjectColumn(subject.kind);
+  // The subject's own table (withdraws or refunds): both have the `id` and `status` read here.
+  const table = subject.kind === "refund" ? "refunds" : "withdraws";
   const row = await trx
     .selectFrom("payouts")
-    .innerJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
-    .select("payouts.withdraw_id")
-    .where("payouts.withdraw_id", "=", subject.id)
+    .innerJoin(`${table} as subject` as "withdraws as subject", "subject.id", `payouts.${column}`)
+    .select(`payouts.${column}`)
+    .where(`payouts.${column}`, "=", subject.id)
     .where("payouts.state", "<>", "completed")
-    .where("withdraws.status", "=", "processing")
+    .where("subject.status", "=", "processing")
     .forShare("payouts")
     .executeTakeFirst();
   return row !== undefined;

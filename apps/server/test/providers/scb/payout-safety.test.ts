@@ -67,6 +67,17 @@ function atScb(withdrawId: string) {
   };
 }
 
+/** SCB answers the next credit confirm 503; `executed`: it carried the transfer out all the same. */
+function confirmAnswered503({ executed }: { executed: boolean }): void {
+  live.sim.failNext("credit_confirm", {
+    kind: "answer",
+    httpStatus: 503,
+    code: 9999,
+    description: "Service unavailable",
+    ...(executed ? { execute: true } : {}),
+  });
+}
+
 async function newWithdraw(overrides: Record<string, unknown> = {}) {
   return createWithdraw(live.svc, live.merchant, { amount: "1200.00", ...SCB_ACCOUNT, ...overrides });
 }
@@ -256,12 +267,7 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
   });
 
   it("fails a withdraw whose confirm never reached SCB (answered 503 unexecuted) only after SCB's inquiry shows it unconfirmed", async () => {
-    live.sim.failNext("credit_confirm", {
-      kind: "answer",
-      httpStatus: 503,
-      code: 9999,
-      description: "Service unavailable",
-    });
+    confirmAnswered503({ executed: false });
     const withdraw = await newWithdraw({ amount: "1600.00" });
     await dispatchPendingWithdraws(live.svc.deps);
     // Before SCB's inquiry delay and the send's bound have passed, nothing is decided.
@@ -274,13 +280,7 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
   });
 
   it("pays, never fails, a transfer that executed although its confirm was answered 503", async () => {
-    live.sim.failNext("credit_confirm", {
-      kind: "answer",
-      httpStatus: 503,
-      code: 9999,
-      description: "Service unavailable",
-      execute: true,
-    });
+    confirmAnswered503({ executed: true });
     const withdraw = await newWithdraw({ amount: "1700.00" });
     await dispatchPendingWithdraws(live.svc.deps);
     const row = await reconcileUntilDecided(withdraw.id, 61_000, 10);
@@ -320,13 +320,7 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
 describe("the operator's decision against a confirm still on its way", () => {
   it("refuses to resolve failed while the confirm sent moments ago may still be carried out; SCB's inquiry then pays it", async () => {
     // The confirm's answer is lost (503) although SCB carries the transfer out.
-    live.sim.failNext("credit_confirm", {
-      kind: "answer",
-      httpStatus: 503,
-      code: 9999,
-      description: "Service unavailable",
-      execute: true,
-    });
+    confirmAnswered503({ executed: true });
     const withdraw = await newWithdraw({ amount: "1650.00" });
     await dispatchPendingWithdraws(live.svc.deps);
     const early = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
