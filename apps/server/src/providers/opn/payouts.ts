@@ -469,15 +469,17 @@ export class OpnPayouts implements Provider {
 
   /**
    * A create claimed less than the settle time ago may still be carried out by Opn (its answer,
-   * or Opn's transfer list once the settle time has passed, decides first): the operator may not
+   * or Opn's transfer list once the settle time has passed, decides first), or was answered with
+   * a transfer the operator's evidence, read before it, did not show: the operator may not
    * resolve the payout failed before then.
    */
   async moneyInFlight(trx: Trx, idempotencyKey: string): Promise<string | null> {
     const row = await findTransferRow(trx, idempotencyKey);
-    if (row?.state !== "sending" || row.last_attempt_at === null) return null;
+    if ((row?.state !== "sending" && row?.state !== "sent") || row.last_attempt_at === null) return null;
     const settledAt = row.last_attempt_at.getTime() + this.settings.settleMs;
     if (this.clock.now().getTime() >= settledAt) return null;
-    return `an Opn transfer create was sent at ${row.last_attempt_at.toISOString()} and may still be carried out; Opn's answer, or its transfer list from ${new Date(settledAt).toISOString()}, decides first`;
+    const what = row.state === "sent" ? `made transfer ${row.transfer_id}` : "may still be carried out";
+    return `an Opn transfer create was sent at ${row.last_attempt_at.toISOString()} and ${what}; Opn's answer, or its transfer list from ${new Date(settledAt).toISOString()}, decides first`;
   }
 
   /**

@@ -135,6 +135,37 @@ describe("an Opn payout the operator decided while a check was asking Opn", () =
     assert.equal((await withdrawOf(withdraw.id)).status, "failed");
   });
 
+  it("never both resolves a payout failed and creates its transfer, when the two race", async () => {
+    for (let i = 0; i < 4; i++) {
+      const { withdraw, recipient } = await sentWithdraw(`77700044${i}0`, `${3300 + i}.00`);
+      live.sim.verifyRecipient(recipient.id);
+      const check = new OpnPayouts(
+        new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 20_000 }),
+        live.svc.deps.db,
+        { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
+        live.svc.clock,
+      );
+      const [, resolved] = await Promise.all([
+        check.getPayout(withdraw.id),
+        live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+          outcome: "failed",
+          reason: "the payee's account is closed",
+        }),
+      ]);
+      const transfers = live.sim.transfersFor(withdraw.id).length;
+      const status = (await withdrawOf(withdraw.id)).status;
+      if (resolved.status === 200) {
+        assert.equal(transfers, 0, "resolved failed: no transfer");
+        assert.equal(status, "failed");
+      } else {
+        assert.equal(resolved.status, 409, JSON.stringify(resolved.body));
+        assert.equal(resolved.body.error.metadata.reason, "payout_in_flight");
+        assert.equal(transfers, 1);
+        assert.equal(status, "processing");
+      }
+    }
+  });
+
   it("refuses to resolve failed while a transfer create sent moments ago may still be carried out", async () => {
     const { withdraw, recipient } = await sentWithdraw("7770003333", "3200.00");
     live.sim.verifyRecipient(recipient.id);
