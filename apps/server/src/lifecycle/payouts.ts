@@ -122,6 +122,8 @@ function bounded<T>(call: (signal: AbortSignal) => Promise<T>, ms: number): Prom
 interface StartedPayout {
   subject: PayoutSubject;
   input: PayoutInput;
+  /** The attempt's `send_attempts`: its answer is booked only while no later send was started. */
+  sendAttempt: number;
 }
 
 function payoutInput(row: WithdrawRow): PayoutInput {
@@ -171,7 +173,7 @@ async function startPayouts(
       nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
       at,
     });
-    started.push({ subject, input: payoutInput(processing) });
+    started.push({ subject, input: payoutInput(processing), sendAttempt: 1 });
   }
   return started;
 }
@@ -197,7 +199,7 @@ async function startRefundPayouts(
       nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
       at,
     });
-    started.push({ subject, input: refundPayoutInput(processing) });
+    started.push({ subject, input: refundPayoutInput(processing), sendAttempt: 1 });
   }
   return started;
 }
@@ -223,16 +225,22 @@ async function refusedAnswer(
   await updatePayout(trx, subject, { state: "completed", at });
 }
 
-/** Step 3: books the provider's answer to a send, unless a callback or the reconciler came first. */
+/**
+ * Step 3: books the provider's answer to a send, unless a callback or the reconciler came first.
+ * An answer that lands after a later send of the same payout was started (the reconciler resent
+ * it when the provider had not seen this one) is not booked: a refusal of the earlier send would
+ * otherwise fail the payout and release its hold while the later send may still be carried out.
+ */
 async function recordSendResult(
   trx: Trx,
   ctx: LifecycleContext,
   provider: Provider,
-  subject: PayoutSubject,
+  started: StartedPayout,
   result: SendPayoutResult,
 ): Promise<void> {
+  const { subject } = started;
   const locked = await lockPayout(trx, subject);
-  if (locked?.row.state !== "sending") return;
+  if (locked?.row.state !== "sending" || locked.row.send_attempts !== started.sendAttempt) return;
   const at = businessNow(ctx.clock, locked.offsetMs);
   const nextCheckAt = later(at, checkDelayMs(locked.row.checks));
   if (result.status === "indeterminate") {
@@ -277,7 +285,7 @@ async function sendAndRecord(
   } catch (error) {
     result = { status: "indeterminate", error: describe(error) };
   }
-  await withTransaction(ctx.db, (trx) => recordSendResult(trx, ctx, provider, started.subject, result));
+  await withTransaction(ctx.db, (trx) => recordSendResult(trx, ctx, provider, started, result));
 }
 
 /**
@@ -352,21 +360,25 @@ type Lookup = PayoutLookup | { status: "error"; error: string };
 
 /** Asks the provider about one claimed payout and books the answer; resends only an unknown key. */
 /** What a resend of the subject's payout sends: the same input as its first send. */
-async function resendOf(trx: Trx, subject: PayoutSubject): Promise<StartedPayout | undefined> {
+async function resendOf(
+  trx: Trx,
+  subject: PayoutSubject,
+  sendAttempt: number,
+): Promise<StartedPayout | undefined> {
   if (subject.kind === "refund") {
     const refund = await findRefundById(trx, subject.id);
-    return refund ? { subject, input: refundPayoutInput(refund) } : undefined;
+    return refund ? { subject, input: refundPayoutInput(refund), sendAttempt } : undefined;
   }
   const withdraw = await findWithdrawById(trx, subject.id);
-  return withdraw ? { subject, input: payoutInput(withdraw) } : undefined;
+  return withdraw ? { subject, input: payoutInput(withdraw), sendAttempt } : undefined;
 }
 
 async function reconcileOne(
   ctx: LifecycleContext,
   provider: Provider,
-  subject: PayoutSubject,
-  key: string,
+  claim: { subject: PayoutSubject; key: string; checks: number },
 ): Promise<void> {
+  const { subject, key } = claim;
   let lookup: Lookup;
   try {
     lookup = await bounded(
@@ -379,6 +391,9 @@ async function reconcileOne(
   const resend = await withTransaction(ctx.db, async (trx): Promise<StartedPayout | undefined> => {
     const locked = await lockPayout(trx, subject);
     if (!locked || locked.row.state === "completed") return undefined;
+    // A later check claimed the payout while this one waited for the provider (past the lease):
+    // its answer is the newer, and this one's may be older than a send it started.
+    if (locked.row.checks !== claim.checks) return undefined;
     const payout = locked.row;
     const at = businessNow(ctx.clock, locked.offsetMs);
     const nextCheckAt = later(at, checkDelayMs(payout.checks));
@@ -392,7 +407,7 @@ async function reconcileOne(
           nextCheckAt: later(at, PAYOUT_SEND_LEASE_MS),
           at,
         });
-        return resendOf(trx, subject);
+        return resendOf(trx, subject, payout.send_attempts + 1);
       case "accepted":
         await updatePayout(trx, subject, {
           state: "accepted",
@@ -446,10 +461,17 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
         at,
       });
     }
-    return due.map(({ row }) => row);
+    // Each as it stands after this claim: its `checks` tells this claim from a later one.
+    return due.map(({ row }) => ({ ...row, checks: row.checks + 1 }));
   });
   await Promise.all(
-    claimed.map((row) => reconcileOne(ctx, provider, subjectOfRow(row), row.idempotency_key)),
+    claimed.map((row) =>
+      reconcileOne(ctx, provider, {
+        subject: subjectOfRow(row),
+        key: row.idempotency_key,
+        checks: row.checks,
+      }),
+    ),
   );
   return claimed.length;
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Deps } from "../../src/deps.ts";
 import { payoutDispatchJob, payoutReconcileJob, verificationExpiryJob } from "../../src/jobs/lifecycle.ts";
-import { PAYOUT_CHECK_DELAY_MIN_MS } from "../../src/lib/limits.ts";
+import { PAYOUT_CHECK_DELAY_MIN_MS, PAYOUT_SEND_LEASE_MS } from "../../src/lib/limits.ts";
 import type {
   CancelPayoutResult,
   PayoutInput,
@@ -15,6 +15,7 @@ import type {
   Provider,
   SendPayoutResult,
 } from "../../src/providers/provider.ts";
+import { deferred } from "../helpers/deferred.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
 import {
@@ -56,6 +57,13 @@ async function bankBook(deps: Deps, id: string) {
 
 async function payoutRow(deps: Deps, id: string) {
   return deps.db.selectFrom("payouts").selectAll().where("withdraw_id", "=", id).executeTakeFirstOrThrow();
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 5) {
+    if (waited > 10_000) throw new Error("waited 10 s for the provider to be called");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function drain(deps: Deps, job: { runOnce(deps: Deps): Promise<number> }): Promise<void> {
@@ -384,6 +392,8 @@ class FlakyProvider implements Provider {
   loseSend: "no" | "before" | "after" = "no";
   answerSendWith: "accepted" | "paid" | "failed" = "accepted";
   failLookups = false;
+  /** Sends that wait for the test's answer, in the order they are made; the bank books each when answered. */
+  readonly held: Promise<"accepted" | "paid" | "failed">[] = [];
 
   async createPaymentInstruction(): Promise<never> {
     throw new Error("not used");
@@ -391,6 +401,12 @@ class FlakyProvider implements Provider {
 
   async sendPayout(input: PayoutInput): Promise<SendPayoutResult> {
     this.sends.push(input);
+    const held = this.held.shift();
+    if (held) {
+      const answer = await held;
+      this.book.set(input.idempotencyKey, answer);
+      return { status: answer, providerReference: `flaky_${input.idempotencyKey}` };
+    }
     if (this.loseSend === "before") throw new Error("connection reset before the request was sent");
     const status = this.book.get(input.idempotencyKey) ?? this.answerSendWith;
     this.book.set(input.idempotencyKey, status);
@@ -495,6 +511,74 @@ describe("automatic pickup with an unreliable provider", () => {
     assert.equal(payout.state, "accepted");
     assert.equal(payout.send_attempts, 2);
     assert.equal(await statusOf(auto.deps, id), "processing");
+  });
+
+  it("books a send's answer only while no later send was started: a first send's late refusal leaves the resent payout processing", async () => {
+    const first = deferred<"accepted" | "paid" | "failed">();
+    const second = deferred<"accepted" | "paid" | "failed">();
+    provider.held.push(first.promise, second.promise);
+    const own = await fundedMerchant(auto, {}, 10_000n);
+    const withdraw = await createWithdraw(auto, own, { amount: "1000.00" });
+    const dispatching = drain(auto.deps, payoutDispatchJob);
+    await until(() => sendsOf(withdraw.id).length === 1);
+    // The first send's answer is late past the lease: the bank has not booked it, so the
+    // reconciler sends again with the same key.
+    auto.clock.advance(PAYOUT_SEND_LEASE_MS);
+    const reconciling = drain(auto.deps, payoutReconcileJob);
+    await until(() => sendsOf(withdraw.id).length === 2);
+    first.resolve("failed");
+    await dispatching;
+    assert.equal(
+      await statusOf(auto.deps, withdraw.id),
+      "processing",
+      "the later send may still be carried out",
+    );
+    assert.deepEqual(await ledgerKinds(auto.deps.db, withdraw.id), ["withdraw_hold"]);
+    const open = await payoutRow(auto.deps, withdraw.id);
+    assert.equal(open.state, "sending");
+    assert.equal(open.send_attempts, 2);
+    second.resolve("accepted");
+    await reconciling;
+    assert.equal(
+      (await payoutRow(auto.deps, withdraw.id)).state,
+      "accepted",
+      "the later send's answer is booked",
+    );
+    assert.equal(await statusOf(auto.deps, withdraw.id), "processing");
+  });
+
+  it("books a check's answer only while no later check claimed the payout", async () => {
+    const { id } = await dispatched("before");
+    const lookups = deferred<void>();
+    const getPayout = provider.getPayout.bind(provider);
+    let slowOnce = true;
+    provider.getPayout = async (key) => {
+      const answer = await getPayout(key);
+      if (key === id && slowOnce) {
+        slowOnce = false;
+        await lookups.promise;
+      }
+      return answer;
+    };
+    try {
+      // The first check reads "never seen" and waits past its lease; a second check finds the
+      // payout seen (the bank booked it meanwhile) and records it accepted.
+      auto.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+      const slow = drain(auto.deps, payoutReconcileJob);
+      await until(() => !slowOnce);
+      provider.book.set(id, "accepted");
+      auto.clock.advance(PAYOUT_SEND_LEASE_MS);
+      await drain(auto.deps, payoutReconcileJob);
+      assert.equal((await payoutRow(auto.deps, id)).state, "accepted");
+      lookups.resolve();
+      await slow;
+      const payout = await payoutRow(auto.deps, id);
+      assert.equal(payout.state, "accepted", "the older check's 'never seen' is not booked");
+      assert.equal(payout.send_attempts, 1, "nor does it send again");
+      assert.equal(sendsOf(id).length, 1);
+    } finally {
+      provider.getPayout = getPayout;
+    }
   });
 
   it("keeps asking later, with growing waits, while the provider cannot answer", async () => {
