@@ -11,6 +11,7 @@ import {
   type OpnTransferRow,
 } from "../../../src/providers/opn/store.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
+import { deferred } from "../../helpers/deferred.ts";
 import { OpnSimulator } from "../../helpers/opn/simulator.ts";
 import { openTestStore, type TestStore } from "../../helpers/store.ts";
 
@@ -325,6 +326,88 @@ describe("Opn payouts", () => {
     const evidence = await payouts.payoutEvidence(input.idempotencyKey);
     assert.equal(evidence.transfer?.state, "sent");
     assert.deepEqual(evidence.lastAnswers, [], "no stale 503 on a transfer that exists");
+  });
+
+  /**
+   * A connector whose next read of a recipient, once armed, is held after Opn answered it: the
+   * answer lands when the test releases it, after the test moved the transfer's row on.
+   */
+  function heldRecipientReads(ownClock: ManualClock) {
+    let armed: { arrived: () => void; release: Promise<void> } | null = null;
+    const heldFetch: typeof fetch = async (url, init) => {
+      const answer = await fetch(url, init);
+      const held = armed;
+      if (held && (init?.method ?? "GET") === "GET" && String(url).includes("/recipients/")) {
+        armed = null;
+        held.arrived();
+        await held.release;
+      }
+      return answer;
+    };
+    const client = new OpnClient({
+      baseUrl: sim.url,
+      secretKey: SECRET,
+      timeoutMs: 10_000,
+      fetch: heldFetch,
+    });
+    const own = new OpnPayouts(
+      client,
+      store.db,
+      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
+      ownClock,
+      everyPayoutOpen,
+    );
+    return {
+      payouts: own,
+      holdNext() {
+        const arrived = deferred();
+        const release = deferred();
+        armed = { arrived: () => arrived.resolve(), release: release.promise };
+        return { arrived: arrived.promise, release: () => release.resolve() };
+      },
+    };
+  }
+
+  /** Another process's create claimed on the row as it stands (it saw the recipient verified). */
+  async function claimCreateMeanwhile(key: string, at: Date): Promise<void> {
+    const row = await findTransferRow(store.db, key);
+    assert.equal(row?.state, "waiting_recipient");
+    assert.equal((await claimSend(store.db, row, at, everyPayoutOpen)).kind, "claimed");
+  }
+
+  it("a recipient's rejection that lands after a create was claimed neither ends the transfer nor fails the payout", async () => {
+    const held = heldRecipientReads(clock);
+    const input = payout();
+    assert.equal((await held.payouts.sendPayout(input)).status, "accepted");
+    sim.rejectRecipient([...sim.recipients.values()].at(-1)!.id);
+    const gate = held.holdNext();
+    const late = held.payouts.getPayout(input.idempotencyKey);
+    await gate.arrived;
+    await claimCreateMeanwhile(input.idempotencyKey, clock.now());
+    gate.release();
+    const answered = await late;
+    assert.equal(answered.status, "accepted", JSON.stringify(answered));
+    const after = await findTransferRow(store.db, input.idempotencyKey);
+    assert.equal(after?.state, "sending", "the claimed create still decides");
+    assert.equal(after?.failure_reason, null);
+  });
+
+  it("a recipient's verification wait running out after a create was claimed neither ends the transfer nor fails the payout", async () => {
+    const ownClock = new ManualClock(Date.now());
+    const held = heldRecipientReads(ownClock);
+    const input = payout();
+    assert.equal((await held.payouts.sendPayout(input)).status, "accepted");
+    ownClock.advance(VERIFY_MAX_MS);
+    const gate = held.holdNext();
+    const late = held.payouts.getPayout(input.idempotencyKey);
+    await gate.arrived;
+    await claimCreateMeanwhile(input.idempotencyKey, ownClock.now());
+    gate.release();
+    const answered = await late;
+    assert.equal(answered.status, "accepted", JSON.stringify(answered));
+    const after = await findTransferRow(store.db, input.idempotencyKey);
+    assert.equal(after?.state, "sending", "the claimed create still decides");
+    assert.equal(after?.failure_reason, null);
   });
 
   it("counts a create as in flight (the operator may not resolve it failed) until the settle time has passed", async () => {
