@@ -71,6 +71,7 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
           params: WithdrawIdParams,
           body: ResolveBody,
           response: { 200: ResolveEnvelope },
+          "x-errors": resolveErrors("withdraw"),
         },
       },
       async (request) =>
@@ -107,23 +108,7 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
         params: RefundIdParams,
         body: ResolveBody,
         response: { 200: RefundResolveEnvelope },
-        "x-errors": [
-          documented("No refund has this id", new AppError("RESOURCE_NOT_FOUND", "Refund not found")),
-          documented(
-            "The refund is not processing, or no connector holds its payout",
-            new AppError("STATE_CONFLICT", "Refund is pending: only a processing refund can be resolved", {
-              status: "pending",
-              reason: "not_undecided",
-            }),
-          ),
-          documented(
-            "failed while a transfer step the connector sent moments ago may still be carried out",
-            new AppError("STATE_CONFLICT", "Refund cannot be resolved failed yet: ...", {
-              status: "processing",
-              reason: "payout_in_flight",
-            }),
-          ),
-        ],
+        "x-errors": resolveErrors("refund"),
       },
     },
     async (request) =>
@@ -134,4 +119,26 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
         }),
       ),
   );
+}
+
+/** What the resolve routes answer besides 200, for the withdraw's and the refund's alike. */
+function resolveErrors(kind: "withdraw" | "refund") {
+  const name = kind === "withdraw" ? "Withdraw" : "Refund";
+  return [
+    documented(`No ${kind} has this id`, new AppError("RESOURCE_NOT_FOUND", `${name} not found`)),
+    documented(
+      `The ${kind} is not processing, or no connector holds its payout`,
+      new AppError("STATE_CONFLICT", `${name} is pending: only a processing ${kind} can be resolved`, {
+        status: "pending",
+        reason: "not_undecided",
+      }),
+    ),
+    documented(
+      "failed while a transfer step the connector sent moments ago may still be carried out",
+      new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ...`, {
+        status: "processing",
+        reason: "payout_in_flight",
+      }),
+    ),
+  ];
 }

@@ -108,7 +108,21 @@ describeOnPostgres("following the primary among several hosts", () => {
       const send = (method: string, path: string, body?: unknown) =>
         svc.request(method, path, body, { credentials: merchant, app });
       try {
-        assert.equal((await send("POST", "/api/v1/payments", paymentBody())).status, 201);
+        /** A create, asked again while it answers 503, for up to `ms`. */
+        const createWithin = async (ms: number) => {
+          const started = Date.now();
+          let created = await send("POST", "/api/v1/payments", paymentBody());
+          while (created.status === 503 && Date.now() - started < ms) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            created = await send("POST", "/api/v1/payments", paymentBody());
+          }
+          return created;
+        };
+        // The first connections are made through the proxy on a machine the other test files
+        // load too: the pool's 1 s bound (kept short for the outage below) can pass while they
+        // are opened, so the first create may be asked again.
+        const warm = await createWithin(10_000);
+        assert.equal(warm.status, 201, JSON.stringify(warm.body));
         await until(async () => opened.changes.live, 5_000);
         first.stop(); // the primary dies: both "hosts" refuse for a moment
         const during = await Promise.all([
@@ -121,12 +135,7 @@ describeOnPostgres("following the primary among several hosts", () => {
           assert.ok(Number(res.headers["retry-after"]) >= 1);
         }
         second.start(); // the standby is promoted
-        const started = Date.now();
-        let created = await send("POST", "/api/v1/payments", paymentBody());
-        while (created.status === 503 && Date.now() - started < 5_000) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          created = await send("POST", "/api/v1/payments", paymentBody());
-        }
+        const created = await createWithin(5_000);
         assert.equal(created.status, 201, JSON.stringify(created.body));
         assert.equal((await send("GET", "/api/v1/balance")).status, 200);
         assert.equal((await app.inject({ method: "GET", url: "/readyz" })).statusCode, 200);

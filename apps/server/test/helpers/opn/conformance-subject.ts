@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { opnConfigFrom } from "../../../src/config.ts";
 import type { Db } from "../../../src/db/handles.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
+import { formatAmount } from "../../../src/lib/money.ts";
 import { opnSignature } from "../../../src/providers/opn/collection.ts";
 import { createOpnConnector } from "../../../src/providers/opn/connector.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
@@ -98,7 +99,7 @@ export const opnSubject: ConformanceSubject = {
       async newPayout(amountSatang) {
         const accountNumber = String(Math.floor(Math.random() * 1e10)).padStart(10, "0");
         const withdraw = await createWithdraw(svc, merchant, {
-          amount: `${amountSatang}.00`,
+          amount: formatAmount(amountSatang),
           customerBankAccountNumber: accountNumber,
           customerBankCode: "004",
         });

@@ -5,7 +5,7 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 import type { Db } from "../../../src/db/handles.ts";
-import { formatThb } from "../../../src/lib/money.ts";
+import { formatAmount, formatThb } from "../../../src/lib/money.ts";
 import { createScbConnector } from "../../../src/providers/scb/connector.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import type { ConformanceRun, ConformanceSubject } from "../../providers/conformance.ts";
@@ -25,11 +25,6 @@ const OPERATIONS: SimOperation[] = [
   "credit_confirm",
   "transfer_inquiry",
 ];
-
-/** Satang as the API's amount text: whole satang ("250050.00"). */
-function amountText(satang: bigint): string {
-  return `${satang}.00`;
-}
 
 export const scbSubject: ConformanceSubject = {
   name: "scb",
@@ -101,7 +96,7 @@ export const scbSubject: ConformanceSubject = {
       async newPayout(amountSatang) {
         const accountNumber = String(randomInt(1e9, 1e10));
         const withdraw = await createWithdraw(svc, merchant, {
-          amount: amountText(amountSatang),
+          amount: formatAmount(amountSatang),
           customerBankAccountNumber: accountNumber,
           customerBankCode: "004",
         });
@@ -115,7 +110,7 @@ export const scbSubject: ConformanceSubject = {
           destinationType: "bank_account",
           bankCode: "004",
           accountNumber,
-          accountName: withdraw.customerBankAccountName,
+          accountName: withdraw.bankAccountName as string,
         };
       },
       // Transfers that moved money at SCB (a confirm carried out) under the withdraw's partner id.
