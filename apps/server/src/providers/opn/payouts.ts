@@ -323,7 +323,7 @@ export class OpnPayouts implements Provider {
       active: shown.active === true,
       failureCode,
     };
-    await saveRecipient(this.db, destination, state, this.clock.now());
+    await saveRecipient(this.db, destination, state, this.clock.now(), now);
     if (failureCode !== null && !state.verified) return { kind: "rejected", code: failureCode };
     return state.verified && state.active ? { kind: "ready", recipientId: shown.id } : { kind: "waiting" };
   }

@@ -196,11 +196,18 @@ export async function ensureRecipientRow(
   return row;
 }
 
+/**
+ * What Opn showed of the destination's recipient, kept only while nothing was saved after the
+ * read was asked (`askedAt`): a slow read that showed the recipient unverified with a failure
+ * code must not replace a later read's "verified", or the next payout to the destination would
+ * be failed as rejected without Opn being asked.
+ */
 export async function saveRecipient(
   db: Db,
   destination: Destination,
   shown: { recipientId: string; verified: boolean; active: boolean; failureCode: string | null },
   at: Date,
+  askedAt: Date,
 ): Promise<void> {
   await opnTables(db)
     .updateTable("opn_recipients")
@@ -216,5 +223,6 @@ export async function saveRecipient(
     .where("account_name", "=", destination.accountName)
     // A create whose answer came second does not replace the recipient the first one stored.
     .where((eb) => eb.or([eb("recipient_id", "is", null), eb("recipient_id", "=", shown.recipientId)]))
+    .where("updated_at", "<=", askedAt)
     .execute();
 }

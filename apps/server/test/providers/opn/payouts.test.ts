@@ -410,6 +410,31 @@ describe("Opn payouts", () => {
     assert.equal(after?.failure_reason, null);
   });
 
+  it("a recipient read that lands after a later one's keeps the later: the destination's next payout is not failed as rejected", async () => {
+    const ownClock = new ManualClock(Date.now());
+    const slow = heldRecipientReads(ownClock);
+    const other = heldRecipientReads(ownClock);
+    const first = payout();
+    assert.equal((await slow.payouts.sendPayout(first)).status, "accepted");
+    const recipient = [...sim.recipients.values()].at(-1)!;
+    // Process A reads the recipient while Opn shows it unverified with a failure code ...
+    sim.rejectRecipient(recipient.id);
+    const gate = slow.holdNext();
+    const late = slow.payouts.getPayout(first.idempotencyKey);
+    await gate.arrived;
+    // ... then Opn verifies it, and process B reads that a second later and creates the transfer.
+    sim.verifyRecipient(recipient.id);
+    ownClock.advance(1_000);
+    assert.equal((await other.payouts.getPayout(first.idempotencyKey)).status, "accepted");
+    assert.equal(sim.transfersFor(first.idempotencyKey).length, 1);
+    gate.release();
+    await late;
+    const second = payout({ accountNumber: first.accountNumber });
+    const sent = await other.payouts.sendPayout(second);
+    assert.equal(sent.status, "accepted", JSON.stringify(sent));
+    assert.equal(sim.transfersFor(second.idempotencyKey).length, 1, "the verified recipient is paid");
+  });
+
   it("counts a create as in flight (the operator may not resolve it failed) until the settle time has passed", async () => {
     const input = payout();
     await withVerifiedRecipient(input);
