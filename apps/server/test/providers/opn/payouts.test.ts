@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import type { Db } from "../../../src/db/handles.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { OpnClient } from "../../../src/providers/opn/client.ts";
 import { OPN_NOTE_RECIPIENT_UNVERIFIED, OpnPayouts } from "../../../src/providers/opn/payouts.ts";
@@ -40,6 +41,17 @@ function payout(overrides: Partial<PayoutInput> = {}): PayoutInput {
  */
 const everyPayoutOpen = async () => true;
 
+/** The connector under test, over `client` and `db`, on `clock`, with every payout open. */
+function connectorOn(client: OpnClient, db: Db, clock: ManualClock): OpnPayouts {
+  return new OpnPayouts(
+    client,
+    db,
+    { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
+    clock,
+    everyPayoutOpen,
+  );
+}
+
 describe("Opn payouts", () => {
   let sim: OpnSimulator;
   let store: TestStore;
@@ -51,13 +63,7 @@ describe("Opn payouts", () => {
     store = await openTestStore();
     clock = new ManualClock(Date.now());
     const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-    payouts = new OpnPayouts(
-      client,
-      store.db,
-      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
-      clock,
-      everyPayoutOpen,
-    );
+    payouts = connectorOn(client, store.db, clock);
   });
   after(async () => {
     await sim.close();
@@ -147,13 +153,7 @@ describe("Opn payouts", () => {
     // A clock of its own: the other payouts' times stay near Opn's.
     const clock = new ManualClock(Date.now());
     const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-    const payouts = new OpnPayouts(
-      client,
-      store.db,
-      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
-      clock,
-      everyPayoutOpen,
-    );
+    const payouts = connectorOn(client, store.db, clock);
     const input = payout();
     assert.equal((await payouts.sendPayout(input)).status, "accepted");
     clock.advance(VERIFY_MAX_MS - 1_000);
@@ -350,13 +350,7 @@ describe("Opn payouts", () => {
       timeoutMs: 10_000,
       fetch: heldFetch,
     });
-    const own = new OpnPayouts(
-      client,
-      store.db,
-      { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
-      ownClock,
-      everyPayoutOpen,
-    );
+    const own = connectorOn(client, store.db, ownClock);
     return {
       payouts: own,
       holdNext() {
@@ -375,40 +369,29 @@ describe("Opn payouts", () => {
     assert.equal((await claimSend(store.db, row, at, everyPayoutOpen)).kind, "claimed");
   }
 
-  it("a recipient's rejection that lands after a create was claimed neither ends the transfer nor fails the payout", async () => {
-    const held = heldRecipientReads(clock);
-    const input = payout();
-    assert.equal((await held.payouts.sendPayout(input)).status, "accepted");
-    sim.rejectRecipient([...sim.recipients.values()].at(-1)!.id);
-    const gate = held.holdNext();
-    const late = held.payouts.getPayout(input.idempotencyKey);
-    await gate.arrived;
-    await claimCreateMeanwhile(input.idempotencyKey, clock.now());
-    gate.release();
-    const answered = await late;
-    assert.equal(answered.status, "accepted", JSON.stringify(answered));
-    const after = await findTransferRow(store.db, input.idempotencyKey);
-    assert.equal(after?.state, "sending", "the claimed create still decides");
-    assert.equal(after?.failure_reason, null);
-  });
-
-  it("a recipient's verification wait running out after a create was claimed neither ends the transfer nor fails the payout", async () => {
-    const ownClock = new ManualClock(Date.now());
-    const held = heldRecipientReads(ownClock);
-    const input = payout();
-    assert.equal((await held.payouts.sendPayout(input)).status, "accepted");
-    ownClock.advance(VERIFY_MAX_MS);
-    const gate = held.holdNext();
-    const late = held.payouts.getPayout(input.idempotencyKey);
-    await gate.arrived;
-    await claimCreateMeanwhile(input.idempotencyKey, ownClock.now());
-    gate.release();
-    const answered = await late;
-    assert.equal(answered.status, "accepted", JSON.stringify(answered));
-    const after = await findTransferRow(store.db, input.idempotencyKey);
-    assert.equal(after?.state, "sending", "the claimed create still decides");
-    assert.equal(after?.failure_reason, null);
-  });
+  const recipientEndings: { what: string; end(clock: ManualClock): void }[] = [
+    { what: "rejection", end: () => sim.rejectRecipient([...sim.recipients.values()].at(-1)!.id) },
+    { what: "verification wait running out", end: (own) => own.advance(VERIFY_MAX_MS) },
+  ];
+  for (const { what, end } of recipientEndings) {
+    it(`a recipient's ${what} that lands after a create was claimed neither ends the transfer nor fails the payout`, async () => {
+      const ownClock = new ManualClock(Date.now());
+      const held = heldRecipientReads(ownClock);
+      const input = payout();
+      assert.equal((await held.payouts.sendPayout(input)).status, "accepted");
+      end(ownClock);
+      const gate = held.holdNext();
+      const late = held.payouts.getPayout(input.idempotencyKey);
+      await gate.arrived;
+      await claimCreateMeanwhile(input.idempotencyKey, ownClock.now());
+      gate.release();
+      const answered = await late;
+      assert.equal(answered.status, "accepted", JSON.stringify(answered));
+      const after = await findTransferRow(store.db, input.idempotencyKey);
+      assert.equal(after?.state, "sending", "the claimed create still decides");
+      assert.equal(after?.failure_reason, null);
+    });
+  }
 
   it("a recipient read that lands after a later one's keeps the later: the destination's next payout is not failed as rejected", async () => {
     const ownClock = new ManualClock(Date.now());
@@ -493,13 +476,7 @@ describe("Opn payouts: evidence for the operator", () => {
     try {
       const clock = new ManualClock(Date.now());
       const client = new OpnClient({ baseUrl: sim.url, secretKey: SECRET, timeoutMs: TIMEOUT_MS });
-      const payouts = new OpnPayouts(
-        client,
-        store.db,
-        { recipientVerifyMaxMs: VERIFY_MAX_MS, settleMs: SETTLE_MS },
-        clock,
-        everyPayoutOpen,
-      );
+      const payouts = connectorOn(client, store.db, clock);
       const input = payout();
       assert.deepEqual(await payouts.payoutEvidence(input.idempotencyKey), {
         transfer: null,
