@@ -104,6 +104,16 @@ describe("live payouts through Opn", () => {
   });
 });
 
+/** The connector as another process's check runs it, on the service's database and clock. */
+function anotherCheck(): OpnPayouts {
+  return new OpnPayouts(
+    new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 20_000 }),
+    live.svc.deps.db,
+    { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
+    live.svc.clock,
+  );
+}
+
 describe("an Opn payout the operator decided while a check was asking Opn", () => {
   it("creates no transfer once the payout is resolved failed, though Opn verifies the recipient afterwards", async () => {
     const { withdraw, recipient } = await sentWithdraw("7770002222", "3100.00");
@@ -117,12 +127,7 @@ describe("an Opn payout the operator decided while a check was asking Opn", () =
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
     // ... then Opn verifies the recipient, and the check goes on.
     live.sim.verifyRecipient(recipient.id);
-    const lateCheck = new OpnPayouts(
-      new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 20_000 }),
-      live.svc.deps.db,
-      { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
-      live.svc.clock,
-    );
+    const lateCheck = anotherCheck();
     const answer = await lateCheck.getPayout(withdraw.id);
     assert.notEqual(answer.status, "paid");
     assert.equal(
@@ -139,12 +144,7 @@ describe("an Opn payout the operator decided while a check was asking Opn", () =
     for (let i = 0; i < 4; i++) {
       const { withdraw, recipient } = await sentWithdraw(`77700044${i}0`, `${3300 + i}.00`);
       live.sim.verifyRecipient(recipient.id);
-      const check = new OpnPayouts(
-        new OpnClient({ baseUrl: live.sim.url, secretKey: OPN_SECRET_KEY, timeoutMs: 20_000 }),
-        live.svc.deps.db,
-        { recipientVerifyMaxMs: 7 * 86_400_000, settleMs: 60_000 },
-        live.svc.clock,
-      );
+      const check = anotherCheck();
       const [, resolved] = await Promise.all([
         check.getPayout(withdraw.id),
         live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
