@@ -6,7 +6,7 @@
  * serves nothing: it forks them, answers the bench's questions (bench/lib/instrument.ts) with
  * the sum of theirs, and stops them when it is stopped.
  *
- *   node <flags> --import tsx --import bench/instrument-preload.ts bench/serve-processes.ts <bundle> <N>
+ *   node <flags> --import tsx --import bench/dist/instrument-preload.mjs bench/serve-processes.ts <bundle> <N>
  */
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";

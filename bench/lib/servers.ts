@@ -33,6 +33,30 @@ export const SERVER_NODE_FLAGS: string[] = (() => {
   return run.filter((word) => word.startsWith("--"));
 })();
 
+/**
+ * The bench's preload as JavaScript, bundled once per run beside the bench (its `pg` left to
+ * resolve to the service's own), so the service runs without the TypeScript loader, as users
+ * run it: the loader would add a thread with a heap of its own to the service's RSS and CPU.
+ */
+let builtPreload: Promise<string> | undefined;
+function preload(): Promise<string> {
+  builtPreload ??= (async () => {
+    const { build } = await import("esbuild");
+    const outfile = fileURLToPath(new URL("../dist/instrument-preload.mjs", import.meta.url));
+    await build({
+      entryPoints: [instrumentPreload],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "warning",
+    });
+    return outfile;
+  })();
+  return builtPreload;
+}
+
 /** Builds the service's bundle as `npm start` does first; answers the path of its entry. */
 async function builtService(): Promise<string> {
   const { buildSatang } = (await import(buildScript)) as { buildSatang: () => Promise<string> };
@@ -122,8 +146,8 @@ async function ready(url: string, child: ChildProcess): Promise<void> {
  * the secret key (the service needs both), and RATE_LIMIT_PER_MINUTE (the default, 100 a minute
  * per key in sandbox, would refuse the load). Its log lines go to /dev/null. One merchant is
  * made through the operator API with its defaults (PromptPay reuse on), with an integration
- * and a funded wallet. The only addition is the bench's preload, which counts statements (and
- * the TypeScript loader it needs).
+ * and a funded wallet. The only addition is the bench's preload, which counts statements (bundled
+ * to JavaScript: `preload`).
  */
 export async function startServe(databaseUrl: string): Promise<Started> {
   const port = await freePort();
@@ -133,11 +157,10 @@ export async function startServe(databaseUrl: string): Promise<Started> {
     [
       ...SERVER_NODE_FLAGS,
       ...profileFlags(),
-      // The bench's preload is TypeScript: the loader is for it (the bundle is JavaScript).
+      // Several processes are started by a TypeScript parent, which needs the loader.
+      ...(serveProcesses() > 1 ? ["--import", "tsx"] : []),
       "--import",
-      "tsx",
-      "--import",
-      instrumentPreload,
+      await preload(),
       ...serveArguments(await builtService()),
     ],
     {
