@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { runCli } from "../../src/cli/program.ts";
 import type { RefundRow } from "../../src/db/types.ts";
-import { PROVIDER_CALL_TIMEOUT_MS } from "../../src/lib/limits.ts";
 import { payoutKeyOf, refundSubject } from "../../src/lib/payout-subjects.ts";
 import {
   dispatchPendingPayouts,
@@ -24,7 +23,12 @@ import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, refundBody } from "../helpers/refunds.ts";
-import { INQUIRY_DELAY_S, type LiveScb, startLiveScb } from "../helpers/scb/live.ts";
+import {
+  INQUIRY_DELAY_S,
+  type LiveScb,
+  resolveFailedAcrossSettlePoint,
+  startLiveScb,
+} from "../helpers/scb/live.ts";
 
 /** PAYOUT_UNDECIDED_ALERT_S of these tests. */
 const ALERT_S = 600;
@@ -373,19 +377,14 @@ describe("an undecided refund transfer", () => {
     const payment = await paidPayment("900.00");
     const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "900.00" });
     await dispatchPendingRefunds(live.svc.deps);
-    // The confirm's bound, then SCB's inquiry wait or the bound again, whichever is longer.
-    const settledMs = PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_S * 1000, PROVIDER_CALL_TIMEOUT_MS);
-    live.advance(settledMs - 1);
-    const fail = { outcome: "failed", reason: "SCB support: the transfer was rejected" };
-    const early = await live.svc.admin("POST", `/admin/v1/refunds/${refund.id}/resolve`, fail);
-    assert.equal(early.status, 409, JSON.stringify(early.body));
-    assert.equal(early.body.error.code, "STATE_CONFLICT");
-    assert.equal(early.body.error.metadata.reason, "payout_in_flight");
-    assert.equal((await refundOf(refund.id)).status, "processing");
-    assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold"]);
-    live.advance(1);
-    const resolved = await live.svc.admin("POST", `/admin/v1/refunds/${refund.id}/resolve`, fail);
-    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    const { resolved } = await resolveFailedAcrossSettlePoint(
+      live,
+      `/admin/v1/refunds/${refund.id}/resolve`,
+      async () => {
+        assert.equal((await refundOf(refund.id)).status, "processing");
+        assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold"]);
+      },
+    );
     assert.equal(resolved.body.data.refund.status, "failed");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold", "refund_release"]);
   });

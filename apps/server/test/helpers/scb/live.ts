@@ -5,8 +5,10 @@
  * the business clock), so token expiry, inquiry delays and reconcile intervals move only when a
  * test says so.
  */
+import assert from "node:assert/strict";
 import type { Deps } from "../../../src/deps.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
+import { PROVIDER_CALL_TIMEOUT_MS } from "../../../src/lib/limits.ts";
 import { type Credentials, startService, type TestService } from "../harness.ts";
 import { SCB_TEST } from "./setup.ts";
 import { ScbSimulator } from "./simulator.ts";
@@ -14,6 +16,36 @@ import { ScbSimulator } from "./simulator.ts";
 export const CALLBACK_TOKEN = "cb_token_0123456789abcdefghijklmnopqrstuv";
 export const RECONCILE_INTERVAL_S = 2;
 export const INQUIRY_DELAY_S = 5;
+
+/**
+ * How long after its confirm was sent an SCB transfer can no longer be on its way: the send's
+ * bound, then SCB's inquiry wait or the bound again, whichever is longer.
+ */
+export const CONFIRM_SETTLED_MS =
+  PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_S * 1000, PROVIDER_CALL_TIMEOUT_MS);
+
+/**
+ * The operator's "failed" sent to `path` (a withdraw's or a refund's resolve route, its confirm
+ * sent just now) 1 ms before CONFIRM_SETTLED_MS and at it; `between` runs after the first answer,
+ * to check that nothing moved. Asserts the refusal (409 payout_in_flight) and the success.
+ */
+export async function resolveFailedAcrossSettlePoint(
+  live: LiveScb,
+  path: string,
+  between: () => Promise<void>,
+): Promise<{ resolved: { body: any } }> {
+  live.advance(CONFIRM_SETTLED_MS - 1);
+  const fail = { outcome: "failed", reason: "SCB support: the transfer was rejected" };
+  const early = await live.svc.admin("POST", path, fail);
+  assert.equal(early.status, 409, JSON.stringify(early.body));
+  assert.equal(early.body.error.code, "STATE_CONFLICT");
+  assert.equal(early.body.error.metadata.reason, "payout_in_flight");
+  await between();
+  live.advance(1);
+  const resolved = await live.svc.admin("POST", path, fail);
+  assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+  return { resolved };
+}
 
 export interface LiveScb {
   svc: TestService;

@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WithdrawRow } from "../../../src/db/types.ts";
-import { PROVIDER_CALL_TIMEOUT_MS } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
 import { alertUndecided } from "../../../src/lifecycle/undecided.ts";
 import type { PayoutInput } from "../../../src/providers/provider.ts";
@@ -19,7 +18,7 @@ import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { noteTransfer } from "../../../src/providers/scb/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
-import { INQUIRY_DELAY_S, type LiveScb, startLiveScb } from "../../helpers/scb/live.ts";
+import { type LiveScb, resolveFailedAcrossSettlePoint, startLiveScb } from "../../helpers/scb/live.ts";
 
 /** PAYOUT_UNDECIDED_ALERT_S of these tests. */
 const ALERT_S = 600;
@@ -343,19 +342,14 @@ describe("the operator's decision against a confirm still on its way", () => {
     live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
     const withdraw = await newWithdraw({ amount: "1660.00" });
     await dispatchPendingWithdraws(live.svc.deps);
-    // The confirm's bound, then SCB's inquiry wait or the bound again, whichever is longer.
-    const settledMs = PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_S * 1000, PROVIDER_CALL_TIMEOUT_MS);
-    live.advance(settledMs - 1);
-    const fail = { outcome: "failed", reason: "SCB support: the transfer was rejected" };
-    const early = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, fail);
-    assert.equal(early.status, 409, JSON.stringify(early.body));
-    assert.equal(early.body.error.code, "STATE_CONFLICT");
-    assert.equal(early.body.error.metadata.reason, "payout_in_flight");
-    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
-    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"]);
-    live.advance(1);
-    const resolved = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, fail);
-    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    const { resolved } = await resolveFailedAcrossSettlePoint(
+      live,
+      `/admin/v1/withdraws/${withdraw.id}/resolve`,
+      async () => {
+        assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+        assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"]);
+      },
+    );
     assert.equal(resolved.body.data.withdraw.status, "failed");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
