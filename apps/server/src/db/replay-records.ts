@@ -9,7 +9,7 @@
 import { type Insertable, sql } from "kysely";
 import { cachedStatement } from "./compiled.ts";
 import type { Db } from "./handles.ts";
-import { poolQueueBound, StatementGroup } from "./statement-group.ts";
+import { poolQueueBound, StatementGroup, type StatementGroupOptions } from "./statement-group.ts";
 import type { SignatureUsesTable } from "./types.ts";
 
 /** One signed write, recorded so that it is accepted once. */
@@ -40,6 +40,15 @@ export function isReplayRecordConflict(error: unknown): boolean {
 /** The most replay records in one grouped INSERT, and grouped INSERTs in flight, per store. */
 export const REPLAY_RECORD_GROUP_ITEMS_MAX = 64;
 export const REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX = 2;
+/**
+ * How long records that arrive while a group is in flight wait for it to end before a group goes
+ * beside it (db/statement-group.ts `busyHoldMs`), as payment creates wait (payments/store.ts
+ * `PAYMENT_GROUP_BUSY_HOLD_MS`). A group's INSERT commits on its own, and under a load of v1
+ * reads its commit, not its rows, is most of what a record costs PostgreSQL: held, the records
+ * go in fewer and larger groups (docs/PERFORMANCE.md, "Evening"). A record alone on a quiet
+ * service is sent at once, and a slow group delays the next by at most this.
+ */
+export const REPLAY_RECORD_GROUP_BUSY_HOLD_MS = 2;
 
 /** Replay records in one statement, whatever their number: the fields go as four arrays. */
 const recordUsesStatement = cachedStatement<
@@ -103,6 +112,13 @@ export async function recordUse(db: Db, use: SignatureUse): Promise<boolean> {
 
 const recordGroups = new WeakMap<Db, StatementGroup<SignatureUse, boolean>>();
 
+/** How the replay records of one store are grouped: at most, in flight, and held. */
+export const REPLAY_RECORD_GROUPING = {
+  maxItems: REPLAY_RECORD_GROUP_ITEMS_MAX,
+  maxInFlight: REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX,
+  busyHoldMs: REPLAY_RECORD_GROUP_BUSY_HOLD_MS,
+} as const satisfies Partial<StatementGroupOptions<SignatureUse, boolean>>;
+
 /**
  * `recordUse`, sent together with the other replay records of this process that arrive at the
  * same time (db/statement-group.ts): the same answer, one statement and one commit for the
@@ -116,8 +132,7 @@ export function recordUseGrouped(db: Db, use: SignatureUse): Promise<boolean> {
     group = new StatementGroup({
       runGroup: (uses) => recordUses(db, uses),
       runOne: (one) => recordUse(db, one),
-      maxItems: REPLAY_RECORD_GROUP_ITEMS_MAX,
-      maxInFlight: REPLAY_RECORD_GROUPS_IN_FLIGHT_MAX,
+      ...REPLAY_RECORD_GROUPING,
       ...poolQueueBound(db),
     });
     recordGroups.set(db, group);
