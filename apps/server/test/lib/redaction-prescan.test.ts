@@ -1,13 +1,15 @@
 /**
- * The one-pass checks that let a log line skip the token and account-number expressions
+ * The checks that let a log line skip the token and account-number expressions
  * (lib/redaction.ts): a line they pass over must hold no match, so skipping the expression
- * changes nothing; and the common line (ids that are UUIDs, JSON numbers) is passed over.
+ * changes nothing; the common line (ids that are UUIDs, JSON numbers) is passed over; and a
+ * UUID stays whole, whatever digits stand between its dashes.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   ACCOUNT_NUMBER,
+  maskAccountNumbers,
   mayHoldAccountNumber,
   mayHoldToken,
   redactText,
@@ -16,6 +18,9 @@ import {
 
 const token = new RegExp(TOKEN_SHAPE.source);
 const account = new RegExp(ACCOUNT_NUMBER.source);
+/** Whole UUIDs (no token character on either side), which hold no account number. */
+const UUIDS =
+  /(?<![A-Za-z0-9_-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-])/g;
 
 // Characters that make the expressions' edges: digits, dashes, hex and other letters, the
 // characters before a JSON number, quotes and spaces; and pieces that are or nearly are matches.
@@ -24,6 +29,9 @@ const piece = fc.oneof(
   fc.constantFrom(
     "0b7c6b0e-4a53-4b0a-9a3e-1f2e3d4c5b6a",
     "0b7c6b0e-4a53-4b0a-9a3e-1f2e3d4c5b6a7",
+    // A UUID with ten digits in one run between its dashes.
+    "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    "12345678-1234-4234-8234-123456789012",
     "abcdefghijklmnopqrstuvwxyz012345",
     "abcdefghijklmnopqrstuvwxyz01234",
     "123-456-7890",
@@ -44,13 +52,38 @@ describe("redaction's one-pass checks", () => {
     );
   });
 
-  it("never pass over a text that holds an account number", () => {
+  it("never pass over a text whose account numbers would be masked", () => {
     fc.assert(
       fc.property(text, (value) => {
-        if (account.test(value)) assert.ok(mayHoldAccountNumber(value), value);
+        if (!mayHoldAccountNumber(value)) assert.equal(maskAccountNumbers(value), value);
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it("never pass over an account number outside a UUID", () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        if (account.test(value.replace(UUIDS, " "))) assert.ok(mayHoldAccountNumber(value), value);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("leave every UUID of a line whole, and still mask an account number beside one", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.uuid(), (first, second) => {
+        const line =
+          `{"level":30,"reqId":"${first}","req":{"method":"GET",` +
+          `"url":"/api/v1/payments/${second}"},"msg":"request completed"}`;
+        assert.equal(redactText(line), line);
+        assert.equal(redactText(`${first} paid to 123-456-7890`), `${first} paid to ******7890`);
+        assert.equal(redactText(`/withdraws/${second}/1234567890`), `/withdraws/${second}/******7890`);
+      }),
+      { numRuns: 2000 },
+    );
+    const mangledBefore = "/api/v1/payments/7c9e6679-7425-40de-944b-e07fc1f90ae7";
+    assert.equal(redactText(mangledBefore), mangledBefore);
   });
 
   it("pass over a request's log line, whose id is a UUID and whose numbers are JSON numbers", () => {
