@@ -32,15 +32,15 @@ SQL
 
 key="'ak_test_0123456789abcdef0123'"
 signature="'sha256=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'"
-row() { echo "($key, :t::bigint * 1000 + :client_id * 10 + $2, $signature, now() + interval '10 minutes')"; }
+row() { echo "($key, :t::bigint * 1000 + :client_id * 10 + $1, $signature, now() + interval '10 minutes')"; }
 one() {
-  printf '\\set t random(1, 2000000000)\ninsert into %s values %s on conflict do nothing returning 1;\n' "$1" "$(row "$1" 0)"
+  printf '\\set t random(1, 2000000000)\ninsert into %s values %s on conflict do nothing returning 1;\n' "$1" "$(row 0)"
 }
 {
   printf '\\set t random(1, 2000000000)\ninsert into commit_cost_logged values '
   for i in 0 1 2 3 4 5 6 7; do
     [ "$i" -gt 0 ] && printf ', '
-    row commit_cost_logged "$i" | tr -d '\n'
+    row "$i" | tr -d '\n'
   done
   printf ' on conflict do nothing returning 1;\n'
 } >"$dir/eight.sql"

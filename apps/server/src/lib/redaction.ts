@@ -16,14 +16,29 @@ export const REDACTED = "[redacted]";
 export const TOKEN_SHAPE =
   /(?<![A-Za-z0-9_-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{32,}/g;
 
-const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 const isTokenChar = (c: number) =>
   (c >= 0x30 && c <= 0x39) ||
   (c >= 0x41 && c <= 0x5a) ||
   (c >= 0x61 && c <= 0x7a) ||
   c === 0x5f ||
   c === 0x2d;
+
+const isHexOrDash = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66) || c === 0x2d;
+
+/**
+ * Whether the 36 characters of `text` from `from` are a UUID's: hex digits, with `-` at 8, 13, 18
+ * and 23 and nowhere else (the characters around them are the caller's to look at).
+ */
+function isUuidAt(text: string, from: number): boolean {
+  if (from + 36 > text.length) return false;
+  for (let i = 0; i < 36; i += 1) {
+    const c = text.charCodeAt(from + i);
+    const dash = c === 0x2d;
+    if (dash !== (i === 8 || i === 13 || i === 18 || i === 23) || !isHexOrDash(c)) return false;
+  }
+  return true;
+}
 
 /**
  * Whether `text` may hold a TOKEN_SHAPE: a run of 32 or more of its characters that is not
@@ -36,14 +51,11 @@ export function mayHoldToken(text: string): boolean {
   for (let i = 0; i <= text.length; i += 1) {
     if (i < text.length && isTokenChar(text.charCodeAt(i))) continue;
     const length = i - start;
-    if (length >= 32 && !(length === 36 && UUID_TEXT.test(text.slice(start, i)))) return true;
+    if (length >= 32 && !(length === 36 && isUuidAt(text, start))) return true;
     start = i + 1;
   }
   return false;
 }
-
-const isHexOrDash = (c: number) =>
-  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66) || c === 0x2d;
 
 /**
  * Whether the characters of `text` from `start` to `end` lie inside a whole UUID: a run of hex
@@ -59,12 +71,7 @@ export function insideUuid(text: string, start: number, end: number): boolean {
   if (to - from !== 36) return false;
   if (from > 0 && isTokenChar(text.charCodeAt(from - 1))) return false;
   if (to < text.length && isTokenChar(text.charCodeAt(to))) return false;
-  // Every character is a hex digit or `-`: a UUID has its dashes at 8, 13, 18 and 23 only.
-  for (let i = 0; i < 36; i += 1) {
-    const dash = text.charCodeAt(from + i) === 0x2d;
-    if (dash !== (i === 8 || i === 13 || i === 18 || i === 23)) return false;
-  }
-  return true;
+  return isUuidAt(text, from);
 }
 
 /**

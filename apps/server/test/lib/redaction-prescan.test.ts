@@ -84,6 +84,19 @@ describe("redaction's one-pass checks", () => {
     );
     const mangledBefore = "/api/v1/payments/7c9e6679-7425-40de-944b-e07fc1f90ae7";
     assert.equal(redactText(mangledBefore), mangledBefore);
+    // Only a whole UUID keeps its digits: with one character more, a dash moved or a letter
+    // that is not hex, its ten digits are an account number again (and in a log line the whole
+    // run, 32 characters and more, is hidden as a token).
+    for (const [near, masked] of [
+      ["7c9e6679-7425-40de-944b-e07fc1f90ae7x", "7c9e******2540de-944b-e07fc1f90ae7x"],
+      ["x7c9e6679-7425-40de-944b-e07fc1f90ae7", "x7c9e******2540de-944b-e07fc1f90ae7"],
+      ["7c9e6679-7425-40de-944be07fc1-f90ae7", "7c9e******2540de-944be07fc1-f90ae7"],
+      ["7c9e6679-7425-40dg-944b-e07fc1f90ae7", "7c9e******2540dg-944b-e07fc1f90ae7"],
+    ] as const) {
+      assert.equal(maskAccountNumbers(near), masked);
+      assert.ok(mayHoldAccountNumber(near), near);
+      assert.equal(redactText(`id ${near} end`).includes("6679-7425-40"), false, near);
+    }
   });
 
   it("pass over a request's log line, whose id is a UUID and whose numbers are JSON numbers", () => {
