@@ -98,12 +98,20 @@ export function merchantUnavailable(): AppError<"AUTHENTICATION_ERROR"> {
   return new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for these credentials");
 }
 
-/** A refusal, with the reason (and details) that sandbox answers carry as metadata. */
+/**
+ * A refusal: the reason the log records, and the metadata sandbox answers carry. The two differ
+ * only for a key that is unknown or revoked (or whose secret cannot be opened): its answer is a
+ * signature mismatch's, so that no answer tells whether a key exists or was revoked (CONTRACT 3:
+ * no oracle); the log keeps the true reason for the operator.
+ */
 class AuthFailure extends Error {
   readonly reason: AuthFailureReason;
-  constructor(readonly metadata: InvalidCredentialsDetails) {
-    super(metadata.reason);
-    this.reason = metadata.reason;
+  constructor(
+    readonly metadata: InvalidCredentialsDetails,
+    loggedReason?: AuthFailureReason,
+  ) {
+    super(loggedReason ?? metadata.reason);
+    this.reason = loggedReason ?? metadata.reason;
   }
 }
 
@@ -251,10 +259,17 @@ async function verify(
   request: FastifyRequest,
   signed: SignedHeaders,
 ): Promise<AuthContext> {
+  const { timestamp, version, signature } = signed;
+  // What any refusal past this point answers in sandbox: the same for every key.
+  const mismatch = (loggedReason: AuthFailureReason) =>
+    new AuthFailure(
+      { reason: "signature_mismatch", ...signedStringOf(version, timestamp, request) },
+      loggedReason,
+    );
   const found = await deps.apiKeys.findByApiKey(signed.apiKey);
-  if (!found) throw new AuthFailure({ reason: "unknown_key" });
+  if (!found) throw mismatch("unknown_key");
   const { integration, merchant } = found;
-  if (integration.revoked_at !== null) throw new AuthFailure({ reason: "revoked_key" });
+  if (integration.revoked_at !== null) throw mismatch("revoked_key");
   let secret = openedSecrets.get(integration);
   try {
     if (secret === undefined) {
@@ -266,16 +281,13 @@ async function verify(
       { integrationId: integration.id },
       "integration secret cannot be decrypted with SECRET_KEY",
     );
-    throw new AuthFailure({ reason: "signature_mismatch" });
+    throw mismatch("signature_mismatch");
   }
-  const { timestamp, version, signature } = signed;
   const expected =
     version === "v2"
       ? signV2(secret, timestamp, request.method, request.url, request.rawBody)
       : signV1(secret, timestamp, request.rawBody);
-  if (!safeEqual(expected, signature)) {
-    throw new AuthFailure({ reason: "signature_mismatch", ...signedStringOf(version, timestamp, request) });
-  }
+  if (!safeEqual(expected, signature)) throw mismatch("signature_mismatch");
   if (version !== "v2" && integration.require_signature_v2) {
     throw new AuthFailure({
       reason: "signature_format",

@@ -96,10 +96,12 @@ const InvalidCredentialsMetadata = Type.Union([
     closed,
   ),
   expected("signature_format"),
-  reasonOnly("signature_mismatch"),
   Type.Object(
     {
-      reason: Type.Literal("signature_mismatch"),
+      reason: Type.Literal("signature_mismatch", {
+        description:
+          "Not the HMAC of the string to sign under the key's secret, or a key that is unknown or revoked: the three answer alike, so no answer tells whether a key exists",
+      }),
       signatureVersion: Type.Enum(["v1", "v2"]),
       stringToSign: Type.String({ description: "The layout of the signed string" }),
       timestamp: Type.String(),
@@ -111,8 +113,6 @@ const InvalidCredentialsMetadata = Type.Union([
     closed,
   ),
   reasonOnly("replayed"),
-  reasonOnly("unknown_key"),
-  reasonOnly("revoked_key"),
 ]);
 
 /** The matching-payout guard blocked a withdraw (same amount, similar account holder name). */

@@ -107,14 +107,18 @@ describe("authentication failure reasons", () => {
     assert.deepEqual([...cases.map((c) => c.reason), "replayed"].sort(), [...AUTH_FAILURE_REASONS].sort());
   });
 
+  /** A key that is unknown or revoked answers as a wrong signature does (no oracle); the log names it. */
+  const answered = (reason: string) =>
+    reason === "unknown_key" || reason === "revoked_key" ? "signature_mismatch" : reason;
+
   for (const { reason, options } of cases) {
-    it(`sandbox names ${reason}; live answers the generic body; both log it`, async () => {
+    it(`sandbox answers ${answered(reason)} for ${reason}; live answers the generic body; both log ${reason}`, async () => {
       const refused = await send(sandbox, options());
       assert.equal(refused.statusCode, 401, refused.body);
       const error = refused.json().error;
       assert.equal(error.code, GENERIC.code);
       assert.equal(error.message, GENERIC.message);
-      assert.equal(error.metadata.reason, reason);
+      assert.equal(error.metadata.reason, answered(reason));
       const requestId = refused.headers["x-request-id"];
       assert.ok(
         lines.some((l) => l.reason === reason && l.reqId === requestId && l.level === 30),
@@ -128,6 +132,24 @@ describe("authentication failure reasons", () => {
       assert.ok(lines.some((l) => l.reason === reason && l.reqId === liveId));
     });
   }
+
+  it("answers an unknown key, a revoked key and a wrong secret alike, byte for byte but the request id (no oracle)", async () => {
+    const timestamp = Date.now();
+    const body = JSON.stringify({ url: "https://example.com/oracle" });
+    const request = { method: "POST", path: "/api/v1/webhook-endpoints", body, timestamp } as const;
+    const answers = await Promise.all([
+      send(sandbox, { ...request, credentials: { ...revoked, apiKey: "sk_test_nobody_at_all" } }),
+      send(sandbox, { ...request, credentials: revoked }),
+      send(sandbox, { ...request, credentials: { ...svc.credentials, apiSecret: "sec_wrong" } }),
+    ]);
+    const bodies = answers.map((answer) => {
+      assert.equal(answer.statusCode, 401);
+      return answer.body;
+    });
+    assert.equal(JSON.parse(bodies[0]!).error.metadata.reason, "signature_mismatch");
+    assert.equal(bodies[1], bodies[0], "a revoked key answers as an unknown one");
+    assert.equal(bodies[2], bodies[0], "a wrong signature answers as an unknown key");
+  });
 
   it("gives the server's time with a skewed timestamp", async () => {
     const error = (await send(sandbox, { timestamp: Date.now() + 400_000 })).json().error;

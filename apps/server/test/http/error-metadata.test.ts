@@ -165,7 +165,7 @@ describe("error metadata matches each code's schema", () => {
       [{ "x-timestamp": "1000" }, "timestamp_skew"],
       [{ "x-signature": "md5=abc" }, "signature_format"],
       [{ "x-signature": `sha256=${"0".repeat(64)}` }, "signature_mismatch"],
-      [{ "x-api-key": "sk_test_unknown" }, "unknown_key"],
+      [{ "x-api-key": "sk_test_unknown" }, "signature_mismatch"],
     ];
     for (const [headers, reason] of refusals) {
       const res = await svc.request("GET", "/api/v1/balance", undefined, { headers });

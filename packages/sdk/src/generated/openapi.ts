@@ -1333,11 +1333,10 @@ export interface components {
                   expected: string;
                 }
               | {
-                  /** @enum {string} */
-                  reason: "signature_mismatch";
-                }
-              | {
-                  /** @enum {string} */
+                  /**
+                   * @description Not the HMAC of the string to sign under the key's secret, or a key that is unknown or revoked: the three answer alike, so no answer tells whether a key exists
+                   * @enum {string}
+                   */
                   reason: "signature_mismatch";
                   /** @enum {unknown} */
                   signatureVersion: "v1" | "v2";
@@ -1355,14 +1354,6 @@ export interface components {
               | {
                   /** @enum {string} */
                   reason: "replayed";
-                }
-              | {
-                  /** @enum {string} */
-                  reason: "unknown_key";
-                }
-              | {
-                  /** @enum {string} */
-                  reason: "revoked_key";
                 };
           }
         | {
