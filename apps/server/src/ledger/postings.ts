@@ -431,8 +431,8 @@ export function postWithdrawPaid(
 
 /**
  * A failed or expired withdraw, whose hold was released, is confirmed paid late by the
- * provider: the wallet is debited again. The caller checks the available wallet under the
- * wallet lock first; the account's CHECK refuses to take it below zero.
+ * provider: the wallet is debited again, below zero if the merchant spent it meanwhile (the
+ * entry trigger allows it for this posting and the refund's late success only: migration 0111).
  */
 export function postWithdrawLateSuccess(
   trx: Trx,
@@ -546,8 +546,9 @@ export function postRefundPaid(trx: Trx, input: RefundMovement): Promise<PostedT
 }
 
 /**
- * A failed refund, whose hold was released, is reported paid late: the wallet is debited again.
- * The caller checks the available wallet under the wallet lock first.
+ * A failed refund, whose hold was released, is reported paid late: the wallet is debited again,
+ * below zero if the merchant spent it meanwhile (the one posting besides the withdraw's late
+ * success that may take the available wallet below zero: migration 0111).
  */
 export function postRefundLateSuccess(trx: Trx, input: RefundMovement): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postRefundLateSuccess");

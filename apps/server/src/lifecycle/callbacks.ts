@@ -63,6 +63,17 @@ async function refused(
   refusal: Refusal,
 ): Promise<void> {
   await setCallbackResult(trx, providerName, report.callbackId, "refused", refusal.reason);
+  await recordIfAnomaly(trx, ctx, providerName, report, refusal);
+}
+
+/** Records a refusal, or an applied report's notice, for the operator when it is an anomaly. */
+async function recordIfAnomaly(
+  trx: Trx,
+  ctx: LifecycleContext,
+  providerName: string,
+  report: ProviderReport,
+  refusal: Refusal,
+): Promise<void> {
   if (!refusal.anomaly) return;
   await recordAnomaly(trx, ctx, {
     provider: providerName,
@@ -85,7 +96,7 @@ async function completePayout(trx: Trx, subject: PayoutSubject, at: Date): Promi
 
 /** A payout report booked on its withdraw or refund: what it did, and the record as it is now. */
 export type BookedPayout =
-  | { kind: "applied"; withdraw?: WithdrawRow; refund?: RefundRow }
+  | { kind: "applied"; withdraw?: WithdrawRow; refund?: RefundRow; notice?: Refusal | undefined }
   | { kind: "refused"; refusal: Refusal; withdraw?: WithdrawRow | undefined; refund?: RefundRow | undefined };
 
 /**
@@ -105,14 +116,14 @@ export async function bookPayoutReport(
     const result = await applyRefundPayoutReport(trx, ctx, subject.id, outcome, reason);
     if (result.kind === "refused") return { kind: "refused", refusal: result.refusal, refund: result.refund };
     await completePayout(trx, subject, result.refund.updated_at);
-    return { kind: "applied", refund: result.refund };
+    return { kind: "applied", refund: result.refund, notice: result.notice };
   }
   const result = await applyPayoutReport(trx, ctx, subject.id, outcome);
   if (result.kind === "refused")
     return { kind: "refused", refusal: result.refusal, withdraw: result.withdraw };
   // The booked move stamped the withdraw with the merchant's business time of the report.
   await completePayout(trx, subject, result.withdraw.updated_at);
-  return { kind: "applied", withdraw: result.withdraw };
+  return { kind: "applied", withdraw: result.withdraw, notice: result.notice };
 }
 
 function applyPayout(
@@ -132,7 +143,13 @@ function applyPayout(
 
 /** The report applied to its payment, withdraw or refund: what it did, and the record as it is now. */
 type Applied =
-  | { kind: "applied"; payment?: PaymentRow; withdraw?: WithdrawRow; refund?: RefundRow }
+  | {
+      kind: "applied";
+      payment?: PaymentRow;
+      withdraw?: WithdrawRow;
+      refund?: RefundRow;
+      notice?: Refusal | undefined;
+    }
   | {
       kind: "refused";
       refusal: Refusal;
@@ -176,6 +193,7 @@ async function applyProviderReport(
     const applied = await applyReport(trx, ctx, report);
     const records = { payment: applied.payment, withdraw: applied.withdraw, refund: applied.refund };
     if (applied.kind === "applied") {
+      if (applied.notice) await recordIfAnomaly(trx, ctx, providerName, report, applied.notice);
       return { ...base, ...records, duplicate: false, result: "applied", reason: null, message: null };
     }
     await refused(trx, ctx, providerName, report, applied.refusal);

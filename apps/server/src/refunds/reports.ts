@@ -30,7 +30,8 @@ import { lockPaymentById, lockRefund } from "./store.ts";
 import { moveRefund } from "./transitions.ts";
 
 export type RefundPayoutReportResult =
-  | { kind: "applied"; refund: RefundRow }
+  /** `notice`: applied, and the operator must still look at it (recorded as an anomaly). */
+  | { kind: "applied"; refund: RefundRow; notice?: Refusal }
   | { kind: "refused"; refund: RefundRow | undefined; refusal: Refusal };
 
 /** The failure reason booked when the bank gave none. */
@@ -75,8 +76,10 @@ async function moved(
 
 /**
  * A failed refund whose hold went back is confirmed paid after all: the money has left, so it is
- * taken again. The payment must still have the amount left to refund and the wallet must cover
- * it; otherwise the report is refused and left to the operator.
+ * taken again from the wallet. The payment must still have the amount left to refund (otherwise
+ * the report is refused and left to the operator). When the wallet no longer covers it, it is
+ * debited below zero, as a withdraw's late success is (withdraws/reports.ts), and the operator
+ * is told.
  */
 async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {
   const payment = await lockPaymentById(trx, row.payment_id);
@@ -90,16 +93,23 @@ async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundP
     );
   }
   const wallet = await lockWallet(trx, row.merchant_id);
-  if (wallet.availableSatang < row.amount_satang) {
-    return refuse(
-      row,
-      "late_success_insufficient_balance",
-      `Refund is failed and was confirmed paid late, but the available wallet ` +
-        `(${formatAmount(wallet.availableSatang)}) no longer covers ${formatAmount(row.amount_satang)}; recorded for the operator`,
-      true,
-    );
-  }
-  return moved(trx, "succeedLate", row, now);
+  const applied = await moved(trx, "succeedLate", row, now);
+  if (applied.kind !== "applied" || wallet.availableSatang >= row.amount_satang) return applied;
+  const owed = row.amount_satang - wallet.availableSatang;
+  return {
+    ...applied,
+    notice: {
+      reason: "late_success_overdrawn",
+      message:
+        `Refund was failed and was confirmed paid late; the available wallet ` +
+        `(${formatAmount(wallet.availableSatang)}) did not cover ${formatAmount(row.amount_satang)}, ` +
+        `so it is debited below zero: the merchant owes ${formatAmount(owed)}`,
+      anomaly: true,
+      merchantId: row.merchant_id,
+      subjectStatus: row.status,
+      amountSatang: row.amount_satang,
+    },
+  };
 }
 
 async function paidReport(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {

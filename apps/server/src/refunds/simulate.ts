@@ -45,7 +45,10 @@ function movesFor(
   return undefined;
 }
 
-/** A late success fits only when the payment still has the amount left and the wallet covers it. */
+/**
+ * A late success fits only when the payment still has the amount left. The wallet is debited
+ * again whatever it holds, below zero if it was spent meanwhile (refunds/reports.ts).
+ */
 async function checkLateSuccess(trx: Trx, row: RefundRow): Promise<void> {
   const payment = await lockPaymentById(trx, row.payment_id);
   if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
@@ -56,14 +59,8 @@ async function checkLateSuccess(trx: Trx, row: RefundRow): Promise<void> {
       "over_refunded",
     );
   }
-  const wallet = await lockWallet(trx, row.merchant_id);
-  if (wallet.availableSatang < row.amount_satang) {
-    throw refundConflict(
-      row.status,
-      "The wallet cannot cover this late success: it needs the operator",
-      "insufficient_balance",
-    );
-  }
+  // The wallet is locked before the refund's postings, in the order every posting takes.
+  await lockWallet(trx, row.merchant_id);
 }
 
 export async function simulateRefund(

@@ -7,7 +7,7 @@
  * | report | withdraw is                  | result                                              |
  * |--------|------------------------------|-----------------------------------------------------|
  * | paid   | processing                   | pay                                                 |
- * | paid   | failed, expired              | payLate, when the wallet still covers it; else refused for the operator |
+ * | paid   | failed, expired              | payLate (the wallet may go below zero: recorded for the operator) |
  * | paid   | paid                         | refused (already_paid)                              |
  * | paid   | canceled                     | refused and recorded for the operator               |
  * | paid   | pending, awaiting_verification | refused and recorded (payout_not_dispatched)      |
@@ -30,7 +30,8 @@ import { lockWithdraw } from "./store.ts";
 import { moveLockedWithdraw } from "./transitions.ts";
 
 export type PayoutReportResult =
-  | { kind: "applied"; withdraw: WithdrawRow }
+  /** `notice`: applied, and the operator must still look at it (recorded as an anomaly). */
+  | { kind: "applied"; withdraw: WithdrawRow; notice?: Refusal }
   | { kind: "refused"; withdraw: WithdrawRow | undefined; refusal: Refusal };
 
 /** The refusal of a report whose payout key names no withdraw. */
@@ -67,23 +68,32 @@ const notDispatched = (row: WithdrawRow, anomaly: boolean) =>
 
 /**
  * A failed or expired withdraw whose hold went back to the wallet is confirmed paid after all:
- * the money has left, so the wallet is debited again and the withdraw counts towards the
- * limits again (it is `paid`). The wallet must still hold the amount; when the merchant has
- * spent it meanwhile, the ledger cannot go below zero, so the report is refused and left to
- * the operator.
+ * the money has left, so the withdraw is `paid` again (it counts towards the limits again) and
+ * the wallet is debited again, whatever it holds by now (interface.md, CONTRACT 8). When the
+ * merchant has spent the released amount meanwhile, the available wallet goes below zero (the
+ * merchant owes the difference; migration 0111 allows it for this posting only) and the
+ * operator is told: the report is applied with a notice, recorded as an anomaly.
  */
 async function lateSuccess(trx: Trx, row: WithdrawRow, now: Date): Promise<PayoutReportResult> {
   const wallet = await lockWallet(trx, row.merchant_id);
-  if (wallet.availableSatang < row.amount_satang) {
-    return refuse(
-      row,
-      "late_success_insufficient_balance",
-      `Withdraw is ${row.status} and was confirmed paid late, but the available wallet ` +
-        `(${formatAmount(wallet.availableSatang)}) no longer covers ${formatAmount(row.amount_satang)}; recorded for the operator`,
-      true,
-    );
-  }
-  return { kind: "applied", withdraw: await moveLockedWithdraw(trx, "payLate", row, now) };
+  const withdraw = await moveLockedWithdraw(trx, "payLate", row, now);
+  if (wallet.availableSatang >= row.amount_satang) return { kind: "applied", withdraw };
+  const owed = row.amount_satang - wallet.availableSatang;
+  return {
+    kind: "applied",
+    withdraw,
+    notice: {
+      reason: "late_success_overdrawn",
+      message:
+        `Withdraw was ${row.status} and was confirmed paid late; the available wallet ` +
+        `(${formatAmount(wallet.availableSatang)}) did not cover ${formatAmount(row.amount_satang)}, ` +
+        `so it is debited below zero: the merchant owes ${formatAmount(owed)}`,
+      anomaly: true,
+      merchantId: row.merchant_id,
+      subjectStatus: row.status,
+      amountSatang: row.amount_satang,
+    },
+  };
 }
 
 async function paidReport(trx: Trx, row: WithdrawRow, now: Date): Promise<PayoutReportResult> {

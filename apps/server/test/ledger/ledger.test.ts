@@ -159,6 +159,57 @@ describe("ledger: guarantees held by the database", () => {
     );
   });
 
+  it("lets only a late success take the available wallet below zero, and no posting the other funds", async () => {
+    const { merchant } = await newAccounts();
+    const at = svc.clock.now();
+    const merchantId = merchant.merchantId;
+    // The withdraw's and the refund's late success: booked whatever the wallet holds.
+    await inTransaction((trx) =>
+      postWithdrawLateSuccess(trx, { merchantId, withdrawId: newId(), amountSatang: 300n, at }),
+    );
+    await inTransaction((trx) =>
+      post(trx, {
+        merchantId,
+        kind: "refund_late_success",
+        subject: { type: "refund", id: newId() },
+        at,
+        lines: [
+          { account: "wallet_available", amountSatang: -200n },
+          { account: "payout_clearing", amountSatang: 200n },
+        ],
+      }),
+    );
+    assert.equal((await ledgerBalances(svc.deps.db, merchantId)).wallet_available, -500n);
+    // A late success's kind does not open the held wallet or the settlement below zero.
+    for (const account of ["wallet_held", "settlement_pending"] as const) {
+      await assert.rejects(
+        inTransaction((trx) =>
+          post(trx, {
+            merchantId,
+            kind: "withdraw_late_success",
+            subject: { type: "withdraw", id: newId() },
+            at,
+            lines: [
+              { account, amountSatang: -1n },
+              { account: "payout_clearing", amountSatang: 1n },
+            ],
+          }),
+        ),
+        (error) => /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
+        account,
+      );
+    }
+    // Any other posting still stops at the wallet's balance, below zero or not.
+    await assert.rejects(
+      rawLines(merchantId, [
+        [(await accountIds(svc.deps.db, merchantId)).wallet_available, -1n],
+        [(await accountIds(svc.deps.db, merchantId)).operator_adjustments, 1n],
+      ]),
+      (error) => /ledger_accounts_merchant_funds_not_negative/.test(errorText(error)),
+    );
+    await assertLedgerConsistent(svc.deps.db);
+  });
+
   it("refuses a zero entry", async () => {
     const { merchant, ids } = await newAccounts();
     await assert.rejects(rawLines(merchant.merchantId, [[ids.wallet_available, 0n]]));

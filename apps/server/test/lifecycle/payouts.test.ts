@@ -28,7 +28,7 @@ import {
   simulateWithdrawRequest,
 } from "../helpers/lifecycle.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
-import { fundedMerchant } from "../helpers/withdraws.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
 let svc: TestService;
 
@@ -269,12 +269,9 @@ describe("late success", () => {
     assert.equal(balances.wallet_available, 10_000n - 1_000n - 500n);
 
     // 1000 (late success) + 500 now use the whole daily limit.
-    const refused = await svc.request(
-      "POST",
-      "/api/v1/withdraws",
-      (await import("../helpers/withdraws.ts")).withdrawBody({ amount: "1.00" }),
-      { credentials: own },
-    );
+    const refused = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "1.00" }), {
+      credentials: own,
+    });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.error.code, "INVALID_INPUT");
     assert.equal(refused.body.error.metadata.dailyTotal, "1500.00");
@@ -292,18 +289,38 @@ describe("late success", () => {
     assert.equal((await ledgerBalances(svc.deps.db, own.merchantId)).wallet_available, 8_000n);
   });
 
-  it("refuses a late success the wallet no longer covers with 409 and records it for the operator", async () => {
+  it("books a late success the wallet no longer covers: paid, the wallet below zero, the operator told", async () => {
     const own = await fundedMerchant(svc, {}, 1_000n);
     const withdraw = await createWithdraw(svc, own, { amount: "1000.00" });
     await simulateWithdrawRequest(svc, own, withdraw.id, "failed");
     await createWithdraw(svc, own, { amount: "800.00" });
     const res = await simulateWithdrawRequest(svc, own, withdraw.id, "paid");
-    assert.equal(res.status, 409);
-    assert.equal(res.body.error.metadata.reason, "late_success_insufficient_balance");
-    assert.equal(await statusOf(svc.deps, withdraw.id), "failed");
-    assert.deepEqual(await anomaliesOf(svc.deps.db, withdraw.id), [
-      { reason: "late_success_insufficient_balance", report: "payout.paid" },
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.status, "paid");
+    assert.equal(await statusOf(svc.deps, withdraw.id), "paid");
+    // 1,000 funded, 800 held by the second withdraw, 1,000 debited again: the merchant owes 800.
+    const balances = await ledgerBalances(svc.deps.db, own.merchantId);
+    assert.equal(balances.wallet_available, -800n);
+    assert.equal(balances.wallet_held, 800n);
+    const balance = await svc.request("GET", "/api/v1/balance", undefined, { credentials: own });
+    assert.equal(balance.body.data.walletBalance, -800);
+    const events = await eventsOf(svc.deps.db, withdraw.id);
+    assert.deepEqual(events.map((e) => e.type).sort(), [
+      "withdraw.failed",
+      "withdraw.paid",
+      "withdraw.processing",
     ]);
+    assert.equal(events.filter((e) => e.type === "withdraw.paid").length, 1, "paid once");
+    assert.deepEqual(await anomaliesOf(svc.deps.db, withdraw.id), [
+      { reason: "late_success_overdrawn", report: "payout.paid" },
+    ]);
+    // Nothing more can be held from a wallet below zero; a settlement credit brings it back.
+    const refused = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "1.00" }), {
+      credentials: own,
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, "INSUFFICIENT_BALANCE");
+    await assertLedgerConsistent(svc.deps.db);
   });
 
   it("refuses a payment of a canceled withdraw and a failure of a paid one, recording both", async () => {

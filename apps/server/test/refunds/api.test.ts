@@ -17,7 +17,7 @@ import {
   simulateRefundRequest,
   succeededPayment,
 } from "../helpers/refunds.ts";
-import { fundedMerchant } from "../helpers/withdraws.ts";
+import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
 const REFUND_FIELDS = [
   "id",
@@ -343,6 +343,27 @@ describe("refunds", () => {
       "refund_late_success",
       "refund_release",
     ]);
+  });
+
+  it("books a late success the wallet no longer covers: succeeded, the wallet below zero, the operator told", async () => {
+    const m = await merchant();
+    const payment = await succeededPayment(svc, m, "1000.00");
+    await settleNow(svc, m);
+    const r = await createRefund(svc, m, payment.id, { amount: "400" });
+    await simulateRefundRequest(svc, m, r.id, "failed");
+    // The released 400 is spent: the whole wallet is held by a withdraw.
+    const spent = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "1000.00" }), {
+      credentials: m,
+    });
+    assert.equal(spent.status, 201, JSON.stringify(spent.body));
+    const late = await simulateRefundRequest(svc, m, r.id, "succeeded");
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    assert.equal(late.body.data.status, "succeeded");
+    const balances = await ledgerBalances(svc.deps.db, m.merchantId);
+    assert.equal(balances.wallet_available, -400n);
+    assert.equal(balances.wallet_held, 1000n);
+    assert.equal(await refunded(payment.id), 400n);
+    await assertLedgerConsistent(svc.deps.db);
   });
 
   it("refuses a simulated outcome the status does not allow with 409, and a canceled refund is never paid", async () => {

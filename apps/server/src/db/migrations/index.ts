@@ -36,6 +36,7 @@ import { statements as ledgerChecks } from "./0107_ledger_checks.ts";
 import { statements as changesKeepPages } from "./0108_changes_keep_pages.ts";
 import { statements as ledgerPlansByKey } from "./0109_ledger_plans_by_key.ts";
 import { statements as ledgerAccountGuards } from "./0110_ledger_account_guards.ts";
+import { statements as ledgerLateSuccessOverdraw } from "./0111_ledger_late_success_overdraw.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -71,4 +72,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0108_changes_keep_pages": changesKeepPages,
   "0109_ledger_plans_by_key": ledgerPlansByKey,
   "0110_ledger_account_guards": ledgerAccountGuards,
+  "0111_ledger_late_success_overdraw": ledgerLateSuccessOverdraw,
 };
