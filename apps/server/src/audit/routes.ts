@@ -8,7 +8,7 @@ export interface AuditedRoute {
   /** The kind of record acted on. */
   record: string;
   /** Where the record's id is: a path parameter, the answer's `id`, the acting user, or none. */
-  id: "id" | "withdrawId" | "refundId" | "response" | "actor" | "none";
+  id: "id" | "withdrawId" | "refundId" | "response" | "actor" | "session-merchant" | "none";
   /** `params.id` when the path's :id is the merchant's and the record is something of it. */
   merchant?: "params.id";
   /**
@@ -70,7 +70,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
 
   "POST /api/v1/auth/login": { action: "logIn", record: "dashboard_user", id: "actor" },
   "POST /api/v1/auth/logout": { action: "logOut", record: "dashboard_user", id: "actor" },
-  [`POST ${D}/clock/reset`]: { action: "resetClock", record: "merchant", id: "none" },
+  [`POST ${D}/clock/reset`]: { action: "resetClock", record: "merchant", id: "session-merchant" },
   [`POST ${D}/events/:id/redeliver`]: { action: "redeliverEvent", record: "event", id: "id" },
   [`POST ${D}/api-keys`]: { action: "createApiKey", record: "integration", id: "response" },
   [`DELETE ${D}/api-keys/:id`]: { action: "revokeApiKey", record: "integration", id: "id" },

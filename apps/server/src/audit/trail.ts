@@ -69,7 +69,7 @@ function recordIdOf(
   actor: AuditActor,
   inTransaction: boolean,
 ) {
-  if (route.id === "none") return null;
+  if (route.id === "none" || route.id === "session-merchant") return null;
   if (route.id === "actor") return actor.id;
   if (route.id === "response") return createdIdOf(route, data, inTransaction);
   return text(params[route.id]) ?? null;
@@ -115,14 +115,16 @@ async function writeEntry(
   const actor = options.actorOf(request, data);
   if (!actor) return false;
   const recordId = recordIdOf(route, request.params as Record<string, unknown>, data, actor, inTransaction);
+  const merchantId = await merchantIdOf(db, request, options, route, recordId, data);
   await recordAudit(
     options,
     actor,
     {
       action: route.action,
       recordType: route.record,
-      recordId,
-      merchantId: await merchantIdOf(db, request, options, route, recordId, data),
+      // An action on the session's own merchant (its test clock) names that merchant.
+      recordId: route.id === "session-merchant" ? merchantId : recordId,
+      merchantId,
       requestId: String(request.id),
       clientAddress: request.ip,
     },

@@ -50,7 +50,7 @@ import { listWithdraws } from "../withdraws/service.ts";
 import { exportRoutes } from "./export-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { dashboardRefundRoutes } from "./refund-routes.ts";
-import { authorizeRole } from "./roles.ts";
+import { authorizeRole, OWNERS } from "./roles.ts";
 import { IdParams, MeEnvelope, PaymentDetailEnvelope, WithdrawDetailEnvelope } from "./schemas.ts";
 import { paymentDetail, revokeOwnIntegration, withdrawDetail } from "./service.ts";
 import { dashboardAuditActor, type SessionContext, sessionAuthentication, sessionOf } from "./sessions.ts";
@@ -113,7 +113,12 @@ function testClockRoutes(app: App, ctx: DashboardApiContext): void {
   );
   app.post(
     "/clock/reset",
-    { preValidation: emptyBodyAsObject, schema: { body: EmptyBody, response: { 200: ClockEnvelope } } },
+    {
+      // CONTRACT 13: a developer has API keys, webhook endpoints and reads; the clock is the owner's.
+      config: { roles: OWNERS },
+      preValidation: emptyBodyAsObject,
+      schema: { body: EmptyBody, response: { 200: ClockEnvelope } },
+    },
     async (request) => ok(await resetMerchantClock(ctx, sessionOf(request).merchant.id)),
   );
 }

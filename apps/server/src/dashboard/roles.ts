@@ -1,7 +1,7 @@
 /**
  * Who may do what in the dashboard (CONTRACT 13):
  * - owner: everything, the merchant's users and their roles included;
- * - developer: API keys, webhook endpoints (and redelivering events, the test clock), and reads;
+ * - developer: API keys, webhook endpoints (and redelivering events), and reads;
  * - finance: reads and exports only.
  * A route names the roles that may call it in its `config.roles`; without one, reads are open to
  * every role and writes to owners and developers. The check runs in the route itself (a hook of

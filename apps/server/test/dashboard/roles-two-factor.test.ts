@@ -76,6 +76,12 @@ describe("dashboard roles", () => {
     });
     assert.equal(refund.status, 403);
     assert.deepEqual(refund.body.error.metadata.allowedRoles, ["owner"]);
+    // The sandbox test clock is neither a key, an endpoint nor a read: owners only.
+    const reset = await developer.request("POST", "/clock/reset", {});
+    assert.equal(reset.status, 403);
+    assert.equal(reset.body.error.code, "FORBIDDEN");
+    assert.deepEqual(reset.body.error.metadata.allowedRoles, ["owner"]);
+    assert.equal((await developer.request("GET", "/clock")).status, 200, "reading the clock is a read");
   });
 
   it("lets an owner add users with a role and change roles, keeping at least one owner", async () => {
@@ -151,6 +157,17 @@ describe("a merchant's audit log in the dashboard", () => {
     assert.ok(filtered.body.data.data.every((e: any) => e.actorName === developer.email));
     const refused = await finance.request("GET", `/audit-log?merchantId=${svc.credentials.merchantId}`);
     assert.equal(refused.status, 400, "the merchant is the session's, never a parameter");
+  });
+
+  it("names the merchant as the record of its test clock's reset", async () => {
+    const shop = await svc.newMerchant();
+    const owner = await dashboardUser(svc, shop.merchantId);
+    assert.equal((await owner.request("POST", "/clock/reset", {})).status, 200);
+    const log = await owner.request("GET", "/audit-log?limit=100");
+    const reset = (log.body.data.data as any[]).find((e) => e.action === "resetClock");
+    assert.equal(reset.recordType, "merchant");
+    assert.equal(reset.recordId, shop.merchantId);
+    assert.equal(reset.merchantId, shop.merchantId);
   });
 });
 
