@@ -167,18 +167,65 @@ function describe(error: ErrorObject, field: string, where: string, custom: stri
   }
 }
 
+/** The JSON type of a value, as a schema's `type` names it. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+/** The JSON types a field's schema accepts (its own and its anyOf branches'), if all are named. */
+function acceptedTypes(node: SchemaNode): Set<string> | undefined {
+  const own = (node as { type?: string | string[] }).type;
+  if (own !== undefined) return new Set(Array.isArray(own) ? own : [own]);
+  if (!node.anyOf) return undefined;
+  const types = new Set<string>();
+  for (const branch of node.anyOf) {
+    const inBranch = acceptedTypes(branch);
+    if (!inBranch) return undefined;
+    for (const type of inBranch) types.add(type);
+  }
+  return types;
+}
+
+const isAmount = (node: SchemaNode): boolean =>
+  (node as Record<string, unknown>)[AMOUNT_KEYWORD] !== undefined || (node.anyOf ?? []).some(isAmount);
+
+/** Whether a present value has a JSON type its field does not accept (an amount excepted). */
+function isWrongType(node: SchemaNode, value: unknown): boolean {
+  if (value === undefined || isAmount(node)) return false;
+  const types = acceptedTypes(node);
+  if (!types) return false;
+  const type = jsonTypeOf(value);
+  return !(types.has(type) || (type === "integer" && types.has("number")));
+}
+
+function valueAt(data: unknown, path: string[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
 /** Picks the one error to report and turns it into an AppError whose field is a dotted path. */
-function toFieldError(schema: object, errors: ErrorObject[], where: string): AppError {
+function toFieldError(schema: object, errors: ErrorObject[], where: string, data: unknown): AppError {
   const root = schema as SchemaNode;
   const ranked = errors.map((error) => ({ error, rank: rankOf(root, error) }));
   ranked.sort((a, b) => compareRanks(a.rank, b.rank));
   const first = ranked[0]!.error;
   const path = pathOf(root, first);
   const field = path.join(".");
-  // A missing or unknown field, or text the database cannot store, is VALIDATION_ERROR
-  // whatever code the field declares for its own rule.
-  const structural = ["required", "additionalProperties", UNSTORABLE_TEXT_KEYWORD].includes(first.keyword);
   const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
+  // A missing or unknown field, text the database cannot store, or a value of the wrong JSON
+  // type is VALIDATION_ERROR whatever code the field declares for its own rule (CONTRACT 4);
+  // only an amount keeps its code for a wrong type ("including a JSON number").
+  const fieldNode = path.length > 0 && nodes.length === path.length ? nodes.at(-1) : undefined;
+  const wrongType = fieldNode !== undefined && isWrongType(fieldNode, valueAt(data, path));
+  const structural =
+    wrongType || ["required", "additionalProperties", UNSTORABLE_TEXT_KEYWORD].includes(first.keyword);
   let code: FieldErrorCode = "VALIDATION_ERROR";
   let message: string | undefined;
   if (!structural) {
@@ -187,7 +234,24 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string): App
       message = node[ERROR_MESSAGE_KEYWORD] ?? message;
     }
   }
-  return new AppError(code, describe(first, field, where, message), { field: field || where });
+  const described = wrongType
+    ? (ranked.find(({ error }) => error.keyword === "type" && error.instancePath === first.instancePath)
+        ?.error ?? first)
+    : first;
+  return new AppError(code, describe(described, field, where, message), { field: field || where });
+}
+
+/**
+ * A number in a query string or a path is decimal digits: the coercion to a number would also
+ * read `0x10`, `1e1` or ` 12 ` as one (CONTRACT 11: an invalid `page` or `limit` is 400).
+ */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+/** The properties of a query or path schema that are integers. */
+function integerProperties(schema: SchemaNode): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, property]) => (property as { type?: unknown }).type === "integer")
+    .map(([name]) => name);
 }
 
 /**
@@ -209,9 +273,25 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   }
   const fn = validate;
   const where = httpPart === "body" ? "body" : httpPart === "querystring" ? "query" : "path";
+  const integers = where === "body" ? [] : integerProperties(schema as SchemaNode);
   return (data: unknown) => {
+    const notDecimal = integers.find((name) => {
+      const value = (data as Record<string, unknown> | null)?.[name];
+      return typeof value === "string" && !DECIMAL_DIGITS.test(value);
+    });
+    if (notDecimal !== undefined) {
+      return {
+        error: new AppError(
+          "VALIDATION_ERROR",
+          `${notDecimal} must be a whole number written in decimal digits`,
+          {
+            field: notDecimal,
+          },
+        ),
+      };
+    }
     const unstorable = unstorableTextErrors(data);
     if (fn(data) && unstorable.length === 0) return { value: data };
-    return { error: toFieldError(schema as object, [...unstorable, ...(fn.errors ?? [])], where) };
+    return { error: toFieldError(schema as object, [...unstorable, ...(fn.errors ?? [])], where, data) };
   };
 };
