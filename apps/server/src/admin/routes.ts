@@ -6,6 +6,7 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
+import { getBalance } from "../balance/service.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
@@ -34,6 +35,7 @@ import {
   IntegrationEnvelope,
   IntegrationListEnvelope,
   MerchantEnvelope,
+  MerchantWithWalletEnvelope,
   merchantInputOf,
   PageQuery,
   UpdateMerchantBody,
@@ -82,16 +84,16 @@ function retrieveMerchantRoute(app: App, ctx: MerchantContext & IntegrationConte
     {
       schema: {
         tags: TAGS,
-        summary: "Retrieve a merchant with its wallet status and limits",
+        summary: "Retrieve a merchant with its wallet (balance and status) and limits",
         operationId: "retrieveMerchant",
         params: IdParams,
         "x-errors": [merchantMissing],
-        response: { 200: MerchantEnvelope },
+        response: { 200: MerchantWithWalletEnvelope },
       },
     },
     async (request) => {
       const merchant = await getMerchant(ctx, request.params.id);
-      return ok(merchantView(merchant));
+      return ok({ ...merchantView(merchant), wallet: await getBalance(ctx, merchant) });
     },
   );
 }

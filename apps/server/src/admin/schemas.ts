@@ -9,7 +9,9 @@
  * field in the order of the body table, `x-error-code` for present-but-invalid values) and
  * extends them to nested paths.
  */
+
 import { type Static, type TSchema, Type } from "typebox";
+import { BalanceSchema } from "../balance/schemas.ts";
 import { AMOUNT_MESSAGE, amountField } from "../http/fields.ts";
 import { ERROR_CODE_KEYWORD, ERROR_MESSAGE_KEYWORD, HTTP_URL_KEYWORD } from "../http/validation.ts";
 import { BANK_CODES } from "../lib/bank-codes.ts";
@@ -258,6 +260,19 @@ const CreatedIntegrationSchema = Type.Object(
 const envelope = (data: TSchema) => Type.Object({ success: Type.Literal(true), data });
 
 export const MerchantEnvelope = envelope(MerchantSchema);
+/** The operator's retrieve: the merchant with its wallet (CONTRACT 2), as GET /api/v1/balance reads it. */
+export const MerchantWithWalletEnvelope = envelope(
+  Type.Object(
+    {
+      ...MerchantSchema.properties,
+      wallet: Type.Object(BalanceSchema.properties, {
+        additionalProperties: true,
+        description: "The merchant's balance, as the merchant's GET /api/v1/balance answers it",
+      }),
+    },
+    { additionalProperties: true },
+  ),
+);
 export const IntegrationEnvelope = envelope(IntegrationSchema);
 export const CreatedIntegrationEnvelope = envelope(CreatedIntegrationSchema);
 export const IntegrationListEnvelope = envelope(

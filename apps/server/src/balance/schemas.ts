@@ -6,7 +6,7 @@ import { stringEnum } from "../http/list-query.ts";
 
 export const WALLET_STATUSES = ["active", "frozen", "closed"] as const;
 
-const BalanceSchema = Type.Object({
+export const BalanceSchema = Type.Object({
   walletBalance: Type.Integer({ description: "Available wallet in satang (wallet minus holds)" }),
   settlementBalance: Type.Integer({ description: "Succeeded payments awaiting settlement, in satang" }),
   currency: Type.Literal("THB"),

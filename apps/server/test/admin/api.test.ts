@@ -208,7 +208,18 @@ describe("operator API: merchants", () => {
 
     const got = await svc.admin("GET", `/admin/v1/merchants/${m.id}`);
     assert.equal(got.status, 200);
-    assert.deepEqual(got.body.data, m);
+    const { wallet, ...merchant } = got.body.data;
+    assert.deepEqual(merchant, m);
+    assert.deepEqual(wallet, { walletBalance: 0, settlementBalance: 0, currency: "THB", status: "active" });
+
+    // The wallet is the merchant's balance, as its own GET /api/v1/balance reads it.
+    const funded = await svc.admin("POST", `/admin/v1/merchants/${m.id}/wallet/adjustments`, {
+      amount: "2500.00",
+      reason: "opening float",
+    });
+    assert.equal(funded.status, 201, JSON.stringify(funded.body));
+    const after = await svc.admin("GET", `/admin/v1/merchants/${m.id}`);
+    assert.equal(after.body.data.wallet.walletBalance, 2500);
   });
 
   it("accepts national ids (13 digits) and e-wallet ids (15 digits) as PromptPay ids", async () => {
@@ -243,6 +254,11 @@ describe("operator API: merchants", () => {
       [{ name: "A", settlementDelayHours: -1 }, "VALIDATION_ERROR", "settlementDelayHours"],
       [{ name: "A", settlementDelayHours: 1.5 }, "VALIDATION_ERROR", "settlementDelayHours"],
       [{ name: "A", settlementDelayHours: "24" }, "VALIDATION_ERROR", "settlementDelayHours"],
+      [
+        { name: "A", collectionAccount: { ...valid, accountName: 7 } },
+        "VALIDATION_ERROR",
+        "collectionAccount.accountName",
+      ],
       [{ name: "A", settlementDelayHours: 721 }, "VALIDATION_ERROR", "settlementDelayHours"],
       [{ name: "A", collectionAccount: "014-1234567890" }, "VALIDATION_ERROR", "collectionAccount"],
       [{ name: "A", collectionAccount: null }, "VALIDATION_ERROR", "collectionAccount"],
@@ -253,7 +269,7 @@ describe("operator API: merchants", () => {
       ],
       [
         { name: "A", collectionAccount: { ...valid, bankCode: 14 } },
-        "INVALID_BANK_CODE",
+        "VALIDATION_ERROR",
         "collectionAccount.bankCode",
       ],
       [
@@ -405,10 +421,9 @@ describe("operator API: merchants", () => {
       const res = await svc.admin("PATCH", url, { walletStatus });
       assert.equal(res.body.data.walletStatus, walletStatus);
     }
-    assert.deepEqual(
-      (await svc.admin("GET", url)).body.data,
-      (await svc.admin("PATCH", url, { status: "disabled" })).body.data,
-    );
+    const { wallet, ...retrieved } = (await svc.admin("GET", url)).body.data;
+    assert.equal(wallet.status, "active");
+    assert.deepEqual(retrieved, (await svc.admin("PATCH", url, { status: "disabled" })).body.data);
   });
 
   it("refuses invalid updates with the field's code", async () => {

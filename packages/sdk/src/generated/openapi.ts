@@ -654,7 +654,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Retrieve a merchant with its wallet status and limits */
+    /** Retrieve a merchant with its wallet (balance and status) and limits */
     get: operations["retrieveMerchant"];
     put?: never;
     post?: never;
@@ -7955,7 +7955,13 @@ export interface operations {
            *         "withdrawVerificationThreshold": "1000000.00",
            *         "provider": "scb",
            *         "createdAt": "2026-01-15T12:00:00.000Z",
-           *         "updatedAt": "2026-01-15T12:00:00.000Z"
+           *         "updatedAt": "2026-01-15T12:00:00.000Z",
+           *         "wallet": {
+           *           "walletBalance": 250000,
+           *           "settlementBalance": 100000,
+           *           "currency": "THB",
+           *           "status": "active"
+           *         }
            *       }
            *     }
            */
@@ -8040,6 +8046,22 @@ export interface operations {
                * @description Last change
                */
               updatedAt: string;
+              /** @description The merchant's balance, as the merchant's GET /api/v1/balance answers it */
+              wallet: {
+                /** @description Available wallet in satang (wallet minus holds) */
+                walletBalance: number;
+                /** @description Succeeded payments awaiting settlement, in satang */
+                settlementBalance: number;
+                /** @enum {string} */
+                currency: "THB";
+                /**
+                 * @description Wallet status
+                 * @enum {string}
+                 */
+                status: "active" | "frozen" | "closed";
+              } & {
+                [key: string]: unknown;
+              };
             } & {
               [key: string]: unknown;
             };
