@@ -25,3 +25,26 @@ export interface Refusal {
 export function unknownSubject(reason: string, message: string): Refusal {
   return { reason, message, anomaly: true, merchantId: null, subjectStatus: null, amountSatang: null };
 }
+
+/**
+ * The notice of a late success booked though the wallet no longer covered it (withdraws/ and
+ * refunds/ reports.ts): applied, the available wallet below zero, and the operator told.
+ */
+export function overdrawnNotice(
+  subject: { label: "Withdraw" | "Refund"; merchantId: string; status: string; amountSatang: bigint },
+  availableSatang: bigint,
+  format: (satang: bigint) => string,
+): Refusal {
+  const { label, merchantId, status, amountSatang } = subject;
+  return {
+    reason: "late_success_overdrawn",
+    message:
+      `${label} was ${status} and was confirmed paid late; the available wallet ` +
+      `(${format(availableSatang)}) did not cover ${format(amountSatang)}, ` +
+      `so it is debited below zero: the merchant owes ${format(amountSatang - availableSatang)}`,
+    anomaly: true,
+    merchantId,
+    subjectStatus: status,
+    amountSatang,
+  };
+}

@@ -54,18 +54,6 @@ export async function receiveProviderCallback(
   return applyProviderReport(ctx, provider.name, report);
 }
 
-/** What a refusal leaves behind, in the callback's transaction. */
-async function refused(
-  trx: Trx,
-  ctx: LifecycleContext,
-  providerName: string,
-  report: ProviderReport,
-  refusal: Refusal,
-): Promise<void> {
-  await setCallbackResult(trx, providerName, report.callbackId, "refused", refusal.reason);
-  await recordIfAnomaly(trx, ctx, providerName, report, refusal);
-}
-
 /** Records a refusal, or an applied report's notice, for the operator when it is an anomaly. */
 async function recordIfAnomaly(
   trx: Trx,
@@ -196,7 +184,8 @@ async function applyProviderReport(
       if (applied.notice) await recordIfAnomaly(trx, ctx, providerName, report, applied.notice);
       return { ...base, ...records, duplicate: false, result: "applied", reason: null, message: null };
     }
-    await refused(trx, ctx, providerName, report, applied.refusal);
+    await setCallbackResult(trx, providerName, report.callbackId, "refused", applied.refusal.reason);
+    await recordIfAnomaly(trx, ctx, providerName, report, applied.refusal);
     return {
       ...base,
       ...records,

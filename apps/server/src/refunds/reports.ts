@@ -25,7 +25,12 @@ import type { RefundRow } from "../db/types.ts";
 import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { formatAmount } from "../lib/money.ts";
-import { type PayoutReportOutcome, type Refusal, unknownSubject } from "../lib/provider-reports.ts";
+import {
+  overdrawnNotice,
+  type PayoutReportOutcome,
+  type Refusal,
+  unknownSubject,
+} from "../lib/provider-reports.ts";
 import { lockPaymentById, lockRefund } from "./store.ts";
 import { moveRefund } from "./transitions.ts";
 
@@ -95,21 +100,12 @@ async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundP
   const wallet = await lockWallet(trx, row.merchant_id);
   const applied = await moved(trx, "succeedLate", row, now);
   if (applied.kind !== "applied" || wallet.availableSatang >= row.amount_satang) return applied;
-  const owed = row.amount_satang - wallet.availableSatang;
-  return {
-    ...applied,
-    notice: {
-      reason: "late_success_overdrawn",
-      message:
-        `Refund was failed and was confirmed paid late; the available wallet ` +
-        `(${formatAmount(wallet.availableSatang)}) did not cover ${formatAmount(row.amount_satang)}, ` +
-        `so it is debited below zero: the merchant owes ${formatAmount(owed)}`,
-      anomaly: true,
-      merchantId: row.merchant_id,
-      subjectStatus: row.status,
-      amountSatang: row.amount_satang,
-    },
-  };
+  const notice = overdrawnNotice(
+    { label: "Refund", merchantId: row.merchant_id, status: row.status, amountSatang: row.amount_satang },
+    wallet.availableSatang,
+    formatAmount,
+  );
+  return { ...applied, notice };
 }
 
 async function paidReport(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {

@@ -24,7 +24,12 @@ import type { WithdrawRow } from "../db/types.ts";
 import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { formatAmount } from "../lib/money.ts";
-import { type PayoutReportOutcome, type Refusal, unknownSubject } from "../lib/provider-reports.ts";
+import {
+  overdrawnNotice,
+  type PayoutReportOutcome,
+  type Refusal,
+  unknownSubject,
+} from "../lib/provider-reports.ts";
 import { ENDED_UNPAID_STATUSES, LATE_SUCCESS_STATUSES } from "./statuses.ts";
 import { lockWithdraw } from "./store.ts";
 import { moveLockedWithdraw } from "./transitions.ts";
@@ -78,22 +83,12 @@ async function lateSuccess(trx: Trx, row: WithdrawRow, now: Date): Promise<Payou
   const wallet = await lockWallet(trx, row.merchant_id);
   const withdraw = await moveLockedWithdraw(trx, "payLate", row, now);
   if (wallet.availableSatang >= row.amount_satang) return { kind: "applied", withdraw };
-  const owed = row.amount_satang - wallet.availableSatang;
-  return {
-    kind: "applied",
-    withdraw,
-    notice: {
-      reason: "late_success_overdrawn",
-      message:
-        `Withdraw was ${row.status} and was confirmed paid late; the available wallet ` +
-        `(${formatAmount(wallet.availableSatang)}) did not cover ${formatAmount(row.amount_satang)}, ` +
-        `so it is debited below zero: the merchant owes ${formatAmount(owed)}`,
-      anomaly: true,
-      merchantId: row.merchant_id,
-      subjectStatus: row.status,
-      amountSatang: row.amount_satang,
-    },
-  };
+  const notice = overdrawnNotice(
+    { label: "Withdraw", merchantId: row.merchant_id, status: row.status, amountSatang: row.amount_satang },
+    wallet.availableSatang,
+    formatAmount,
+  );
+  return { kind: "applied", withdraw, notice };
 }
 
 async function paidReport(trx: Trx, row: WithdrawRow, now: Date): Promise<PayoutReportResult> {
