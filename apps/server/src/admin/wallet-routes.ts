@@ -8,9 +8,11 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Db } from "../db/handles.ts";
 import { ok } from "../http/envelope.ts";
+import { documented } from "../http/openapi-errors.ts";
 import { adjustWallet } from "../ledger/adjustments.ts";
 import { AdjustmentBody, AdjustmentEnvelope } from "../ledger/schemas.ts";
 import type { Clock } from "../lib/clock.ts";
+import { notFound } from "../lib/errors.ts";
 import { parseSignedAmount } from "../lib/money.ts";
 import { IdParams } from "./schemas.ts";
 
@@ -29,6 +31,7 @@ export function walletAdjustmentRoutes(ctx: { db: Db; clock: Clock }): FastifyPl
             "wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE.",
           params: IdParams,
           body: AdjustmentBody,
+          "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
           response: { 201: AdjustmentEnvelope },
         },
       },

@@ -33,6 +33,7 @@ export function dashboardAdminRoutes(ctx: TwoFactorContext & { clock: Clock }): 
             "reads) or finance (reads and exports only).",
           params: MerchantIdParams,
           body: CreateUserBody,
+          "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
           response: { 201: UserEnvelope },
         },
       },

@@ -139,6 +139,7 @@ function updateEndpointRoute(app: App, ctx: EndpointContext): void {
           "Missed events can be redelivered by event id. Repeating either is harmless.",
         params: EndpointIdParams,
         body: UpdateEndpointBody,
+        "x-errors": [endpointMissing],
         response: { 200: EndpointEnvelope },
       },
     },

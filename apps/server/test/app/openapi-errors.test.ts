@@ -147,6 +147,24 @@ describe("documented errors", () => {
     assert.ok(count > 200, `only ${count} error examples`);
   });
 
+  it("documents 404 RESOURCE_NOT_FOUND on every operation that names a record in its path", () => {
+    const named = operations().filter(({ path }) => /\{[^}]+\}/.test(path));
+    assert.ok(named.length > 20, `only ${named.length} operations name a record`);
+    const undocumented = named
+      .filter(({ operation }) => {
+        const examples = operation.responses["404"]?.content?.["application/json"]?.examples ?? {};
+        return !Object.values<Json>(examples).some(
+          (example) => example.value?.error?.code === "RESOURCE_NOT_FOUND",
+        );
+      })
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    assert.deepEqual(
+      undocumented,
+      [],
+      "operations that answer 404 for an unknown record without documenting it",
+    );
+  });
+
   it("documents authentication, the rate limit and 503 with Retry-After on every HMAC operation", () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;
@@ -333,6 +351,22 @@ describe("real errors are documented for the operation that answered them", () =
       "wrong-token-0123456789",
     );
     assertDocumented("retrieveMerchant", refused);
+    const adjusted = await svc.admin("POST", `/admin/v1/merchants/${randomUUID()}/wallet/adjustments`, {
+      amount: "100.00",
+      reason: "unknown merchant",
+    });
+    assertDocumented("adjustMerchantWallet", adjusted);
+    const user = await svc.admin("POST", `/admin/v1/merchants/${randomUUID()}/users`, {
+      email: `nobody-${randomUUID()}@shop.example`,
+      password: "a-long-enough-password",
+    });
+    assertDocumented("createDashboardUser", user);
+  });
+
+  it("webhook endpoints: an unknown endpoint's 404, as documented for each operation", async () => {
+    const missing = `/api/v1/webhook-endpoints/${randomUUID()}`;
+    assertDocumented("updateWebhookEndpoint", await svc.request("PATCH", missing, { disabled: true }));
+    assertDocumented("retrieveWebhookEndpoint", await svc.request("GET", missing));
   });
 });
 
