@@ -127,6 +127,15 @@ function methodSetup(
   return { proxy: undefined, collection: { bankCode, accountNumber, accountName } };
 }
 
+/** 400 for a payment method no connector of this deployment collects. */
+function noConnectorFor(method: CreatePaymentBody["paymentMethod"]): AppError {
+  return fieldError(
+    "VALIDATION_ERROR",
+    "paymentMethod",
+    `${method} is not available: no payment connector of this deployment collects it`,
+  );
+}
+
 /** 400 for a payment method the merchant is not set up to take. */
 export function methodUnavailable(method: CreatePaymentBody["paymentMethod"]): AppError {
   return fieldError(
@@ -347,6 +356,15 @@ export async function createPayment(
   body: CreatePaymentBody,
   replay?: PendingReplay,
 ): Promise<CreateResult> {
+  // In live a payment is made only when a connector collects its method (CONTRACT 15): no live
+  // connector confirms a bank transfer, and one made anyway could never be paid.
+  if (
+    body.paymentMethod === "bank_transfer" &&
+    ctx.router &&
+    !ctx.router.collects("bank_transfer", merchant.provider ?? null)
+  ) {
+    throw noConnectorFor("bank_transfer");
+  }
   const request: CreateRequest = {
     merchant,
     integration,

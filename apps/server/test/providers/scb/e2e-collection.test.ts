@@ -17,7 +17,7 @@ import {
 } from "../../../src/lifecycle/collections.ts";
 import { expireDuePayments } from "../../../src/lifecycle/payments.ts";
 import { assertLedgerConsistent } from "../../helpers/ledger.ts";
-import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
+import { anomaliesOf, createPayment, eventTypes, ledgerKinds, paymentBody } from "../../helpers/lifecycle.ts";
 import { CALLBACK_TOKEN, type LiveScb, RECONCILE_INTERVAL_S, startLiveScb } from "../../helpers/scb/live.ts";
 import { SCB_TEST } from "../../helpers/scb/setup.ts";
 
@@ -73,6 +73,28 @@ describe("a live PromptPay payment", () => {
     assert.equal(qr?.billerId, SCB_TEST.billerId);
     assert.equal(qr?.ref1, ref1);
     assert.match(payment.nextAction.qrCode.payload, /54062?50\.50/);
+  });
+
+  it("refuses a bank transfer, which no live connector collects, with 400 on paymentMethod and makes nothing", async () => {
+    const before = await live.svc.deps.db
+      .selectFrom("payments")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const res = await live.svc.request(
+      "POST",
+      "/api/v1/payments",
+      paymentBody({ paymentMethod: "bank_transfer" }),
+      { credentials: live.merchant },
+    );
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, "VALIDATION_ERROR");
+    assert.equal(res.body.error.metadata.field, "paymentMethod");
+    assert.match(res.body.error.message, /no payment connector/);
+    const afterwards = await live.svc.deps.db
+      .selectFrom("payments")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(afterwards.n), Number(before.n));
   });
 
   it("gives every payment its own reference", async () => {
