@@ -194,6 +194,11 @@ function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: D
   pool.on("connect", (client) => {
     client.on("error", () => {});
     if (names) nameStatements(client, names);
+    // A statement sent outside a transaction (a payment create alone is one INSERT) waits for a
+    // lock at most the bound too (CONTRACT 14); transactions set their own with SET LOCAL
+    // (db/bounds.ts). Queued before the connection's first query. Behind a transaction-pooling
+    // PgBouncer it holds on the server connection it reached, so there SET LOCAL stays the rule.
+    client.query(`set lock_timeout = '${Math.trunc(bounds.lockTimeoutMs)}ms'`).catch(() => {});
   });
   const changes = new ChangeFeed(
     postgresListener(() => new listenTarget.Client({ connectionString: listenTarget.connectionString })),

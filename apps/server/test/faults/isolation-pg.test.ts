@@ -108,6 +108,39 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     assert.equal(withdraws.length, 1, "no refused withdraw left anything behind");
   });
 
+  it("a merchant row locked from outside bounds that merchant's payment creates: 503 within the bound, others served", async () => {
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    await outside.query("begin");
+    // A payment's foreign key shares its merchant's row: this lock holds every INSERT of a's payments.
+    await outside.query("select id from merchants where id = $1 for update", [a.merchantId]);
+    try {
+      const started = Date.now();
+      const alone = await svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a });
+      const elapsed = Date.now() - started;
+      assertUnavailable(alone, "a's payment create, sent alone");
+      assert.ok(elapsed < 4 * LOCK_TIMEOUT_MS, `a's create took ${elapsed} ms`);
+      const together = await Promise.all([
+        ...[0, 1, 2].map(() => svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a })),
+        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
+      ]);
+      for (const [i, res] of together.slice(0, 3).entries())
+        assertUnavailable(res, `a's payment create ${i}`);
+      assert.equal(together[3]?.status, 201, JSON.stringify(together[3]?.body));
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
+    const afterwards = await svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a });
+    assert.equal(afterwards.status, 201, "the merchant is served again once the lock is gone");
+    const payments = await svc.deps.db
+      .selectFrom("payments")
+      .select("id")
+      .where("merchant_id", "=", a.merchantId)
+      .execute();
+    assert.equal(payments.length, 1, "no refused create left anything behind");
+  });
+
   it("a settlement job held up by one merchant's locked wallet holds no row of another merchant", async () => {
     const pair = [await fundedMerchant(svc), await fundedMerchant(svc)];
     // `first` comes before `second` in merchant order; `second`'s wallet is locked from outside.

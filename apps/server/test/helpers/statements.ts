@@ -10,6 +10,8 @@ import pg from "pg";
 
 let recording: { statements: string[]; roundTrips: string[][] } | undefined;
 
+const CONNECTION_SETUP = /^set lock_timeout = '\d+ms'$/;
+
 /** Whether a pg client has a query sent and not yet answered (pipeline mode, db/pg-driver.ts). */
 function inFlight(client: unknown): boolean {
   const state = client as { _activeQuery?: unknown; _sentQueryQueue?: unknown[] };
@@ -21,7 +23,9 @@ for (const proto of [pg.Client.prototype, PGlite.prototype] as unknown as Record
   proto.query = function (this: unknown, ...args: unknown[]) {
     const first = args[0];
     const text = typeof first === "string" ? first : String((first as { text?: unknown })?.text ?? "");
-    if (recording) {
+    // A new connection's own lock bound (db/connect.ts), sent once when it connects: not the
+    // measured work's, and sent by whichever work first needed a new connection.
+    if (recording && !CONNECTION_SETUP.test(text)) {
       const statement = text.replace(/\s+/g, " ").trim();
       recording.statements.push(statement);
       // A statement sent while another is unanswered on the same connection shares its round trip.
