@@ -247,6 +247,17 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string, data
  */
 const DECIMAL_DIGITS = /^[0-9]+$/;
 
+/** A number not written in decimal digits, ranked with the validator's errors by its field. */
+function notDecimalError(name: string): ErrorObject {
+  return {
+    instancePath: `/${name}`,
+    schemaPath: `#/properties/${name}`,
+    keyword: "decimal",
+    params: {},
+    message: "must be a whole number written in decimal digits",
+  };
+}
+
 /** The properties of a query or path schema that are integers. */
 function integerProperties(schema: SchemaNode): string[] {
   return Object.entries(schema.properties ?? {})
@@ -275,23 +286,14 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   const where = httpPart === "body" ? "body" : httpPart === "querystring" ? "query" : "path";
   const integers = where === "body" ? [] : integerProperties(schema as SchemaNode);
   return (data: unknown) => {
-    const notDecimal = integers.find((name) => {
+    // Read before the validator coerces them: "0x10" would be 16 by then.
+    const notDecimal = integers.filter((name) => {
       const value = (data as Record<string, unknown> | null)?.[name];
       return typeof value === "string" && !DECIMAL_DIGITS.test(value);
     });
-    if (notDecimal !== undefined) {
-      return {
-        error: new AppError(
-          "VALIDATION_ERROR",
-          `${notDecimal} must be a whole number written in decimal digits`,
-          {
-            field: notDecimal,
-          },
-        ),
-      };
-    }
     const unstorable = unstorableTextErrors(data);
-    if (fn(data) && unstorable.length === 0) return { value: data };
-    return { error: toFieldError(schema as object, [...unstorable, ...(fn.errors ?? [])], where, data) };
+    if (fn(data) && unstorable.length === 0 && notDecimal.length === 0) return { value: data };
+    const errors = [...unstorable, ...notDecimal.map(notDecimalError), ...(fn.errors ?? [])];
+    return { error: toFieldError(schema as object, errors, where, data) };
   };
 };

@@ -351,6 +351,7 @@ describe("list payments: invalid query values", () => {
     ["limit=%2012%20", "limit"],
     ["limit=%2B5", "limit"],
     ["page=0x2", "page"],
+    ["status=done&limit=0x10", "limit"],
     ["status=done", "status"],
     ["status=SUCCEEDED", "status"],
     ["paymentMethod=card", "paymentMethod"],

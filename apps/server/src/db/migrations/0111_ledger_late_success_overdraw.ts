@@ -10,7 +10,8 @@
  * (settlement_pending, wallet_available, wallet_held) never go below zero, except the
  * available wallet under an entry of a `withdraw_late_success` or `refund_late_success`
  * transaction. The exception is looked up only when an entry would take the account below
- * zero, so a posting that stays above zero costs what it did.
+ * zero (an IF of its own, so the common condition stays a simple PL/pgSQL expression), so a
+ * posting that stays above zero costs what it did.
  */
 export const statements: string[] = [
   `CREATE OR REPLACE FUNCTION ledger_apply_entry() RETURNS trigger LANGUAGE plpgsql
@@ -27,15 +28,18 @@ export const statements: string[] = [
       RAISE EXCEPTION 'ledger entry names account % outside its transaction''s merchant', NEW.account_id
         USING ERRCODE = '23503';
     END IF;
+    -- Two IFs: the outer condition stays a simple expression (PL/pgSQL evaluates it without the
+    -- executor), and the lookup of the transaction's kind runs only below zero.
     IF NEW.balance_after_satang < 0
-        AND account_kind IN ('settlement_pending', 'wallet_available', 'wallet_held')
-        AND NOT (account_kind = 'wallet_available' AND EXISTS (
+        AND account_kind IN ('settlement_pending', 'wallet_available', 'wallet_held') THEN
+      IF account_kind <> 'wallet_available' OR NOT EXISTS (
           SELECT 1 FROM ledger_transactions
-          WHERE id = NEW.transaction_id AND kind IN ('withdraw_late_success', 'refund_late_success'))) THEN
-      RAISE EXCEPTION 'ledger entry of % satang takes the % account % below zero (ledger_accounts_merchant_funds_not_negative)',
-          NEW.amount_satang, account_kind, NEW.account_id
-        USING ERRCODE = '23514', CONSTRAINT = 'ledger_accounts_merchant_funds_not_negative',
-          TABLE = 'ledger_accounts';
+          WHERE id = NEW.transaction_id AND kind IN ('withdraw_late_success', 'refund_late_success')) THEN
+        RAISE EXCEPTION 'ledger entry of % satang takes the % account % below zero (ledger_accounts_merchant_funds_not_negative)',
+            NEW.amount_satang, account_kind, NEW.account_id
+          USING ERRCODE = '23514', CONSTRAINT = 'ledger_accounts_merchant_funds_not_negative',
+            TABLE = 'ledger_accounts';
+      END IF;
     END IF;
     RETURN NEW;
   END $$`,
