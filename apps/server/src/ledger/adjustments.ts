@@ -54,7 +54,9 @@ export async function adjustWallet(
     const merchant = await findMerchant(trx, merchantId);
     if (!merchant) throw notFound("Merchant");
     const wallet = await lockWallet(trx, merchantId);
-    if (wallet.availableSatang + input.amountSatang < 0n) {
+    // A credit is applied whatever the wallet holds (it pays back an overdrawn wallet, 0112);
+    // a debit may not take the wallet below zero.
+    if (input.amountSatang < 0n && wallet.availableSatang + input.amountSatang < 0n) {
       throw new AppError(
         "INSUFFICIENT_BALANCE",
         `The available wallet (${formatAmount(wallet.availableSatang)}) cannot cover a debit of ${formatAmount(-input.amountSatang)}`,

@@ -20,11 +20,13 @@ import { type Credentials, startService, type TestService } from "../helpers/har
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
 import {
   anomaliesOf,
+  createPayment,
   createWithdraw,
   eventsOf,
   eventTypes,
   HOUR_MS,
   ledgerKinds,
+  simulatePaymentRequest,
   simulateWithdrawRequest,
 } from "../helpers/lifecycle.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
@@ -321,6 +323,44 @@ describe("late success", () => {
     assert.equal(refused.status, 400);
     assert.equal(refused.body.error.code, "INSUFFICIENT_BALANCE");
     await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("pays an overdrawn wallet back with each settlement and operator credit smaller than the debt", async () => {
+    const own = await fundedMerchant(svc, { settlementDelayHours: 0 }, 1_000n);
+    const withdraw = await createWithdraw(svc, own, { amount: "1000.00" });
+    await simulateWithdrawRequest(svc, own, withdraw.id, "failed");
+    await createWithdraw(svc, own, { amount: "1000.00" });
+    await simulateWithdrawRequest(svc, own, withdraw.id, "paid");
+    assert.equal((await ledgerBalances(svc.deps.db, own.merchantId)).wallet_available, -1_000n);
+    // Two settlements, each smaller than the debt, together more than it.
+    for (const amount of ["300.00", "400.00"]) {
+      const payment = await createPayment(svc, own, { amount });
+      const paid = await simulatePaymentRequest(svc, own, payment.id, "succeeded");
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    }
+    const settled = await svc.request("POST", "/api/v1/sandbox/settlements/run", {}, { credentials: own });
+    assert.equal(settled.status, 200, JSON.stringify(settled.body));
+    assert.equal(settled.body.data.count, 2);
+    const balance = await svc.request("GET", "/api/v1/balance", undefined, { credentials: own });
+    assert.deepEqual([balance.body.data.walletBalance, balance.body.data.settlementBalance], [-300, 0]);
+    // The operator's credit smaller than what is owed is applied; a debit still may not go below.
+    const credit = await svc.admin("POST", `/admin/v1/merchants/${own.merchantId}/wallet/adjustments`, {
+      amount: "100.00",
+      reason: "part of the overdraft repaid",
+    });
+    assert.equal(credit.status, 201, JSON.stringify(credit.body));
+    assert.equal(credit.body.data.balanceAfter, "-200.00");
+    const debit = await svc.admin("POST", `/admin/v1/merchants/${own.merchantId}/wallet/adjustments`, {
+      amount: "-1.00",
+      reason: "fee",
+    });
+    assert.equal(debit.status, 400, JSON.stringify(debit.body));
+    assert.equal(debit.body.error.code, "INSUFFICIENT_BALANCE");
+    const held = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "1.00" }), {
+      credentials: own,
+    });
+    assert.equal(held.body.error?.code, "INSUFFICIENT_BALANCE");
+    assert.equal((await ledgerBalances(svc.deps.db, own.merchantId)).wallet_available, -200n);
   });
 
   it("refuses a payment of a canceled withdraw and a failure of a paid one, recording both", async () => {

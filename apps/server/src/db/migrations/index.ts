@@ -37,6 +37,7 @@ import { statements as changesKeepPages } from "./0108_changes_keep_pages.ts";
 import { statements as ledgerPlansByKey } from "./0109_ledger_plans_by_key.ts";
 import { statements as ledgerAccountGuards } from "./0110_ledger_account_guards.ts";
 import { statements as ledgerLateSuccessOverdraw } from "./0111_ledger_late_success_overdraw.ts";
+import { statements as ledgerOverdrawnCredits } from "./0112_ledger_overdrawn_credits.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -73,4 +74,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0109_ledger_plans_by_key": ledgerPlansByKey,
   "0110_ledger_account_guards": ledgerAccountGuards,
   "0111_ledger_late_success_overdraw": ledgerLateSuccessOverdraw,
+  "0112_ledger_overdrawn_credits": ledgerOverdrawnCredits,
 };
