@@ -546,20 +546,29 @@ export function postRefundPaid(trx: Trx, input: RefundMovement): Promise<PostedT
 }
 
 /**
- * A failed refund, whose hold was released, is reported paid late: the wallet is debited again,
- * below zero if the merchant spent it meanwhile (the one posting besides the withdraw's late
- * success that may take the available wallet below zero: migration 0111).
+ * A failed refund, whose hold was released, is reported paid late: it is taken again as at
+ * admission, `settlementPartSatang` from settlement pending (the payment is still unsettled) and
+ * the rest from the wallet, below zero if the merchant spent it meanwhile (the one posting
+ * besides the withdraw's late success that may take the available wallet below zero:
+ * migration 0111).
  */
-export function postRefundLateSuccess(trx: Trx, input: RefundMovement): Promise<PostedTransaction> {
+export function postRefundLateSuccess(
+  trx: Trx,
+  input: RefundMovement & { settlementPartSatang: bigint },
+): Promise<PostedTransaction> {
   const x = positive(input.amountSatang, "postRefundLateSuccess");
+  const fromSettlement = input.settlementPartSatang;
+  if (fromSettlement < 0n || fromSettlement > x)
+    throw new Error("postRefundLateSuccess: settlement part out of range");
   return post(trx, {
     merchantId: input.merchantId,
     kind: "refund_late_success",
     subject: { type: "refund", id: input.refundId },
     at: input.at,
-    lines: [
-      { account: "wallet_available", amountSatang: -x },
+    lines: nonZeroLines([
+      { account: "wallet_available", amountSatang: -(x - fromSettlement) },
+      { account: "settlement_pending", amountSatang: -fromSettlement },
       { account: "payout_clearing", amountSatang: x },
-    ],
+    ]),
   });
 }

@@ -31,17 +31,25 @@ export function unknownSubject(reason: string, message: string): Refusal {
  * refunds/ reports.ts): applied, the available wallet below zero, and the operator told.
  */
 export function overdrawnNotice(
-  subject: { label: "Withdraw" | "Refund"; merchantId: string; status: string; amountSatang: bigint },
+  subject: {
+    label: "Withdraw" | "Refund";
+    merchantId: string;
+    status: string;
+    amountSatang: bigint;
+    /** What the wallet was debited, when less than the amount (a refund's settlement part). */
+    walletDebitSatang?: bigint;
+  },
   availableSatang: bigint,
   format: (satang: bigint) => string,
 ): Refusal {
   const { label, merchantId, status, amountSatang } = subject;
+  const debit = subject.walletDebitSatang ?? amountSatang;
   return {
     reason: "late_success_overdrawn",
     message:
       `${label} was ${status} and was confirmed paid late; the available wallet ` +
-      `(${format(availableSatang)}) did not cover ${format(amountSatang)}, ` +
-      `so it is debited below zero: the merchant owes ${format(amountSatang - availableSatang)}`,
+      `(${format(availableSatang)}) did not cover ${format(debit)}, ` +
+      `so it is debited below zero: the merchant owes ${format(debit - availableSatang)}`,
     anomaly: true,
     merchantId,
     subjectStatus: status,

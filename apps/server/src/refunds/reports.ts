@@ -8,7 +8,7 @@
  * | report | refund is  | result                                                                |
  * |--------|------------|-----------------------------------------------------------------------|
  * | paid   | processing | succeed                                                               |
- * | paid   | failed     | succeedLate, when the payment has the amount left and the wallet covers it; else refused for the operator |
+ * | paid   | failed     | succeedLate, when the payment has the amount left (an overdrawn wallet is told to the operator); else refused for the operator |
  * | paid   | succeeded  | refused (already_paid)                                                |
  * | paid   | canceled   | refused and recorded for the operator                                 |
  * | paid   | pending    | refused and recorded (payout_not_dispatched)                          |
@@ -31,6 +31,7 @@ import {
   type Refusal,
   unknownSubject,
 } from "../lib/provider-reports.ts";
+import { settlementPartOf } from "./settlement-part.ts";
 import { lockPaymentById, lockRefund } from "./store.ts";
 import { moveRefund } from "./transitions.ts";
 
@@ -81,7 +82,8 @@ async function moved(
 
 /**
  * A failed refund whose hold went back is confirmed paid after all: the money has left, so it is
- * taken again from the wallet. The payment must still have the amount left to refund (otherwise
+ * taken again as at admission (from the payment's settlement while it is unsettled, the rest
+ * from the wallet). The payment must still have the amount left to refund (otherwise
  * the report is refused and left to the operator). When the wallet no longer covers it, it is
  * debited below zero, as a withdraw's late success is (withdraws/reports.ts), and the operator
  * is told.
@@ -98,10 +100,18 @@ async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundP
     );
   }
   const wallet = await lockWallet(trx, row.merchant_id);
+  // What the wallet gives: the part the payment's settlement does not (transitions.ts `paidLate`).
+  const walletPart = row.amount_satang - settlementPartOf(payment, row.amount_satang);
   const applied = await moved(trx, "succeedLate", row, now);
-  if (applied.kind !== "applied" || wallet.availableSatang >= row.amount_satang) return applied;
+  if (applied.kind !== "applied" || wallet.availableSatang >= walletPart) return applied;
   const notice = overdrawnNotice(
-    { label: "Refund", merchantId: row.merchant_id, status: row.status, amountSatang: row.amount_satang },
+    {
+      label: "Refund",
+      merchantId: row.merchant_id,
+      status: row.status,
+      amountSatang: row.amount_satang,
+      walletDebitSatang: walletPart,
+    },
     wallet.availableSatang,
     formatAmount,
   );

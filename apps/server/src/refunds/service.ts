@@ -33,6 +33,7 @@ import type {
   RefundRecord,
   RefundSortField,
 } from "./schemas.ts";
+import { settlementPartOf } from "./settlement-part.ts";
 import {
   addRefunded,
   findRefund,
@@ -199,20 +200,6 @@ async function admitRefund(trx: Trx, ctx: RefundContext, request: Admission): Pr
   const at = businessNow(ctx.clock, payment.clock_offset_ms);
   const row = await insertAdmitted(trx, request, payment, { settlementPart, at });
   return { outcome: "created", refund: refundView(row) };
-}
-
-/**
- * How much of a refund comes out of the payment's own settlement: while the payment is
- * unsettled, as much as it still has awaiting settlement (its amount less what earlier refunds
- * took from it); once settled, nothing (the rest is held from the wallet).
- */
-export function settlementPartOf(
-  payment: Pick<LockedPayment, "settled_at" | "amount_satang" | "refund_settlement_satang">,
-  amountSatang: bigint,
-): bigint {
-  if (payment.settled_at !== null) return 0n;
-  const unsettled = payment.amount_satang - payment.refund_settlement_satang;
-  return amountSatang < unsettled ? amountSatang : unsettled;
 }
 
 async function insertAdmitted(

@@ -84,6 +84,19 @@ export async function subtractRefunded(
     .execute();
 }
 
+/** Records the part of a refund taken from its payment's settlement (a late success retakes it). */
+export async function setSettlementPart(
+  trx: Trx,
+  refundId: string,
+  settlementPartSatang: bigint,
+): Promise<void> {
+  await trx
+    .updateTable("refunds")
+    .set({ settlement_part_satang: settlementPartSatang })
+    .where("id", "=", refundId)
+    .execute();
+}
+
 export async function insertRefund(trx: Trx, row: NewRefund): Promise<RefundRow> {
   return trx.insertInto("refunds").values(row).returningAll().executeTakeFirstOrThrow();
 }

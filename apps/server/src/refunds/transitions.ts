@@ -11,13 +11,13 @@
  * | dispatch    | pending    | processing | -                               | refund.processing|
  * | succeed     | processing | succeeded  | refund_paid (hold consumed)     | refund.succeeded |
  * | fail        | processing | failed     | refund_release                  | refund.failed    |
- * | succeedLate | failed     | succeeded  | refund_late_success (wallet debited again) | refund.succeeded |
+ * | succeedLate | failed     | succeeded  | refund_late_success (settlement, wallet) | refund.succeeded |
  *
  * A release (cancel, fail) also takes the refund off its payment's refunded sum, and puts the
  * part taken from the payment's settlement back into settlement pending while the payment is
  * still unsettled (once it has settled, that part goes to the wallet). A late success adds the
- * refund back to the payment's refunded sum; the caller checks that it fits and that the wallet
- * covers it.
+ * refund back to the payment's refunded sum and takes it as admission does (from the payment's
+ * settlement while it is unsettled, the rest from the wallet); the caller checks that it fits.
  *
  * Locks: the refund row first (this file's conditional UPDATE), then its payment's row, then
  * the ledger accounts in the ledger's own order. Admission locks the payment's row and then
@@ -27,10 +27,12 @@ import type { Trx } from "../db/handles.ts";
 import type { RefundRow, RefundStatus } from "../db/types.ts";
 import { recordEvent } from "../events/outbox.ts";
 import { postRefundLateSuccess, postRefundPaid, postRefundRelease } from "../ledger/postings.ts";
+import { settlementPartOf } from "./settlement-part.ts";
 import {
   addRefunded,
   lockPaymentById,
   type RefundStamps,
+  setSettlementPart,
   subtractRefunded,
   updateRefundStatus,
 } from "./store.ts";
@@ -76,17 +78,27 @@ const paid: Effect = async (trx, row, at) => {
   });
 };
 
+/**
+ * A late success takes the refund again as admission does: while the payment is unsettled, from
+ * its settlement (as much as the payment still has awaiting settlement), the rest from the
+ * wallet, below zero if the merchant spent it meanwhile.
+ */
 const paidLate: Effect = async (trx, row, at) => {
+  const payment = await lockPaymentById(trx, row.payment_id);
+  if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
+  const settlementPart = settlementPartOf(payment, row.amount_satang);
   const added = await addRefunded(trx, {
     paymentId: row.payment_id,
     amountSatang: row.amount_satang,
-    settlementPartSatang: 0n,
+    settlementPartSatang: settlementPart,
   });
   if (!added) throw new Error(`refund ${row.id}: late success over the payment's amount (caller must check)`);
+  await setSettlementPart(trx, row.id, settlementPart);
   await postRefundLateSuccess(trx, {
     merchantId: row.merchant_id,
     refundId: row.id,
     amountSatang: row.amount_satang,
+    settlementPartSatang: settlementPart,
     at,
   });
 };
@@ -119,7 +131,9 @@ export const REFUND_TRANSITIONS = {
     to: "succeeded",
     effect: paidLate,
     event: "refund.succeeded",
-    stamps: (at) => ({ succeeded_at: at }),
+    // The bank paid it after all: no failure reason is left on a succeeded refund (failedAt
+    // stays, as the time it was reported failed).
+    stamps: (at) => ({ succeeded_at: at, failure_reason: null }),
   },
 } as const satisfies Record<string, RefundTransitionRule>;
 

@@ -345,6 +345,26 @@ describe("refunds", () => {
     ]);
   });
 
+  it("takes a late success of an unsettled payment's refund from its settlement again, as at admission", async () => {
+    const m = await merchant();
+    const payment = await succeededPayment(svc, m, "1000.00");
+    const r = await createRefund(svc, m, payment.id, { amount: "400" });
+    await simulateRefundRequest(svc, m, r.id, "failed");
+    const late = await simulateRefundRequest(svc, m, r.id, "succeeded");
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    assert.equal(late.body.data.status, "succeeded");
+    assert.equal(late.body.data.failureReason, null, "a succeeded refund carries no failure reason");
+    assert.ok(late.body.data.failedAt, "the time it was reported failed stays");
+    let balances = await ledgerBalances(svc.deps.db, m.merchantId);
+    assert.deepEqual([balances.wallet_available, balances.settlement_pending], [0n, 600n]);
+    const balance = await svc.request("GET", "/api/v1/balance", undefined, { credentials: m });
+    assert.deepEqual([balance.body.data.walletBalance, balance.body.data.settlementBalance], [0, 600]);
+    // The settlement then moves only what was not refunded.
+    await settleNow(svc, m);
+    balances = await ledgerBalances(svc.deps.db, m.merchantId);
+    assert.deepEqual([balances.wallet_available, balances.settlement_pending], [600n, 0n]);
+  });
+
   it("books a late success the wallet no longer covers: succeeded, the wallet below zero, the operator told", async () => {
     const m = await merchant();
     const payment = await succeededPayment(svc, m, "1000.00");
