@@ -47,6 +47,7 @@ import {
   subjectOfRow,
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
+import { payoutDeskConflict } from "../lib/provider-reports.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
 import { findRefundById } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
@@ -571,6 +572,7 @@ export async function simulateWithdraw(
   const id = withdrawId.toLowerCase();
   const bank = simulatorOf(ctx);
   let row = await current(ctx, merchantId, id);
+  if (ctx.config.payouts === "manual") throw payoutDeskConflict("Withdraw", row.status);
   if (row.status === "awaiting_verification") {
     throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
   }

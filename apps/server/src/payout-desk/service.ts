@@ -30,6 +30,7 @@ import { AppError, fieldError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { PAGE_SIZE_DEFAULT, PAYOUT_BATCH_ITEMS_MAX } from "../lib/limits.ts";
 import { type PayoutSubject, refundSubject, subjectOfRow, withdrawSubject } from "../lib/payout-subjects.ts";
+import { recordAnomaly } from "../lifecycle/anomalies.ts";
 import { applyRefundPayoutReport } from "../refunds/reports.ts";
 import { lockRefund } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
@@ -287,7 +288,21 @@ async function applyOutcome(
       status: record?.status ?? null,
     });
   }
+  // Applied, and the operator must still look at it (a late success that overdrew the wallet).
+  if (result.notice) {
+    await recordAnomaly(trx, ctx, {
+      provider: PAYOUT_DESK_SOURCE,
+      subjectType: subject.kind,
+      subjectId: subject.id,
+      report: `payout.${outcome.outcome}`,
+      callbackId: null,
+      refusal: result.notice,
+    });
+  }
 }
+
+/** The anomalies' source for an outcome the payout desk recorded. */
+const PAYOUT_DESK_SOURCE = "payout_desk";
 
 /** Locks the line's withdraw or refund first (the order of its module); undefined when missing. */
 async function lockSubject(trx: Trx, subject: PayoutSubject): Promise<object | undefined> {

@@ -6,6 +6,7 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
+import type { Config } from "../config.ts";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
@@ -194,7 +195,9 @@ function cancelRoute(app: App, ctx: RefundContext): void {
 }
 
 /** Sandbox only (registered under /api/v1/sandbox): the simulated bank decides a refund. */
-export function sandboxRefundRoutes(ctx: RefundContext): FastifyPluginAsync {
+export function sandboxRefundRoutes(
+  ctx: RefundContext & { config: Pick<Config, "payouts"> },
+): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
@@ -208,7 +211,8 @@ export function sandboxRefundRoutes(ctx: RefundContext): FastifyPluginAsync {
             "processing: pending -> processing (refund.processing). succeeded: -> succeeded " +
             "(refund.succeeded; a pending refund goes through processing first; on a failed refund " +
             "this is the late success). failed: -> failed with failureReason (refund.failed), the hold " +
-            "released. 409 STATE_CONFLICT when the refund's status does not allow it.",
+            "released. 409 STATE_CONFLICT when the refund's status does not allow it, and for every " +
+            "report with SATANG_PAYOUTS=manual (reason payout_desk: the payout desk records the outcome).",
           params: RefundIdParams,
           body: SimulateRefundBody,
           response: { 200: RefundEnvelope },

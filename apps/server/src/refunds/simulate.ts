@@ -12,6 +12,7 @@
  * Anything else answers 409 STATE_CONFLICT; another merchant's refund 404.
  */
 
+import type { Config } from "../config.ts";
 import type { Trx } from "../db/handles.ts";
 import { withTransaction } from "../db/handles.ts";
 import type { RefundRow } from "../db/types.ts";
@@ -19,6 +20,7 @@ import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
+import { payoutDeskConflict } from "../lib/provider-reports.ts";
 import type { RefundRecord, SimulatedRefundOutcome } from "./schemas.ts";
 import { type RefundContext, refundNotFound } from "./service.ts";
 import { lockPaymentById, lockRefund } from "./store.ts";
@@ -64,7 +66,7 @@ async function checkLateSuccess(trx: Trx, row: RefundRow): Promise<void> {
 }
 
 export async function simulateRefund(
-  ctx: RefundContext,
+  ctx: RefundContext & { config: Pick<Config, "payouts"> },
   merchantId: string,
   refundId: string,
   outcome: SimulatedRefundOutcome,
@@ -74,6 +76,7 @@ export async function simulateRefund(
   const row = await withTransaction(ctx.db, async (trx) => {
     const locked = await lockRefund(trx, id);
     if (!locked || locked.merchant_id !== merchantId) throw refundNotFound();
+    if (ctx.config.payouts === "manual") throw payoutDeskConflict("Refund", locked.status);
     const moves = movesFor(outcome, locked.status);
     if (!moves) {
       throw refundConflict(

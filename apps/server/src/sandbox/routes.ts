@@ -90,7 +90,8 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
           "processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed " +
           "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
           "failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is " +
-          `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT}`,
+          `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT} ` +
+          "With SATANG_PAYOUTS=manual every report is 409 (reason payout_desk): the payout desk records the outcome.",
         params: IdParams,
         body: SimulateWithdrawBody,
         response: { 200: WithdrawEnvelope },

@@ -388,6 +388,28 @@ describe("payout desk, boundaries and refusals", () => {
     assert.equal(await withdrawStatus(shop, w.id), "processing", "nothing refused moved the withdraw");
   });
 
+  it("the sandbox's simulated bank reports nothing on a withdraw the desk pays: 409 payout_desk, the hold kept", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const w = await createWithdraw(shop, { amount: "100.00" });
+    const simulate = (outcome: string) =>
+      svc.request("POST", `/api/v1/sandbox/withdraws/${w.id}/simulate`, { outcome }, { credentials: shop });
+    const pending = await simulate("processing");
+    assert.equal(pending.status, 409, JSON.stringify(pending.body));
+    assert.deepEqual(pending.body.error.metadata, { status: "pending", reason: "payout_desk" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    for (const report of ["failed", "paid", "indeterminate"]) {
+      const res = await simulate(report);
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.deepEqual(res.body.error.metadata, { status: "processing", reason: "payout_desk" });
+    }
+    assert.equal(await withdrawStatus(shop, w.id), "processing");
+    assert.equal(await walletBalance(shop), 9_900, "the hold is kept while the desk may be paying it");
+    const paid = await outcome(batch.id, w.id, { outcome: "paid", bankReference: "SIM-DESK-1" });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(await withdrawStatus(shop, w.id), "paid");
+  });
+
   it("the database keeps a withdraw out of two open batches and refuses to close a batch with an item open", async () => {
     const shop = await fundedMerchant(svc, {}, 10_000n);
     const w = await createWithdraw(shop, { amount: "100.00" });

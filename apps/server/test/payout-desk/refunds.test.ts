@@ -243,6 +243,28 @@ describe("refunds through the payout desk", () => {
     assert.equal(again.status, "pending");
   });
 
+  it("the sandbox's simulated bank reports nothing on a refund the desk pays: 409 payout_desk, nothing moved", async () => {
+    const { merchant, refund } = await pendingRefund();
+    const simulate = (outcome: string) =>
+      svc.request(
+        "POST",
+        `/api/v1/sandbox/refunds/${refund.id}/simulate`,
+        { outcome },
+        { credentials: merchant },
+      );
+    const pending = await simulate("processing");
+    assert.equal(pending.status, 409, JSON.stringify(pending.body));
+    assert.deepEqual(pending.body.error.metadata, { status: "pending", reason: "payout_desk" });
+    await newBatch(merchant);
+    for (const outcome of ["failed", "succeeded"]) {
+      const res = await simulate(outcome);
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.deepEqual(res.body.error.metadata, { status: "processing", reason: "payout_desk" });
+    }
+    assert.equal(await refundStatus(refund.id), "processing");
+    assert.deepEqual(await ledgerKinds(svc.deps.db, refund.id), ["refund_hold"]);
+  });
+
   it("pays the destination a refund named instead of the customer's account", async () => {
     const destination = { bankCode: "004", accountNumber: "1234567890", accountName: "Malee Dee" };
     const { merchant, refund } = await pendingRefund({ destination });
