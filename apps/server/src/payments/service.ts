@@ -264,18 +264,26 @@ async function reusablePayment(
   draft: PaymentDraft,
 ): Promise<PaymentRow | undefined> {
   const { merchant, body, checked, now } = draft;
-  const slotted = await findSlottedPromptPay(trx, {
+  const key = {
     merchantId: merchant.id,
     bankCode: body.customerBankCode,
     accountNumber: checked.accountNumber,
     amountSatang: checked.amountSatang,
-  });
-  if (!slotted) return undefined;
-  if (slotted.expires_at !== null && slotted.expires_at.getTime() > now.getTime()) return slotted;
-  if (isExpiryDue(slotted, now)) await expirePaymentIfDue(trx, ctx, merchant.id, slotted.id);
-  else await giveUpReuseSlot(trx, slotted.id);
+  };
+  // A slot given up passes to an older open payment of the customer and amount when one waits
+  // for it (migration 0113), which is looked at in turn; each turn closes one payment or ends.
+  for (let turn = 0; turn < REUSE_HANDOVERS_MAX; turn += 1) {
+    const slotted = await findSlottedPromptPay(trx, key);
+    if (!slotted) return undefined;
+    if (slotted.expires_at !== null && slotted.expires_at.getTime() > now.getTime()) return slotted;
+    if (isExpiryDue(slotted, now)) await expirePaymentIfDue(trx, ctx, merchant.id, slotted.id);
+    else await giveUpReuseSlot(trx, slotted.id);
+  }
   return undefined;
 }
+
+/** The most slotted payments past their `expiresAt` one create closes before it inserts. */
+const REUSE_HANDOVERS_MAX = 16;
 
 /**
  * Reuses an open payment (when reuse applies) or inserts the payment. When nothing was

@@ -167,6 +167,56 @@ describe("PromptPay reuse by unique index", () => {
     assert.equal(again.json().data.id, newer.json().data.id);
   });
 
+  it("passes the slot to an older open payment made with reuse off when the slotted one closes", async () => {
+    const toggled = await svc.newMerchant({ promptpayReuse: false });
+    const customer = account();
+    const older = (await create(paymentBody(customer), toggled)).json().data.id;
+    svc.clock.advance(1000);
+    const newer = (await create(paymentBody(customer), toggled)).json().data.id;
+    await svc.admin("PATCH", `/admin/v1/merchants/${toggled.merchantId}`, { promptpayReuse: true });
+    const canceled = await svc.request("POST", `/api/v1/payments/${newer}/cancel`, undefined, {
+      credentials: toggled,
+    });
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    // The older one is still open: the customer keeps one valid QR code for the amount.
+    const again = await create(paymentBody(customer), toggled);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().data.id, older);
+    assert.equal(again.headers["satang-payment-reused"], "true");
+    // Once it closes too, a create makes a new payment.
+    await svc.request("POST", `/api/v1/payments/${older}/cancel`, undefined, { credentials: toggled });
+    assert.equal((await create(paymentBody(customer), toggled)).statusCode, 201);
+  });
+
+  it("passes the slot over a payment made while reuse was off, and past waiters whose expiresAt passed", async () => {
+    const shop = await svc.newMerchant();
+    const customer = account();
+    const first = (await create(paymentBody(customer), shop)).json().data.id;
+    await svc.admin("PATCH", `/admin/v1/merchants/${shop.merchantId}`, { promptpayReuse: false });
+    svc.clock.advance(1000);
+    const stale = (await create(paymentBody(customer), shop)).json().data.id;
+    svc.clock.advance(1000);
+    const made = (await create(paymentBody(customer), shop)).json().data.id;
+    await svc.admin("PATCH", `/admin/v1/merchants/${shop.merchantId}`, { promptpayReuse: true });
+    // The first still holds the slot; the two made with reuse off wait for it.
+    assert.equal((await create(paymentBody(customer), shop)).json().data.id, first);
+    await setPayment(stale, { expiresAt: new Date(svc.clock.now().getTime() - 1) });
+    await svc.request("POST", `/api/v1/payments/${first}/cancel`, undefined, { credentials: shop });
+    const again = await create(paymentBody(customer), shop);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().data.id, made);
+    // The newest waiter took the slot; the stale one is expired when its turn comes.
+    await svc.request("POST", `/api/v1/payments/${made}/cancel`, undefined, { credentials: shop });
+    const fresh = await create(paymentBody(customer), shop);
+    assert.equal(fresh.statusCode, 201, fresh.body);
+    assert.equal(await expiredEvents(stale), 1);
+    const open = (await paymentsOf(customer, shop.merchantId)).filter((p) => p.status === "requires_action");
+    assert.deepEqual(
+      open.map((p) => [p.id, p.reuse_slot]),
+      [[fresh.json().data.id, true]],
+    );
+  });
+
   it("a merchant with reuse off makes a payment per create for one customer and amount", async () => {
     const off = await svc.newMerchant({ promptpayReuse: false });
     const customer = account();

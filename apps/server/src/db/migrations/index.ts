@@ -38,6 +38,7 @@ import { statements as ledgerPlansByKey } from "./0109_ledger_plans_by_key.ts";
 import { statements as ledgerAccountGuards } from "./0110_ledger_account_guards.ts";
 import { statements as ledgerLateSuccessOverdraw } from "./0111_ledger_late_success_overdraw.ts";
 import { statements as ledgerOverdrawnCredits } from "./0112_ledger_overdrawn_credits.ts";
+import { statements as promptpayReuseWaiters } from "./0113_promptpay_reuse_waiters.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -75,4 +76,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0110_ledger_account_guards": ledgerAccountGuards,
   "0111_ledger_late_success_overdraw": ledgerLateSuccessOverdraw,
   "0112_ledger_overdrawn_credits": ledgerOverdrawnCredits,
+  "0113_promptpay_reuse_waiters": promptpayReuseWaiters,
 };
