@@ -562,6 +562,19 @@ async function current(ctx: LifecycleContext, merchantId: string, id: string): P
  *
  * Any other transition answers 409 STATE_CONFLICT; another merchant's withdraw 404.
  */
+/**
+ * The withdraw after a simulate route dispatched it: processing, or a 409 naming the status a
+ * concurrent request moved it to first (a cancel between the route's read and the dispatch's
+ * claim), so the route never answers 200 for a move that did not happen.
+ */
+async function sentOrConflict(ctx: LifecycleContext, merchantId: string, id: string): Promise<WithdrawRow> {
+  const row = await current(ctx, merchantId, id);
+  if (row.status !== "processing" && row.status !== "paid") {
+    throw conflict(row, `Withdraw is ${row.status}: it was not sent to the bank`);
+  }
+  return row;
+}
+
 export async function simulateWithdraw(
   ctx: LifecycleContext,
   merchantId: string,
@@ -579,6 +592,7 @@ export async function simulateWithdraw(
   if (outcome === "processing" || outcome === "indeterminate") {
     if (row.status === "pending") {
       await dispatchWithdraw(ctx, id, { responseLost: outcome === "indeterminate" });
+      await sentOrConflict(ctx, merchantId, id);
     } else if (row.status === "processing" && outcome === "indeterminate") {
       await markIndeterminate(ctx, id);
     } else {
@@ -598,7 +612,7 @@ export async function simulateWithdraw(
   if (repeats) throw conflict(row, `Withdraw is already ${row.status}`);
   if (row.status === "pending") {
     await dispatchWithdraw(ctx, id);
-    row = await current(ctx, merchantId, id);
+    row = await sentOrConflict(ctx, merchantId, id);
   }
   await bank.decidePayout(id, outcome, row.amount_satang);
   const result = await receiveProviderCallback(

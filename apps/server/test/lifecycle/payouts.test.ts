@@ -215,6 +215,27 @@ describe("simulated payout outcomes", () => {
     assert.deepEqual(await anomaliesOf(svc.deps.db, failed.id), []);
   });
 
+  it("never answers 200 for a simulated send that a concurrent cancel overtook", async () => {
+    const own = await fundedMerchant(svc);
+    for (const outcome of ["processing", "indeterminate", "paid", "processing", "failed", "processing"]) {
+      const withdraw = await createWithdraw(svc, own, { amount: "10.00" });
+      const [cancel, simulated] = await Promise.all([
+        svc.request("POST", `/api/v1/withdraws/${withdraw.id}/cancel`, {}, { credentials: own }),
+        simulateWithdrawRequest(svc, own, withdraw.id, outcome),
+      ]);
+      const status = await statusOf(svc.deps, withdraw.id);
+      if (cancel.status === 200) {
+        assert.equal(status, "canceled");
+        assert.equal(simulated.status, 409, `${outcome}: ${JSON.stringify(simulated.body)}`);
+        assert.equal(simulated.body.error.metadata.status, "canceled");
+        assert.equal(await bankBook(svc.deps, withdraw.id), undefined, "nothing reached the bank");
+      } else {
+        assert.equal(simulated.status, 200, JSON.stringify(simulated.body));
+        assert.equal(simulated.body.data.status, status);
+      }
+    }
+  });
+
   it("refuses to simulate a withdraw awaiting verification: the bank has not received it", async () => {
     const own = await fundedMerchant(svc, { withdrawVerificationThresholdSatang: 1_000n }, 10_000n);
     const withdraw = await createWithdraw(svc, own, { amount: "2000.00" });
