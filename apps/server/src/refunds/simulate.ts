@@ -16,14 +16,16 @@ import type { Config } from "../config.ts";
 import type { Trx } from "../db/handles.ts";
 import { withTransaction } from "../db/handles.ts";
 import type { RefundRow } from "../db/types.ts";
-import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
-import { payoutDeskConflict } from "../lib/provider-reports.ts";
+import { payoutDeskConflict, type Refusal } from "../lib/provider-reports.ts";
+import { recordAnomaly } from "../lifecycle/anomalies.ts";
+import { SIMULATED_CONNECTOR_NAME } from "../providers/simulated/names.ts";
+import { applyRefundPayoutReport } from "./reports.ts";
 import type { RefundRecord, SimulatedRefundOutcome } from "./schemas.ts";
 import { type RefundContext, refundNotFound } from "./service.ts";
-import { lockPaymentById, lockRefund } from "./store.ts";
+import { lockRefund } from "./store.ts";
 import { moveRefund, type RefundTransition } from "./transitions.ts";
 import { refundView } from "./view.ts";
 
@@ -48,21 +50,30 @@ function movesFor(
 }
 
 /**
- * A late success fits only when the payment still has the amount left. The wallet is debited
- * again whatever it holds, below zero if it was spent meanwhile (refunds/reports.ts).
+ * The simulated bank's late success, booked as a bank's report of it is (refunds/reports.ts):
+ * applied when the payment still has the amount left (below zero if the wallet was spent
+ * meanwhile), else refused; the refusal, or the overdrawn wallet, is recorded for the operator
+ * as an anomaly in the same transaction. Answers the refund, or the refusal to answer 409 with.
  */
-async function checkLateSuccess(trx: Trx, row: RefundRow): Promise<void> {
-  const payment = await lockPaymentById(trx, row.payment_id);
-  if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
-  if (payment.refunded_satang + row.amount_satang > payment.amount_satang) {
-    throw refundConflict(
-      row.status,
-      "The payment has since been refunded again: this late success needs the operator",
-      "over_refunded",
-    );
+async function lateSuccess(
+  trx: Trx,
+  ctx: RefundContext,
+  id: string,
+): Promise<RefundRow | { refused: Refusal }> {
+  const report = await applyRefundPayoutReport(trx, ctx, id, "paid");
+  const flagged = report.kind === "refused" ? report.refusal : report.notice;
+  if (flagged?.anomaly) {
+    await recordAnomaly(trx, ctx, {
+      provider: SIMULATED_CONNECTOR_NAME,
+      subjectType: "refund",
+      subjectId: id,
+      report: "payout.paid",
+      callbackId: null,
+      refusal: flagged,
+    });
   }
-  // The wallet is locked before the refund's postings, in the order every posting takes.
-  await lockWallet(trx, row.merchant_id);
+  if (report.kind === "refused") return { refused: report.refusal };
+  return report.refund;
 }
 
 export async function simulateRefund(
@@ -84,7 +95,7 @@ export async function simulateRefund(
         `Refund is ${locked.status}: the bank cannot report ${outcome} on it`,
       );
     }
-    if (moves[0] === "succeedLate") await checkLateSuccess(trx, locked);
+    if (moves[0] === "succeedLate") return lateSuccess(trx, ctx, id);
     const at = businessNow(ctx.clock, locked.clock_offset_ms);
     let current: RefundRow | undefined = locked;
     for (const move of moves) {
@@ -93,5 +104,10 @@ export async function simulateRefund(
     }
     return current;
   });
+  // A refused late success is recorded (committed) and answered 409.
+  if ("refused" in row) {
+    const { subjectStatus, message, reason } = row.refused;
+    throw refundConflict(subjectStatus ?? "failed", message, reason);
+  }
   return refundView(row);
 }

@@ -8,7 +8,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { updateMerchant } from "../../src/merchants/service.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent, ledgerBalances } from "../helpers/ledger.ts";
-import { createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
+import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import {
   createRefund,
   createRefundRequest,
@@ -383,7 +383,26 @@ describe("refunds", () => {
     assert.equal(balances.wallet_available, -400n);
     assert.equal(balances.wallet_held, 1000n);
     assert.equal(await refunded(payment.id), 400n);
+    assert.deepEqual(await anomaliesOf(svc.deps.db, r.id), [
+      { reason: "late_success_overdrawn", report: "payout.paid" },
+    ]);
     await assertLedgerConsistent(svc.deps.db);
+  });
+
+  it("refuses a late success over a payment refunded again since (409), recording it for the operator", async () => {
+    const m = await merchant();
+    const payment = await succeededPayment(svc, m, "1000.00");
+    const first = await createRefund(svc, m, payment.id, { amount: "1000" });
+    await simulateRefundRequest(svc, m, first.id, "failed");
+    await createRefund(svc, m, payment.id, { amount: "1000" });
+    const late = await simulateRefundRequest(svc, m, first.id, "succeeded");
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.error.code, "STATE_CONFLICT");
+    assert.deepEqual(late.body.error.metadata, { status: "failed", reason: "late_success_over_refunded" });
+    assert.equal(await refunded(payment.id), 1000n, "nothing booked");
+    assert.deepEqual(await anomaliesOf(svc.deps.db, first.id), [
+      { reason: "late_success_over_refunded", report: "payout.paid" },
+    ]);
   });
 
   it("refuses a simulated outcome the status does not allow with 409, and a canceled refund is never paid", async () => {
