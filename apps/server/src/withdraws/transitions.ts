@@ -13,7 +13,7 @@
  * | approve            | awaiting_verification | pending               | -             | -                   |
  * | reject             | awaiting_verification | canceled              | hold released | withdraw.canceled   |
  * | cancel             | awaiting_verification, pending | canceled     | hold released | withdraw.canceled   |
- * | expireVerification | awaiting_verification (24 h)   | expired      | hold released | (none, CONTRACT 12) |
+ * | expireVerification | awaiting_verification (24 h)   | expired      | hold released | withdraw.canceled (object expired) |
  * | dispatch           | pending               | processing            | -             | withdraw.processing |
  * | pay                | processing            | paid                  | hold consumed | withdraw.paid       |
  * | fail               | processing            | failed                | hold released | withdraw.failed     |
@@ -89,7 +89,14 @@ export const WITHDRAW_TRANSITIONS = {
     event: "withdraw.canceled",
     stamps: canceledAt,
   },
-  expireVerification: { from: ["awaiting_verification"], to: "expired", posting: postWithdrawRelease },
+  // No event type names an expiry (CONTRACT 12's list is closed): the merchant learns the payout
+  // will not happen from withdraw.canceled, its object reading `expired`.
+  expireVerification: {
+    from: ["awaiting_verification"],
+    to: "expired",
+    posting: postWithdrawRelease,
+    event: "withdraw.canceled",
+  },
   dispatch: { from: ["pending"], to: "processing", event: "withdraw.processing" },
   pay: {
     from: ["processing"],

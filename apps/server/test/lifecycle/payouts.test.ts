@@ -424,7 +424,12 @@ describe("verification expiry and cancel events", () => {
     assert.equal(balances.wallet_held, 0n);
     assert.equal(balances.wallet_available, 10_000n);
     assert.deepEqual(await ledgerKinds(svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
-    assert.deepEqual(await eventTypes(svc.deps.db, withdraw.id), [], "CONTRACT 12 has no expiry event");
+    // CONTRACT 12 names no expiry event: withdraw.canceled tells the merchant, its object expired.
+    const events = await eventsOf(svc.deps.db, withdraw.id);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.status]),
+      [["withdraw.canceled", "expired"]],
+    );
   });
 
   it("refuses the operator's approval after 24 h even before the job ran", async () => {

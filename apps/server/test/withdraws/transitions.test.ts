@@ -54,7 +54,7 @@ describe("the withdraw transition table", () => {
     });
   }
 
-  it("writes withdraw.canceled, .processing, .paid and .failed with the moves that have them, and none for admission, approval or verification expiry", () => {
+  it("writes withdraw.canceled, .processing, .paid and .failed with the moves that have them, withdraw.canceled for verification expiry, and none for admission or approval", () => {
     const events = Object.fromEntries(
       Object.entries(WITHDRAW_TRANSITIONS).map(([name, rule]) => [name, "event" in rule ? rule.event : null]),
     );
@@ -64,7 +64,7 @@ describe("the withdraw transition table", () => {
       approve: null,
       reject: "withdraw.canceled",
       cancel: "withdraw.canceled",
-      expireVerification: null,
+      expireVerification: "withdraw.canceled",
       dispatch: "withdraw.processing",
       pay: "withdraw.paid",
       fail: "withdraw.failed",
