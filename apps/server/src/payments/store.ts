@@ -4,6 +4,7 @@
  */
 import { CompiledQuery, sql } from "kysely";
 import { boundsOf } from "../db/bounds.ts";
+import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
@@ -519,15 +520,6 @@ export type PaymentStamps = Partial<Pick<PaymentRow, "canceled_at" | "captured_a
 };
 
 /**
- * The time a change to a payment is stamped with: the move's time, or the payment's last change
- * when that is later. A sandbox merchant whose test clock was reset (lifecycle/clock.ts) may act
- * on a payment made while its clock ran ahead; the payment's times never go backwards, so
- * `updatedAt` keeps ordering its changes (webhook receivers compare it). The column names in the
- * expression are the row's values before this UPDATE.
- */
-const notBeforeLastChange = (at: Date) => sql<Date>`greatest(${at}::timestamptz, updated_at)`;
-
-/**
  * Moves a payment from one of `from` to `to` in one conditional statement, so a payment that
  * another request or a worker moved in the meantime is left alone. Undefined when nothing
  * changed. `merchantId` scopes a merchant's own request. Only payments/transitions.ts calls it.
@@ -548,7 +540,7 @@ export async function updatePaymentStatus(
     .updateTable("payments")
     .set({
       status: change.to,
-      updated_at: notBeforeLastChange(change.at),
+      updated_at: afterLastChange(change.at),
       ...Object.fromEntries(
         Object.entries(stamps).map(([column, at]) => [column, notBeforeLastChange(at as Date)]),
       ),

@@ -8,6 +8,7 @@
  * a sum over the amount whatever a caller does.
  */
 import { sql } from "kysely";
+import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import type { Db, Trx } from "../db/handles.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import type { NewRefund, PaymentRow, RefundRow, RefundStatus } from "../db/types.ts";
@@ -173,7 +174,16 @@ export async function updateRefundStatus(
 ): Promise<RefundRow | undefined> {
   let update = trx
     .updateTable("refunds")
-    .set({ status: change.to, updated_at: change.at, ...change.stamps })
+    .set({
+      status: change.to,
+      updated_at: afterLastChange(change.at),
+      ...Object.fromEntries(
+        Object.entries(change.stamps).map(([column, value]) => [
+          column,
+          value instanceof Date ? notBeforeLastChange(value) : value,
+        ]),
+      ),
+    })
     .where("id", "=", change.id)
     .where("status", "in", change.from);
   if (change.merchantId !== undefined) update = update.where("merchant_id", "=", change.merchantId);

@@ -3,6 +3,7 @@
  * operator's approve and reject look a withdraw up by id alone.
  */
 import { type Expression, sql } from "kysely";
+import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
@@ -538,15 +539,6 @@ export async function lockWithdraw(db: Db, withdrawId: string): Promise<WithOffs
 export type WithdrawStamps = Partial<Pick<WithdrawRow, "canceled_at" | "paid_at" | "failed_at">>;
 
 /**
- * The time a change to a withdraw is stamped with: the move's time, or the withdraw's last change
- * when that is later. A sandbox merchant whose test clock was reset (lifecycle/clock.ts) may act
- * on a withdraw made while its clock ran ahead; the withdraw's times never go backwards, so
- * `updatedAt` keeps ordering its changes (webhook receivers compare it). The column names in the
- * expression are the row's values before this UPDATE.
- */
-const notBeforeLastChange = (at: Date) => sql<Date>`greatest(${at}::timestamptz, updated_at)`;
-
-/**
  * Moves a withdraw from one of `from` to `to` in one conditional statement, so a withdraw that
  * another request or a worker moved in the meantime is left alone. Undefined when nothing
  * changed. `merchantId` scopes the merchant's own requests; the operator and the lifecycle pass
@@ -567,7 +559,7 @@ export async function updateWithdrawStatus(
     .updateTable("withdraws")
     .set({
       status: change.to,
-      updated_at: notBeforeLastChange(change.at),
+      updated_at: afterLastChange(change.at),
       ...Object.fromEntries(
         Object.entries(change.stamps).map(([column, at]) => [column, notBeforeLastChange(at as Date)]),
       ),

@@ -284,14 +284,18 @@ describe("the merchant's clock reset", () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const paid = res.body.data;
     assert.equal(paid.status, "succeeded");
-    // One minute of wall-clock time after the reset is still before the payment was made.
-    for (const field of ["updatedAt", "confirmedAt", "capturedAt"]) {
+    // One minute of wall-clock time after the reset is still before the payment was made: its
+    // stamps are its last change's time, and its updatedAt a millisecond after it (strictly
+    // later, so a receiver comparing updatedAt orders its events).
+    for (const field of ["confirmedAt", "capturedAt"]) {
       assert.equal(paid[field], payment.createdAt, `${field} is not before createdAt`);
     }
+    const later = new Date(Date.parse(payment.createdAt) + 1).toISOString();
+    assert.equal(paid.updatedAt, later);
     const events = await eventsOf(svc.deps.db, payment.id);
     assert.deepEqual(
       events.map((event) => [event.type, event.createdAt.toISOString(), event.object.updatedAt]),
-      [["payment.received", payment.createdAt, payment.createdAt]],
+      [["payment.received", later, later]],
     );
 
     // A payment made after the reset is stamped with the merchant's (wall-clock) time.
@@ -305,20 +309,21 @@ describe("the merchant's clock reset", () => {
     await advanceClock(svc, merchant, 3600);
     const withdraw = await createWithdraw(svc, merchant);
     const processing = (await simulateWithdrawRequest(svc, merchant, withdraw.id, "processing")).body.data;
-    assert.equal(processing.updatedAt, withdraw.createdAt);
+    assert.ok(processing.updatedAt > withdraw.createdAt, "each change strictly after the last");
     await resetClock(merchant);
 
     const res = await simulateWithdrawRequest(svc, merchant, withdraw.id, "paid");
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const paid = res.body.data;
     assert.equal(paid.status, "paid");
-    assert.equal(paid.updatedAt, processing.updatedAt);
+    // Before the reset's business time, yet strictly after the last change: no tie.
+    assert.equal(paid.updatedAt, new Date(Date.parse(processing.updatedAt) + 1).toISOString());
     assert.equal(paid.paidAt, processing.updatedAt);
     const events = await eventsOf(svc.deps.db, withdraw.id);
     const eventOf = (type: string) => events.find((event) => event.type === type)!;
     const [first, second] = [eventOf("withdraw.processing"), eventOf("withdraw.paid")];
     assert.ok(second.createdAt >= first.createdAt, "withdraw.paid is not older than withdraw.processing");
-    assert.ok(second.object.updatedAt >= first.object.updatedAt, "a receiver comparing updatedAt keeps paid");
+    assert.ok(second.object.updatedAt > first.object.updatedAt, "a receiver comparing updatedAt keeps paid");
   });
 });
 

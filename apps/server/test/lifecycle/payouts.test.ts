@@ -280,7 +280,9 @@ describe("late success", () => {
     const res = await simulateWithdrawRequest(svc, own, withdraw.id, "paid");
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.status, "paid");
-    assert.equal(res.body.data.paidAt, svc.clock.now().toISOString());
+    // The test clock stands still: each change is stamped a millisecond after the last at most.
+    const paidAt = Date.parse(res.body.data.paidAt) - svc.clock.now().getTime();
+    assert.ok(paidAt >= 0 && paidAt <= 3, `paidAt ${res.body.data.paidAt}`);
     assert.deepEqual(await ledgerKinds(svc.deps.db, withdraw.id), [
       "withdraw_hold",
       "withdraw_late_success",
