@@ -258,7 +258,7 @@ async function verify(
   deps: HmacAuthenticationContext,
   request: FastifyRequest,
   signed: SignedHeaders,
-): Promise<AuthContext> {
+): Promise<Omit<AuthContext, "merchant"> & { merchant: AuthContext["merchant"] | undefined }> {
   const { timestamp, version, signature } = signed;
   // What any refusal past this point answers in sandbox: the same for every key.
   const mismatch = (loggedReason: AuthFailureReason) =>
@@ -294,10 +294,6 @@ async function verify(
       expected: "v2=<64 lower-case hex>: this key requires v2",
     });
   }
-  // A missing merchant (deleted row) is refused like a disabled one.
-  if (merchant?.status !== "active") {
-    throw merchantUnavailable();
-  }
   return { integration, merchant };
 }
 
@@ -328,8 +324,17 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
 
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const signed = readHeaders(request, deps.wallClock);
-    const auth = await verify(deps, request, signed);
-    if (request.method === "GET" || request.method === "HEAD") {
+    const { integration, merchant } = await verify(deps, request, signed);
+    const read = request.method === "GET" || request.method === "HEAD";
+    // A missing merchant (deleted row) is refused like a disabled one. A signed write spends its
+    // signature even so, as every refused write does, so it cannot be accepted once the
+    // merchant is active again.
+    if (merchant?.status !== "active") {
+      if (!read || signed.version === "sha256") await recordUse(useOf(signed));
+      throw merchantUnavailable();
+    }
+    const auth: AuthContext = { integration, merchant };
+    if (read) {
       // A read may repeat its signature; a v1 one is recorded so no write can use it later.
       if (signed.version === "sha256") await recordUse(useOf(signed));
     } else if (request.routeOptions.config?.replayInTransaction) {

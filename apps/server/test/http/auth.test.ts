@@ -401,6 +401,30 @@ describe("HMAC authentication", () => {
     assert.equal((await send("GET", "/api/v1/test/whoami", { credentials: creds })).statusCode, 200);
   });
 
+  it("spends a signed write refused for a disabled merchant: it is not accepted once the merchant is active", async () => {
+    const creds = await svc.newMerchant({ name: "Paused Shop" });
+    await updateMerchant(deps, creds.merchantId, { status: "disabled" });
+    const timestamp = String(freshTimestamp());
+    const body = '{"a":"while disabled"}';
+    const hex = createHmac("sha256", creds.apiSecret).update(`${timestamp}.${body}`).digest("hex");
+    const post = () => ({
+      method: "POST" as const,
+      url: "/api/v1/test/echo",
+      payload: body,
+      headers: {
+        "x-api-key": creds.apiKey,
+        "x-timestamp": timestamp,
+        "x-signature": `sha256=${hex}`,
+        "content-type": "application/json",
+      },
+    });
+    const refused = await app.inject(post());
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.json().error.code, "AUTHENTICATION_ERROR");
+    await updateMerchant(deps, creds.merchantId, { status: "active" });
+    assertInvalid(await app.inject(post()));
+  });
+
   it("authenticates before the body is parsed or validated", async () => {
     const badAuth = { credentials: { ...svc.credentials, apiSecret: "sec_wrong" } };
     assertInvalid(await send("POST", "/api/v1/test/echo", { ...badAuth, body: "{not json" }));
