@@ -4,7 +4,6 @@
  * withdraws/ decide what a report does to a record (their reports.ts); lifecycle/ records the
  * refusals the operator must look at.
  */
-import { AppError } from "./errors.ts";
 
 const PAYMENT_REPORT_OUTCOMES = ["processing", "succeeded", "failed"] as const;
 export type PaymentReportOutcome = (typeof PAYMENT_REPORT_OUTCOMES)[number];
@@ -56,18 +55,4 @@ export function overdrawnNotice(
     subjectStatus: status,
     amountSatang,
   };
-}
-
-/**
- * 409 for a sandbox simulate route's report on a withdraw or refund while SATANG_PAYOUTS=manual:
- * the operator's payout desk pays them and records what the bank did, so the simulated bank has
- * nothing to report (deciding one in an open batch would release a hold the operator may be
- * paying at that moment).
- */
-export function payoutDeskConflict(label: "Withdraw" | "Refund", status: string): AppError {
-  return new AppError(
-    "STATE_CONFLICT",
-    `${label} is paid out through the operator's payout desk (SATANG_PAYOUTS=manual): the desk records what the bank did with it`,
-    { status, reason: "payout_desk" },
-  );
 }

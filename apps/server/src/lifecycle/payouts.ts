@@ -40,6 +40,7 @@ import {
   PROVIDER_CALL_TIMEOUT_MS,
   PROVIDER_ERROR_LENGTH_MAX,
 } from "../lib/limits.ts";
+import { payoutDeskConflict } from "../lib/payout-desk-conflict.ts";
 import {
   type PayoutSubject,
   payoutKeyOf,
@@ -47,7 +48,6 @@ import {
   subjectOfRow,
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
-import { payoutDeskConflict } from "../lib/provider-reports.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
 import { findRefundById } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";

@@ -6,7 +6,6 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
-import type { Config } from "../config.ts";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
@@ -39,7 +38,7 @@ import {
   refundPaymentNotFound,
   refundWalletInactive,
 } from "./service.ts";
-import { refundConflict, simulateRefund } from "./simulate.ts";
+import { refundConflict, type SimulateRefundContext, simulateRefund } from "./simulate.ts";
 
 const tags = ["refunds"];
 
@@ -195,9 +194,7 @@ function cancelRoute(app: App, ctx: RefundContext): void {
 }
 
 /** Sandbox only (registered under /api/v1/sandbox): the simulated bank decides a refund. */
-export function sandboxRefundRoutes(
-  ctx: RefundContext & { config: Pick<Config, "payouts"> },
-): FastifyPluginAsync {
+export function sandboxRefundRoutes(ctx: SimulateRefundContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post(

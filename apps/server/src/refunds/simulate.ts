@@ -19,9 +19,8 @@ import type { RefundRow } from "../db/types.ts";
 import { businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
-import { payoutDeskConflict, type Refusal } from "../lib/provider-reports.ts";
-import { recordAnomaly } from "../lifecycle/anomalies.ts";
-import { SIMULATED_CONNECTOR_NAME } from "../providers/simulated/names.ts";
+import { payoutDeskConflict } from "../lib/payout-desk-conflict.ts";
+import type { Refusal } from "../lib/provider-reports.ts";
 import { applyRefundPayoutReport } from "./reports.ts";
 import type { RefundRecord, SimulatedRefundOutcome } from "./schemas.ts";
 import { type RefundContext, refundNotFound } from "./service.ts";
@@ -57,27 +56,28 @@ function movesFor(
  */
 async function lateSuccess(
   trx: Trx,
-  ctx: RefundContext,
+  ctx: SimulateRefundContext,
   id: string,
 ): Promise<RefundRow | { refused: Refusal }> {
   const report = await applyRefundPayoutReport(trx, ctx, id, "paid");
   const flagged = report.kind === "refused" ? report.refusal : report.notice;
-  if (flagged?.anomaly) {
-    await recordAnomaly(trx, ctx, {
-      provider: SIMULATED_CONNECTOR_NAME,
-      subjectType: "refund",
-      subjectId: id,
-      report: "payout.paid",
-      callbackId: null,
-      refusal: flagged,
-    });
-  }
+  if (flagged?.anomaly) await ctx.recordLateSuccessAnomaly(trx, id, flagged);
   if (report.kind === "refused") return { refused: report.refusal };
   return report.refund;
 }
 
+/**
+ * What the simulate route needs beyond the refunds' own context: the payout mode, and how an
+ * anomaly of the simulated bank's late success is recorded (lifecycle/anomalies.ts, given by
+ * the sandbox's routes, so this resource module does not reach into the lifecycle).
+ */
+export type SimulateRefundContext = RefundContext & {
+  config: Pick<Config, "payouts">;
+  recordLateSuccessAnomaly: (trx: Trx, refundId: string, refusal: Refusal) => Promise<void>;
+};
+
 export async function simulateRefund(
-  ctx: RefundContext & { config: Pick<Config, "payouts"> },
+  ctx: SimulateRefundContext,
   merchantId: string,
   refundId: string,
   outcome: SimulatedRefundOutcome,

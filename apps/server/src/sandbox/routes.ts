@@ -12,6 +12,7 @@ import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
 import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
+import { recordAnomaly } from "../lifecycle/anomalies.ts";
 import { advanceMerchantClock, readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { reportRefused, simulatePayment } from "../lifecycle/payments.ts";
@@ -20,6 +21,7 @@ import { ClockAdvanceBody } from "../lifecycle/schemas.ts";
 import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
 import { paymentNotFound } from "../payments/service.ts";
+import { SIMULATED_CONNECTOR_NAME } from "../providers/simulated/names.ts";
 import { sandboxRefundRoutes } from "../refunds/routes.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
 import { withdrawNotFound } from "../withdraws/service.ts";
@@ -40,7 +42,20 @@ export function sandboxRoutes(ctx: LifecycleContext): FastifyPluginAsync {
 
     simulatePaymentRoute(app, ctx);
     simulateWithdrawRoute(app, ctx);
-    await plugin.register(sandboxRefundRoutes(ctx));
+    await plugin.register(
+      sandboxRefundRoutes({
+        ...ctx,
+        recordLateSuccessAnomaly: (trx, refundId, refusal) =>
+          recordAnomaly(trx, ctx, {
+            provider: SIMULATED_CONNECTOR_NAME,
+            subjectType: "refund",
+            subjectId: refundId,
+            report: "payout.paid",
+            callbackId: null,
+            refusal,
+          }),
+      }),
+    );
     runSettlementsRoute(app, ctx);
     advanceClockRoute(app, ctx);
     resetClockRoute(app, ctx);

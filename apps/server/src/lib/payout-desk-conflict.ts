@@ -1,0 +1,15 @@
+import { AppError } from "./errors.ts";
+
+/**
+ * 409 for a sandbox simulate route's report on a withdraw or refund while SATANG_PAYOUTS=manual:
+ * the operator's payout desk pays them and records what the bank did, so the simulated bank has
+ * nothing to report (deciding one in an open batch would release a hold the operator may be
+ * paying at that moment).
+ */
+export function payoutDeskConflict(label: "Withdraw" | "Refund", status: string): AppError {
+  return new AppError(
+    "STATE_CONFLICT",
+    `${label} is paid out through the operator's payout desk (SATANG_PAYOUTS=manual): the desk records what the bank did with it`,
+    { status, reason: "payout_desk" },
+  );
+}
