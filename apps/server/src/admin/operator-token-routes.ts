@@ -24,6 +24,7 @@ import {
   listOperatorTokens,
   type OperatorTokenContext,
   operatorTokenMissing,
+  operatorTokenNameReserved,
   operatorTokenNameTaken,
   revokeOperatorToken,
 } from "./operator-tokens.ts";
@@ -52,9 +53,17 @@ function createRoute(app: App, ctx: OperatorTokenContext): void {
         description:
           "A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log " +
           "and the payout desk record its name. Names are unique for ever (a revoked token's name is " +
-          "not reused) and admin-token is reserved: a taken name is 409 STATE_CONFLICT.",
+          "not reused): a taken name is 409 STATE_CONFLICT (reason name_taken). admin-token, in " +
+          "any case, is reserved for the ADMIN_TOKEN operator: 409 STATE_CONFLICT (reason " +
+          "name_reserved).",
         body: CreateOperatorTokenBody,
-        "x-errors": [documented("This name is taken, or it is admin-token", operatorTokenNameTaken())],
+        "x-errors": [
+          documented("This name is taken", operatorTokenNameTaken()),
+          documented(
+            "The name is admin-token (in any case), reserved for ADMIN_TOKEN",
+            operatorTokenNameReserved(),
+          ),
+        ],
         response: { 201: CreatedOperatorTokenEnvelope },
       },
     },
@@ -113,7 +122,8 @@ function auditLogRoute(app: App, ctx: OperatorTokenContext): void {
         operationId: "listAuditLog",
         description:
           "Every state-changing action of an operator token, ADMIN_TOKEN, the payout desk or a " +
-          "dashboard user, newest first. Entries are append-only: no route changes or deletes one.",
+          "dashboard user, newest first unless sortOrder=asc (sortBy takes createdAt only; ties " +
+          "are broken by id). Entries are append-only: no route changes or deletes one.",
         querystring: AuditLogQuery,
         response: { 200: AuditLogEnvelope },
       },

@@ -60,6 +60,15 @@ export const operatorTokenNameTaken = () =>
     reason: "name_taken",
   });
 
+/**
+ * No token has this name: it is the actor name of the bootstrap ADMIN_TOKEN, which a named token
+ * may not take (audit entries would be ambiguous). 409 like a taken name, with its own reason.
+ */
+export const operatorTokenNameReserved = () =>
+  new AppError("STATE_CONFLICT", `${ADMIN_TOKEN_ACTOR} is reserved for the ADMIN_TOKEN operator`, {
+    reason: "name_reserved",
+  });
+
 export async function createOperatorToken(
   ctx: OperatorTokenContext,
   input: { name: string },
@@ -67,7 +76,7 @@ export async function createOperatorToken(
 ): Promise<OperatorTokenView & { token: string }> {
   const name = input.name.trim();
   // The bootstrap token's actor name is not a name a named token may take: entries would be ambiguous.
-  if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameTaken();
+  if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameReserved();
   const token = OPERATOR_TOKEN_PREFIX + randomToken(OPERATOR_TOKEN_RANDOM_BYTES);
   const row = await withTransaction(ctx.db, async (trx) => {
     const inserted = await insertOperatorToken(trx, {

@@ -10,8 +10,16 @@ import {
   limitProperty,
   pageProperty,
   pageSchema,
+  sortByProperty,
   sortOrderProperty,
 } from "../http/list-query.ts";
+
+/**
+ * The one field the audit log sorts by: the section 11 list parameters include sortBy, and the
+ * time of an entry is the only order that means something for a log.
+ */
+export const AUDIT_SORT_FIELDS = ["createdAt"] as const;
+export type AuditSortField = (typeof AUDIT_SORT_FIELDS)[number];
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -44,6 +52,7 @@ const filterProperties = {
   ),
   dateFrom: Type.Optional(dateFromProperty),
   dateTo: Type.Optional(dateToProperty),
+  sortBy: Type.Optional(sortByProperty(AUDIT_SORT_FIELDS, "createdAt")),
   sortOrder: Type.Optional(sortOrderProperty),
 };
 

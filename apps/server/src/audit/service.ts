@@ -83,7 +83,7 @@ export async function listAuditLog(ctx: { db: Db }, query: AuditLogQuery): Promi
       dateTo: params.dateTo,
     },
     { offset: params.offset, limit: params.limit },
-    { column: "created_at", direction: params.sortOrder },
+    params,
   );
   return listPage(rows.map(auditEntryView), total, params);
 }

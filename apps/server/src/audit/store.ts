@@ -3,8 +3,9 @@
  * and the database refuses both (a trigger), so an entry once written stays as written.
  */
 import type { Db } from "../db/handles.ts";
-import { createdWithin, type Ordering, selectPage } from "../db/pages.ts";
+import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import type { AuditLogRow } from "../db/types.ts";
+import type { AuditSortField } from "./schemas.ts";
 
 export async function insertAuditEntry(db: Db, row: AuditLogRow): Promise<void> {
   await db.insertInto("audit_log").values(row).execute();
@@ -19,18 +20,25 @@ export interface AuditFilter {
   dateTo: Date | undefined;
 }
 
+/** The audit log sorts by its time only; ties break by id, as every list (db/pages.ts). */
+const AUDIT_SORT: SortColumns<AuditSortField> = {
+  columns: { createdAt: "created_at" },
+  byteOrdered: [],
+  emptyLast: [],
+};
+
 export async function selectAuditPage(
   db: Db,
   filter: AuditFilter,
   window: { offset: number; limit: number },
-  order: Ordering,
+  sort: { sortBy: AuditSortField; sortOrder: "asc" | "desc" },
 ): Promise<{ rows: AuditLogRow[]; total: number }> {
   let query = createdWithin(db.selectFrom("audit_log"), filter);
   if (filter.merchantId !== undefined) query = query.where("merchant_id", "=", filter.merchantId);
   if (filter.actor !== undefined) query = query.where("actor_name", "=", filter.actor);
   if (filter.action !== undefined) query = query.where("action", "=", filter.action);
   if (filter.recordId !== undefined) query = query.where("record_id", "=", filter.recordId);
-  return selectPage(query, window, order);
+  return selectPage(query, window, orderingOf(AUDIT_SORT, sort));
 }
 
 /** The tables whose rows name their merchant, by the audit log's record types. */

@@ -7,8 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { HttpLimitsConfig } from "../config.ts";
+import { unfinishedRequestId } from "./request-id.ts";
 
 /** Fastify options that set the timeouts on the server it creates. */
 export function serverTimeoutOptions(limits: HttpLimitsConfig) {
@@ -42,6 +43,9 @@ function parserAnswer(error: NodeJS.ErrnoException): { status: number; reason: s
   }
 }
 
+/** The connections this handler answered 408: a body still arriving on one was cut off. */
+const timedOut = new WeakSet<Socket>();
+
 /** Fastify's `clientErrorHandler`: the envelope instead of Fastify's own body. */
 export function clientErrorHandler(
   this: FastifyInstance,
@@ -49,16 +53,34 @@ export function clientErrorHandler(
   socket: Socket,
 ): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") timedOut.add(socket);
   const { status, reason, message } = parserAnswer(error);
   const body = JSON.stringify({ success: false, error: { code: "VALIDATION_ERROR", message } });
   this.log.debug({ code: error.code }, "client error");
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${unfinishedRequestId(socket) ?? randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/**
+ * Why a request's body never arrived, when `error` is the failure of the request's own stream:
+ * "timed_out" when the server cut the connection at HTTP_BODY_TIMEOUT_MS (and answered 408
+ * above), "aborted" when the client closed it. Node fails the stream of an unfinished request
+ * with ECONNRESET "aborted" either way, the code a lost database connection has too, so the test
+ * is that the error is the one the stream was destroyed with: nothing the database driver throws
+ * ever is. Undefined for any other error.
+ */
+export function bodyNotReceived(
+  request: FastifyRequest,
+  error: unknown,
+): "timed_out" | "aborted" | undefined {
+  const raw = request.raw;
+  if (error === null || error === undefined || raw.errored !== error) return undefined;
+  return timedOut.has(raw.socket) ? "timed_out" : "aborted";
 }
 
 /**

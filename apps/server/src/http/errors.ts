@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DATABASE_RETRY_AFTER_S, type DatabaseFault, databaseFault } from "../db/faults.ts";
 import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
+import { bodyNotReceived } from "./connections.ts";
 import { errorBody } from "./envelope.ts";
 
 /** A body over the limit (CONTRACT 4). */
@@ -78,8 +79,27 @@ export function serviceUnavailable(fault: DatabaseFault): AppError<"SERVICE_UNAV
   return new AppError("SERVICE_UNAVAILABLE", FAULT_MESSAGES[fault], { reason: fault, retryAfter });
 }
 
+/** The log line of a request whose body never arrived, by why (http/connections.ts). */
+const BODY_NOT_RECEIVED = {
+  timed_out: { status: 408, message: "request body not received in time" },
+  aborted: { status: 400, message: "request body not received: the client closed the connection" },
+} as const;
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A client that stopped sending its body: its stream fails with ECONNRESET, which must not
+    // read as a lost database connection (operators fail over on "database unavailable",
+    // docs/operations.md). It is the request's one line; the answer, if any, was sent already.
+    const notReceived = bodyNotReceived(request, error);
+    if (notReceived) {
+      const { status, message } = BODY_NOT_RECEIVED[notReceived];
+      request.log.info(
+        { req: request, res: { statusCode: status }, responseTime: reply.elapsedTime, reason: notReceived },
+        message,
+      );
+      const answer = new AppError("VALIDATION_ERROR", "The request body was not received", { field: "body" });
+      return reply.code(status).send(errorBody(answer));
+    }
     if (!isAppError(error)) {
       const fault = databaseFault(error);
       if (fault) {

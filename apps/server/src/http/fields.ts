@@ -14,6 +14,7 @@ import {
   METADATA_KEY_LENGTH_MAX,
   METADATA_KEYS_MAX,
   METADATA_VALUE_LENGTH_MAX,
+  REFERENCE_ID_CREATE_PATTERN,
   REFERENCE_ID_PATTERN,
 } from "../lib/limits.ts";
 import { AMOUNT_WIRE_PATTERN, SIGNED_AMOUNT_WIRE_PATTERN } from "../lib/money.ts";
@@ -60,12 +61,20 @@ export function currencyField() {
   });
 }
 
+/** What a by-reference lookup accepts: any referenceId a create ever accepted. */
+export const REFERENCE_MESSAGE = "must be 1-255 letters, digits, _, - or .";
+
+/**
+ * The referenceId of a create. "." and ".." alone are refused (REFERENCE_ID_CREATE_PATTERN):
+ * URL normalisation removes them from a by-reference path, so such a record could never be
+ * retrieved by its reference. The description says so in the OpenAPI document.
+ */
 export function referenceIdField(description: string) {
   return Type.String({
-    pattern: REFERENCE_ID_PATTERN,
+    pattern: REFERENCE_ID_CREATE_PATTERN,
     [ERROR_CODE_KEYWORD]: "INVALID_REFERENCE_ID",
-    [ERROR_MESSAGE_KEYWORD]: "must be 1-255 letters, digits, _, - or .",
-    description,
+    [ERROR_MESSAGE_KEYWORD]: `${REFERENCE_MESSAGE}, and not "." or ".." alone`,
+    description: `${description} Not "." or ".." alone: URLs drop those from a by-reference path.`,
   });
 }
 
@@ -129,7 +138,7 @@ export const EmptyBody = Type.Object({}, { additionalProperties: false });
 export const ReferenceParams = Type.Object({
   referenceId: Type.String({
     pattern: REFERENCE_ID_PATTERN,
-    [ERROR_MESSAGE_KEYWORD]: "must be 1-255 letters, digits, _, - or .",
+    [ERROR_MESSAGE_KEYWORD]: REFERENCE_MESSAGE,
     description: "The referenceId sent at create, URL-encoded",
   }),
 });

@@ -121,14 +121,25 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-/** Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day. */
+/**
+ * Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day.
+ *
+ * A Date holds whole milliseconds and `Date.parse` drops the digits past them, which would make
+ * `dateFrom=…33.3691Z` keep a record created at 33.369. A bound with a fraction past the
+ * millisecond is rounded up to the next whole millisecond instead: every stored createdAt is a
+ * whole millisecond, so `createdAt >= bound` and `createdAt < bound` then answer exactly as they
+ * would against the instant as written, for dateFrom and dateTo alike.
+ */
 function parseInstant(text: string): Date | undefined {
   const year = Number(text.slice(0, 4));
   const month = Number(text.slice(5, 7));
   const day = Number(text.slice(8, 10));
   if (day > daysInMonth(year, month)) return undefined;
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms) || ms < DATE_MIN_MS || ms > DATE_MAX_MS) return undefined;
+  const truncated = Date.parse(text);
+  if (Number.isNaN(truncated) || truncated < DATE_MIN_MS) return undefined;
+  const pastMillisecond = /\.[0-9]{3}([0-9]+)/.exec(text)?.[1] ?? "";
+  const ms = /[1-9]/.test(pastMillisecond) ? truncated + 1 : truncated;
+  if (ms > DATE_MAX_MS) return undefined;
   return new Date(ms);
 }
 

@@ -5,14 +5,30 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The latest request on each connection, so an answer the HTTP server writes can name it. */
+const latestOnSocket = new WeakMap<Socket, { request: IncomingMessage; id: string }>();
+
 /** The id of an arriving request; passed to Fastify as `genReqId`. */
 export function requestIdFor(request: IncomingMessage): string {
   const incoming = request.headers["x-request-id"];
-  return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
+  const id = typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
+  if (request.socket) latestOnSocket.set(request.socket, { request, id });
+  return id;
+}
+
+/**
+ * The id of the request still arriving on `socket` (its body not all received), if any: the 408
+ * of a body timeout carries it, so the client holds the id the log line names. A finished
+ * request on a kept-alive connection does not count.
+ */
+export function unfinishedRequestId(socket: Socket): string | undefined {
+  const latest = latestOnSocket.get(socket);
+  return latest && !latest.request.complete ? latest.id : undefined;
 }
 
 export function installRequestId(app: FastifyInstance): void {

@@ -165,6 +165,7 @@ const StateConflictMetadata = Type.Union([
   ),
   Type.Object({ field: Type.Literal("email"), reason: Type.Literal("email_taken") }, closed),
   reasonOnly("name_taken"),
+  reasonOnly("name_reserved"),
   reasonOnly("last_owner"),
   reasonOnly("no_pending_enrolment"),
 ]);

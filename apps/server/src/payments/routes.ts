@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
+import { emptyReferenceRoute } from "../http/empty-reference.ts";
 import { ok } from "../http/envelope.ts";
 import { ReferenceParams } from "../http/fields.ts";
 import { documented } from "../http/openapi-errors.ts";
@@ -49,6 +50,7 @@ export function paymentRoutes(ctx: PaymentContext): FastifyPluginAsync {
     createRoute(app, ctx);
     listRoute(app, ctx);
     retrieveByReferenceRoute(app, ctx);
+    emptyReferenceRoute(app);
     retrieveRoute(app, ctx);
     cancelRoute(app, ctx);
   };

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
+import { emptyReferenceRoute } from "../http/empty-reference.ts";
 import { ok } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
 import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
@@ -89,6 +90,7 @@ export function withdrawRoutes(ctx: WithdrawContext): FastifyPluginAsync {
     createRoute(app, ctx);
     listRoute(app, ctx);
     retrieveByReferenceRoute(app, ctx);
+    emptyReferenceRoute(app);
     retrieveRoute(app, ctx);
     cancelRoute(app, ctx);
   };

@@ -5,10 +5,12 @@
  * (the database refuses UPDATE, DELETE and TRUNCATE), readable with filters and pages.
  */
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { buildApp } from "../../src/app.ts";
 import { AUDITED_ROUTES } from "../../src/audit/routes.ts";
+import { insertAuditEntry } from "../../src/audit/store.ts";
 import { sha256Hex } from "../../src/lib/crypto.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
@@ -105,8 +107,17 @@ describe("named operator tokens", () => {
     const taken = await svc.admin("POST", "/admin/v1/operator-tokens", { name: created.name });
     assert.equal(taken.status, 409);
     assert.equal(taken.body.error.metadata.reason, "name_taken");
-    const reserved = await svc.admin("POST", "/admin/v1/operator-tokens", { name: "Admin-Token" });
-    assert.equal(reserved.status, 409);
+    assert.equal(
+      taken.body.error.message,
+      "An operator token with this name exists (names are never reused)",
+    );
+    for (const name of ["admin-token", "Admin-Token", "ADMIN-TOKEN"]) {
+      const reserved = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+      assert.equal(reserved.status, 409, name);
+      assert.equal(reserved.body.error.code, "STATE_CONFLICT", name);
+      assert.deepEqual(reserved.body.error.metadata, { reason: "name_reserved" }, name);
+      assert.equal(reserved.body.error.message, "admin-token is reserved for the ADMIN_TOKEN operator");
+    }
     for (const name of ["", " padded", "x".repeat(101)]) {
       const bad = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
       assert.equal(bad.status, 400, JSON.stringify(name));
@@ -203,12 +214,58 @@ describe("the audit log", () => {
       ["dateFrom=2026-02-30", "dateFrom"],
       ["merchantId=nope", "merchantId"],
       ["sortOrder=up", "sortOrder"],
+      ["sortBy=amount", "sortBy"],
+      ["sortBy=actorName", "sortBy"],
       ["colour=red", "colour"],
     ]) {
       const res = await svc.admin("GET", `/admin/v1/audit-log?${query}`);
       assert.equal(res.status, 400, query);
       assert.equal(res.body.error.metadata.field, field, query);
     }
+  });
+
+  it("sorts by createdAt either way with ties broken by id, and refuses any other sortBy", async () => {
+    const action = `sortProbe${process.pid}`;
+    const earlier = new Date("2026-03-01T10:00:00.000Z");
+    const later = new Date("2026-03-01T10:00:00.001Z");
+    // Two entries at each of two instants, so the order within an instant is the id's.
+    const rows = [earlier, earlier, later, later].map((at) => ({ id: randomUUID(), at }));
+    for (const { id, at } of rows) {
+      await insertAuditEntry(svc.deps.db, {
+        id,
+        created_at: at,
+        actor_kind: "admin_token",
+        actor_id: null,
+        actor_name: "admin-token",
+        via: "api",
+        action,
+        record_type: "merchant",
+        record_id: null,
+        merchant_id: null,
+        request_id: `req-${id}`,
+        client_address: "192.0.2.1",
+      });
+    }
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+    const ascending = [
+      ...rows.filter((row) => row.at === earlier).sort(byId),
+      ...rows.filter((row) => row.at === later).sort(byId),
+    ].map((row) => row.id);
+    const ids = async (query: string) => (await auditOf(`action=${action}&${query}`)).data.map((e) => e.id);
+
+    assert.deepEqual(await ids("sortBy=createdAt&sortOrder=asc"), ascending);
+    assert.deepEqual(await ids("sortBy=createdAt&sortOrder=desc"), [...ascending].reverse());
+    assert.deepEqual(await ids("sortBy=createdAt"), [...ascending].reverse(), "desc by default");
+    assert.deepEqual(await ids(""), [...ascending].reverse());
+    const paged: string[] = [];
+    for (let page = 1; page <= 4; page++)
+      paged.push(...(await ids(`sortBy=createdAt&sortOrder=asc&limit=1&page=${page}`)));
+    assert.deepEqual(paged, ascending, "pages of one never repeat or skip an entry");
+
+    const refused = await svc.admin("GET", "/admin/v1/audit-log?sortBy=action");
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, "VALIDATION_ERROR");
+    assert.equal(refused.body.error.metadata.field, "sortBy");
   });
 
   it("is append-only in the database: UPDATE, DELETE and TRUNCATE are refused", async () => {

@@ -11,7 +11,9 @@ import type { CatalogRoute } from "../../src/http/route-catalog.ts";
 import { PAGE_NUMBER_MAX } from "../../src/lib/limits.ts";
 import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
-import { createPayment } from "../helpers/lifecycle.ts";
+import { fundWallet } from "../helpers/ledger.ts";
+import { createPayment, createWithdraw } from "../helpers/lifecycle.ts";
+import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 
 const BAD_NUMBERS = ["1e309", "Infinity", "-Infinity", "NaN", "123456789012345678901", "0", "-1", "1.5", ""];
 
@@ -23,7 +25,14 @@ describe("list parameters", () => {
   let paymentId: string;
   before(async () => {
     svc = await startService();
-    paymentId = (await createPayment(svc, svc.credentials)).id;
+    await createPayment(svc, svc.credentials);
+    // A record in the payments, withdraws, refunds, events and audit lists, for the date bounds.
+    paymentId = (await succeededPayment(svc, svc.credentials)).id;
+    await fundWallet(svc.deps, svc.credentials.merchantId, 10_000_00n);
+    await createRefund(svc, svc.credentials, paymentId);
+    await createWithdraw(svc, svc.credentials, { amount: "100.00" });
+    const merchant = await svc.admin("POST", "/admin/v1/merchants", { name: "Dated Shop" });
+    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
     target = { svc, dashboardToken: (await dashboardUser(svc)).token };
     lists = svc.app.routeCatalog.filter(
       (route) =>
@@ -93,16 +102,68 @@ describe("list parameters", () => {
           "0000-01-01",
           "1969-12-31T23:59:59Z",
           "9999-12-31T23:00:00-02:00",
+          // After the last millisecond: refused, not read as 23:59:59.999.
+          "9999-12-31T23:59:59.9991Z",
         ]) {
           const res = await get(route, `${field}=${encodeURIComponent(value)}`);
           assert.equal(res.statusCode, 400, `${route.url} ${field}=${value}: ${res.body}`);
           assert.equal(res.json().error.metadata.field, field);
         }
-        for (const value of ["1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z"]) {
+        for (const value of [
+          "1970-01-01T00:00:00Z",
+          "1970-01-01T00:00:00.0000001Z",
+          "9999-12-31T23:59:59.999Z",
+          "9999-12-31T23:59:59.999000000Z",
+        ]) {
           const res = await get(route, `${field}=${encodeURIComponent(value)}`);
           assert.equal(res.statusCode, 200, `${route.url} ${field}=${value}: ${res.body}`);
         }
       }
+    }
+  });
+
+  it("compares dates exactly past the millisecond: dateFrom <= createdAt < dateTo", async () => {
+    const dated = lists.filter(
+      (route) => (route.schema?.querystring as Schema | undefined)?.properties?.dateFrom,
+    );
+    const covered: string[] = [];
+    for (const route of dated) {
+      const first = await get(route, "limit=1");
+      assert.equal(first.statusCode, 200, `${route.url}: ${first.body}`);
+      const record = first.json().data.data[0] as { id: string; createdAt?: string } | undefined;
+      if (record?.createdAt === undefined) continue;
+      const at = record.createdAt;
+      assert.match(at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, route.url);
+      const next = new Date(Date.parse(at) + 1).toISOString();
+      const listed = async (dateFrom: string, dateTo: string) => {
+        const res = await get(
+          route,
+          `limit=100&dateFrom=${encodeURIComponent(dateFrom)}&dateTo=${encodeURIComponent(dateTo)}`,
+        );
+        assert.equal(res.statusCode, 200, `${route.url}: ${res.body}`);
+        return (res.json().data.data as { id: string }[]).some((r) => r.id === record.id);
+      };
+      const fraction = (digits: string) => at.replace("Z", `${digits}Z`);
+      assert.equal(
+        await listed(fraction("1"), next),
+        false,
+        `${route.url}: ${at} is before ${fraction("1")}`,
+      );
+      assert.equal(await listed(fraction("000001"), next), false, `${route.url} dateFrom 9 digits`);
+      assert.equal(await listed(at, fraction("1")), true, `${route.url}: ${at} is before ${fraction("1")}`);
+      assert.equal(await listed(at, fraction("000001")), true, `${route.url} dateTo 9 digits`);
+      assert.equal(await listed(fraction("000000"), fraction("000001")), true, `${route.url} zeros`);
+      assert.equal(await listed(fraction("000000"), fraction("000000")), false, `${route.url} empty range`);
+      covered.push(route.url);
+    }
+    for (const url of [
+      "/api/v1/payments",
+      "/api/v1/withdraws",
+      "/api/v1/refunds",
+      "/api/v1/events",
+      "/admin/v1/audit-log",
+    ]) {
+      assert.ok(covered.includes(url), `${url} was not tried at the millisecond boundary: ${covered}`);
     }
   });
 });

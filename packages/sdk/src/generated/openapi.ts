@@ -729,7 +729,7 @@ export interface paths {
     put?: never;
     /**
      * Create a named operator token (the token is shown only here)
-     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused) and admin-token is reserved: a taken name is 409 STATE_CONFLICT.
+     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused): a taken name is 409 STATE_CONFLICT (reason name_taken). admin-token, in any case, is reserved for the ADMIN_TOKEN operator: 409 STATE_CONFLICT (reason name_reserved).
      */
     post: operations["createOperatorToken"];
     delete?: never;
@@ -767,7 +767,7 @@ export interface paths {
     };
     /**
      * List the audit log: who did what to which record, from where and when
-     * @description Every state-changing action of an operator token, ADMIN_TOKEN, the payout desk or a dashboard user, newest first. Entries are append-only: no route changes or deletes one.
+     * @description Every state-changing action of an operator token, ADMIN_TOKEN, the payout desk or a dashboard user, newest first unless sortOrder=asc (sortBy takes createdAt only; ties are broken by id). Entries are append-only: no route changes or deletes one.
      */
     get: operations["listAuditLog"];
     put?: never;
@@ -1487,6 +1487,10 @@ export interface components {
                 }
               | {
                   /** @enum {string} */
+                  reason: "name_reserved";
+                }
+              | {
+                  /** @enum {string} */
                   reason: "last_owner";
                 }
               | {
@@ -2039,7 +2043,7 @@ export interface operations {
            * @enum {string}
            */
           currency?: "THB";
-          /** @description Unique per merchant; 1-255 letters, digits, _ - . */
+          /** @description Unique per merchant; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
           referenceId: string;
           /** @enum {string} */
           paymentMethod: "promptpay" | "bank_transfer";
@@ -3267,7 +3271,7 @@ export interface operations {
            * @enum {string}
            */
           currency?: "THB";
-          /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . */
+          /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
           referenceId: string;
           /**
            * @description bank_account or wallet
@@ -4287,7 +4291,7 @@ export interface operations {
            * @example 1000.00
            */
           amount: string;
-          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . */
+          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
           referenceId: string;
           /**
            * @description Why the money goes back, at most 255 characters
@@ -9255,6 +9259,8 @@ export interface operations {
         dateFrom?: string;
         /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
         dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "createdAt";
         /** @description asc or desc (default desc). Empty timestamps sort last either way. */
         sortOrder?: "asc" | "desc";
         /** @description Entries about this merchant's records. */
