@@ -14,14 +14,13 @@ import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { recordAnomaly } from "../lifecycle/anomalies.ts";
 import { advanceMerchantClock, readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
-import type { LifecycleContext } from "../lifecycle/context.ts";
+import { type LifecycleContext, simulatorOf } from "../lifecycle/context.ts";
 import { reportRefused, simulatePayment } from "../lifecycle/payments.ts";
 import { conflict, simulateWithdraw } from "../lifecycle/payouts.ts";
 import { ClockAdvanceBody } from "../lifecycle/schemas.ts";
 import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
 import { paymentNotFound } from "../payments/service.ts";
-import { SIMULATED_CONNECTOR_NAME } from "../providers/simulated/names.ts";
 import { sandboxRefundRoutes } from "../refunds/routes.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
 import { withdrawNotFound } from "../withdraws/service.ts";
@@ -47,7 +46,7 @@ export function sandboxRoutes(ctx: LifecycleContext): FastifyPluginAsync {
         ...ctx,
         recordLateSuccessAnomaly: (trx, refundId, refusal) =>
           recordAnomaly(trx, ctx, {
-            provider: SIMULATED_CONNECTOR_NAME,
+            provider: simulatorOf(ctx).name,
             subjectType: "refund",
             subjectId: refundId,
             report: "payout.paid",
