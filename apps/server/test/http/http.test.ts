@@ -114,7 +114,10 @@ describe("OpenAPI document and docs", () => {
       ([method, path]) =>
         method !== "HEAD" &&
         (path.startsWith("/api/v1/") || path.startsWith("/admin/")) &&
-        path !== "/api/v1/openapi.json",
+        path !== "/api/v1/openapi.json" &&
+        // The by-reference lookup with an empty reference, which answers 400 (http/empty-reference.ts):
+        // the documented by-reference operation with its parameter left out, not one of its own.
+        !path.endsWith("/by-reference"),
     );
     assert.ok(
       routes.some(([, path]) => path.startsWith("/api/v1/")),
