@@ -128,7 +128,13 @@ const SECONDS_HINT =
 const SIGNATURE_PATTERN = /^(sha256|v2)=([0-9a-f]{64})$/;
 const TIMESTAMP_PATTERN = /^[0-9]{1,16}$/;
 
-function signV1(secret: string, timestamp: string, body: string): string {
+/** The body a signature covers: its text, or its bytes when they are not UTF-8 (http/body.ts). */
+type SignedBody = string | Buffer;
+
+function signV1(secret: string, timestamp: string, body: SignedBody): string {
+  if (typeof body !== "string") {
+    return createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
+  }
   return createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 }
 
@@ -137,11 +143,11 @@ function signV2(
   timestamp: string,
   method: string,
   pathWithQuery: string,
-  body: string,
+  body: SignedBody,
 ): string {
-  return createHmac("sha256", secret)
-    .update(`${timestamp}.${method.toUpperCase()}.${pathWithQuery}.${body}`)
-    .digest("hex");
+  const head = `${timestamp}.${method.toUpperCase()}.${pathWithQuery}.`;
+  if (typeof body !== "string") return createHmac("sha256", secret).update(head).update(body).digest("hex");
+  return createHmac("sha256", secret).update(`${head}${body}`).digest("hex");
 }
 
 /**
@@ -153,7 +159,7 @@ function signedStringOf(
   timestamp: string,
   request: FastifyRequest,
 ): Omit<Extract<InvalidCredentialsDetails, { signatureVersion: string }>, "reason"> {
-  const body = request.rawBody ?? "";
+  const body = request.rawBytes ?? request.rawBody ?? "";
   return {
     signatureVersion: version === "v2" ? "v2" : "v1",
     stringToSign:
@@ -285,8 +291,8 @@ async function verify(
   }
   const expected =
     version === "v2"
-      ? signV2(secret, timestamp, request.method, request.url, request.rawBody)
-      : signV1(secret, timestamp, request.rawBody);
+      ? signV2(secret, timestamp, request.method, request.url, request.rawBytes ?? request.rawBody)
+      : signV1(secret, timestamp, request.rawBytes ?? request.rawBody);
   if (!safeEqual(expected, signature)) throw mismatch("signature_mismatch");
   if (version !== "v2" && integration.require_signature_v2) {
     throw new AuthFailure({

@@ -3,8 +3,9 @@
  * sent, never over a re-serialized object. A body that is not a JSON object is not refused
  * here but remembered, so authentication still runs first and the refusal comes after it.
  *
- * Bytes that are not UTF-8 are the exception: they are refused at once (400 VALIDATION_ERROR,
- * before authentication), since no signature can be checked over text that has no characters.
+ * Bytes that are not UTF-8 are remembered the same way (400 VALIDATION_ERROR after
+ * authentication): the raw bytes are kept for the signature (`rawBytes`), and no route reads them
+ * as text (`rawBody` is empty).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../lib/errors.ts";
@@ -13,6 +14,8 @@ import { BODY_SIZE_MAX_BYTES, JSON_NESTING_DEPTH_MAX } from "../lib/limits.ts";
 declare module "fastify" {
   interface FastifyRequest {
     rawBody: string;
+    /** The body's bytes when they are not UTF-8 (its signature is over them); else undefined. */
+    rawBytes: Buffer | undefined;
     bodyError: AppError | undefined;
   }
 }
@@ -43,12 +46,19 @@ export function jsonNestingDepth(text: string): number {
   return deepest;
 }
 
-/** The body's text, decoded strictly: invalid UTF-8 is refused rather than replaced. */
-function decode(body: Buffer): string {
+/**
+ * The body's text, decoded strictly; undefined when it is not UTF-8, which is then remembered as
+ * the request's body error (refused after authentication, never replaced), with its bytes.
+ */
+function decode(request: FastifyRequest, body: Buffer): string | undefined {
   try {
     return strictUtf8.decode(body);
   } catch {
-    throw new AppError("VALIDATION_ERROR", "Request body is not valid UTF-8", { field: "body" });
+    request.rawBytes = body;
+    request.bodyError = new AppError("VALIDATION_ERROR", "Request body is not valid UTF-8", {
+      field: "body",
+    });
+    return undefined;
   }
 }
 
@@ -59,17 +69,16 @@ export function invalidJsonBody(): AppError<"VALIDATION_ERROR"> {
 
 export function installBodyParsing(app: FastifyInstance): void {
   app.decorateRequest("rawBody", "");
+  app.decorateRequest("rawBytes", undefined);
   app.decorateRequest("bodyError", undefined);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     "application/json",
     { parseAs: "buffer", bodyLimit: BODY_SIZE_MAX_BYTES },
     (request, body, done) => {
-      let text: string;
-      try {
-        text = decode(body as Buffer);
-      } catch (error) {
-        done(error as AppError, undefined);
+      const text = decode(request, body as Buffer);
+      if (text === undefined) {
+        done(null, undefined);
         return;
       }
       request.rawBody = text;
@@ -108,12 +117,12 @@ export function installBodyParsing(app: FastifyInstance): void {
     "*",
     { parseAs: "buffer", bodyLimit: BODY_SIZE_MAX_BYTES },
     (request, body, done) => {
-      try {
-        request.rawBody = decode(body as Buffer);
-      } catch (error) {
-        done(error as AppError, undefined);
+      const text = decode(request, body as Buffer);
+      if (text === undefined) {
+        done(null, undefined);
         return;
       }
+      request.rawBody = text;
       if (request.rawBody.length > 0) {
         request.bodyError = new AppError("VALIDATION_ERROR", "Content-Type must be application/json", {
           field: "Content-Type",

@@ -29,6 +29,8 @@ export function noticeRoutes(ctx: CollectionsContext): FastifyPluginAsync {
       async (request) => {
         const connector = noticeConnector(ctx, request.params.name, request.params.token);
         if (!connector) throw new AppError("RESOURCE_NOT_FOUND", "Resource not found");
+        // Bytes that are not UTF-8 carry no notice (http/body.ts keeps no text of them).
+        if (request.rawBytes !== undefined && request.bodyError) throw request.bodyError;
         return receiveNotice(ctx, connector, { rawBody: request.rawBody, headers: request.headers });
       },
     );
