@@ -188,6 +188,31 @@ describe("PromptPay reuse by unique index", () => {
     assert.equal((await create(paymentBody(customer), toggled)).statusCode, 201);
   });
 
+  it("hands the slot over while creates race the cancel of the slotted payment: none makes a second one", async () => {
+    const toggled = await svc.newMerchant({ promptpayReuse: false });
+    const customer = account();
+    const older = (await create(paymentBody(customer), toggled)).json().data.id;
+    svc.clock.advance(1000);
+    const newer = (await create(paymentBody(customer), toggled)).json().data.id;
+    await svc.admin("PATCH", `/admin/v1/merchants/${toggled.merchantId}`, { promptpayReuse: true });
+    const [canceled, ...answers] = await Promise.all([
+      svc.request("POST", `/api/v1/payments/${newer}/cancel`, undefined, { credentials: toggled }),
+      ...Array.from({ length: 10 }, () => create(paymentBody(customer), toggled)),
+    ]);
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    for (const answer of answers) {
+      assert.equal(answer.statusCode, 200, answer.body);
+      assert.ok([older, newer].includes(answer.json().data.id), answer.body);
+    }
+    const open = (await paymentsOf(customer, toggled.merchantId)).filter(
+      (p) => p.status === "requires_action",
+    );
+    assert.deepEqual(
+      open.map((p) => [p.id, p.reuse_slot]),
+      [[older, true]],
+    );
+  });
+
   it("passes the slot over a payment made while reuse was off, and past waiters whose expiresAt passed", async () => {
     const shop = await svc.newMerchant();
     const customer = account();
