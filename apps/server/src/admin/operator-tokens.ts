@@ -17,6 +17,7 @@ import { sha256Hex } from "../lib/crypto.ts";
 import { AppError, notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { OPERATOR_TOKEN_RANDOM_BYTES, PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { ADMIN_TOKEN_ACTOR } from "./actor.ts";
 import {
   findActiveOperatorToken,
@@ -100,7 +101,7 @@ export async function listOperatorTokens(
 ): Promise<Page<OperatorTokenView>> {
   const params = { page: query.page ?? 1, limit: query.limit ?? PAGE_SIZE_DEFAULT };
   const { rows, total } = await selectOperatorTokens(ctx.db, {
-    offset: (params.page - 1) * params.limit,
+    offset: pageOffset(params.page, params.limit),
     limit: params.limit,
   });
   return listPage(rows.map(operatorTokenView), total, params);

@@ -24,6 +24,7 @@ import {
   WEBHOOK_ENDPOINTS_PER_MERCHANT_MAX,
   WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
 } from "../lib/limits.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { ALL_EVENTS, type CreateEndpointBody, type PageQuery, type UpdateEndpointBody } from "./schemas.ts";
 import type { WebhookSettings } from "./settings.ts";
 import { newEndpointSecret } from "./signing.ts";
@@ -121,7 +122,7 @@ export async function listEndpoints(
   const pageNumber = query.page ?? 1;
   const limit = query.limit ?? PAGE_SIZE_DEFAULT;
   const { rows, total } = await listActiveEndpoints(ctx.db, merchant.id, {
-    offset: (pageNumber - 1) * limit,
+    offset: pageOffset(pageNumber, limit),
     limit,
   });
   const now = ctx.wallClock.now();

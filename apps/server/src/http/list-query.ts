@@ -6,19 +6,15 @@
  * parameter table (that order decides which invalid parameter is reported first), adds its
  * own filters, and turns the validated query into `ListParams` with `parseListQuery`.
  * Invalid values are 400 VALIDATION_ERROR with `metadata.field`: the schema catches the shape,
- * `parseListQuery` catches dates that match the shape but name no instant (2026-02-30) or an
- * instant outside LIST_DATE_MIN..LIST_DATE_MAX (year 0 is no timestamp PostgreSQL accepts).
+ * `parseListQuery` catches dates that match the shape but name no day (2026-02-30), and reads
+ * an instant outside LIST_DATE_MIN..LIST_DATE_MAX as the nearest of them (year 0 is no
+ * timestamp PostgreSQL accepts, and no record is created outside them).
  * Every list, the operator's and the dashboard's included, takes `page` and `limit` from here.
  */
 import { type Static, Type } from "typebox";
 import { fieldError } from "../lib/errors.ts";
-import {
-  LIST_DATE_MAX,
-  LIST_DATE_MIN,
-  PAGE_NUMBER_MAX,
-  PAGE_SIZE_DEFAULT,
-  PAGE_SIZE_MAX,
-} from "../lib/limits.ts";
+import { LIST_DATE_MAX, LIST_DATE_MIN, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../lib/limits.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { type Page, page } from "./envelope.ts";
 
 export const SORT_ORDERS = ["asc", "desc"] as const;
@@ -35,7 +31,6 @@ const ISO_INSTANT_PATTERN =
 
 export const pageProperty = Type.Integer({
   minimum: 1,
-  maximum: PAGE_NUMBER_MAX,
   default: 1,
   description: "Page number, from 1. A page beyond the last is empty.",
 });
@@ -122,7 +117,10 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day.
+ * Parses an instant that already matched ISO_INSTANT_PATTERN; undefined when no such day. An
+ * instant before LIST_DATE_MIN or after LIST_DATE_MAX is read as that bound: every record is
+ * created between them, so `createdAt >= bound` and `createdAt < bound` select what they would
+ * against the instant as written.
  *
  * A Date holds whole milliseconds and `Date.parse` drops the digits past them, which would make
  * `dateFrom=…33.3691Z` keep a record created at 33.369. A bound with a fraction past the
@@ -136,22 +134,17 @@ function parseInstant(text: string): Date | undefined {
   const day = Number(text.slice(8, 10));
   if (day > daysInMonth(year, month)) return undefined;
   const truncated = Date.parse(text);
-  if (Number.isNaN(truncated) || truncated < DATE_MIN_MS) return undefined;
+  if (Number.isNaN(truncated)) return undefined;
   const pastMillisecond = /\.[0-9]{3}([0-9]+)/.exec(text)?.[1] ?? "";
   const ms = /[1-9]/.test(pastMillisecond) ? truncated + 1 : truncated;
-  if (ms > DATE_MAX_MS) return undefined;
-  return new Date(ms);
+  return new Date(Math.min(Math.max(ms, DATE_MIN_MS), DATE_MAX_MS));
 }
 
 function instantOf(text: string | undefined, field: string): Date | undefined {
   if (text === undefined) return undefined;
   const at = parseInstant(text);
   if (!at) {
-    throw fieldError(
-      "VALIDATION_ERROR",
-      field,
-      `${field} is not a valid ISO 8601 date or time between ${LIST_DATE_MIN.slice(0, 10)} and ${LIST_DATE_MAX.slice(0, 10)}`,
-    );
+    throw fieldError("VALIDATION_ERROR", field, `${field} is not a valid ISO 8601 date or time: no such day`);
   }
   return at;
 }
@@ -162,7 +155,7 @@ export function parseListQuery<S extends string>(query: ListQueryInput<S>, defau
   return {
     page: pageNumber,
     limit,
-    offset: (pageNumber - 1) * limit,
+    offset: pageOffset(pageNumber, limit),
     dateFrom: instantOf(query.dateFrom, "dateFrom"),
     dateTo: instantOf(query.dateTo, "dateTo"),
     sortBy: query.sortBy ?? defaultSort,

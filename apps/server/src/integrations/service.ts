@@ -10,6 +10,7 @@ import type { SecretBox } from "../lib/crypto.ts";
 import { notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { API_KEY_RANDOM_BYTES, API_SECRET_RANDOM_BYTES } from "../lib/limits.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { getMerchant } from "../merchants/service.ts";
 import {
   countIntegrationsOfMerchant,
@@ -135,7 +136,7 @@ export async function listIntegrations(
 ): Promise<{ records: ReturnType<typeof integrationView>[]; total: number }> {
   await getMerchant(ctx, merchantId);
   const [rows, total] = await Promise.all([
-    listIntegrationsOfMerchant(ctx.db, merchantId, { offset: (pageNumber - 1) * limit, limit }),
+    listIntegrationsOfMerchant(ctx.db, merchantId, { offset: pageOffset(pageNumber, limit), limit }),
     countIntegrationsOfMerchant(ctx.db, merchantId),
   ]);
   return { records: rows.map(integrationView), total };

@@ -38,9 +38,11 @@ export const PROMPTPAY_EXPIRY_DEFAULT_MINUTES = 15;
 export const BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES = 1440;
 export const PAGE_SIZE_DEFAULT = 10;
 export const PAGE_SIZE_MAX = 100;
-/** Keeps (page - 1) * limit an exact integer, so a far-away page is an empty page, not an error. */
-export const PAGE_NUMBER_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PAGE_SIZE_MAX);
-/** The instants a list's dateFrom and dateTo may name: both stores keep any of them exactly. */
+/**
+ * The instants a list's dateFrom and dateTo are read within: both stores keep any of them
+ * exactly. A bound outside them is read as the nearest of them (http/list-query.ts), which
+ * selects the same records, since none is created outside them.
+ */
 export const LIST_DATE_MIN = "1970-01-01T00:00:00.000Z";
 export const LIST_DATE_MAX = "9999-12-31T23:59:59.999Z";
 export const BODY_SIZE_MAX_BYTES = 64 * 1024;

@@ -12,6 +12,7 @@ import type { ProviderAnomalyRow } from "../db/types.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { formatAmount } from "../lib/money.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import type { Refusal } from "../lib/provider-reports.ts";
 import { insertAnomaly, listAnomalyRows, readClockOffset } from "./store.ts";
 
@@ -90,7 +91,7 @@ export async function listAnomalies(
   const { rows, total } = await listAnomalyRows(ctx.db, {
     merchantId: query.merchantId,
     open: query.open,
-    offset: (query.page - 1) * query.limit,
+    offset: pageOffset(query.page, query.limit),
     limit: query.limit,
   });
   return { records: rows.map(anomalyView), total };

@@ -19,6 +19,7 @@ import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import {
   type PayoutSubject,
   type PayoutSubjectKind,
@@ -139,7 +140,7 @@ export async function listUndecided(
   const { rows, total } = await listUndecidedRows(ctx.db, {
     now,
     alertMs: undecidedAlertMs(ctx),
-    offset: (query.page - 1) * query.limit,
+    offset: pageOffset(query.page, query.limit),
     limit: query.limit,
   });
   const records: UndecidedRecord[] = [];

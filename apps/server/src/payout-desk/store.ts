@@ -14,6 +14,7 @@ import type {
   RefundRow,
   WithdrawRow,
 } from "../db/types.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { type PayoutSubject, type PayoutSubjectKind, subjectColumn } from "../lib/payout-subjects.ts";
 import { merchantOfRow } from "../lifecycle/business-time-sql.ts";
 
@@ -162,7 +163,7 @@ export async function listBatches(
       .orderBy("b.created_at", "desc")
       .orderBy("b.id", "desc")
       .limit(options.limit)
-      .offset((options.page - 1) * options.limit)
+      .offset(pageOffset(options.page, options.limit))
       .execute(),
     count.executeTakeFirstOrThrow(),
   ]);

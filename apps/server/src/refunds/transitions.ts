@@ -171,14 +171,18 @@ export async function moveRefund(
     stamps: rule.stamps?.(at, target.failureReason) ?? {},
   });
   if (!row) return undefined;
-  if (rule.effect) await rule.effect(trx, row, at);
+  // The posting and the event carry the time the refund was stamped with (db/change-times.ts),
+  // as a withdraw's do: later than `at` when the refund changed in the same millisecond, or was
+  // made ahead of a test clock that has been reset since (CONTRACT 10).
+  const stamped = row.updated_at;
+  if (rule.effect) await rule.effect(trx, row, stamped);
   if (rule.event) {
     await recordEvent(trx, {
       merchantId: row.merchant_id,
       type: rule.event,
       objectType: "refund",
       object: refundView(row),
-      occurredAt: at,
+      occurredAt: stamped,
     });
   }
   return row;

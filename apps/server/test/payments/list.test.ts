@@ -114,7 +114,7 @@ describe("list payments: paging", () => {
   }
 
   it("answers a page beyond the last with 200, no records and the true totals", async () => {
-    for (const page of [4, 1000, 90071992547409]) {
+    for (const page of [4, 1000, 90071992547409, 90071992547410, 9007199254740991]) {
       const res = await list(merchant, `page=${page}&limit=10`);
       assert.deepEqual(res, { data: [], total: 25, page, limit: 10, totalPages: 3 });
     }
@@ -339,7 +339,6 @@ describe("list payments: invalid query values", () => {
     ["page=1.5", "page"],
     ["page=", "page"],
     ["page=1&page=2", "page"],
-    ["page=90071992547410", "page"],
     ["limit=0", "limit"],
     ["limit=101", "limit"],
     ["limit=ten", "limit"],

@@ -320,6 +320,52 @@ describe("refunds", () => {
     assert.equal(again.status, 409, "never paid twice");
   });
 
+  it("stamps each refund event with the refund's updatedAt, also after a reset test clock (CONTRACT 10)", async () => {
+    const m = await merchant();
+    const payment = await succeededPayment(svc, m, "1000.00");
+    const advance = await svc.request(
+      "POST",
+      "/api/v1/sandbox/clock/advance",
+      { seconds: 3600 },
+      { credentials: m },
+    );
+    assert.equal(advance.status, 200, JSON.stringify(advance.body));
+    // Made an hour ahead of the wall clock, then moved after the clock is back on it.
+    const r = await createRefund(svc, m, payment.id, { amount: "300" });
+    const reset = await svc.request("POST", "/api/v1/sandbox/clock/reset", {}, { credentials: m });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    const processing = await simulateRefundRequest(svc, m, r.id, "processing");
+    assert.equal(processing.status, 200, JSON.stringify(processing.body));
+    const succeeded = await simulateRefundRequest(svc, m, r.id, "succeeded");
+    assert.equal(succeeded.status, 200, JSON.stringify(succeeded.body));
+    const listed = await svc.request(
+      "GET",
+      `/api/v1/events?dateFrom=${encodeURIComponent(r.createdAt)}&limit=100`,
+      undefined,
+      {
+        credentials: m,
+      },
+    );
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const events = (
+      listed.body.data.data as {
+        type: string;
+        createdAt: string;
+        data: { object: { id: string; updatedAt: string } };
+      }[]
+    ).filter((event) => event.data.object.id === r.id);
+    assert.deepEqual(events.map((event) => event.type).sort(), ["refund.processing", "refund.succeeded"]);
+    const stamps = { processing: processing.body.data.updatedAt, succeeded: succeeded.body.data.updatedAt };
+    for (const event of events) {
+      assert.equal(event.createdAt, event.data.object.updatedAt, event.type);
+      assert.ok(event.createdAt > r.createdAt, `${event.type} after the refund's creation`);
+    }
+    assert.deepEqual(
+      events.map((event) => event.createdAt).sort(),
+      [stamps.processing, stamps.succeeded].sort(),
+    );
+  });
+
   it("simulates failed: failureReason set, hold released, refund.failed written; a late success debits the wallet again", async () => {
     const m = await merchant();
     const payment = await succeededPayment(svc, m, "1000.00");
@@ -329,7 +375,7 @@ describe("refunds", () => {
     assert.equal(failed.body.data.status, "failed");
     assert.ok(failed.body.data.failedAt);
     assert.match(failed.body.data.failureReason, /refused/);
-    assert.deepEqual(await eventTypes(svc.deps.db, r.id), ["refund.failed", "refund.processing"].sort());
+    assert.deepEqual(await eventTypes(svc.deps.db, r.id), ["refund.processing", "refund.failed"]);
     assert.equal(await refunded(payment.id), 0n);
     await settleNow(svc, m);
     const late = await simulateRefundRequest(svc, m, r.id, "succeeded");
