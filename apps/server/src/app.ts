@@ -21,7 +21,7 @@ import { dashboardPageRoutes } from "./dashboard/page-routes.ts";
 import type { Deps } from "./deps.ts";
 import { eventRoutes, webhookEndpointRoutes } from "./events/routes.ts";
 import { hostedRoutes } from "./hosted/routes.ts";
-import { hmacAuthentication, settleReplay } from "./http/auth.ts";
+import { hmacAuthentication, settleReplay, spendStraySignatures } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
 import { clientErrorHandler, installConnectionCap, serverTimeoutOptions } from "./http/connections.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
@@ -115,6 +115,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installSecurityHeaders(app, deps.config);
   installBodyParsing(app);
   installErrorHandling(app);
+  const spendStray = spendStraySignatures(deps);
+  app.addHook("onSend", async (request, _reply, payload) => {
+    await spendStray(request);
+    return payload;
+  });
   await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });
 
   // Answers a connector could not read are logged with the app's logger.

@@ -305,6 +305,17 @@ async function verify(
 
 const REPLAYED = () => new AuthFailure({ reason: "replayed" });
 
+/** The replay record of a signed request. */
+function signatureUseOf(signed: SignedHeaders, wallClock: Clock): SignatureUse {
+  const nowMs = wallClock.now().getTime();
+  return {
+    apiKey: signed.apiKey,
+    timestampMs: BigInt(signed.timestampMs),
+    signature: `${signed.version}=${signed.signature}`,
+    expiresAt: new Date(Math.max(nowMs, signed.timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
+  };
+}
+
 export function hmacAuthentication(deps: HmacAuthenticationContext) {
   // Counted per authenticator (one per app): a sweep every so many writes is all that matters.
   let writesSinceSweep = 0;
@@ -315,16 +326,7 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
     deps.apiKeys.deleteExpiredUses(now).catch((err) => request.log.warn({ err }, "signature sweep failed"));
   };
 
-  /** The replay record of a signed request. */
-  const useOf = (signed: SignedHeaders): SignatureUse => {
-    const nowMs = deps.wallClock.now().getTime();
-    return {
-      apiKey: signed.apiKey,
-      timestampMs: BigInt(signed.timestampMs),
-      signature: `${signed.version}=${signed.signature}`,
-      expiresAt: new Date(Math.max(nowMs, signed.timestampMs) + SIGNATURE_REPLAY_RETENTION_MS),
-    };
-  };
+  const useOf = (signed: SignedHeaders) => signatureUseOf(signed, deps.wallClock);
   /** Records the signature; true when it was not seen before. */
   const recordUse = (use: SignatureUse, db?: Db) => deps.apiKeys.recordUse(use, db);
 
@@ -361,6 +363,30 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
       await authenticate(request);
     } catch (err) {
       throw refusal(err, request, deps.config.env);
+    }
+  };
+}
+
+/**
+ * onSend of the whole app: a request carrying a v1 signature that no signed route authenticated
+ * (an unknown route's 404, a public route such as the OpenAPI document) spends that signature
+ * when it verifies, before the answer goes out. v1 signs neither the method nor the path, so
+ * such a signature, captured on its way, would otherwise authorize an empty-body write (or a
+ * write of the same body) within its five minutes. A signed route records its own (above); a
+ * v2 signature names its method and path and authorizes nothing else.
+ */
+export function spendStraySignatures(deps: HmacAuthenticationContext) {
+  return async function spendStraySignature(request: FastifyRequest): Promise<void> {
+    const signature = request.headers["x-signature"];
+    if (typeof signature !== "string" || !signature.startsWith("sha256=")) return;
+    if ((request as { auth?: AuthContext }).auth !== undefined) return;
+    try {
+      const signed = readHeaders(request, deps.wallClock);
+      await verify(deps, request, signed);
+      await deps.apiKeys.recordUse(signatureUseOf(signed, deps.wallClock));
+    } catch (err) {
+      // Not a signature any route would accept (or the store is down): nothing to spend.
+      if (!(err instanceof AuthFailure)) request.log.warn({ err }, "stray signature not recorded");
     }
   };
 }

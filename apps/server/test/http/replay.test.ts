@@ -11,6 +11,7 @@ import { signRequest } from "@satang/sdk";
 import { sql } from "kysely";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { fundWallet } from "../helpers/ledger.ts";
+import { createPayment } from "../helpers/lifecycle.ts";
 import { statementsOf } from "../helpers/statements.ts";
 import { withdrawBody } from "../helpers/withdraws.ts";
 
@@ -68,6 +69,28 @@ describe("replay of signatures across reads and writes", () => {
     const current = await svc.request("GET", `/api/v1/withdraws/${withdraw.body.data.id}`);
     assert.equal(current.body.data.status, "pending");
   });
+
+  for (const [name, url, status] of [
+    ["an unknown route", "/api/v1/nonexistent", 404],
+    ["the OpenAPI document", "/api/v1/openapi.json", 200],
+    ["an unknown admin route", "/admin/v1/nonexistent", 404],
+  ] as const) {
+    it(`refuses on a write the v1 signature of a GET of ${name}, which no signed route authenticated`, async () => {
+      const payment = await createPayment(svc, svc.credentials, { paymentMethod: "bank_transfer" });
+      const headers = signRequest({ ...svc.credentials, body: "" });
+      const read = await svc.app.inject({ method: "GET", url, headers });
+      assert.equal(read.statusCode, status, read.body);
+      const replay = await svc.app.inject({
+        method: "POST",
+        url: `/api/v1/payments/${payment.id}/cancel`,
+        headers,
+      });
+      assert.equal(replay.statusCode, 401, replay.body);
+      assert.equal(replay.json().error.code, "INVALID_CREDENTIALS");
+      const current = await svc.request("GET", `/api/v1/payments/${payment.id}`);
+      assert.equal(current.body.data.status, "requires_action");
+    });
+  }
 
   it("still lets a read repeat its own signature", async () => {
     const headers = await capturedFromBalance();
