@@ -44,6 +44,7 @@ export async function selectAuditPage(
 /** The tables whose rows name their merchant, by the audit log's record types. */
 const MERCHANT_TABLES = {
   withdraw: "withdraws",
+  refund: "refunds",
   integration: "integrations",
   dashboard_user: "dashboard_users",
   webhook_endpoint: "webhook_endpoints",

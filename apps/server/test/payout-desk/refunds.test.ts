@@ -205,6 +205,14 @@ describe("refunds through the payout desk", () => {
     );
     assert.ok(entry, "the outcome is in the audit log");
     assert.equal(entry.recordType, "refund");
+    // It names the refund's merchant, so the merchant's own audit log shows it too.
+    assert.equal(entry.merchantId, merchant.merchantId);
+    const own = await svc.admin(
+      "GET",
+      `/admin/v1/audit-log?merchantId=${merchant.merchantId}&action=recordRefundPayoutOutcome`,
+    );
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.ok(own.body.data.data.some((e: { recordId: string }) => e.recordId === refund.id));
 
     // The withdraws' outcomes close the batch.
     for (const id of [withdraw.id, later.id]) {
