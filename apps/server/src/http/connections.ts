@@ -3,15 +3,22 @@
  * checked often enough to be enforced within a fraction of their bound (Node checks every 30 s
  * unless told otherwise); a cap on the connections one client address holds; and errors of the
  * HTTP parser itself (a bad request line, bad header bytes, headers or URL over 16 KB, a
- * timeout) answered in the envelope with X-Request-Id before the connection closes.
+ * timeout) answered in the envelope with X-Request-Id before the connection closes. So are the
+ * requests Node's HTTP server would otherwise answer itself, with an empty body and no id, or
+ * not at all: an HTTP/1.1 request without Host, an Expect other than 100-continue, a CONNECT.
  */
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { HttpLimitsConfig } from "../config.ts";
-import { unfinishedRequestId } from "./request-id.ts";
+import { AppError } from "../lib/errors.ts";
+import { requestIdFor, unfinishedRequestId } from "./request-id.ts";
 
-/** Fastify options that set the timeouts on the server it creates. */
+/**
+ * Fastify options for the server it creates: the timeouts, and Node's own Host check off
+ * (installProtocolAnswers refuses a request without Host in the envelope instead).
+ */
 export function serverTimeoutOptions(limits: HttpLimitsConfig) {
   const shortest = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs, limits.keepAliveTimeoutMs);
   return {
@@ -23,6 +30,9 @@ export function serverTimeoutOptions(limits: HttpLimitsConfig) {
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // How often Node looks for requests past their headers or request timeout.
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(shortest / 4))),
+      // Node would answer an HTTP/1.1 request without Host itself, 400 with an empty body and no
+      // request id; the hook in installProtocolAnswers refuses it in the envelope instead.
+      requireHostHeader: false,
     },
   };
 }
@@ -55,15 +65,68 @@ export function clientErrorHandler(
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") timedOut.add(socket);
   const { status, reason, message } = parserAnswer(error);
-  const body = JSON.stringify({ success: false, error: { code: "VALIDATION_ERROR", message } });
   this.log.debug({ code: error.code }, "client error");
+  answerAndClose(socket, status, reason, message, unfinishedRequestId(socket) ?? randomUUID());
+}
+
+/** The envelope's body of a VALIDATION_ERROR answered outside Fastify. */
+function validationBody(message: string): string {
+  return JSON.stringify({ success: false, error: { code: "VALIDATION_ERROR", message } });
+}
+
+/** Writes a whole answer in the envelope on a socket the HTTP server no longer reads, and closes it. */
+function answerAndClose(socket: Socket, status: number, reason: string, message: string, id: string): void {
+  const body = validationBody(message);
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${unfinishedRequestId(socket) ?? randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/**
+ * Answers in the envelope, with X-Request-Id, the requests Node's HTTP server answers itself
+ * before Fastify sees them (CONTRACT 0 and 14):
+ * - an HTTP/1.1 request without a Host header (RFC 9112 3.2 wants it refused): 400, with
+ *   `metadata.field` "Host", through the app's own error handler (serverTimeoutOptions turns
+ *   Node's own check off); HTTP/1.0 needs no Host and is served;
+ * - an `Expect` other than `100-continue` (Node answers 417 with an empty body): 417, and the
+ *   connection closed, since the client may or may not send the body it announced;
+ * - `CONNECT` (Node closes the connection without a word when nothing listens for it): 400, then
+ *   the connection closed; the service is not a proxy.
+ * Installed with the error handler (http/errors.ts), after the request id and security headers
+ * hooks, so the Host refusal carries them.
+ */
+export function installProtocolAnswers(app: FastifyInstance): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    const raw = request.raw;
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
+      reply.header("Connection", "close");
+      done(
+        new AppError("VALIDATION_ERROR", "An HTTP/1.1 request must carry a Host header", { field: "Host" }),
+      );
+      return;
+    }
+    done();
+  });
+  app.server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    const body = validationBody("Expect: only 100-continue is supported");
+    app.log.debug({ expect: request.headers.expect }, "expectation refused");
+    response.writeHead(417, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": Buffer.byteLength(body),
+      "X-Request-Id": requestIdFor(request),
+      Connection: "close",
+    });
+    response.end(body);
+  });
+  app.server.on("connect", (request: IncomingMessage, socket: Socket) => {
+    app.log.debug({ url: request.url }, "CONNECT refused");
+    const message = "CONNECT is not supported: this service is not a proxy";
+    answerAndClose(socket, 400, "Bad Request", message, requestIdFor(request));
+  });
 }
 
 /**

@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DATABASE_RETRY_AFTER_S, type DatabaseFault, databaseFault } from "../db/faults.ts";
 import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
-import { bodyNotReceived } from "./connections.ts";
+import { bodyNotReceived, installProtocolAnswers } from "./connections.ts";
 import { errorBody } from "./envelope.ts";
 
 /** A body over the limit (CONTRACT 4). */
@@ -85,7 +85,13 @@ const BODY_NOT_RECEIVED = {
   aborted: { status: 400, message: "request body not received: the client closed the connection" },
 } as const;
 
+/**
+ * The error handler, the not-found handler, and the answers to requests Node's HTTP server
+ * would otherwise answer itself outside the envelope (http/connections.ts). Runs after the
+ * request id and security headers hooks are installed.
+ */
 export function installErrorHandling(app: FastifyInstance): void {
+  installProtocolAnswers(app);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A client that stopped sending its body: its stream fails with ECONNRESET, which must not
     // read as a lost database connection (operators fail over on "database unavailable",

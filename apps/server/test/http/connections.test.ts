@@ -1,7 +1,8 @@
 /**
  * Connection limits over real sockets (CONTRACT 14): a client that sends nothing, sends a body
  * a byte at a time, or keeps an idle keep-alive connection is cut off; one address cannot hold
- * more connections than the setting allows; and errors of the HTTP parser answer in the
+ * more connections than the setting allows; and errors of the HTTP parser, and the requests
+ * Node's server would answer itself (no Host, an unknown Expect, CONNECT), answer in the
  * envelope with X-Request-Id. The bounds are set low here (settings), so each case is quick.
  */
 import assert from "node:assert/strict";
@@ -111,6 +112,56 @@ describe("connection limits", () => {
       assert.match(answer.headers, /x-request-id: [0-9a-f-]{36}/);
     });
   }
+
+  for (const [name, request, status, message] of [
+    ["an HTTP/1.1 request without Host", "GET /api/v1/balance HTTP/1.1\r\n\r\n", 400, /Host/],
+    [
+      "an Expect other than 100-continue",
+      "POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n",
+      417,
+      /Expect/,
+    ],
+    ["a CONNECT", "CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", 400, /CONNECT/],
+  ] as const) {
+    it(`answers ${name} in the envelope with a request id, then closes`, async () => {
+      const { socket, closed } = await open(port);
+      socket.write(request);
+      const raw = await closed;
+      const answer = parse(raw);
+      assert.equal(answer.status, status, raw);
+      assert.equal(answer.body.success, false);
+      assert.equal(answer.body.error.code, "VALIDATION_ERROR");
+      assert.match(answer.body.error.message, message);
+      assert.match(answer.headers, /x-request-id: [0-9a-f-]{36}/);
+      assert.match(answer.headers, /connection: close/);
+    });
+  }
+
+  it("names the Host header in the refusal and echoes the caller's request id", async () => {
+    const { socket, closed } = await open(port);
+    socket.write("GET /healthz HTTP/1.1\r\nX-Request-Id: no-host-1\r\n\r\n");
+    const answer = parse(await closed);
+    assert.equal(answer.status, 400);
+    assert.deepEqual(answer.body.error.metadata, { field: "Host" });
+    assert.match(answer.headers, /x-request-id: no-host-1\r\n/);
+  });
+
+  it("serves an HTTP/1.0 request without Host, which needs none", async () => {
+    const { socket, closed } = await open(port);
+    socket.write("GET /healthz HTTP/1.0\r\n\r\n");
+    assert.match(await closed, /^HTTP\/1\.1 200/);
+  });
+
+  it("still answers 100-continue and takes the body", async () => {
+    const { socket, closed } = await open(port);
+    socket.write(
+      "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n" +
+        "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n",
+    );
+    socket.once("data", () => socket.write("{}"));
+    const raw = await closed;
+    assert.match(raw, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+  });
 
   it("refuses connections beyond the per-address cap and accepts again once one closes", async () => {
     const held = await Promise.all([1, 2, 3, 4].map(() => open(port)));
