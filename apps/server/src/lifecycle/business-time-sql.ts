@@ -51,8 +51,12 @@ type ClaimedTable = "payments" | "withdraws" | "refunds" | "payouts";
  * into a join, so the plan starts from the claimed table's own index.
  */
 export function merchantOfRow(table: ClaimedTable) {
-  return sql<{ clock_offset_ms: bigint; settlement_delay_hours: number }>`(SELECT m.clock_offset_ms,
-    m.settlement_delay_hours FROM merchants m WHERE m.id = ${sql.ref(`${table}.merchant_id`)} LIMIT 1)`.as(
+  return sql<{
+    clock_offset_ms: bigint;
+    settlement_delay_hours: number;
+    wallet_status: string;
+  }>`(SELECT m.clock_offset_ms, m.settlement_delay_hours, m.wallet_status FROM merchants m
+    WHERE m.id = ${sql.ref(`${table}.merchant_id`)} LIMIT 1)`.as(
     "merchants",
   );
 }

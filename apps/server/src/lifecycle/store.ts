@@ -119,7 +119,11 @@ export async function markSettled(db: Db, id: string, at: Date): Promise<void> {
 
 // Withdraws.
 
-/** Pending withdraws, oldest first, for the payout dispatcher; or the one named, waiting for it. */
+/**
+ * Pending withdraws, oldest first, for the payout dispatcher; or the one named, waiting for it.
+ * The dispatcher's take leaves out a frozen or closed wallet's: a frozen wallet pays nothing out,
+ * so they wait pending (the merchant may still cancel them) until the wallet is active again.
+ */
 export async function claimPendingWithdraws(
   db: Db,
   options: { limit: number; withdrawId?: string },
@@ -130,14 +134,17 @@ export async function claimPendingWithdraws(
     .selectAll("withdraws")
     .select("merchants.clock_offset_ms")
     .where(isFixedValue("withdraws.status", "pending"));
-  if (options.withdrawId !== undefined) query = query.where("withdraws.id", "=", options.withdrawId);
+  query =
+    options.withdrawId === undefined
+      ? query.where("merchants.wallet_status", "=", "active")
+      : query.where("withdraws.id", "=", options.withdrawId);
   const locked = query.orderBy("withdraws.created_at").limit(options.limit).forUpdate("withdraws");
   return withOffsets(await (options.withdrawId === undefined ? locked.skipLocked() : locked).execute());
 }
 
 // Refunds.
 
-/** Pending refunds, oldest first, for the payout dispatcher; or the one named, waiting for it. */
+/** Pending refunds, as pending withdraws are taken (a frozen or closed wallet's wait). */
 export async function claimPendingRefunds(
   db: Db,
   options: { limit: number; refundId?: string },
@@ -148,7 +155,10 @@ export async function claimPendingRefunds(
     .selectAll("refunds")
     .select("merchants.clock_offset_ms")
     .where(isFixedValue("refunds.status", "pending"));
-  if (options.refundId !== undefined) query = query.where("refunds.id", "=", options.refundId);
+  query =
+    options.refundId === undefined
+      ? query.where("merchants.wallet_status", "=", "active")
+      : query.where("refunds.id", "=", options.refundId);
   const locked = query.orderBy("refunds.created_at").limit(options.limit).forUpdate("refunds");
   return withOffsets(await (options.refundId === undefined ? locked.skipLocked() : locked).execute());
 }

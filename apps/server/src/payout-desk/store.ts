@@ -22,7 +22,8 @@ import { merchantOfRow } from "../lifecycle/business-time-sql.ts";
  * Locks up to `limit` pending withdraws, oldest first, optionally of one merchant. `SKIP
  * LOCKED`: two batch creations running at once each take different withdraws, and neither
  * waits for the other; whatever the first takes is processing when it commits, so the second
- * never sees it pending again.
+ * never sees it pending again. A frozen or closed wallet's wait: a frozen wallet pays nothing
+ * out (docs/payout-desk.md).
  */
 export async function claimPendingForBatch(
   db: Db,
@@ -33,7 +34,8 @@ export async function claimPendingForBatch(
     .innerJoinLateral(merchantOfRow("withdraws"), (join) => join.onTrue())
     .selectAll("withdraws")
     .select("merchants.clock_offset_ms")
-    .where(isFixedValue("withdraws.status", "pending"));
+    .where(isFixedValue("withdraws.status", "pending"))
+    .where("merchants.wallet_status", "=", "active");
   if (options.merchantId !== undefined) query = query.where("withdraws.merchant_id", "=", options.merchantId);
   const rows = await query
     .orderBy("withdraws.created_at")
@@ -55,7 +57,8 @@ export async function claimPendingRefundsForBatch(
     .innerJoinLateral(merchantOfRow("refunds"), (join) => join.onTrue())
     .selectAll("refunds")
     .select("merchants.clock_offset_ms")
-    .where(isFixedValue("refunds.status", "pending"));
+    .where(isFixedValue("refunds.status", "pending"))
+    .where("merchants.wallet_status", "=", "active");
   if (options.merchantId !== undefined) query = query.where("refunds.merchant_id", "=", options.merchantId);
   const rows = await query
     .orderBy("refunds.created_at")

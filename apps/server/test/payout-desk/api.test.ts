@@ -353,6 +353,33 @@ describe("payout desk, boundaries and refusals", () => {
     assert.equal(cancel.status, 200);
   });
 
+  it("takes nothing of a frozen or closed wallet into a batch: its withdraws wait pending until it is active", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const waiting = await createWithdraw(shop, { amount: "100.00" });
+    for (const walletStatus of ["frozen", "closed"]) {
+      const set = await svc.admin("PATCH", `/admin/v1/merchants/${shop.merchantId}`, { walletStatus });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      const none = await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId });
+      assert.equal(none.status, 409, `${walletStatus}: ${JSON.stringify(none.body)}`);
+      assert.equal(none.body.error.metadata.reason, "no_pending_withdraws");
+      const all = await svc.admin("POST", "/admin/v1/payout-batches", {});
+      const taken =
+        all.status === 201 ? all.body.data.items.map((i: { withdrawId: string }) => i.withdrawId) : [];
+      assert.ok(!taken.includes(waiting.id), `${walletStatus}: a batch of every merchant leaves it out`);
+      assert.equal(await withdrawStatus(shop, waiting.id), "pending");
+    }
+    const active = await svc.admin("PATCH", `/admin/v1/merchants/${shop.merchantId}`, {
+      walletStatus: "active",
+    });
+    assert.equal(active.status, 200, JSON.stringify(active.body));
+    const batch = await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId });
+    assert.equal(batch.status, 201, JSON.stringify(batch.body));
+    assert.deepEqual(
+      batch.body.data.items.map((i: { withdrawId: string }) => i.withdrawId),
+      [waiting.id],
+    );
+  });
+
   it("checks outcomes: paid needs a reference, failed a reason; unknown batch or item 404; no token 401", async () => {
     const shop = await fundedMerchant(svc, {}, 10_000n);
     const w = await createWithdraw(shop, { amount: "100.00" });

@@ -108,6 +108,29 @@ describe("a withdraw paid by SCB credit transfer", () => {
     assert.equal(after.body.data.walletBalance, 100000);
   });
 
+  it("sends nothing of a frozen or closed wallet: its withdraw waits pending, and goes once the wallet is active", async () => {
+    const merchant = await live.svc.newMerchant({ settlementDelayHours: 0 });
+    await fundWallet(live.svc.deps, merchant.merchantId, 1_000_000n);
+    const withdraw = await createWithdraw(live.svc, merchant, { amount: "1000.00", ...SCB_ACCOUNT });
+    assert.equal(withdraw.status, "pending");
+    for (const walletStatus of ["frozen", "closed"]) {
+      const set = await live.svc.admin("PATCH", `/admin/v1/merchants/${merchant.merchantId}`, {
+        walletStatus,
+      });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      await dispatchPendingWithdraws(live.svc.deps);
+      assert.equal((await withdrawOf(withdraw.id)).status, "pending", walletStatus);
+      assert.equal(atScb(withdraw.id).initiates, 0, `${walletStatus}: nothing sent to SCB`);
+    }
+    const active = await live.svc.admin("PATCH", `/admin/v1/merchants/${merchant.merchantId}`, {
+      walletStatus: "active",
+    });
+    assert.equal(active.status, 200, JSON.stringify(active.body));
+    await dispatchPendingWithdraws(live.svc.deps);
+    assert.equal((await withdrawOf(withdraw.id)).status, "paid");
+    assert.equal(atScb(withdraw.id).executions, 1);
+  });
+
   it("pays another bank's account cross-bank with the same two steps", async () => {
     const withdraw = await newWithdraw({ customerBankCode: "004", customerBankAccountNumber: "1234567890" });
     await dispatchPendingWithdraws(live.svc.deps);
