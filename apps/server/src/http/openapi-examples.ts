@@ -17,6 +17,8 @@ const MERCHANT_ID = "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95";
 const EVENT_ID = "c3d5e7f9-1a2b-4c4d-8e6f-7a8b9c0d1e2f";
 const ENDPOINT_ID = "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b";
 const INTEGRATION_ID = "a7b8c9d0-e1f2-4a3b-9c4d-5e6f7a8b9c0d";
+const REFUND_ID = "f6a7b8c9-d0e1-4f2a-8b3c-4d5e6f7a8b9c";
+const BATCH_ID = "2d4f6a8c-0e1b-4d3f-9a5c-7e9b1d3f5a70";
 /** The moment every example happens at. */
 export const EXAMPLE_MOMENT = "2026-01-15T12:00:00.000Z";
 const AT = EXAMPLE_MOMENT;
@@ -24,7 +26,13 @@ const PROMPTPAY_PAYLOAD =
   "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD";
 
 /** The ids the examples show, for examples built elsewhere (error metadata). */
-export const EXAMPLE_IDS = { payment: PAYMENT_ID, withdraw: WITHDRAW_ID, merchant: MERCHANT_ID } as const;
+export const EXAMPLE_IDS = {
+  payment: PAYMENT_ID,
+  withdraw: WITHDRAW_ID,
+  merchant: MERCHANT_ID,
+  refund: REFUND_ID,
+  payoutBatch: BATCH_ID,
+} as const;
 
 /** Realistic values by property name, valid for every schema of that name in the document. */
 const BY_NAME: Record<string, unknown> = {

@@ -159,7 +159,12 @@ const StateConflictMetadata = Type.Union([
       withdrawId: Type.Optional(
         Type.String({ format: "uuid", description: "The withdraw the bank reference is recorded for" }),
       ),
-      batchId: Type.Optional(Type.String({ format: "uuid", description: "That withdraw's payout batch" })),
+      refundId: Type.Optional(
+        Type.String({ format: "uuid", description: "The refund the bank reference is recorded for" }),
+      ),
+      batchId: Type.Optional(
+        Type.String({ format: "uuid", description: "That withdraw's or refund's payout batch" }),
+      ),
     },
     closed,
   ),

@@ -16,6 +16,7 @@ import { operatorActor } from "../admin/actor.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
+import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
 import type { App } from "../http/typed-app.ts";
 import {
   BatchEnvelope,
@@ -28,6 +29,7 @@ import {
   RecordOutcomeBody,
 } from "./schemas.ts";
 import {
+  bankReferenceInUse,
   batchCsvFile,
   batchNotFound,
   createBatch,
@@ -35,12 +37,43 @@ import {
   getBatch,
   listPayoutBatches,
   notInBatch,
+  outcomeAlreadyRecorded,
   type PayoutDeskContext,
   recordOutcome,
   recordRefundOutcome,
 } from "./service.ts";
 
 const batchMissing = documented("No payout batch has this id", batchNotFound());
+
+/** The example bank reference of the outcome conflicts below. */
+const EXAMPLE_BANK_REFERENCE = "KB-20260115-0001";
+
+/**
+ * The 409s of recording a line's outcome (withdraw or refund): another outcome is recorded for
+ * the line already, or the bank reference is recorded for another line.
+ */
+function outcomeConflicts(kind: "withdraw" | "refund") {
+  const refundId = kind === "refund" ? EXAMPLE_IDS.refund : null;
+  return [
+    documented(
+      `The ${kind}'s outcome is already recorded, and this one differs`,
+      outcomeAlreadyRecorded({
+        refund_id: refundId,
+        outcome: "paid",
+        bank_reference: EXAMPLE_BANK_REFERENCE,
+        failure_reason: null,
+      }),
+    ),
+    documented(
+      "The bank reference is recorded for another withdraw or refund already",
+      bankReferenceInUse(EXAMPLE_BANK_REFERENCE, {
+        batch_id: EXAMPLE_IDS.payoutBatch,
+        withdraw_id: EXAMPLE_IDS.withdraw,
+        refund_id: null,
+      }),
+    ),
+  ];
+}
 
 const tags = ["admin"];
 
@@ -160,7 +193,11 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
           "(recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or " +
           "desk, else api). The last outcome closes the batch.",
         params: BatchItemParams,
-        "x-errors": [batchMissing],
+        "x-errors": [
+          batchMissing,
+          documented("The withdraw is not a line of this batch", notInBatch({ kind: "withdraw" })),
+          ...outcomeConflicts("withdraw"),
+        ],
         body: RecordOutcomeBody,
         response: { 200: BatchEnvelope },
       },
@@ -196,6 +233,7 @@ function refundOutcomeRoute(app: App, ctx: PayoutDeskContext): void {
         "x-errors": [
           batchMissing,
           documented("The refund is not a line of this batch", notInBatch({ kind: "refund" })),
+          ...outcomeConflicts("refund"),
         ],
         body: RecordOutcomeBody,
         response: { 200: BatchEnvelope },

@@ -233,12 +233,18 @@ function sameOutcome(item: PayoutBatchItemRow, outcome: Outcome): boolean {
   );
 }
 
-function conflictingOutcome(item: PayoutBatchItemRow, outcome: PayoutOutcome): AppError {
-  const detail = item.outcome === "paid" ? `bank reference ${item.bank_reference}` : item.failure_reason;
+/** A line's outcome is recorded already, and the one asked for differs: it cannot be changed. */
+export function outcomeAlreadyRecorded(
+  recorded: Pick<PayoutBatchItemRow, "refund_id" | "bank_reference" | "failure_reason"> & {
+    outcome: PayoutOutcome;
+  },
+): AppError {
+  const detail =
+    recorded.outcome === "paid" ? `bank reference ${recorded.bank_reference}` : recorded.failure_reason;
   return new AppError(
     "STATE_CONFLICT",
-    `This ${item.refund_id === null ? "withdraw" : "refund"}'s outcome is already recorded as ${item.outcome} (${detail}); it cannot be changed`,
-    { reason: "outcome_already_recorded", outcome },
+    `This ${recorded.refund_id === null ? "withdraw" : "refund"}'s outcome is already recorded as ${recorded.outcome} (${detail}); it cannot be changed`,
+    { reason: "outcome_already_recorded", outcome: recorded.outcome },
   );
 }
 
@@ -246,7 +252,7 @@ function conflictingOutcome(item: PayoutBatchItemRow, outcome: PayoutOutcome): A
  * A bank reference names one transfer: recorded for another withdraw (or refund) already, it is
  * refused, so one transfer is never booked as the payment of two.
  */
-function bankReferenceInUse(
+export function bankReferenceInUse(
   bankReference: string,
   holder: { batch_id: string; withdraw_id: string | null; refund_id: string | null } | undefined,
 ): AppError {
@@ -324,7 +330,7 @@ async function recordInTransaction(
   if (!item) throw notInBatch(key.subject);
   if (item.outcome !== null) {
     if (sameOutcome(item, outcome)) return;
-    throw conflictingOutcome(item, item.outcome);
+    throw outcomeAlreadyRecorded({ ...item, outcome: item.outcome });
   }
   if (outcome.bankReference !== null) {
     // Outcomes of one batch are serialized by the batch lock, so this sees every reference

@@ -9,9 +9,12 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { Value } from "typebox/value";
+import { errorObjectSchema } from "../../src/http/envelope.ts";
 import { ERROR_STATUS, type ErrorCode } from "../../src/lib/errors.ts";
 import { updateMerchant } from "../../src/merchants/service.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant, payeeName, withdrawBody } from "../helpers/withdraws.ts";
 
 type Json = any;
@@ -367,6 +370,83 @@ describe("real errors are documented for the operation that answered them", () =
     const missing = `/api/v1/webhook-endpoints/${randomUUID()}`;
     assertDocumented("updateWebhookEndpoint", await svc.request("PATCH", missing, { disabled: true }));
     assertDocumented("retrieveWebhookEndpoint", await svc.request("GET", missing));
+  });
+});
+
+describe("the payout desk's outcome conflicts are documented (SATANG_PAYOUTS=manual)", () => {
+  let desk: TestService;
+  before(async () => {
+    desk = await startService({ env: { SATANG_PAYOUTS: "manual", SANDBOX_PAYOUT_PICKUP: "automatic" } });
+  });
+  after(async () => {
+    await desk?.close();
+  });
+
+  /** A real 409 is documented for the operation, with an example of its reason. */
+  function assertConflictDocumented(id: string, answer: { status: number; body: Json }, reason: string) {
+    assert.equal(answer.status, 409, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.metadata.reason, reason);
+    assertDocumented(id, answer, false);
+    const reasons = documentedErrors(id, 409).map((example) => example.metadata?.reason);
+    assert.ok(reasons.includes(reason), `${id}: 409 ${reason} has no example (${reasons.join(", ")})`);
+    assert.deepEqual(
+      [...Value.Errors(errorObjectSchema("STATE_CONFLICT"), answer.body.error)],
+      [],
+      `${id}: the real metadata is the documented one`,
+    );
+  }
+
+  it("a second, different outcome and a bank reference in use answer 409 as documented, for withdraw and refund lines; a line not in the batch 404", async () => {
+    const shop = await fundedMerchant(desk);
+    const withdraw = async () => {
+      desk.clock.advance(1000);
+      const res = await desk.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "100.00" }), {
+        credentials: shop,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.data.id as string;
+    };
+    const first = await withdraw();
+    const second = await withdraw();
+    desk.clock.advance(1000);
+    const payment = await succeededPayment(desk, shop, "5000.00");
+    const refund = (await createRefund(desk, shop, payment.id, { amount: "100.00" })).id as string;
+    const created = await desk.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const batch = created.body.data.id as string;
+    const onWithdraw = (withdrawId: string, body: Record<string, unknown>) =>
+      desk.admin("POST", `/admin/v1/payout-batches/${batch}/items/${withdrawId}/outcome`, body);
+    const onRefund = (body: Record<string, unknown>) =>
+      desk.admin("POST", `/admin/v1/payout-batches/${batch}/refunds/${refund}/outcome`, body);
+    const reference = `DOC-${randomUUID().slice(0, 8)}`;
+
+    assert.equal((await onWithdraw(first, { outcome: "paid", bankReference: reference })).status, 200);
+    assertConflictDocumented(
+      "recordPayoutOutcome",
+      await onWithdraw(first, { outcome: "failed", reason: "bounced" }),
+      "outcome_already_recorded",
+    );
+    assertConflictDocumented(
+      "recordRefundPayoutOutcome",
+      await onRefund({ outcome: "paid", bankReference: reference }),
+      "bank_reference_in_use",
+    );
+    assert.equal((await onRefund({ outcome: "paid", bankReference: `${reference}-R` })).status, 200);
+    assertConflictDocumented(
+      "recordRefundPayoutOutcome",
+      await onRefund({ outcome: "failed", reason: "bounced" }),
+      "outcome_already_recorded",
+    );
+    // A reference recorded for a refund line names the refund.
+    const heldByRefund = await onWithdraw(second, { outcome: "paid", bankReference: `${reference}-R` });
+    assertConflictDocumented("recordPayoutOutcome", heldByRefund, "bank_reference_in_use");
+    assert.equal(heldByRefund.body.error.metadata.refundId, refund);
+    assert.equal((await onWithdraw(second, { outcome: "failed", reason: "closing the test" })).status, 200);
+    // A withdraw that is not a line of the batch: 404, word for word.
+    assertDocumented(
+      "recordPayoutOutcome",
+      await onWithdraw(randomUUID(), { outcome: "paid", bankReference: `${reference}-X` }),
+    );
   });
 });
 

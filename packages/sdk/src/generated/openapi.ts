@@ -1471,7 +1471,12 @@ export interface components {
                   withdrawId?: string;
                   /**
                    * Format: uuid
-                   * @description That withdraw's payout batch
+                   * @description The refund the bank reference is recorded for
+                   */
+                  refundId?: string;
+                  /**
+                   * Format: uuid
+                   * @description That withdraw's or refund's payout batch
                    */
                   batchId?: string;
                 }
@@ -11598,6 +11603,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -11787,6 +11801,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
         headers: {
           [name: string]: unknown;
         };
