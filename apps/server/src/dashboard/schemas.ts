@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from "typebox";
 import { EVENT_TYPES } from "../db/types.ts";
-import { stringEnum } from "../http/list-query.ts";
+import { pageQueryProperties, pageSchema, stringEnum } from "../http/list-query.ts";
 import { ERROR_MESSAGE_KEYWORD } from "../http/validation.ts";
 import {
   DASHBOARD_EMAIL_LENGTH_MAX,
@@ -99,7 +99,9 @@ const UserSchema = Type.Object({
 });
 
 export const UserEnvelope = envelope(UserSchema);
-export const UserListEnvelope = envelope(Type.Array(UserSchema));
+/** The users list's paging (CONTRACT 11): `page` from 1, `limit` 1 to 100, nothing else. */
+export const UserListQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+export const UserListEnvelope = envelope(pageSchema(UserSchema));
 
 export const LoginEnvelope = envelope(
   Type.Object({

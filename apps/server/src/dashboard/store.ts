@@ -53,15 +53,32 @@ export async function findUserById(db: Db, id: string): Promise<DashboardUserRow
   return db.selectFrom("dashboard_users").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-/** A merchant's users, oldest first: a merchant has a handful, so the list is not paged. */
-export async function usersOfMerchant(db: Db, merchantId: string): Promise<DashboardUserRow[]> {
-  return db
-    .selectFrom("dashboard_users")
-    .selectAll()
-    .where("merchant_id", "=", merchantId)
-    .orderBy("created_at", "asc")
-    .orderBy("id", "asc")
-    .execute();
+/**
+ * One page of a merchant's users, oldest first (ties by id, so pages never repeat or skip one),
+ * and how many the merchant has.
+ */
+export async function usersOfMerchant(
+  db: Db,
+  merchantId: string,
+  window: { offset: number; limit: number },
+): Promise<{ rows: DashboardUserRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom("dashboard_users")
+      .selectAll()
+      .where("merchant_id", "=", merchantId)
+      .orderBy("created_at", "asc")
+      .orderBy("id", "asc")
+      .limit(window.limit)
+      .offset(window.offset)
+      .execute(),
+    db
+      .selectFrom("dashboard_users")
+      .select((eb) => eb.fn.countAll<bigint>().as("n"))
+      .where("merchant_id", "=", merchantId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
 }
 
 /** Locks a merchant's owners (FOR UPDATE), so two role changes cannot both remove the last one. */

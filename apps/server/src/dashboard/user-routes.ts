@@ -16,6 +16,7 @@ import {
   TwoFactorEnrolmentEnvelope,
   UserEnvelope,
   UserListEnvelope,
+  UserListQuery,
 } from "./schemas.ts";
 import { type SessionContext, sessionOf } from "./sessions.ts";
 import { confirmEnrolment, startEnrolment } from "./two-factor.ts";
@@ -26,8 +27,11 @@ type UserRouteContext = SessionContext & { clock: SessionContext["wallClock"] };
 export function userRoutes(app: App, ctx: UserRouteContext): void {
   app.get(
     "/users",
-    { config: { roles: OWNERS }, schema: { response: { 200: UserListEnvelope } } },
-    async (request) => ok(await listUsers(ctx, sessionOf(request).merchant.id)),
+    {
+      config: { roles: OWNERS },
+      schema: { querystring: UserListQuery, response: { 200: UserListEnvelope } },
+    },
+    async (request) => ok(await listUsers(ctx, sessionOf(request).merchant.id, request.query)),
   );
   app.post(
     "/users",

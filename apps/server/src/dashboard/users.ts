@@ -7,9 +7,13 @@
 
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { DashboardRole, DashboardUserRow } from "../db/types.ts";
+import type { Page } from "../http/envelope.ts";
+import { listPage, type PageQuery } from "../http/list-query.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError, notFound } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
+import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { pageOffset } from "../lib/page-offset.ts";
 import { getMerchant } from "../merchants/service.ts";
 import { hashPassword } from "./passwords.ts";
 import { findUserOfMerchant, insertUserIfAbsent, lockOwners, updateUser, usersOfMerchant } from "./store.ts";
@@ -83,8 +87,18 @@ export async function createDashboardUser(
   return userView(row);
 }
 
-export async function listUsers(ctx: { db: Db }, merchantId: string): Promise<UserRecord[]> {
-  return (await usersOfMerchant(ctx.db, merchantId)).map(userView);
+/** One page of the merchant's users, oldest first (CONTRACT 0 and 11: the list envelope). */
+export async function listUsers(
+  ctx: { db: Db },
+  merchantId: string,
+  query: PageQuery,
+): Promise<Page<UserRecord>> {
+  const params = { page: query.page ?? 1, limit: query.limit ?? PAGE_SIZE_DEFAULT };
+  const { rows, total } = await usersOfMerchant(ctx.db, merchantId, {
+    offset: pageOffset(params.page, params.limit),
+    limit: params.limit,
+  });
+  return listPage(rows.map(userView), total, params);
 }
 
 const lastOwner = () =>

@@ -100,6 +100,10 @@ describe("dashboard roles in the browser", () => {
       await page
         .getByText(en.userAdded.replace("{email}", email).replace("{role}", en["role.finance"]))
         .waitFor();
+      // The table shows the paged list's records: the owner signed in and the user just added.
+      const users = page.getByRole("table", { name: en.usersTitle });
+      await users.getByText(login.email, { exact: true }).waitFor();
+      await users.getByText(email, { exact: true }).waitFor();
       const roleOf = page.getByLabel(en.roleOf.replace("{email}", email));
       assert.equal(await roleOf.inputValue(), "finance");
       await roleOf.selectOption("developer");

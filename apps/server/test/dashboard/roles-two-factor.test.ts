@@ -95,8 +95,8 @@ describe("dashboard roles", () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.data.role, "finance");
     const list = await owner.request("GET", "/users");
-    assert.deepEqual(list.body.data.map((u: any) => u.role).sort(), ["finance", "owner"]);
-    const ownerId = list.body.data.find((u: any) => u.role === "owner").id;
+    assert.deepEqual(list.body.data.data.map((u: any) => u.role).sort(), ["finance", "owner"]);
+    const ownerId = list.body.data.data.find((u: any) => u.role === "owner").id;
 
     const promoted = await owner.request("PATCH", `/users/${created.body.data.id}`, { role: "developer" });
     assert.equal(promoted.body.data.role, "developer");
@@ -115,6 +115,42 @@ describe("dashboard roles", () => {
       },
     );
     assert.equal(other.status, 404, "another merchant's user is not found");
+  });
+
+  it("lists the users as a paged list, oldest first, and refuses invalid paging with the field", async () => {
+    const shop = await svc.newMerchant();
+    const owner = await dashboardUser(svc, shop.merchantId);
+    for (const role of ["developer", "finance"]) {
+      const email = `${role}-paged-${process.pid}@shop.example`;
+      const created = await owner.request("POST", "/users", { email, password: DASHBOARD_PASSWORD, role });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    const all = await owner.request("GET", "/users");
+    assert.equal(all.status, 200);
+    const { data: users, ...totals } = all.body.data;
+    assert.deepEqual(totals, { total: 3, page: 1, limit: 10, totalPages: 1 });
+    const oldestFirst = [...users].sort(
+      (a: any, b: any) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+    );
+    assert.deepEqual(users, oldestFirst, "oldest first, ties by id");
+    assert.deepEqual(users.map((u: any) => u.role).sort(), ["developer", "finance", "owner"]);
+    const second = await owner.request("GET", "/users?page=2&limit=1");
+    assert.deepEqual(second.body.data, { data: [users[1]], total: 3, page: 2, limit: 1, totalPages: 3 });
+    const past = await owner.request("GET", "/users?page=9&limit=2");
+    assert.equal(past.status, 200);
+    assert.deepEqual(past.body.data, { data: [], total: 3, page: 9, limit: 2, totalPages: 2 });
+    for (const [query, field] of [
+      ["page=0", "page"],
+      ["page=abc", "page"],
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["sortBy=email", "sortBy"],
+    ] as const) {
+      const refused = await owner.request("GET", `/users?${query}`);
+      assert.equal(refused.status, 400, query);
+      assert.equal(refused.body.error.code, "VALIDATION_ERROR", query);
+      assert.equal(refused.body.error.metadata.field, field, query);
+    }
   });
 
   it("takes effect on the user's next request, without a new login", async () => {

@@ -100,8 +100,11 @@ export const login = (email, password, otp) =>
     request(`${BASE}/api/v1/auth/login`, "POST", otp ? { email, password, otp } : { email, password })
   );
 
-/** The merchant's users (owners only), adding one, and changing a role. */
-export const listUsers = () => /** @type {Promise<User[]>} */ (dashboard("GET", "/users"));
+/**
+ * The merchant's users (owners only), adding one, and changing a role. The list is paged like
+ * every list; the Users page shows the first 100, oldest first (a merchant has a handful).
+ */
+export const listUsers = () => /** @type {Promise<Page<User>>} */ (dashboard("GET", "/users?limit=100"));
 /** @param {{ email: string, password: string, role: string }} body */
 export const createUser = (body) => /** @type {Promise<User>} */ (dashboard("POST", "/users", body));
 /**

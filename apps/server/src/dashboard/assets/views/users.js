@@ -130,6 +130,6 @@ export async function usersView() {
     heading(t("usersTitle")),
     h("p", { class: "muted" }, t("usersIntro")),
     addUserForm(),
-    table(t("usersTitle"), heads, users.map(userRow)),
+    table(t("usersTitle"), heads, users.data.map(userRow)),
   ];
 }
