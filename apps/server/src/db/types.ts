@@ -346,7 +346,7 @@ interface WebhookDeliveryAttemptsTable {
 }
 
 /** A withdraw handed to a payout provider, and where that hand-over stands (0006). */
-const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed"] as const;
+const PAYOUT_STATES = ["sending", "accepted", "unknown", "completed", "watching"] as const;
 export type PayoutState = (typeof PAYOUT_STATES)[number];
 
 interface PayoutsTable {

@@ -56,7 +56,5 @@ export function merchantOfRow(table: ClaimedTable) {
     settlement_delay_hours: number;
     wallet_status: string;
   }>`(SELECT m.clock_offset_ms, m.settlement_delay_hours, m.wallet_status FROM merchants m
-    WHERE m.id = ${sql.ref(`${table}.merchant_id`)} LIMIT 1)`.as(
-    "merchants",
-  );
+    WHERE m.id = ${sql.ref(`${table}.merchant_id`)} LIMIT 1)`.as("merchants");
 }

@@ -84,6 +84,67 @@ function recheckAt(at: Date, answer: { recheckAfterMs?: number }, backoff: Date)
   return answer.recheckAfterMs === undefined ? backoff : later(at, answer.recheckAfterMs);
 }
 
+/**
+ * The operator resolved the payout `failed` without the bank saying so (lifecycle/undecided.ts):
+ * its attempt record is watched instead of completed, so the reconciler keeps asking the bank
+ * (`reconcileOne`): a transfer the bank executed after all is booked as a late success. Nothing
+ * is sent for it again: its withdraw or refund is no longer `processing`, which every
+ * connector step's fence requires (providers/payout-fence.ts).
+ */
+export async function watchResolvedPayout(trx: Trx, subject: PayoutSubject, at: Date): Promise<void> {
+  await updatePayout(trx, subject, { state: "watching", nextCheckAt: later(at, checkDelayMs(0)), at });
+}
+
+/**
+ * A watched payout's answer (`watchResolvedPayout`): executed -> booked as the late success of
+ * the failed withdraw or refund (debited again) and recorded for the operator, whose decision
+ * the bank contradicts; failed, or never received -> the record is completed, nothing booked;
+ * still undecided or no answer -> asked again later. Never resent.
+ */
+async function watchedAnswer(
+  trx: Trx,
+  ctx: LifecycleContext,
+  provider: Provider,
+  subject: PayoutSubject,
+  lookup: Lookup,
+  at: Date,
+  nextCheckAt: Date,
+): Promise<void> {
+  if (lookup.status === "error" || lookup.status === "accepted") {
+    const reference = lookup.status === "accepted" ? { providerReference: lookup.providerReference } : {};
+    const lastError = lookup.status === "error" ? lookup.error : (lookup.note ?? null);
+    await updatePayout(trx, subject, { ...reference, lastError, nextCheckAt, at });
+    return;
+  }
+  if (lookup.status !== "paid") {
+    await updatePayout(trx, subject, { state: "completed", at });
+    return;
+  }
+  await updatePayout(trx, subject, { providerReference: lookup.providerReference, at });
+  const booked = await bookPayoutReport(trx, ctx, subject, "paid");
+  if (booked.kind === "refused") {
+    await refusedAnswer(trx, ctx, provider, subject, "paid", booked, at);
+    return;
+  }
+  const row = booked.withdraw ?? booked.refund;
+  const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
+  await recordAnomaly(trx, ctx, {
+    provider: provider.name,
+    subjectType: subject.kind,
+    subjectId: subject.id,
+    report: "payout.paid",
+    callbackId: null,
+    refusal: booked.notice ?? {
+      reason: "resolved_failed_then_paid",
+      message: `${name} was resolved failed by the operator, but the bank shows the transfer executed: booked as a late success, debited again`,
+      anomaly: true,
+      merchantId: row?.merchant_id ?? null,
+      subjectStatus: row?.status ?? "paid",
+      amountSatang: row?.amount_satang ?? null,
+    },
+  });
+}
+
 /** The provider's reason for a failed payout, kept on the attempt record for the operator. */
 function failureReason(answer: { status: string; reason?: string }): { lastError?: string } {
   const reason = bankReason(answer);
@@ -398,6 +459,10 @@ async function reconcileOne(
     const payout = locked.row;
     const at = businessNow(ctx.clock, locked.offsetMs);
     const nextCheckAt = later(at, checkDelayMs(payout.checks));
+    if (payout.state === "watching") {
+      await watchedAnswer(trx, ctx, provider, subject, lookup, at, nextCheckAt);
+      return undefined;
+    }
     switch (lookup.status) {
       case "not_found":
         // The provider never received the send (the process died before it, or the request
@@ -533,7 +598,7 @@ async function markIndeterminate(ctx: LifecycleContext, withdrawId: string): Pro
   const subject = withdrawSubject(withdrawId);
   await withTransaction(ctx.db, async (trx) => {
     const locked = await lockPayout(trx, subject);
-    if (!locked || locked.row.state === "completed") return;
+    if (!locked || locked.row.state === "completed" || locked.row.state === "watching") return;
     const at = businessNow(ctx.clock, locked.offsetMs);
     await updatePayout(trx, subject, {
       state: "unknown",

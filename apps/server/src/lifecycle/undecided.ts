@@ -37,6 +37,7 @@ import { lockWithdraw } from "../withdraws/store.ts";
 import { withdrawView } from "../withdraws/view.ts";
 import { type BookedPayout, bookPayoutReport } from "./callbacks.ts";
 import type { LifecycleContext } from "./context.ts";
+import { watchResolvedPayout } from "./payouts.ts";
 import { lockPayout, updatePayout } from "./store.ts";
 import {
   countUndecided,
@@ -264,6 +265,11 @@ async function resolvePayout(
         status: row.status,
         reason: booked.refusal.reason,
       });
+    }
+    // The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and
+    // a transfer it executed after all is booked as a late success (lifecycle/payouts.ts).
+    if (input.outcome === "failed" && ctx.provider?.name === payout.row.provider) {
+      await watchResolvedPayout(trx, subject, at);
     }
     return {
       booked,

@@ -39,6 +39,7 @@ import { statements as ledgerAccountGuards } from "./0110_ledger_account_guards.
 import { statements as ledgerLateSuccessOverdraw } from "./0111_ledger_late_success_overdraw.ts";
 import { statements as ledgerOverdrawnCredits } from "./0112_ledger_overdrawn_credits.ts";
 import { statements as promptpayReuseWaiters } from "./0113_promptpay_reuse_waiters.ts";
+import { statements as payoutWatching } from "./0114_payout_watching.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -77,4 +78,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0111_ledger_late_success_overdraw": ledgerLateSuccessOverdraw,
   "0112_ledger_overdrawn_credits": ledgerOverdrawnCredits,
   "0113_promptpay_reuse_waiters": promptpayReuseWaiters,
+  "0114_payout_watching": payoutWatching,
 };

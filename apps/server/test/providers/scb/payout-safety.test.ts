@@ -17,7 +17,7 @@ import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { noteTransfer } from "../../../src/providers/scb/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
-import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
+import { anomaliesOf, createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { type LiveScb, resolveFailedAcrossSettlePoint, startLiveScb } from "../../helpers/scb/live.ts";
 
 /** PAYOUT_UNDECIDED_ALERT_S of these tests. */
@@ -43,6 +43,14 @@ const SCB_ACCOUNT = { customerBankCode: "014", customerBankAccountNumber: "55566
 
 async function withdrawOf(id: string): Promise<WithdrawRow> {
   return live.svc.deps.db.selectFrom("withdraws").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+}
+
+async function payoutOf(id: string) {
+  return live.svc.deps.db
+    .selectFrom("payouts")
+    .selectAll()
+    .where("withdraw_id", "=", id)
+    .executeTakeFirstOrThrow();
 }
 
 async function transferOf(id: string) {
@@ -352,6 +360,67 @@ describe("the operator's decision against a confirm still on its way", () => {
     );
     assert.equal(resolved.body.data.withdraw.status, "failed");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+  });
+});
+
+describe("a payout the operator resolved failed is still asked about", () => {
+  const resolvedFailed = async (amount: string) => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const withdraw = await newWithdraw({ amount });
+    await dispatchPendingWithdraws(live.svc.deps);
+    const { resolved } = await resolveFailedAcrossSettlePoint(
+      live,
+      `/admin/v1/withdraws/${withdraw.id}/resolve`,
+      async () => {},
+    );
+    assert.equal(resolved.body.data.withdraw.status, "failed");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+    return withdraw;
+  };
+  const reconcileFor = async (steps: number) => {
+    for (let i = 0; i < steps; i += 1) {
+      live.advance(120_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+  };
+
+  it("books SCB's later completion as a late success, debited again and recorded for the operator, never sending again", async () => {
+    const withdraw = await resolvedFailed("1670.00");
+    await reconcileFor(2);
+    assert.equal((await withdrawOf(withdraw.id)).status, "failed", "SCB still says processing");
+    live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
+    await reconcileFor(6);
+    assert.equal((await withdrawOf(withdraw.id)).status, "paid");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), [
+      "withdraw_hold",
+      "withdraw_late_success",
+      "withdraw_release",
+    ]);
+    assert.ok((await eventTypes(live.svc.deps.db, withdraw.id)).includes("withdraw.paid"));
+    const anomalies = await anomaliesOf(live.svc.deps.db, withdraw.id);
+    assert.deepEqual(
+      anomalies.map((a) => a.reason),
+      ["resolved_failed_then_paid"],
+    );
+    const scb = atScb(withdraw.id);
+    assert.deepEqual([scb.initiates, scb.confirms, scb.executions], [1, 1, 1]);
+    assert.equal((await payoutOf(withdraw.id)).state, "completed");
+  });
+
+  it("completes the record, booking nothing more, when SCB then shows the transfer failed", async () => {
+    const withdraw = await resolvedFailed("1680.00");
+    live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_FAILED", {
+      code: "112",
+      description: "Invalid Account",
+    });
+    await reconcileFor(3);
+    assert.equal((await withdrawOf(withdraw.id)).status, "failed");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+    assert.deepEqual(await anomaliesOf(live.svc.deps.db, withdraw.id), []);
+    assert.equal((await payoutOf(withdraw.id)).state, "completed");
+    const scb = atScb(withdraw.id);
+    assert.deepEqual([scb.initiates, scb.confirms], [1, 1], "nothing sent again");
+    assert.ok(!(await undecidedIds()).includes(withdraw.id));
   });
 });
 
