@@ -21,7 +21,7 @@ import { scbTables } from "../../src/providers/scb/db.ts";
 import { partnerTransactionId, partnerTransactionIdOf } from "../../src/providers/scb/references.ts";
 import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
-import { createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
+import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, refundBody } from "../helpers/refunds.ts";
 import {
   INQUIRY_DELAY_S,
@@ -406,6 +406,31 @@ describe("an undecided refund transfer", () => {
     );
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold", "refund_release"]);
     assert.deepEqual(await eventTypes(live.svc.deps.db, refund.id), ["refund.processing", "refund.failed"]);
+  });
+
+  it("is still asked about after a failed resolution: SCB's later completion is booked as the refund's late success", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const payment = await paidPayment("1100.00");
+    const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1100.00" });
+    await dispatchPendingRefunds(live.svc.deps);
+    await resolveFailedAcrossSettlePoint(live, `/admin/v1/refunds/${refund.id}/resolve`, async () => {});
+    assert.equal((await refundOf(refund.id)).status, "failed");
+    live.sim.setTransferStatus(atScb(refund.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
+    for (let i = 0; i < 6; i += 1) {
+      live.advance(120_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await refundOf(refund.id)).status, "succeeded");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), [
+      "refund_hold",
+      "refund_late_success",
+      "refund_release",
+    ]);
+    assert.deepEqual(
+      (await anomaliesOf(live.svc.deps.db, refund.id)).map((a) => a.reason),
+      ["resolved_failed_then_paid"],
+    );
+    assert.deepEqual([atScb(refund.id).initiates, atScb(refund.id).confirms], [1, 1]);
   });
 
   it("is listed by `satang payouts undecided` and failed by `satang refund resolve`", async () => {
