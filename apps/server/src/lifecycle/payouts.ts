@@ -435,21 +435,25 @@ async function resendOf(
   return withdraw ? { subject, input: payoutInput(withdraw), sendAttempt } : undefined;
 }
 
+/** The provider's answer about a payout, within the call's bound; a failure is an answer too. */
+async function askAbout(ctx: LifecycleContext, provider: Provider, key: string): Promise<Lookup> {
+  try {
+    return await bounded(
+      (signal) => provider.getPayout(key, { signal }),
+      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
+    );
+  } catch (error) {
+    return { status: "error", error: describe(error) };
+  }
+}
+
 async function reconcileOne(
   ctx: LifecycleContext,
   provider: Provider,
   claim: { subject: PayoutSubject; key: string; checks: number },
 ): Promise<void> {
-  const { subject, key } = claim;
-  let lookup: Lookup;
-  try {
-    lookup = await bounded(
-      (signal) => provider.getPayout(key, { signal }),
-      ctx.payoutCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
-    );
-  } catch (error) {
-    lookup = { status: "error", error: describe(error) };
-  }
+  const { subject } = claim;
+  const lookup = await askAbout(ctx, provider, claim.key);
   const resend = await withTransaction(ctx.db, async (trx): Promise<StartedPayout | undefined> => {
     const locked = await lockPayout(trx, subject);
     if (!locked || locked.row.state === "completed") return undefined;

@@ -268,9 +268,8 @@ async function resolvePayout(
     }
     // The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and
     // a transfer it executed after all is booked as a late success (lifecycle/payouts.ts).
-    if (input.outcome === "failed" && ctx.provider?.name === payout.row.provider) {
+    if (input.outcome === "failed" && ctx.provider?.name === payout.row.provider)
       await watchResolvedPayout(trx, subject, at);
-    }
     return {
       booked,
       resolution: {
