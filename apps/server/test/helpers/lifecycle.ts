@@ -123,3 +123,8 @@ export async function anomaliesOf(db: Db, subjectId: string): Promise<{ reason: 
 
 export const HOUR_MS = 3_600_000;
 export const MINUTE_MS = 60_000;
+
+/** A withdraw's payout attempt record. */
+export function withdrawPayoutOf(db: Db, withdrawId: string) {
+  return db.selectFrom("payouts").selectAll().where("withdraw_id", "=", withdrawId).executeTakeFirstOrThrow();
+}

@@ -14,7 +14,13 @@ import type { PayoutInput, Provider } from "../../../src/providers/provider.ts";
 import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
-import { createPayment, createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
+import {
+  createPayment,
+  createWithdraw,
+  eventTypes,
+  ledgerKinds,
+  withdrawPayoutOf,
+} from "../../helpers/lifecycle.ts";
 import { INQUIRY_DELAY_S, type LiveScb, startLiveScb } from "../../helpers/scb/live.ts";
 
 let live: LiveScb;
@@ -38,13 +44,7 @@ async function withdrawOf(id: string): Promise<WithdrawRow> {
   return live.svc.deps.db.selectFrom("withdraws").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
 
-async function payoutOf(id: string) {
-  return live.svc.deps.db
-    .selectFrom("payouts")
-    .selectAll()
-    .where("withdraw_id", "=", id)
-    .executeTakeFirstOrThrow();
-}
+const payoutOf = (id: string) => withdrawPayoutOf(live.svc.deps.db, id);
 
 /** What SCB saw for one withdraw: its transfers and how many confirms moved money. */
 function atScb(withdrawId: string) {

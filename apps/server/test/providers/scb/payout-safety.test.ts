@@ -17,7 +17,13 @@ import { scbTables } from "../../../src/providers/scb/db.ts";
 import { partnerTransactionId } from "../../../src/providers/scb/references.ts";
 import { noteTransfer } from "../../../src/providers/scb/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
-import { anomaliesOf, createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
+import {
+  anomaliesOf,
+  createWithdraw,
+  eventTypes,
+  ledgerKinds,
+  withdrawPayoutOf,
+} from "../../helpers/lifecycle.ts";
 import { type LiveScb, resolveFailedAcrossSettlePoint, startLiveScb } from "../../helpers/scb/live.ts";
 
 /** PAYOUT_UNDECIDED_ALERT_S of these tests. */
@@ -45,13 +51,7 @@ async function withdrawOf(id: string): Promise<WithdrawRow> {
   return live.svc.deps.db.selectFrom("withdraws").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
 
-async function payoutOf(id: string) {
-  return live.svc.deps.db
-    .selectFrom("payouts")
-    .selectAll()
-    .where("withdraw_id", "=", id)
-    .executeTakeFirstOrThrow();
-}
+const payoutOf = (id: string) => withdrawPayoutOf(live.svc.deps.db, id);
 
 async function transferOf(id: string) {
   return scbTables(live.svc.deps.db)
