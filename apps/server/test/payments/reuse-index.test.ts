@@ -167,13 +167,19 @@ describe("PromptPay reuse by unique index", () => {
     assert.equal(again.json().data.id, newer.json().data.id);
   });
 
-  it("passes the slot to an older open payment made with reuse off when the slotted one closes", async () => {
+  /** Two open payments of one customer and amount made with reuse off, then reuse turned on. */
+  const twoOpenThenReuseOn = async () => {
     const toggled = await svc.newMerchant({ promptpayReuse: false });
     const customer = account();
     const older = (await create(paymentBody(customer), toggled)).json().data.id;
     svc.clock.advance(1000);
     const newer = (await create(paymentBody(customer), toggled)).json().data.id;
     await svc.admin("PATCH", `/admin/v1/merchants/${toggled.merchantId}`, { promptpayReuse: true });
+    return { toggled, customer, older: older as string, newer: newer as string };
+  };
+
+  it("passes the slot to an older open payment made with reuse off when the slotted one closes", async () => {
+    const { toggled, customer, older, newer } = await twoOpenThenReuseOn();
     const canceled = await svc.request("POST", `/api/v1/payments/${newer}/cancel`, undefined, {
       credentials: toggled,
     });
@@ -189,12 +195,7 @@ describe("PromptPay reuse by unique index", () => {
   });
 
   it("hands the slot over while creates race the cancel of the slotted payment: none makes a second one", async () => {
-    const toggled = await svc.newMerchant({ promptpayReuse: false });
-    const customer = account();
-    const older = (await create(paymentBody(customer), toggled)).json().data.id;
-    svc.clock.advance(1000);
-    const newer = (await create(paymentBody(customer), toggled)).json().data.id;
-    await svc.admin("PATCH", `/admin/v1/merchants/${toggled.merchantId}`, { promptpayReuse: true });
+    const { toggled, customer, older, newer } = await twoOpenThenReuseOn();
     const [canceled, ...answers] = await Promise.all([
       svc.request("POST", `/api/v1/payments/${newer}/cancel`, undefined, { credentials: toggled }),
       ...Array.from({ length: 10 }, () => create(paymentBody(customer), toggled)),
