@@ -48,9 +48,11 @@ import {
   subjectOfRow,
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
+import { findMerchant } from "../merchants/store.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
 import { findRefundById } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
+import { walletInactive } from "../withdraws/admission.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { ENDED_UNPAID_STATUSES } from "../withdraws/statuses.ts";
 import { findWithdraw, findWithdrawById } from "../withdraws/store.ts";
@@ -657,6 +659,12 @@ export async function simulateWithdraw(
   if (ctx.config.payouts === "manual") throw payoutDeskConflict("Withdraw", row.status);
   if (row.status === "awaiting_verification") {
     throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
+  }
+  // A frozen or closed wallet pays nothing out: its pending withdraw is not handed to the
+  // simulated bank either, as the dispatcher and the payout desk leave it (lifecycle/store.ts).
+  if (row.status === "pending") {
+    const walletStatus = (await findMerchant(ctx.db, merchantId))?.wallet_status;
+    if (walletStatus === "frozen" || walletStatus === "closed") throw walletInactive(walletStatus);
   }
   if (outcome === "processing" || outcome === "indeterminate") {
     if (row.status === "pending") {

@@ -209,7 +209,8 @@ export function sandboxRefundRoutes(ctx: SimulateRefundContext): FastifyPluginAs
             "(refund.succeeded; a pending refund goes through processing first; on a failed refund " +
             "this is the late success). failed: -> failed with failureReason (refund.failed), the hold " +
             "released. 409 STATE_CONFLICT when the refund's status does not allow it, and for every " +
-            "report with SATANG_PAYOUTS=manual (reason payout_desk: the payout desk records the outcome).",
+            "report with SATANG_PAYOUTS=manual (reason payout_desk: the payout desk records the outcome). " +
+            "A pending refund of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.",
           params: RefundIdParams,
           body: SimulateRefundBody,
           response: { 200: RefundEnvelope },
@@ -218,6 +219,10 @@ export function sandboxRefundRoutes(ctx: SimulateRefundContext): FastifyPluginAs
             documented(
               "The refund's status does not allow this report",
               refundConflict("canceled", "Refund is canceled: the bank cannot report succeeded on it"),
+            ),
+            documented(
+              "The wallet is frozen or closed: a pending refund waits",
+              refundWalletInactive("frozen"),
             ),
           ],
         },

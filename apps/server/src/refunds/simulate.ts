@@ -23,7 +23,7 @@ import { payoutDeskConflict } from "../lib/payout-desk-conflict.ts";
 import type { Refusal } from "../lib/provider-reports.ts";
 import { applyRefundPayoutReport } from "./reports.ts";
 import type { RefundRecord, SimulatedRefundOutcome } from "./schemas.ts";
-import { type RefundContext, refundNotFound } from "./service.ts";
+import { type RefundContext, refundNotFound, refundWalletInactive } from "./service.ts";
 import { lockRefund } from "./store.ts";
 import { moveRefund, type RefundTransition } from "./transitions.ts";
 import { refundView } from "./view.ts";
@@ -95,6 +95,10 @@ export async function simulateRefund(
         `Refund is ${locked.status}: the bank cannot report ${outcome} on it`,
       );
     }
+    // A frozen or closed wallet pays nothing out: its pending refund is not handed to the
+    // simulated bank either, as the dispatcher and the payout desk leave it (lifecycle/store.ts).
+    if (moves[0] === "dispatch" && (locked.wallet_status === "frozen" || locked.wallet_status === "closed"))
+      throw refundWalletInactive(locked.wallet_status);
     if (moves[0] === "succeedLate") return lateSuccess(trx, ctx, id);
     const at = businessNow(ctx.clock, locked.clock_offset_ms);
     let current: RefundRow | undefined = locked;

@@ -145,12 +145,12 @@ export async function findRefundById(db: Db, id: string): Promise<RefundRow | un
 export async function lockRefund(
   trx: Trx,
   id: string,
-): Promise<(RefundRow & { clock_offset_ms: bigint }) | undefined> {
+): Promise<(RefundRow & { clock_offset_ms: bigint; wallet_status: string }) | undefined> {
   return trx
     .selectFrom("refunds")
     .innerJoin("merchants", "merchants.id", "refunds.merchant_id")
     .selectAll("refunds")
-    .select("merchants.clock_offset_ms")
+    .select(["merchants.clock_offset_ms", "merchants.wallet_status"])
     .where("refunds.id", "=", id)
     .forUpdate("refunds")
     .executeTakeFirst();

@@ -22,6 +22,7 @@ import { runSettlementsForMerchant } from "../lifecycle/settlement.ts";
 import { PaymentEnvelope } from "../payments/schemas.ts";
 import { paymentNotFound } from "../payments/service.ts";
 import { sandboxRefundRoutes } from "../refunds/routes.ts";
+import { walletInactive } from "../withdraws/admission.ts";
 import { WithdrawEnvelope } from "../withdraws/schemas.ts";
 import { withdrawNotFound } from "../withdraws/service.ts";
 import {
@@ -105,7 +106,8 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
           "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
           "failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is " +
           `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT} ` +
-          "With SATANG_PAYOUTS=manual every report is 409 (reason payout_desk): the payout desk records the outcome.",
+          "With SATANG_PAYOUTS=manual every report is 409 (reason payout_desk): the payout desk records the outcome. " +
+          "A pending withdraw of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.",
         params: IdParams,
         body: SimulateWithdrawBody,
         response: { 200: WithdrawEnvelope },
@@ -115,6 +117,7 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
             "The withdraw's status does not allow this report",
             conflict({ status: "paid" }, "Withdraw is already paid"),
           ),
+          documented("The wallet is frozen or closed: a pending withdraw waits", walletInactive("frozen")),
         ],
       },
     },

@@ -87,6 +87,26 @@ describe("simulated payout outcomes", () => {
     assert.equal(await bankBook(svc.deps, withdraw.id), undefined);
   });
 
+  it("hands nothing of a frozen or closed wallet to the simulated bank: 403 WALLET_INACTIVE, the withdraw pending", async () => {
+    const own = await fundedMerchant(svc, {}, 1_000_000n);
+    const withdraw = await createWithdraw(svc, own);
+    for (const walletStatus of ["frozen", "closed"]) {
+      const set = await svc.admin("PATCH", `/admin/v1/merchants/${own.merchantId}`, { walletStatus });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      for (const outcome of ["processing", "paid", "failed", "indeterminate"]) {
+        const res = await simulateWithdrawRequest(svc, own, withdraw.id, outcome);
+        assert.equal(res.status, 403, `${walletStatus} ${outcome}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "WALLET_INACTIVE");
+      }
+      assert.equal(await statusOf(svc.deps, withdraw.id), "pending");
+      assert.equal(await bankBook(svc.deps, withdraw.id), undefined);
+    }
+    await svc.admin("PATCH", `/admin/v1/merchants/${own.merchantId}`, { walletStatus: "active" });
+    const res = await simulateWithdrawRequest(svc, own, withdraw.id, "processing");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.status, "processing");
+  });
+
   it("moves pending to processing with withdraw.processing, handing the payout to the bank once", async () => {
     const withdraw = await createWithdraw(svc, merchant);
     svc.clock.advance(1_000);

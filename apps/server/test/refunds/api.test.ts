@@ -320,6 +320,25 @@ describe("refunds", () => {
     assert.equal(again.status, 409, "never paid twice");
   });
 
+  it("hands no pending refund of a frozen or closed wallet to the simulated bank: 403 WALLET_INACTIVE", async () => {
+    const m = await merchant();
+    const payment = await succeededPayment(svc, m, "1000.00");
+    const r = await createRefund(svc, m, payment.id, { amount: "200" });
+    for (const walletStatus of ["frozen", "closed"]) {
+      const set = await svc.admin("PATCH", `/admin/v1/merchants/${m.merchantId}`, { walletStatus });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      for (const outcome of ["processing", "succeeded", "failed"]) {
+        const res = await simulateRefundRequest(svc, m, r.id, outcome);
+        assert.equal(res.status, 403, `${walletStatus} ${outcome}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "WALLET_INACTIVE");
+      }
+    }
+    assert.deepEqual(await eventTypes(svc.deps.db, r.id), []);
+    await svc.admin("PATCH", `/admin/v1/merchants/${m.merchantId}`, { walletStatus: "active" });
+    const processing = await simulateRefundRequest(svc, m, r.id, "processing");
+    assert.equal(processing.status, 200, JSON.stringify(processing.body));
+  });
+
   it("stamps each refund event with the refund's updatedAt, also after a reset test clock (CONTRACT 10)", async () => {
     const m = await merchant();
     const payment = await succeededPayment(svc, m, "1000.00");
