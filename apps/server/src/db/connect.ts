@@ -160,6 +160,9 @@ export function postgresTarget(url: string, connectTimeoutMs: number): PostgresT
   return { connectionString: multi.urlFor(multi.hosts[0]!), Client: primaryClientClass(locator), locator };
 }
 
+/** How long the pool keeps a connection nobody uses before closing it. */
+export const POOL_IDLE_MS = 300_000;
+
 /** PostgreSQL: a bounded pool, to the one host or to the primary among several (db/primary.ts). */
 function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: DatabaseBounds): Store {
   const target = postgresTarget(databaseUrl, bounds.poolAcquireTimeoutMs);
@@ -173,6 +176,11 @@ function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: D
     // The wait for a free connection (and for a new one to connect) is bounded: a pool full of
     // transactions blocked on one merchant's lock answers 503, it does not queue forever.
     connectionTimeoutMillis: bounds.poolAcquireTimeoutMs,
+    // An idle connection is kept for minutes, not pg's default 10 s: a connection closed after a
+    // short lull costs the next burst a new backend (its start, its caches read cold, every named
+    // statement prepared again), which held the first second of a load after a 10 s pause at
+    // 130 to 180 ms a request (docs/PERFORMANCE.md).
+    idleTimeoutMillis: POOL_IDLE_MS,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID

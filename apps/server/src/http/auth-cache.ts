@@ -11,7 +11,8 @@
  *
  * A lookup that was in flight while a change was announced is used for its own request but
  * not kept, so a row read just before a change cannot outlive it in memory. Unknown keys are
- * never kept: each costs its lookup, as before.
+ * never kept: each costs its lookup, shared only with the requests that asked for the same key
+ * while it was in flight.
  */
 import type { ChangeFeed } from "../db/changes.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -41,6 +42,10 @@ export function cachedApiKeys(
   const maxEntries = options.maxEntries ?? AUTH_CACHE_ENTRIES_MAX;
   const ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS;
   const entries = new Map<string, Entry>();
+  // Lookups in flight by key: the requests that miss together (the first burst, or every request
+  // in flight when an entry expires under load) share one read instead of each sending its own.
+  // A request that arrives after a change was announced does not join a lookup begun before it.
+  const flights = new Map<string, { generation: number; lookup: Promise<Found> }>();
   // Bumped on every announced change: a lookup that started under an older generation is not kept.
   let generation = 0;
   feed.subscribe(() => {
@@ -58,13 +63,23 @@ export function cachedApiKeys(
       return entry.found;
     }
     if (entry) entries.delete(apiKey);
-    const startedAt = generation;
-    const found = await apiKeys.findByApiKey(apiKey);
-    if (found && feed.live && generation === startedAt) {
-      entries.set(apiKey, { found, expiresAtMs: nowMs + ttlMs });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-    }
-    return found;
+    const flight = flights.get(apiKey);
+    if (flight && flight.generation === generation) return flight.lookup;
+    const mine = { generation } as { generation: number; lookup: Promise<Found> };
+    mine.lookup = (async () => {
+      try {
+        const found = await apiKeys.findByApiKey(apiKey);
+        if (found && feed.live && generation === mine.generation) {
+          entries.set(apiKey, { found, expiresAtMs: nowMs + ttlMs });
+          if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+        }
+        return found;
+      } finally {
+        if (flights.get(apiKey) === mine) flights.delete(apiKey);
+      }
+    })();
+    flights.set(apiKey, mine);
+    return mine.lookup;
   };
   return { ...apiKeys, findByApiKey };
 }

@@ -226,3 +226,21 @@ describeOnPostgres("the PostgreSQL driver's BEGIN and COMMIT", () => {
     );
   });
 });
+
+describeOnPostgres("the pool's idle connections", () => {
+  let store: TestStore;
+  before(async () => {
+    store = await openTestStore({ poolSize: 1 });
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  it("keeps a connection through a quiet spell longer than pg's default 10 s", async () => {
+    const backend = async () =>
+      (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0]!.pid;
+    const first = await backend();
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    assert.equal(await backend(), first, "the same PostgreSQL backend answers after 11 s idle");
+  });
+});

@@ -122,6 +122,46 @@ describe("authentication cache", () => {
     assert.equal(fake.calls(), 2, "but the answer was not kept");
   });
 
+  it("sends one lookup for the requests that miss a key together, the first burst or at expiry", async () => {
+    const fake = fakeKeys();
+    fake.rows.set("k1", fake.row("i1"));
+    const local = new ManualClock(Date.UTC(2026, 2, 1));
+    const cached = cachedApiKeys(fake.keys, await liveFeed(), { clock: local, ttlMs: 1000 });
+    let release = fake.hold();
+    const burst = Array.from({ length: 20 }, () => cached.findByApiKey("k1"));
+    release();
+    const answers = await Promise.all(burst);
+    assert.equal(fake.calls(), 1, "twenty requests, one lookup");
+    assert.ok(answers.every((answer) => answer === answers[0] && answer !== undefined));
+    local.advance(1000);
+    release = fake.hold();
+    const atExpiry = Array.from({ length: 20 }, () => cached.findByApiKey("k1"));
+    release();
+    await Promise.all(atExpiry);
+    assert.equal(fake.calls(), 2, "the expired entry is read again once");
+    const unknown = await Promise.all([cached.findByApiKey("nope"), cached.findByApiKey("nope")]);
+    assert.deepEqual(unknown, [undefined, undefined]);
+    assert.equal(fake.calls(), 3, "an unknown key's lookup is shared while in flight, never kept");
+    await cached.findByApiKey("nope");
+    assert.equal(fake.calls(), 4);
+  });
+
+  it("does not hand a request that came after a change the lookup begun before it", async () => {
+    const fake = fakeKeys();
+    fake.rows.set("k1", fake.row("i1"));
+    const feed = await liveFeed();
+    const cached = cachedApiKeys(fake.keys, feed, { clock });
+    const release = fake.hold();
+    const before = cached.findByApiKey("k1");
+    fake.rows.delete("k1"); // revoked, and announced while the first lookup is in flight
+    feed.emit("integrations");
+    const after = cached.findByApiKey("k1");
+    release();
+    assert.ok(await before, "the request in flight gets the row it read");
+    assert.equal(await after, undefined, "the later request reads the revocation");
+    assert.equal(fake.calls(), 2);
+  });
+
   it("expires an entry after its time to live, at the exact edge", async () => {
     const fake = fakeKeys();
     fake.rows.set("k1", fake.row("i1"));
