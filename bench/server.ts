@@ -16,7 +16,7 @@ import Fastify from "fastify";
 import pg from "pg";
 import { buildApp } from "../apps/server/src/app.ts";
 import { loadConfig } from "../apps/server/src/config.ts";
-import { openStore } from "../apps/server/src/db/connect.ts";
+import { openStore, POOL_IDLE_MS } from "../apps/server/src/db/connect.ts";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import { buildDeps } from "../apps/server/src/deps.ts";
 import { createIntegration } from "../apps/server/src/integrations/service.ts";
@@ -38,7 +38,9 @@ function portOf(server: { address(): unknown }): number {
 }
 
 async function serveBaseline(url: string): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // Idle connections kept as long as the service's pool keeps them (db/connect.ts), so neither
+  // side reconnects after the other's load.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: POOL_IDLE_MS });
   await pool.query(`CREATE TABLE IF NOT EXISTS bench_rows (id uuid PRIMARY KEY, merchant_id uuid NOT NULL,
     amount_satang bigint NOT NULL, reference_id text NOT NULL, body jsonb NOT NULL, created_at timestamptz NOT NULL)`);
   const insert = {

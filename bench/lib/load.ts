@@ -91,7 +91,7 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 /**
  * Several loads of one kind as one: the mean rate, p50, p99 and CPU per request (each CPU figure
  * the mean of the loads' own, as each is per request already); answered, failed and (open loops)
- * unanswered requests summed.
+ * unanswered requests summed, and (open loops given a start) the mean p50 and p99 after it.
  */
 export function meanOf<M extends Measured>(loads: readonly M[]): M {
   const first = loads[0];
@@ -117,6 +117,12 @@ export function meanOf<M extends Measured>(loads: readonly M[]): M {
   const unanswered = loads.map((load) => (load as Partial<OpenLoopResult>).unanswered);
   if (unanswered.every((count) => count !== undefined))
     (merged as OpenLoopResult).unanswered = unanswered.reduce((sum, count) => sum + count, 0);
+  const afters = loads.map((load) => (load as Partial<OpenLoopResult>).afterStart);
+  if (afters.every((after) => after !== undefined))
+    (merged as OpenLoopResult).afterStart = {
+      p50: Math.round(mean(afters.map((after) => after.p50)) * 10) / 10,
+      p99: Math.round(mean(afters.map((after) => after.p99)) * 10) / 10,
+    };
   return { ...first, ...merged };
 }
 
@@ -188,6 +194,8 @@ export async function timedLoop(
 export interface OpenLoopResult extends Measured {
   /** Requests still unanswered when the drain wait ended: counted at that wait's end. */
   unanswered: number;
+  /** The latencies of the requests after the first `startSeconds` (in the figures above too). */
+  afterStart: { p50: number; p99: number } | undefined;
 }
 
 /**
@@ -198,15 +206,38 @@ export interface OpenLoopResult extends Measured {
  */
 const OPEN_LOOP_SOCKETS = 64;
 
-/** Sends `rate` requests per second for `seconds`; latency from each intended send time. */
+/**
+ * `BENCH_OPEN_TIMELINE=1`: each half second of an open loop's intended send times, its requests'
+ * p50, p99 and worst latency, on stderr (where in the load its tail came from).
+ */
+function printTimeline(url: string, latencies: Float64Array, rate: number, start: number): void {
+  const per = Math.max(1, Math.round(rate / 2));
+  const parts: string[] = [];
+  for (let from = 0; from < latencies.length; from += per) {
+    const window = latencies.slice(from, from + per).sort();
+    parts.push(
+      `${(from / rate).toFixed(1)}s ${percentile(window, 50).toFixed(0)}/${percentile(window, 99).toFixed(0)}/${window[window.length - 1]!.toFixed(0)}`,
+    );
+  }
+  console.error(
+    `open loop ${url} from ${new Date(performance.timeOrigin + start).toISOString()} (p50/p99/max ms per half second): ${parts.join("  ")}`,
+  );
+}
+
+/**
+ * Sends `rate` requests per second for `seconds`; latency from each intended send time. With
+ * `startSeconds`, the figures of the requests after that start are returned apart as well
+ * (`afterStart`), where the load's tail came from.
+ */
 export async function openLoop(
   url: string,
   make: () => PlainRequest,
-  options: { rate: number; seconds: number; sockets?: number; drainSeconds?: number },
+  options: { rate: number; seconds: number; startSeconds?: number; sockets?: number; drainSeconds?: number },
 ): Promise<OpenLoopResult> {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets ?? OPEN_LOOP_SOCKETS });
   const total = Math.max(1, Math.round(options.rate * options.seconds));
+  const starting = Math.min(total, Math.round(options.rate * (options.startSeconds ?? 0)));
   const requests = prepared(make, total);
   const latencies = new Float64Array(total).fill(Number.NaN);
   const statuses = new Uint16Array(total);
@@ -239,14 +270,20 @@ export async function openLoop(
     }
   }
   agent.destroy();
+  if (process.env.BENCH_OPEN_TIMELINE) printTimeline(url, latencies, options.rate, start);
   const ok = statuses.filter((s) => s >= 200 && s < 300).length;
   const sorted = latencies.slice().sort();
+  const after = latencies.slice(starting).sort();
+  const tenth = (value: number) => Math.round(value * 10) / 10;
   return {
     rps: options.rate,
-    p50: Math.round(percentile(sorted, 50) * 10) / 10,
-    p99: Math.round(percentile(sorted, 99) * 10) / 10,
+    p50: tenth(percentile(sorted, 50)),
+    p99: tenth(percentile(sorted, 99)),
     ok,
     failed: total - ok,
     unanswered,
+    afterStart: starting
+      ? { p50: tenth(percentile(after, 50)), p99: tenth(percentile(after, 99)) }
+      : undefined,
   };
 }

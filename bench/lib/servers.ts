@@ -96,9 +96,12 @@ export function serveProcesses(): number {
   return count;
 }
 
+/** `satang serve`'s arguments; BENCH_NO_WORKERS=1 adds `--no-workers` (the API alone, for a comparison). */
 function serveArguments(bundle: string): string[] {
   const count = serveProcesses();
-  return count > 1 ? [serveProcessesScript, bundle, String(count)] : [bundle, "serve"];
+  return count > 1
+    ? [serveProcessesScript, bundle, String(count)]
+    : [bundle, "serve", ...(process.env.BENCH_NO_WORKERS ? ["--no-workers"] : [])];
 }
 
 async function freePort(): Promise<number> {
