@@ -194,7 +194,10 @@ export async function timedLoop(
 export interface OpenLoopResult extends Measured {
   /** Requests still unanswered when the drain wait ended: counted at that wait's end. */
   unanswered: number;
-  /** The latencies of the requests after the first `startSeconds` (in the figures above too). */
+  /**
+   * The latencies of the requests after the first `startSeconds` (in the figures above too);
+   * undefined without a start, or when the start is the whole load.
+   */
   afterStart: { p50: number; p99: number } | undefined;
 }
 
@@ -282,8 +285,9 @@ export async function openLoop(
     ok,
     failed: total - ok,
     unanswered,
-    afterStart: starting
-      ? { p50: tenth(percentile(after, 50)), p99: tenth(percentile(after, 99)) }
-      : undefined,
+    afterStart:
+      starting > 0 && starting < total
+        ? { p50: tenth(percentile(after, 50)), p99: tenth(percentile(after, 99)) }
+        : undefined,
   };
 }
