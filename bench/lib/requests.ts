@@ -67,7 +67,9 @@ function customerAccount(): string {
 /**
  * A promptpay create; each names a customer of its own (as a shop's checkouts do), so with
  * PromptPay reuse on (the default) each is a new payment. `repeatCustomer` names one customer
- * and amount for every request: after the first, each is a reuse.
+ * and amount for every request: after the first, each is a reuse. Signed v2 it carries an
+ * `idempotencyKey` of its own, as the SDK's `payments.create` always does; signed v1 it is the
+ * README's curl example, which sends none.
  */
 export function createPayment(
   credentials: Credentials,
@@ -81,6 +83,7 @@ export function createPayment(
     customerBankAccountName: "Somchai Jaidee",
     customerBankAccountNumber: repeatCustomer ? "1234567890" : customerAccount(),
     customerBankCode: "004",
+    ...(signing === "v2" ? { idempotencyKey: unique("bench-key") } : {}),
   });
   return signed(credentials, "POST", "/api/v1/payments", body, signing);
 }

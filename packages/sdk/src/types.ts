@@ -92,9 +92,10 @@ export type CreatedPayment = Payment & {
    */
   reused: boolean;
   /**
-   * True when an earlier request with the same `idempotencyKey` created this payment and the
-   * server answered with it again (header `Idempotent-Replayed: true`): an earlier call of yours
-   * with that key, or an earlier attempt of this call whose answer was lost before a retry.
+   * True when an earlier request with the same `idempotencyKey` created this payment (or was
+   * answered with it by PromptPay reuse) and the server answered with it again (header
+   * `Idempotent-Replayed: true`): an earlier call of yours with that key, or an earlier attempt
+   * of this call whose answer was lost before a retry.
    */
   replayed: boolean;
 };

@@ -116,6 +116,15 @@ interface ServerSettingsTable {
   created_at: Timestamp;
 }
 
+/** A client's idempotency key that PromptPay reuse answered with an open payment (0115). */
+export interface PaymentKeyAliasesTable {
+  merchant_id: string;
+  idempotency_key: string;
+  payment_id: string;
+  request_hash: string;
+  created_at: Date;
+}
+
 export interface SignatureUsesTable {
   api_key: string;
   timestamp_ms: bigint;
@@ -645,6 +654,7 @@ export interface Database {
   merchants: MerchantsTable;
   integrations: IntegrationsTable;
   payments: PaymentsTable;
+  payment_key_aliases: PaymentKeyAliasesTable;
   server_settings: ServerSettingsTable;
   signature_uses: SignatureUsesTable;
   ledger_accounts: LedgerAccountsTable;

@@ -70,7 +70,8 @@ function createRoute(app: App, ctx: PaymentContext): void {
           "201 with the new payment. 200 with the original payment for an idempotent replay " +
           "(header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the " +
           "same customer account and amount (PromptPay reuse: header Satang-Payment-Reused: true, " +
-          "body the reused payment as published).",
+          "body the reused payment as published; the request's idempotencyKey is then bound to " +
+          "that payment, so a retry with it is an idempotent replay of it).",
         body: CreatePaymentBody,
         response: { 200: PaymentEnvelope, 201: PaymentEnvelope },
         "x-errors": [

@@ -23,7 +23,7 @@ import { listPage, parseListQuery } from "../http/list-query.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { addMinutes, businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
-import { requestHashOf, settleAgainst } from "../lib/idempotency.ts";
+import { idempotencyKeyMismatch, requestHashOf, settleAgainst } from "../lib/idempotency.ts";
 import { isUuid, newId, randomToken, shortReference } from "../lib/ids.ts";
 import {
   BANK_TRANSFER_EXPIRY_DEFAULT_MINUTES,
@@ -39,6 +39,7 @@ import {
   COLLECTION_REFERENCE_PATTERN,
   type PaymentRouter,
 } from "./collector.ts";
+import { bindKeyToPayment, findKeyAlias, type KeyAlias } from "./key-aliases.ts";
 import { type PromptPayProxy, promptPayPayload, promptPayProxyOf } from "./qr.ts";
 import { awaitsInstruction, instructedPayment, instructPayment, noConnectorTookIt } from "./routing.ts";
 import type {
@@ -303,7 +304,7 @@ async function insertPayment(
   const reuse = reuses(draft.merchant, draft.body);
   for (let attempt = 0; attempt < BANK_TRANSFER_REFERENCE_ATTEMPTS_MAX; attempt += 1) {
     const open = reuse ? await reusablePayment(trx, ctx, draft) : undefined;
-    if (open) return { outcome: "reused", row: open };
+    if (open) return reusedFor(trx, draft, open);
     const inserted = await createPaymentRow(trx, paymentRowOf(draft, newId()));
     if (inserted) return { outcome: "created", row: inserted };
     const later = await settle();
@@ -450,8 +451,12 @@ async function answerFromOneRead(
           amountSatang: checked.amountSatang,
         }
       : undefined,
+    bound: body.idempotencyKey !== undefined,
   });
-  const earlier = settleAgainst("payment", found.byKey, {
+  const binding = found.byKey.some((row) => row.idempotency_key === idempotencyKey)
+    ? undefined
+    : found.binding;
+  const earlier = settleCreate(found.byKey, binding, {
     idempotencyKey,
     referenceId: body.referenceId,
     requestHash,
@@ -459,9 +464,61 @@ async function answerFromOneRead(
   if (earlier) return { outcome: "replayed", payment: view(earlier) };
   const now = businessNow(ctx.clock, merchant.clock_offset_ms);
   const open = found.slotted;
-  if (open?.expires_at && open.expires_at.getTime() > now.getTime())
-    return { outcome: "reused", payment: view(open) };
+  if (open?.expires_at && open.expires_at.getTime() > now.getTime()) {
+    const { outcome, row } = await reusedFor(ctx.db, { ...request, now }, open);
+    return { outcome, payment: view(row) };
+  }
   return undefined;
+}
+
+/**
+ * The payment PromptPay reuse bound this create's key to, when the merchant sent the key (a
+ * generated one is never bound) and no payment holds it as its own.
+ */
+async function keyBinding(
+  db: Db,
+  request: Pick<CreateRequest, "merchant" | "body" | "idempotencyKey">,
+  byKey: readonly PaymentRow[],
+): Promise<KeyAlias | undefined> {
+  if (request.body.idempotencyKey === undefined) return undefined;
+  if (byKey.some((row) => row.idempotency_key === request.idempotencyKey)) return undefined;
+  return findKeyAlias(db, request.merchant.id, request.idempotencyKey);
+}
+
+/**
+ * What the payments holding a create's key or reference, and the payment PromptPay reuse bound
+ * its key to, mean for it (CONTRACT 5): the key decides first (the payment holding it, else the
+ * one it is bound to: a replay with the same body, 422 with another), then the reference (409).
+ */
+function settleCreate(
+  byKey: PaymentRow[],
+  binding: KeyAlias | undefined,
+  create: { idempotencyKey: string; referenceId: string; requestHash: string },
+): PaymentRow | undefined {
+  if (!binding) return settleAgainst("payment", byKey, create);
+  if (binding.requestHash !== create.requestHash) throw idempotencyKeyMismatch();
+  return binding.payment;
+}
+
+/**
+ * A create answered by PromptPay reuse with the open payment `open`: the merchant's key is bound
+ * to it, so a retry gets it again once it is paid, canceled or expired (migration 0115). When a
+ * concurrent create with the same key bound it first, the answer is that binding's, as a replay.
+ */
+async function reusedFor(
+  db: Db,
+  draft: Pick<PaymentDraft, "merchant" | "body" | "idempotencyKey" | "requestHash" | "now">,
+  open: PaymentRow,
+): Promise<{ outcome: CreateOutcome; row: PaymentRow }> {
+  const { merchant, body, idempotencyKey, requestHash } = draft;
+  if (body.idempotencyKey === undefined) return { outcome: "reused", row: open };
+  const alias = { merchantId: merchant.id, idempotencyKey, paymentId: open.id, requestHash, at: draft.now };
+  if (await bindKeyToPayment(db, alias)) return { outcome: "reused", row: open };
+  const bound = await findKeyAlias(db, merchant.id, idempotencyKey);
+  // Gone between the two statements only with its payment (a routed one no connector took).
+  if (!bound) return { outcome: "reused", row: open };
+  if (bound.requestHash !== requestHash) throw idempotencyKeyMismatch();
+  return { outcome: "replayed", row: bound.payment };
 }
 
 /**
@@ -480,12 +537,14 @@ async function createInTransaction(
     // payment (http/auth.ts).
     await replay?.recordIn(trx);
     const now = businessNow(ctx.clock, merchant.clock_offset_ms);
-    const settle = async () =>
-      settleAgainst(
-        "payment",
-        await findPaymentsByKeyOrReference(trx, merchant.id, idempotencyKey, body.referenceId),
-        { idempotencyKey, referenceId: body.referenceId, requestHash },
-      );
+    const settle = async () => {
+      const byKey = await findPaymentsByKeyOrReference(trx, merchant.id, idempotencyKey, body.referenceId);
+      return settleCreate(byKey, await keyBinding(trx, request, byKey), {
+        idempotencyKey,
+        referenceId: body.referenceId,
+        requestHash,
+      });
+    };
     const earlier = await settle();
     if (earlier) return { outcome: "replayed", payment: view(earlier) };
 

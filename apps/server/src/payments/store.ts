@@ -2,7 +2,7 @@
  * SQL of the payments module. Every lookup of the public API is scoped by merchant (the hosted
  * page's lookup by payment id alone is in hosted/store.ts).
  */
-import { CompiledQuery, sql } from "kysely";
+import { CompiledQuery, type QueryCreator, sql } from "kysely";
 import { boundsOf } from "../db/bounds.ts";
 import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
@@ -13,20 +13,19 @@ import { runTogetherAndCommit, type Statement } from "../db/pg-driver.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
 import { type WithOffset, withOffsets } from "../db/rows.ts";
 import { poolQueueBound, StatementGroup } from "../db/statement-group.ts";
-import type { NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
+import type { Database, NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
+import type { KeyAlias } from "./key-aliases.ts";
 import type { PaymentSortField } from "./schemas.ts";
 import { OPEN_PAYMENT_STATUSES } from "./statuses.ts";
 import { PAYMENT_VIEW_COLUMNS, type PaymentViewRow } from "./view.ts";
 
-/** Inserts unless a unique key (id, idempotency key, reference id, transfer reference) is taken. */
+/**
+ * Inserts unless a unique key (id, idempotency key, reference id, transfer reference) is taken
+ * or the idempotency key was answered by PromptPay reuse (`guardedInsert`).
+ */
 export async function insertPaymentIfAbsent(db: Db, row: NewPayment): Promise<PaymentRow | undefined> {
-  return db
-    .insertInto("payments")
-    .values(row)
-    .onConflict((oc) => oc.doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  return guardedInsert(db, [row]).executeTakeFirst();
 }
 
 /** The signed request's replay record was written before: nothing was inserted. */
@@ -72,6 +71,85 @@ const NEW_PAYMENT_COLUMNS = [
   "updated_at",
 ] as const satisfies readonly (keyof NewPayment)[];
 
+/**
+ * The PostgreSQL type of each column a create writes: a guarded insert's rows are a VALUES list
+ * read by a SELECT, which, unlike a plain INSERT's VALUES, does not take the columns' types.
+ */
+const NEW_PAYMENT_COLUMN_TYPES = {
+  id: "uuid",
+  merchant_id: "uuid",
+  integration_id: "uuid",
+  amount_satang: "bigint",
+  currency: "text",
+  status: "text",
+  payment_method: "text",
+  reference_id: "text",
+  description: "text",
+  metadata: "jsonb",
+  client_secret: "text",
+  merchant_reference: "text",
+  customer_bank_account_name: "text",
+  customer_bank_account_number: "text",
+  customer_bank_code: "text",
+  idempotency_key: "text",
+  request_hash: "text",
+  qr_payload: "text",
+  collection_reference: "text",
+  provider: "text",
+  provider_payment_id: "text",
+  bank_transfer_reference: "text",
+  reuse_slot: "boolean",
+  redirect_url: "text",
+  transfer_bank_code: "text",
+  transfer_account_number: "text",
+  transfer_account_name: "text",
+  expires_at: "timestamptz",
+  confirmed_at: "timestamptz",
+  captured_at: "timestamptz",
+  canceled_at: "timestamptz",
+  created_at: "timestamptz",
+  updated_at: "timestamptz",
+} as const satisfies Record<(typeof NEW_PAYMENT_COLUMNS)[number], string>;
+
+/** For tests: the column types above, checked against the store's own catalog. */
+export const paymentColumnTypes: Readonly<Record<string, string>> = NEW_PAYMENT_COLUMN_TYPES;
+
+const NEW_PAYMENT_COLUMN_LIST = sql.raw(NEW_PAYMENT_COLUMNS.join(", "));
+
+/**
+ * `INSERT ... ON CONFLICT DO NOTHING RETURNING *` of `rows`, except that a row whose idempotency
+ * key PromptPay reuse already answered with another payment (payment_key_aliases, migration
+ * 0115) is not inserted either: that key is bound to the payment it was given, and the create
+ * answers from it (payments/service.ts). One index probe a row, of a table that holds only such
+ * keys.
+ */
+function guardedInsert(db: Pick<QueryCreator<Database>, "insertInto">, rows: readonly NewPayment[]) {
+  // Each row's place (a literal) orders the insert as the rows were given: when two rows of a
+  // group share a key, the earlier one is inserted and the later one finds it taken.
+  const values = sql.join(
+    rows.map(
+      (row, place) =>
+        sql`(${sql.join([
+          ...NEW_PAYMENT_COLUMNS.map(
+            (column) => sql`${row[column]}::${sql.raw(NEW_PAYMENT_COLUMN_TYPES[column])}`,
+          ),
+          sql.raw(String(place)),
+        ])})`,
+    ),
+  );
+  return db
+    .insertInto("payments")
+    .columns(NEW_PAYMENT_COLUMNS)
+    .expression(
+      sql`SELECT ${NEW_PAYMENT_COLUMN_LIST} FROM (VALUES ${values}) AS new (${NEW_PAYMENT_COLUMN_LIST}, place)
+        WHERE NOT EXISTS (SELECT 1 FROM payment_key_aliases AS alias
+          WHERE alias.merchant_id = new.merchant_id AND alias.idempotency_key = new.idempotency_key)
+        ORDER BY place`,
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returningAll();
+}
+
 /** Fails to compile when a payments column is missing from the list above. */
 type MissingPaymentColumn = Exclude<
   keyof NewPayment,
@@ -104,12 +182,14 @@ const insertWithReplayRecord = cachedStatement<NewPaymentWithReplayRecord, Payme
       signature: params.replay_signature,
       expiresAt: params.replay_expiresAt,
     };
-    return db
-      .with("replay_record", (q) => q.insertInto("signature_uses").values(replayRecordRow(use)))
-      .insertInto("payments")
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .returningAll();
+    return guardedInsert(
+      // The CTE adds a name to what the statement may read; the INSERT reads none of it.
+      db.with("replay_record", (q) => q.insertInto("signature_uses").values(replayRecordRow(use))) as Pick<
+        QueryCreator<Database>,
+        "insertInto"
+      >,
+      [row],
+    );
   },
 );
 
@@ -196,13 +276,7 @@ function groupStatement(count: number, withRecords: boolean): CachedStatement<Gr
           NEW_PAYMENT_COLUMNS.map((column, c) => [column, params[keys[i]?.row[c] as string]]),
         ) as NewPayment,
     );
-    if (!withRecords) {
-      return db
-        .insertInto("payments")
-        .values(rows)
-        .onConflict((oc) => oc.doNothing())
-        .returningAll();
-    }
+    if (!withRecords) return guardedInsert(db, rows);
     const records = indexes.map((i) =>
       replayRecordRow({
         apiKey: params[`r${i}_replay_apiKey`] as string,
@@ -211,12 +285,13 @@ function groupStatement(count: number, withRecords: boolean): CachedStatement<Gr
         expiresAt: params[`r${i}_replay_expiresAt`] as Date,
       }),
     );
-    return db
-      .with("replay_record", (q) => q.insertInto("signature_uses").values(records))
-      .insertInto("payments")
-      .values(rows)
-      .onConflict((oc) => oc.doNothing())
-      .returningAll();
+    return guardedInsert(
+      db.with("replay_record", (q) => q.insertInto("signature_uses").values(records)) as Pick<
+        QueryCreator<Database>,
+        "insertInto"
+      >,
+      rows,
+    );
   });
   groupStatements.set(shape, statement);
   return statement;
@@ -435,13 +510,20 @@ export interface ReuseKey {
 
 /**
  * What a create whose insert found a unique key taken looks for, in one statement (one
- * snapshot): the payments holding its idempotency key or reference, and, when `reuse` is given,
- * the open payment holding its PromptPay reuse slot.
+ * snapshot): the payments holding its idempotency key or reference; when `reuse` is given, the
+ * open payment holding its PromptPay reuse slot; when `bound` is set, the payment PromptPay
+ * reuse bound its key to (migration 0115), with that request's hash.
  */
 export async function findCreateConflicts(
   db: Db,
-  key: { merchantId: string; idempotencyKey: string; referenceId: string; reuse: ReuseKey | undefined },
-): Promise<{ byKey: PaymentRow[]; slotted: PaymentRow | undefined }> {
+  key: {
+    merchantId: string;
+    idempotencyKey: string;
+    referenceId: string;
+    reuse: ReuseKey | undefined;
+    bound: boolean;
+  },
+): Promise<{ byKey: PaymentRow[]; slotted: PaymentRow | undefined; binding: KeyAlias | undefined }> {
   const byKeyQuery = db
     .selectFrom("payments")
     .selectAll()
@@ -449,20 +531,44 @@ export async function findCreateConflicts(
     .where((eb) =>
       eb.or([eb("idempotency_key", "=", key.idempotencyKey), eb("reference_id", "=", key.referenceId)]),
     );
-  if (!key.reuse) return { byKey: await byKeyQuery.execute(), slotted: undefined };
-  const rows = await byKeyQuery
-    .select(sql<boolean>`false`.as("__slotted"))
-    .unionAll(
-      slottedQuery(db, { merchantId: key.merchantId, ...key.reuse }).select(
-        sql<boolean>`true`.as("__slotted"),
-      ),
-    )
-    .execute();
-  const byKey = rows.filter((row) => !row.__slotted);
-  const slotted = rows.find((row) => row.__slotted);
-  const strip = ({ __slotted: _, ...row }: (typeof rows)[number]): PaymentRow => row;
-  return { byKey: byKey.map(strip), slotted: slotted && strip(slotted) };
+  if (!key.reuse && !key.bound)
+    return { byKey: await byKeyQuery.execute(), slotted: undefined, binding: undefined };
+  let query = byKeyQuery.select([
+    sql<Found>`'key'`.as("__found"),
+    sql<string | null>`null`.as("__bound_hash"),
+  ]);
+  if (key.reuse) {
+    query = query.unionAll(
+      slottedQuery(db, { merchantId: key.merchantId, ...key.reuse }).select([
+        sql<Found>`'slot'`.as("__found"),
+        sql<string | null>`null`.as("__bound_hash"),
+      ]),
+    );
+  }
+  if (key.bound) {
+    query = query.unionAll(
+      db
+        .selectFrom("payment_key_aliases as alias")
+        .innerJoin("payments", "payments.id", "alias.payment_id")
+        .selectAll("payments")
+        .select([sql<Found>`'bound'`.as("__found"), "alias.request_hash as __bound_hash"])
+        .where("alias.merchant_id", "=", key.merchantId)
+        .where("alias.idempotency_key", "=", key.idempotencyKey),
+    );
+  }
+  const rows = await query.execute();
+  const strip = ({ __found: _, __bound_hash: __, ...row }: (typeof rows)[number]): PaymentRow => row;
+  const slotted = rows.find((row) => row.__found === "slot");
+  const bound = rows.find((row) => row.__found === "bound");
+  return {
+    byKey: rows.filter((row) => row.__found === "key").map(strip),
+    slotted: slotted && strip(slotted),
+    binding: bound && { payment: strip(bound), requestHash: bound.__bound_hash as string },
+  };
 }
+
+/** Which part of `findCreateConflicts` found a row. */
+type Found = "key" | "slot" | "bound";
 
 function slottedQuery(db: Db, key: { merchantId: string } & ReuseKey) {
   return (

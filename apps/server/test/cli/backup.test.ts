@@ -49,15 +49,31 @@ class Server {
   process: Worker | undefined;
   constructor(
     readonly env: Record<string, string>,
-    readonly url: string,
+    public url: string,
   ) {}
 
+  /**
+   * Starts `satang serve` and waits until it answers. Another test's server may take the port
+   * this one was given (it was free when drawn): this one then exits, and whatever answers there
+   * is not it, so it starts again on a new port (the shared `env` and `url` follow).
+   */
   async start(): Promise<void> {
-    this.process = spawnSatang(["serve"], this.env);
-    await waitFor("the server to answer /readyz", async () => {
-      const res = await fetch(`${this.url}/readyz`).catch(() => undefined);
-      return res?.status === 200;
-    });
+    for (let attempt = 1; ; attempt += 1) {
+      const started = spawnSatang(["serve"], this.env);
+      this.process = started;
+      let exited = false;
+      await waitFor("the server to answer /readyz or exit", async () => {
+        exited = started.child.exitCode !== null;
+        if (exited) return true;
+        const res = await fetch(`${this.url}/readyz`).catch(() => undefined);
+        return res?.status === 200 && (res.headers.get("content-type") ?? "").includes("application/json");
+      });
+      if (!exited) return;
+      if (attempt === 3) throw new Error(`satang serve exited: ${started.output()}`);
+      const port = await freePort();
+      Object.assign(this.env, { PORT: String(port), SATANG_URL: `http://127.0.0.1:${port}` });
+      this.url = `http://127.0.0.1:${port}`;
+    }
   }
 
   async stop(): Promise<void> {

@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { paymentColumnTypes } from "../../src/payments/store.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { usingPostgres } from "../helpers/store.ts";
 
@@ -453,5 +455,136 @@ describe("PromptPay reuse", () => {
     const referenceId = unique("ref");
     await create(validBody({ ...who, referenceId }));
     assert.equal((await create(validBody({ ...who, referenceId }))).status, 409);
+  });
+});
+
+describe("an idempotency key answered by PromptPay reuse", () => {
+  const customer = () => ({ customerBankCode: "004", customerBankAccountNumber: freshAccount() });
+
+  /** A merchant of its own, its payment P, and a create with a new key that reuse answers with P. */
+  async function reusedOnce() {
+    const creds = await svc.newMerchant();
+    const who = customer();
+    const first = await create(validBody({ ...who, idempotencyKey: unique("k") }), creds);
+    assert.equal(first.status, 201);
+    const body = validBody({ ...who, idempotencyKey: unique("k") });
+    const reused = await create(body, creds);
+    assert.equal(reused.status, 200);
+    assert.equal(reused.headers["satang-payment-reused"], "true");
+    assert.equal(reused.body.data.id, first.body.data.id);
+    return { creds, body, paymentId: first.body.data.id as string };
+  }
+
+  const simulate = (id: string, creds: Credentials) =>
+    svc.request(
+      "POST",
+      `/api/v1/sandbox/payments/${id}/simulate`,
+      { outcome: "succeeded" },
+      { credentials: creds },
+    );
+
+  it("returns the reused payment to a retry while it is open, as a replay", async () => {
+    const { creds, body, paymentId } = await reusedOnce();
+    const retry = await create(body, creds);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(retry.body.data.id, paymentId);
+  });
+
+  it("returns the reused payment to a retry after the customer paid it: no second payment", async () => {
+    const { creds, body, paymentId } = await reusedOnce();
+    assert.equal((await simulate(paymentId, creds)).status, 200);
+    const retry = await create(body, creds);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(retry.body.data.id, paymentId);
+    assert.equal(retry.body.data.status, "succeeded");
+    assert.equal(await countPayments(creds.merchantId), 1);
+  });
+
+  it("returns the reused payment to a retry after it was canceled or expired", async () => {
+    const canceled = await reusedOnce();
+    const cancel = await svc.request("POST", `/api/v1/payments/${canceled.paymentId}/cancel`, undefined, {
+      credentials: canceled.creds,
+    });
+    assert.equal(cancel.status, 200);
+    const afterCancel = await create(canceled.body, canceled.creds);
+    assert.equal(afterCancel.status, 200);
+    assert.equal(afterCancel.body.data.id, canceled.paymentId);
+    assert.equal(afterCancel.body.data.status, "canceled");
+
+    const expired = await reusedOnce();
+    svc.clock.advance(16 * 60_000);
+    const afterExpiry = await create(expired.body, expired.creds);
+    assert.equal(afterExpiry.status, 200);
+    assert.equal(afterExpiry.body.data.id, expired.paymentId);
+    assert.equal(await countPayments(expired.creds.merchantId), 1);
+  });
+
+  it("refuses the key with another body (422), before and after the payment closed", async () => {
+    const { creds, body, paymentId } = await reusedOnce();
+    for (const other of [
+      { ...body, description: "another order" },
+      { ...body, amount: "1001.00" },
+      { ...body, customerBankAccountNumber: freshAccount() },
+    ]) {
+      const answer = await create(other, creds);
+      assert.equal(answer.status, 422, JSON.stringify(other));
+      assert.equal(answer.body.error.code, "IDEMPOTENCY_KEY_MISMATCH");
+    }
+    await simulate(paymentId, creds);
+    const after = await create({ ...body, amount: "1001.00" }, creds);
+    assert.equal(after.status, 422);
+    assert.equal(await countPayments(creds.merchantId), 1);
+  });
+
+  it("binds one key once when concurrent creates with it are answered by reuse", async () => {
+    const creds = await svc.newMerchant();
+    const who = customer();
+    const first = await create(validBody(who), creds);
+    const body = validBody({ ...who, idempotencyKey: unique("k") });
+    const results = await Promise.all(Array.from({ length: 12 }, () => create(body, creds)));
+    assert.ok(
+      results.every((r) => r.status === 200),
+      results.map((r) => r.status).join(),
+    );
+    assert.ok(results.every((r) => r.body.data.id === first.body.data.id));
+    assert.equal(results.filter((r) => r.headers["satang-payment-reused"] === "true").length >= 1, true);
+    await simulate(first.body.data.id, creds);
+    const retries = await Promise.all(Array.from({ length: 12 }, () => create(body, creds)));
+    assert.ok(retries.every((r) => r.status === 200 && r.body.data.id === first.body.data.id));
+    assert.equal(await countPayments(creds.merchantId), 1);
+  });
+
+  it("binds no generated key: a create without one is answered by reuse and leaves nothing behind", async () => {
+    const creds = await svc.newMerchant();
+    const who = customer();
+    await create(validBody(who), creds);
+    assert.equal((await create(validBody(who), creds)).status, 200);
+    const bound = await svc.deps.db
+      .selectFrom("payment_key_aliases")
+      .select((eb) => eb.fn.countAll<bigint>().as("n"))
+      .where("merchant_id", "=", creds.merchantId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(bound.n), 0);
+  });
+
+  it("casts each column of the guarded insert to the store's own type for it", async () => {
+    const names = Object.keys(paymentColumnTypes);
+    const types = Object.values(paymentColumnTypes);
+    const { rows } = await sql<{ name: string; declared: string; stored: string | null }>`
+      select wanted.name, wanted.type::regtype::text as declared, format_type(a.atttypid, a.atttypmod) as stored
+      from unnest(${names}::text[], ${types}::text[]) as wanted (name, type)
+      left join pg_attribute a on a.attrelid = 'payments'::regclass and a.attname = wanted.name
+        and not a.attisdropped`.execute(svc.deps.db);
+    assert.equal(rows.length, names.length);
+    for (const row of rows) assert.equal(row.stored, row.declared, row.name);
+  });
+
+  it("leaves another merchant's same key alone", async () => {
+    const { body } = await reusedOnce();
+    const other = await svc.newMerchant();
+    const answer = await create(body, other);
+    assert.equal(answer.status, 201);
   });
 });

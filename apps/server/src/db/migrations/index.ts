@@ -40,6 +40,7 @@ import { statements as ledgerLateSuccessOverdraw } from "./0111_ledger_late_succ
 import { statements as ledgerOverdrawnCredits } from "./0112_ledger_overdrawn_credits.ts";
 import { statements as promptpayReuseWaiters } from "./0113_promptpay_reuse_waiters.ts";
 import { statements as payoutWatching } from "./0114_payout_watching.ts";
+import { statements as paymentKeyAliases } from "./0115_payment_key_aliases.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -79,4 +80,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0112_ledger_overdrawn_credits": ledgerOverdrawnCredits,
   "0113_promptpay_reuse_waiters": promptpayReuseWaiters,
   "0114_payout_watching": payoutWatching,
+  "0115_payment_key_aliases": paymentKeyAliases,
 };
