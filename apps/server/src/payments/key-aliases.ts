@@ -17,17 +17,25 @@ export async function findKeyAlias(
   merchantId: string,
   idempotencyKey: string,
 ): Promise<KeyAlias | undefined> {
-  const row = await db
-    .selectFrom("payment_key_aliases as alias")
-    .innerJoin("payments", "payments.id", "alias.payment_id")
-    .selectAll("payments")
+  const row = await boundPaymentQuery(db, merchantId, idempotencyKey)
     .select("alias.request_hash as alias_request_hash")
-    .where("alias.merchant_id", "=", merchantId)
-    .where("alias.idempotency_key", "=", idempotencyKey)
     .executeTakeFirst();
   if (!row) return undefined;
   const { alias_request_hash: requestHash, ...payment } = row;
   return { payment, requestHash };
+}
+
+/**
+ * The payment the merchant's key is bound to, joined to its binding (`alias`): read by
+ * `findKeyAlias` and by payments/store.ts `findCreateConflicts`.
+ */
+export function boundPaymentQuery(db: Db, merchantId: string, idempotencyKey: string) {
+  return db
+    .selectFrom("payment_key_aliases as alias")
+    .innerJoin("payments", "payments.id", "alias.payment_id")
+    .selectAll("payments")
+    .where("alias.merchant_id", "=", merchantId)
+    .where("alias.idempotency_key", "=", idempotencyKey);
 }
 
 /**

@@ -15,7 +15,7 @@ import { type WithOffset, withOffsets } from "../db/rows.ts";
 import { poolQueueBound, StatementGroup } from "../db/statement-group.ts";
 import type { Database, NewPayment, PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
-import type { KeyAlias } from "./key-aliases.ts";
+import { boundPaymentQuery, type KeyAlias } from "./key-aliases.ts";
 import type { PaymentSortField } from "./schemas.ts";
 import { OPEN_PAYMENT_STATUSES } from "./statuses.ts";
 import { PAYMENT_VIEW_COLUMNS, type PaymentViewRow } from "./view.ts";
@@ -547,13 +547,10 @@ export async function findCreateConflicts(
   }
   if (key.bound) {
     query = query.unionAll(
-      db
-        .selectFrom("payment_key_aliases as alias")
-        .innerJoin("payments", "payments.id", "alias.payment_id")
-        .selectAll("payments")
-        .select([sql<Found>`'bound'`.as("__found"), "alias.request_hash as __bound_hash"])
-        .where("alias.merchant_id", "=", key.merchantId)
-        .where("alias.idempotency_key", "=", key.idempotencyKey),
+      boundPaymentQuery(db, key.merchantId, key.idempotencyKey).select([
+        sql<Found>`'bound'`.as("__found"),
+        "alias.request_hash as __bound_hash",
+      ]),
     );
   }
   const rows = await query.execute();
