@@ -11,7 +11,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -29,6 +28,7 @@ import { type RunningWorkers, startWorkers } from "./jobs/runner.ts";
 import { SecretBox } from "./lib/crypto.ts";
 import { SHUTDOWN_GRACE_MS } from "./lib/limits.ts";
 import { fieldRedaction, redactError, redactText } from "./lib/redaction.ts";
+import { listenMetrics } from "./ops/metrics-port.ts";
 import { connectorSecrets, unreadableAnswersOf } from "./providers/registry.ts";
 import {
   addressesMessage,
@@ -365,33 +365,6 @@ function shutdownOnce(options: {
   return close;
 }
 
-/** METRICS_PORT: /metrics alone, on its own port, for the monitoring system's network only. */
-async function listenMetrics(app: FastifyInstance, host: string, port: number): Promise<Server> {
-  const server = createServer((request, response) => {
-    if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
-      response.writeHead(404, { "content-type": "application/json; charset=utf-8" });
-      response.end(
-        JSON.stringify({ success: false, error: { code: "RESOURCE_NOT_FOUND", message: "Not found" } }),
-      );
-      return;
-    }
-    app.renderMetrics().then(
-      ({ contentType, text }) => {
-        response.writeHead(200, { "content-type": contentType });
-        response.end(text);
-      },
-      () => {
-        response.writeHead(500).end();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  return server;
-}
-
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const { deps, store } = await openProcess(config, print);
@@ -408,7 +381,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const metricsServer =
       metricsPort === undefined
         ? undefined
-        : await listenMetrics(app, config.host, metricsPort).catch((error: unknown) => {
+        : await listenMetrics(app, config.host, metricsPort, config.http).catch((error: unknown) => {
             throw explainBindError(error, config.host, metricsPort, "METRICS_PORT");
           });
     const bootstrapped = await bootstrap(deps, { print });

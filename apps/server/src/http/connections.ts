@@ -63,9 +63,15 @@ export function clientErrorHandler(
   socket: Socket,
 ): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
+  this.log.debug({ code: error.code }, "client error");
+  answerParserError(error, socket);
+}
+
+/** Answers an error of the HTTP parser in the envelope, with X-Request-Id, and closes the connection. */
+export function answerParserError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") timedOut.add(socket);
   const { status, reason, message } = parserAnswer(error);
-  this.log.debug({ code: error.code }, "client error");
   answerAndClose(socket, status, reason, message, unfinishedRequestId(socket) ?? randomUUID());
 }
 

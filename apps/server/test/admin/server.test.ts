@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -75,6 +75,20 @@ function slowRoute() {
     });
   };
   return { install, release, started };
+}
+
+/** Sends `text` as it is on a new connection and reads everything until the server closes it. */
+async function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(text));
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      received += chunk;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(received));
+  });
 }
 
 function fileMode(path: string): number {
@@ -274,6 +288,57 @@ describe("first start variants", () => {
       assert.ok(!printed.join("").includes("Operator (admin API) token"));
       const res = await admin(server, adminToken, "GET", `/merchants/${server.bootstrap.demo.merchantId}`);
       assert.equal(res.status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("with METRICS_PORT serves /metrics there without a token, and answers anything else in the envelope", async () => {
+    const adminToken = "operator-chosen-token-0123456789";
+    const config = loadConfig({
+      ...EMBEDDED_TEMPLATE_ENV,
+      DATA_DIR: temporaryDataDir(),
+      PORT: "0",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "silent",
+      ADMIN_TOKEN: adminToken,
+    });
+    const server = await startServer(config, { logger: false, print: () => {} });
+    try {
+      assert.ok(server.metricsPort && server.metricsPort !== server.port);
+      const metricsUrl = `http://127.0.0.1:${server.metricsPort}`;
+      const metrics = await fetch(`${metricsUrl}/metrics`);
+      assert.equal(metrics.status, 200);
+      assert.match(await metrics.text(), /^process_cpu_user_seconds_total /m);
+      assert.ok(metrics.headers.get("x-request-id"));
+      const head = await fetch(`${metricsUrl}/metrics`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      for (const [method, path] of [
+        ["GET", "/"],
+        ["GET", "/api/v1/balance"],
+        ["POST", "/metrics"],
+      ]) {
+        const res = await fetch(`${metricsUrl}${path}`, { method, headers: { "x-request-id": "probe-1" } });
+        assert.equal(res.status, 404, `${method} ${path}`);
+        assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+        assert.equal(res.headers.get("x-request-id"), "probe-1");
+        const body = (await res.json()) as Json;
+        assert.equal(body.success, false);
+        assert.equal(body.error.code, "RESOURCE_NOT_FOUND");
+      }
+      // The HTTP parser's own errors, as the API port answers them.
+      const raw = await rawExchange(
+        server.metricsPort,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+      );
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.match(raw, /x-request-id: \S+/i);
+      assert.match(raw, /"code":"VALIDATION_ERROR"/);
+      // And /metrics is not on the API port, even with the operator token.
+      const onApi = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      assert.equal(onApi.status, 404);
     } finally {
       await server.close();
     }
