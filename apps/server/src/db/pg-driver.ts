@@ -116,14 +116,41 @@ function routeSettings(
   return { begin: text, sent };
 }
 
+/**
+ * A write refused because the server is read-only (SQLSTATE 25006, read_only_sql_transaction):
+ * the connection reached a standby, such as a former primary a failover demoted while it kept
+ * running, or one an HA engine set read-only while it drains. Every later write on the same
+ * connection would be refused too.
+ */
+function readOnlyNode(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "25006";
+}
+
 /** One pooled pg connection as Kysely sees it. */
 export class PgConnection implements DatabaseConnection {
   /** The BEGIN (with its bounds) this connection owes the server, sent with the next statement. */
   private pendingBegin: string | undefined;
   /** The transaction committed with its last statements (`executeTogether` with `commit`). */
   private committed = false;
+  /**
+   * The server refused a write as read-only (`readOnlyNode`): this connection reached a node
+   * that is (or has become) a standby, so it is closed when released instead of pooled.
+   */
+  private onReadOnlyNode = false;
 
   constructor(readonly client: PipelineClient) {}
+
+  /** Whether the connection must be closed rather than pooled; clears the mark. */
+  takeDiscard(): boolean {
+    const discard = this.onReadOnlyNode;
+    this.onReadOnlyNode = false;
+    return discard;
+  }
+
+  private noteFailure(error: unknown): never {
+    if (readOnlyNode(error)) this.onReadOnlyNode = true;
+    throw error;
+  }
 
   deferBegin(text: string): void {
     this.pendingBegin = text;
@@ -142,7 +169,11 @@ export class PgConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.pendingBegin !== undefined) return (await this.executeTogether([compiled]))[0] as QueryResult<R>;
-    return resultOf<R>(await this.client.query(compiled.sql, [...compiled.parameters]));
+    return resultOf<R>(
+      await this.client
+        .query(compiled.sql, [...compiled.parameters])
+        .catch((error: unknown) => this.noteFailure(error)),
+    );
   }
 
   // biome-ignore lint/correctness/useYield: the service never streams; Kysely's interface asks for it.
@@ -186,7 +217,7 @@ export class PgConnection implements DatabaseConnection {
       client.pipeline = false;
     }
     const failed = settled.find((outcome) => outcome.status === "rejected");
-    if (failed) throw failed.reason;
+    if (failed) this.noteFailure(failed.reason);
     const answers = settled.map((outcome) => (outcome as PromiseFulfilledResult<pg.QueryResult>).value);
     if (options.commit) {
       // A COMMIT of a transaction that failed earlier answers ROLLBACK, not an error.
@@ -242,9 +273,17 @@ class PgDriver implements Driver {
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const pg = connection as PgConnection;
-    // A connection goes back to the pool with nothing held back for its next user.
+    // A connection goes back to the pool with nothing held back for its next user; one that
+    // reached a read-only node is closed (pg's pool drops a client released with an error), and
+    // the primary it was found as forgotten (db/primary.ts), so the next connection is made
+    // anew, to the node that is primary now.
     pg.takeSettledEnd();
-    pg.client.release();
+    if (!pg.takeDiscard()) {
+      pg.client.release();
+      return;
+    }
+    (pg.client as { readOnlyNodeSeen?: () => void }).readOnlyNodeSeen?.();
+    pg.client.release(new Error("connection reached a read-only node"));
   }
 
   async destroy(): Promise<void> {

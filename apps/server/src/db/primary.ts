@@ -9,8 +9,9 @@
  * `pg_is_in_recovery()` false and its sessions not read-only (`transaction_read_only` off, as
  * libpq's read-write asks: a primary that pg_auto_failover is draining before a failover turns
  * `default_transaction_read_only` on). The host found is remembered; every new connection goes there
- * and checks again that it reached a primary, and a connection that fails, is lost, or finds a
- * standby (a failover demoted the old primary) forgets it, so the next connection looks again.
+ * and checks again that it reached a primary, and a connection that fails, is lost, finds a
+ * standby (a failover demoted the old primary), or has a write refused as read-only later
+ * forgets it, so the next connection looks again.
  * While no host is a primary (during the switch) a connection fails with NoPrimaryError, which
  * the routes answer with 503 and Retry-After (db/faults.ts).
  *
@@ -175,6 +176,14 @@ export function primaryClientClass(locator: PrimaryLocator): typeof pg.Client {
       this.on("error", () => {
         if (this.target) locator.forget(this.target);
       });
+    }
+
+    /**
+     * A write on this connection was refused as read-only (db/pg-driver.ts closes it): the host
+     * is a standby now, or being drained, so the next connection searches again.
+     */
+    readOnlyNodeSeen(): void {
+      if (this.target) locator.forget(this.target);
     }
 
     override connect(): Promise<pg.Client>;

@@ -244,3 +244,52 @@ describeOnPostgres("the pool's idle connections", () => {
     assert.equal(await backend(), first, "the same PostgreSQL backend answers after 11 s idle");
   });
 });
+
+describeOnPostgres("a connection that reached a read-only node", () => {
+  let store: TestStore;
+  before(async () => {
+    store = await openTestStore({ poolSize: 1 });
+    await sql`create table driver_probe (id int primary key, label text not null)`.execute(store.db);
+  });
+  after(async () => {
+    await store?.close();
+  });
+
+  const backend = async () =>
+    (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0]!.pid;
+
+  // The node is made read-only for the pooled connection's session, as a node a failover
+  // demoted (or an HA engine drains) refuses writes: SQLSTATE 25006.
+  for (const [how, write] of [
+    [
+      "alone",
+      (id: number) => sql`insert into driver_probe (id, label) values (${id}, 'w')`.execute(store.db),
+    ],
+    [
+      "in a transaction, sent together with its COMMIT",
+      (id: number) =>
+        store.db
+          .transaction()
+          .execute((trx) =>
+            runTogetherAndCommit(
+              trx,
+              statement("insert into driver_probe (id, label) values ($1, 'w')", [id]),
+            ),
+          ),
+    ],
+  ] as const) {
+    it(`is closed after a write it sent ${how} was refused, and the next request gets a new one`, async () => {
+      const first = await backend();
+      await sql`set session default_transaction_read_only = on`.execute(store.db);
+      assert.equal(await backend(), first, "a read on the read-only node keeps its connection");
+      await assert.rejects(write(first), (error: { code?: string }) => error.code === "25006");
+      const next = await backend();
+      assert.notEqual(next, first, "the refused connection was not pooled again");
+      await write(next);
+      const rows = await sql<{
+        n: number;
+      }>`select count(*)::int as n from driver_probe where id = ${next}`.execute(store.db);
+      assert.equal(rows.rows[0]!.n, 1, "the write succeeds on the new connection");
+    });
+  }
+});

@@ -12,11 +12,13 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { after, before, it } from "node:test";
-import { sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.ts";
+import { DEFAULT_DATABASE_BOUNDS as BOUNDS } from "../../src/db/bounds.ts";
 import { openStore, type Store } from "../../src/db/connect.ts";
 import { databaseFault, NoPrimaryError } from "../../src/db/faults.ts";
+import { BoundedPostgresDialect } from "../../src/db/pg-driver.ts";
 import { PrimaryLocator, parseMultiHostUrl, primaryClientClass } from "../../src/db/primary.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
@@ -197,6 +199,49 @@ describeOnPostgres("following the primary among several hosts", () => {
     } finally {
       await admin.query("drop schema if exists ha_sim cascade").catch(() => {});
       await admin.end();
+      await proxy.close();
+    }
+  });
+
+  it("closes a pooled connection whose write a read-only node refused, and searches for the primary again", async () => {
+    const proxy = await TcpProxy.open(backend);
+    const multi = parseMultiHostUrl(multiHost(url, [proxy.port, proxy.port]));
+    assert.ok(multi);
+    const locator = new PrimaryLocator(multi, 2_000);
+    const pool = new pg.Pool({
+      connectionString: multi.urlFor(multi.hosts[0]!),
+      Client: primaryClientClass(locator),
+      max: 1,
+    });
+    pool.on("error", () => {});
+    const db = new Kysely<Record<string, never>>({ dialect: new BoundedPostgresDialect({ pool }, BOUNDS) });
+    const backendPid = async () =>
+      (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+    try {
+      await sql`create temporary table if not exists drained (n int)`.execute(db);
+      const first = await backendPid();
+      assert.deepEqual(locator.current, multi.hosts[0]);
+      const searches = locator.searches;
+      // The node turns read-only under the pooled connection (an HA engine draining it, or a
+      // demotion): its next write is refused with 25006, an unavailable database (503).
+      await sql`set session default_transaction_read_only = on`.execute(db);
+      const refused = await db
+        .transaction()
+        .execute((trx) => sql`create temporary table refused_here (n int)`.execute(trx))
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      assert.equal((refused as { code?: string } | undefined)?.code, "25006");
+      assert.equal(databaseFault(refused), "unavailable");
+      assert.equal(locator.current, undefined, "the host is no longer taken for the primary");
+      // The next request gets a new connection, found by a new search, that takes writes.
+      const next = await backendPid();
+      assert.notEqual(next, first);
+      assert.equal(locator.searches, searches + 1);
+      await db.transaction().execute((trx) => sql`create temporary table written (n int)`.execute(trx));
+    } finally {
+      await db.destroy();
       await proxy.close();
     }
   });
