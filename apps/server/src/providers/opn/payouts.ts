@@ -92,10 +92,8 @@ const MOVED_ON: Step = {
  * A create not claimed because the payout was booked or resolved meanwhile (the operator failed
  * it, its hold released): no transfer is made for it, whatever Opn now says of its recipient.
  */
-const PAYOUT_CLOSED: Step = {
-  kind: "uncertain",
-  error: "the payout is no longer open: no transfer is created for it",
-};
+const PAYOUT_CLOSED_ERROR = "the payout is no longer open: no transfer is created for it";
+const PAYOUT_CLOSED: Step = { kind: "uncertain", error: PAYOUT_CLOSED_ERROR };
 
 type RecipientState =
   | { kind: "ready"; recipientId: string }
@@ -342,7 +340,8 @@ export class OpnPayouts implements Provider {
       recipient = state.recipientId;
     }
     const claim = await claimSend(this.db, row, this.clock.now(), this.fence);
-    if (claim.kind === "closed") return PAYOUT_CLOSED;
+    if (claim.kind === "closed")
+      return row.state === "waiting_recipient" ? this.endClosed(row) : PAYOUT_CLOSED;
     if (claim.kind === "taken") {
       return {
         kind: "uncertain",
@@ -381,6 +380,25 @@ export class OpnPayouts implements Provider {
     const error = answer.ok ? "Opn answered the transfer without a transfer id" : answer.error;
     await noteError(this.db, row.payout_key, claimed, error, this.clock.now());
     return { kind: "uncertain", error, recheckAfterMs: this.settings.settleMs };
+  }
+
+  /**
+   * A payout that was booked or resolved while its recipient waited (the operator failed it, its
+   * hold released): no create was ever sent for it, and none ever will be (a closed payout never
+   * opens again), so Opn has no transfer of it. Ended as `abandoned`, so that a check of the
+   * watched attempt (lifecycle/payouts.ts) hears "failed" and stops asking, instead of asking
+   * every hour for good.
+   */
+  private async endClosed(row: OpnTransferRow): Promise<Step> {
+    const ended = await markWithoutTransfer(
+      this.db,
+      row.payout_key,
+      positionOf(row),
+      { state: "abandoned", reason: "payout_closed", error: PAYOUT_CLOSED_ERROR },
+      this.clock.now(),
+    );
+    if (!ended) return MOVED_ON;
+    return { kind: "failed", providerReference: "", reason: "payout_closed" };
   }
 
   private async retrieveTransfer(row: OpnTransferRow, signal: AbortSignal | undefined): Promise<Step> {

@@ -13,6 +13,7 @@ import { PAYOUT_CHECK_DELAY_MAX_MS } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
 import { OpnClient } from "../../../src/providers/opn/client.ts";
 import { OpnPayouts } from "../../../src/providers/opn/payouts.ts";
+import { findTransferRow } from "../../../src/providers/opn/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
 import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { type LiveOpn, OPN_SECRET_KEY, startLiveOpn } from "../../helpers/opn/live.ts";
@@ -138,6 +139,18 @@ describe("an Opn payout the operator decided while a check was asking Opn", () =
     await checkAgain();
     assert.equal(live.sim.transfersFor(withdraw.id).length, 0);
     assert.equal((await withdrawOf(withdraw.id)).status, "failed");
+    // No transfer was ever asked for, and none can be now: the watched attempt is closed, not
+    // asked about every hour for good.
+    const attempt = await live.svc.deps.db
+      .selectFrom("payouts")
+      .select(["state"])
+      .where("withdraw_id", "=", withdraw.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(attempt.state, "completed");
+    const transfer = await findTransferRow(live.svc.deps.db, withdraw.id);
+    assert.equal(transfer?.state, "abandoned");
+    assert.equal(transfer?.failure_reason, "payout_closed");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
 
   it("never both resolves a payout failed and creates its transfer, when the two race", async () => {
