@@ -21,13 +21,16 @@ export const SORT_ORDERS = ["asc", "desc"] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /**
- * ISO 8601 instants: a calendar date (read as midnight UTC) or a date and time with an
- * explicit offset. A time without an offset is refused, because its instant would depend on
- * the server's time zone.
+ * ISO 8601 instants: a calendar date (read as midnight UTC), or a date and time, with an offset
+ * or without one (then read as UTC, as every timestamp the API answers with is, never in the
+ * server's own time zone).
  */
 const ISO_INSTANT_PATTERN =
   "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" +
-  "(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9]))?$";
+  "(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?)?$";
+
+/** A date and time written without an offset (read as UTC). */
+const WITHOUT_OFFSET = /T[0-9:.]+$/;
 
 export const pageProperty = Type.Integer({
   minimum: 1,
@@ -44,20 +47,18 @@ export const limitProperty = Type.Integer({
 
 export const dateFromProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
-  "x-error-message":
-    "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
+  "x-error-message": "must be an ISO 8601 date or date-time, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
   // No example value: Swagger UI fills "Try it out" with a parameter's example, and a date filter
   // filled in unasked narrows the list to one old day, which then looks empty.
   description:
-    "ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive).",
+    "ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive).",
 });
 
 export const dateToProperty = Type.String({
   pattern: ISO_INSTANT_PATTERN,
-  "x-error-message":
-    "must be an ISO 8601 date or date-time with an offset, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
+  "x-error-message": "must be an ISO 8601 date or date-time, such as 2026-01-15 or 2026-01-15T00:00:00.000Z",
   description:
-    "ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive).",
+    "ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive).",
 });
 
 /** The paging of a list without other parameters: `{ page, limit }`, both optional. */
@@ -128,7 +129,9 @@ function daysInMonth(year: number, month: number): number {
  * whole millisecond, so `createdAt >= bound` and `createdAt < bound` then answer exactly as they
  * would against the instant as written, for dateFrom and dateTo alike.
  */
-function parseInstant(text: string): Date | undefined {
+function parseInstant(written: string): Date | undefined {
+  // Date.parse reads a date-time without an offset in the process's time zone: made UTC here.
+  const text = WITHOUT_OFFSET.test(written) ? `${written}Z` : written;
   const year = Number(text.slice(0, 4));
   const month = Number(text.slice(5, 7));
   const day = Number(text.slice(8, 10));

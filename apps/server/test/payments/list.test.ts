@@ -296,6 +296,22 @@ describe("list payments: filters", () => {
     assert.deepEqual(ids((await list(merchant, `dateFrom=${encodeURIComponent(bangkok)}`)).data), ids(late));
   });
 
+  it("reads a date and time without an offset as UTC, whatever the server's time zone", async () => {
+    const t1 = new Date(t0.getTime() + 60 * 60_000);
+    const zone = process.env.TZ;
+    // The service in this process, in Bangkok's time zone: a local reading would be 7 hours off.
+    process.env.TZ = "Asia/Bangkok";
+    try {
+      for (const written of [t1.toISOString().replace("Z", ""), `${t1.toISOString().slice(0, 19)}.000000`]) {
+        assert.deepEqual(ids((await list(merchant, `dateFrom=${written}`)).data), ids(late), written);
+        assert.deepEqual(ids((await list(merchant, `dateTo=${written}`)).data), ids(early), written);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("accepts a calendar date as midnight UTC", async () => {
     const day = t0.toISOString().slice(0, 10);
     const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
@@ -362,7 +378,7 @@ describe("list payments: invalid query values", () => {
     ["dateFrom=yesterday", "dateFrom"],
     ["dateFrom=2026-02-30", "dateFrom"],
     ["dateFrom=2026-13-01", "dateFrom"],
-    ["dateFrom=2026-01-15T10:00:00", "dateFrom"],
+    ["dateFrom=2026-01-15T10:00:00+7", "dateFrom"],
     ["dateFrom=2026-01-15T25:00:00Z", "dateFrom"],
     ["dateFrom=1700000000000", "dateFrom"],
     ["dateTo=2025-02-29T00:00:00Z", "dateTo"],

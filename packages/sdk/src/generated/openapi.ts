@@ -1800,9 +1800,9 @@ export interface operations {
         paymentMethod?: "promptpay" | "bank_transfer";
         /** @description both (default): payment link and QR code; payment_link: no qrCode; qr_code: only qrCode. Changes only nextAction. */
         responseMode?: "both" | "payment_link" | "qr_code";
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Sort field; default createdAt. Ties are broken by id. */
         sortBy?: "amount" | "status" | "createdAt" | "confirmedAt" | "capturedAt" | "referenceId";
@@ -3093,9 +3093,9 @@ export interface operations {
           | "canceled"
           | "expired";
         destinationType?: "bank_account" | "wallet";
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Sort field; default createdAt. Ties are broken by id. */
         sortBy?: "amount" | "status" | "createdAt" | "paidAt" | "referenceId";
@@ -4087,9 +4087,9 @@ export interface operations {
         limit?: number;
         /** @description pending, processing, succeeded, failed, canceled */
         status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Sort field; default createdAt. Ties are broken by id. */
         sortBy?: "amount" | "status" | "createdAt" | "referenceId";
@@ -4621,9 +4621,9 @@ export interface operations {
         limit?: number;
         /** @description pending, processing, succeeded, failed, canceled */
         status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Sort field; default createdAt. Ties are broken by id. */
         sortBy?: "amount" | "status" | "createdAt" | "referenceId";
@@ -6887,9 +6887,9 @@ export interface operations {
           | "refund.succeeded"
           | "refund.failed"
           | "refund.canceled";
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description asc or desc (default desc). Empty timestamps sort last either way. */
         sortOrder?: "asc" | "desc";
@@ -9278,9 +9278,9 @@ export interface operations {
         action?: string;
         /** @description Entries about this record (a withdraw, an integration, a merchant, ...). */
         recordId?: string;
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Sort field; default createdAt. Ties are broken by id. */
         sortBy?: "createdAt";
@@ -11864,9 +11864,9 @@ export interface operations {
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
-        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z; records created at or after it (inclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-15 or 2026-01-15T00:00:00.000Z (a date or a time without an offset is UTC); records created at or after it (inclusive). */
         dateFrom?: string;
-        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z; records created before it (exclusive). */
+        /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
         /** @description Only this kind of exchange: one of SCB's endpoints, or payment_confirmation */
         operation?:
