@@ -53,8 +53,22 @@ function fillPath(template: string, params: Record<string, string> = {}): string
   return template.replace(/\{([A-Za-z_]+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === "") throw new TypeError(`${name} is required`);
-    return encodeURIComponent(value);
+    return pathSegment(value);
   });
+}
+
+/**
+ * A value as one path segment. "." and ".." cannot be one: URL parsing (fetch, browsers, and
+ * curl without --path-as-is) removes them, and their percent-encoded forms, as dot segments, so
+ * the request would reach another route. Such a referenceId is looked up by the record's id.
+ */
+function pathSegment(value: string): string {
+  if (value === "." || value === "..") {
+    throw new TypeError(
+      `${JSON.stringify(value)} cannot be sent as a path segment: URLs drop it as a dot segment; retrieve the record by its id`,
+    );
+  }
+  return encodeURIComponent(value);
 }
 
 function queryString(query: object | undefined): string {

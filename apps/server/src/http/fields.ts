@@ -14,7 +14,6 @@ import {
   METADATA_KEY_LENGTH_MAX,
   METADATA_KEYS_MAX,
   METADATA_VALUE_LENGTH_MAX,
-  REFERENCE_ID_CREATE_PATTERN,
   REFERENCE_ID_PATTERN,
 } from "../lib/limits.ts";
 import { AMOUNT_WIRE_PATTERN, SIGNED_AMOUNT_WIRE_PATTERN } from "../lib/money.ts";
@@ -65,16 +64,16 @@ export function currencyField() {
 export const REFERENCE_MESSAGE = "must be 1-255 letters, digits, _, - or .";
 
 /**
- * The referenceId of a create. "." and ".." alone are refused (REFERENCE_ID_CREATE_PATTERN):
- * URL normalisation removes them from a by-reference path, so such a record could never be
- * retrieved by its reference. The description says so in the OpenAPI document.
+ * The referenceId of a create: interface.md's rule, 1-255 letters, digits, `_`, `-` and `.`.
+ * "." and ".." are references like any other; a by-reference lookup of one writes it `%2E` or
+ * `%2E%2E` in the path, since URL parsing removes those segments (the SDK does so itself).
  */
 export function referenceIdField(description: string) {
   return Type.String({
-    pattern: REFERENCE_ID_CREATE_PATTERN,
+    pattern: REFERENCE_ID_PATTERN,
     [ERROR_CODE_KEYWORD]: "INVALID_REFERENCE_ID",
-    [ERROR_MESSAGE_KEYWORD]: `${REFERENCE_MESSAGE}, and not "." or ".." alone`,
-    description: `${description} Not "." or ".." alone: URLs drop those from a by-reference path.`,
+    [ERROR_MESSAGE_KEYWORD]: REFERENCE_MESSAGE,
+    description,
   });
 }
 

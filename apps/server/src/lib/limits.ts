@@ -4,19 +4,6 @@
 export const AMOUNT_DIGITS_MAX = 13;
 export const REFERENCE_ID_LENGTH_MAX = 255;
 export const REFERENCE_ID_PATTERN = "^[A-Za-z0-9_.-]{1,255}$";
-/**
- * A new referenceId: REFERENCE_ID_PATTERN except "." and "..". Every standard HTTP client (WHATWG
- * URL: fetch, browsers, the SDK; RFC 3986 section 5.2.4: curl, proxies) removes those two as dot
- * segments, so `/by-reference/..` would reach the list and the record could never be looked up.
- * Three dots or more are an ordinary segment to both and stay allowed.
- *
- * Written as four branches told apart by their first characters (no dot; one, two or three
- * dots before the rest) rather than with a lookahead: it matches in one pass whatever the input's
- * length, and the schema fuzzer (fast-check's stringMatching) can generate from it.
- */
-export const REFERENCE_ID_CREATE_PATTERN =
-  "^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}|\\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,253}" +
-  "|\\.\\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,252}|\\.\\.\\.[A-Za-z0-9_.-]{0,252})$";
 export const DESCRIPTION_LENGTH_MAX = 255;
 /** A refund's `reason` (CONTRACT 16). */
 export const REFUND_REASON_LENGTH_MAX = 255;

@@ -2048,7 +2048,7 @@ export interface operations {
            * @enum {string}
            */
           currency?: "THB";
-          /** @description Unique per merchant; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
+          /** @description Unique per merchant; 1-255 letters, digits, _ - . */
           referenceId: string;
           /** @enum {string} */
           paymentMethod: "promptpay" | "bank_transfer";
@@ -3276,7 +3276,7 @@ export interface operations {
            * @enum {string}
            */
           currency?: "THB";
-          /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
+          /** @description Unique per merchant among withdraws; 1-255 letters, digits, _ - . */
           referenceId: string;
           /**
            * @description bank_account or wallet
@@ -4296,7 +4296,7 @@ export interface operations {
            * @example 1000.00
            */
           amount: string;
-          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . Not "." or ".." alone: URLs drop those from a by-reference path. */
+          /** @description Unique per merchant among refunds; 1-255 letters, digits, _ - . */
           referenceId: string;
           /**
            * @description Why the money goes back, at most 255 characters
