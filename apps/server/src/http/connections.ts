@@ -37,17 +37,17 @@ export function serverTimeoutOptions(limits: HttpLimitsConfig) {
   };
 }
 
-/** Status and message for an error the HTTP parser raised. */
+/**
+ * Status and message for an error the HTTP parser raised: 400 `VALIDATION_ERROR`, the status
+ * CONTRACT 4 gives that code (a request line or headers over 16 KB too, rather than HTTP's 431),
+ * except a timeout, which CONTRACT 14 answers 408.
+ */
 function parserAnswer(error: NodeJS.ErrnoException): { status: number; reason: string; message: string } {
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { status: 408, reason: "Request Timeout", message: "The request was not received in time" };
     case "HPE_HEADER_OVERFLOW":
-      return {
-        status: 431,
-        reason: "Request Header Fields Too Large",
-        message: "The request line or headers exceed 16 KB",
-      };
+      return { status: 400, reason: "Bad Request", message: "The request line or headers exceed 16 KB" };
     default:
       return { status: 400, reason: "Bad Request", message: "The request is not valid HTTP" };
   }
@@ -98,7 +98,8 @@ function answerAndClose(socket: Socket, status: number, reason: string, message:
  * - an HTTP/1.1 request without a Host header (RFC 9112 3.2 wants it refused): 400, with
  *   `metadata.field` "Host", through the app's own error handler (serverTimeoutOptions turns
  *   Node's own check off); HTTP/1.0 needs no Host and is served;
- * - an `Expect` other than `100-continue` (Node answers 417 with an empty body): 417, and the
+ * - an `Expect` other than `100-continue` (Node answers 417 with an empty body): 400, the status
+ *   of `VALIDATION_ERROR` (CONTRACT 4; RFC 9110 lets a server answer 417, not requires it), and the
  *   connection closed, since the client may or may not send the body it announced;
  * - `CONNECT` (Node closes the connection without a word when nothing listens for it): 400, then
  *   the connection closed; the service is not a proxy.
@@ -120,7 +121,7 @@ export function installProtocolAnswers(app: FastifyInstance): void {
   app.server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
     const body = validationBody("Expect: only 100-continue is supported");
     app.log.debug({ expect: request.headers.expect }, "expectation refused");
-    response.writeHead(417, {
+    response.writeHead(400, {
       "Content-Type": "application/json; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),
       "X-Request-Id": requestIdFor(request),

@@ -99,7 +99,8 @@ describe("connection limits", () => {
   for (const [name, request, status] of [
     ["a raw space in the URL", "GET /api/v1/pay ments HTTP/1.1\r\nHost: x\r\n\r\n", 400],
     ["a NUL in a header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n", 400],
-    ["a 16 KB URL", `GET /${"a".repeat(16 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ["a 16 KB URL", `GET /${"a".repeat(16 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, 400],
+    ["16 KB of headers", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(16 * 1024)}\r\n\r\n`, 400],
     ["a bad request line", "HELLO\r\n\r\n", 400],
   ] as const) {
     it(`answers ${name} in the envelope with a request id`, async () => {
@@ -118,7 +119,7 @@ describe("connection limits", () => {
     [
       "an Expect other than 100-continue",
       "POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n",
-      417,
+      400,
       /Expect/,
     ],
     ["a CONNECT", "CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", 400, /CONNECT/],
