@@ -66,7 +66,7 @@ export async function paymentDetail(
       accountNumber: maskAccountNumber(row.customer_bank_account_number),
       bankCode: row.customer_bank_code,
     },
-    hostedPageUrl: paymentAppUrl(ctx.config, payment.id, row.client_secret),
+    hostedPageUrl: paymentAppUrl(ctx.config, payment.id),
     timeline: await timelineOf(ctx, merchant.id, "payment", payment.id),
   };
 }

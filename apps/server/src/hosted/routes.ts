@@ -2,7 +2,7 @@
  * The hosted payment page (`paymentAppUrl` = PUBLIC_BASE_URL/pay/{id}) and what it uses: the
  * PNG of the PromptPay QR (`qrCode.imageUrl`), its script, the status route it polls, and in
  * sandbox the route behind its "simulate customer payment" button. No API key anywhere: the
- * customer holds only the link. The page shows what the customer needs to pay (merchant name,
+ * customer holds only the link, and the link is enough. The page shows what the customer needs to pay (merchant name,
  * amount, QR or transfer details, time left, status) and nothing else of the merchant's.
  *
  * Every URL the page uses is root-relative under the path of PUBLIC_BASE_URL, so the page works
@@ -112,15 +112,15 @@ function basePathOf(publicBaseUrl: string): string {
 }
 
 /**
- * The client secret, from the `X-Client-Secret` header and nowhere else: a `?clientSecret=`
- * query would land in access logs and proxies, so it is not read (the request then has no
- * secret and is refused like any other).
+ * The client secret the caller sent, from the `X-Client-Secret` header and nowhere else (a
+ * `?clientSecret=` query would land in access logs and proxies, so it is not read); undefined
+ * when none was sent (an empty header is none). A value far longer than any secret is sent on
+ * cut short, so that it is compared (and refused) in bounded time.
  */
 function clientSecretOf(request: FastifyRequest): string | undefined {
   const header = request.headers[CLIENT_SECRET_HEADER];
-  if (typeof header !== "string" || header === "" || header.length > CLIENT_SECRET_LENGTH_MAX)
-    return undefined;
-  return header;
+  if (typeof header !== "string" || header === "") return undefined;
+  return header.slice(0, CLIENT_SECRET_LENGTH_MAX + 1);
 }
 
 /** What the page uses: the lifecycle (its sandbox button) and the public base URL. */
@@ -157,7 +157,7 @@ export function hostedRoutes(ctx: HostedRoutesContext): FastifyPluginAsync {
           schema: {
             tags: ["hosted"],
             summary:
-              "Sandbox: the customer pays (the hosted page's button); needs the X-Client-Secret header",
+              "Sandbox: the customer pays (the hosted page's button); an X-Client-Secret header, when sent, must be the payment's",
             params: HostedParams,
             body: SimulateBody,
           },
@@ -209,7 +209,8 @@ function statusRoute(app: App, ctx: HostedRoutesContext): void {
     {
       schema: {
         tags: ["hosted"],
-        summary: "Live status for the hosted page; needs the X-Client-Secret header",
+        summary:
+          "Live status for the hosted page (what the page shows); an X-Client-Secret header, when sent, must be the payment's",
         params: HostedParams,
       },
     },

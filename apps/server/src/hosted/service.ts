@@ -1,13 +1,15 @@
 /**
- * What the hosted payment page knows about a payment, and the two things it may do with the
- * client secret: read the live status, and (sandbox only) act as the customer paying.
+ * What the hosted payment page knows about a payment, and the two things its script does: read
+ * the live status, and (sandbox only) act as the customer paying.
  *
- * The page itself needs only the payment id: whoever holds the link sees what the customer
- * sees, like Stripe's hosted pages. The status and simulate routes also need the payment's
- * client secret, compared in constant time, so that a leaked id alone (in a log, say) does
- * not let anyone watch or move the payment. The page never contains the secret: it arrives in
- * the fragment of `paymentAppUrl` (`#cs=...`), which browsers do not send to the server, and
- * the page's script sends it back in the `X-Client-Secret` header.
+ * The page needs only the payment id, as `paymentAppUrl` is `{PUBLIC_BASE_URL}/pay/{id}`
+ * (CONTRACT 6): whoever holds the link sees what the customer sees, like Stripe's hosted pages,
+ * and the status route answers no more than the page itself shows. In sandbox the link's holder
+ * may also press the button that pays (CONTRACT 9); in live that route does not exist. The page
+ * also accepts the payment's client secret (CONTRACT 6), in the link's fragment (`#cs=...`,
+ * which browsers do not send to the server), and its script then sends it in the
+ * `X-Client-Secret` header: a secret that is sent is checked, in constant time, and a wrong one
+ * is refused.
  */
 import type { Db } from "../db/handles.ts";
 import type { PaymentMethod, PaymentRow, PaymentStatus } from "../db/types.ts";
@@ -183,10 +185,17 @@ export async function loadHostedPayment(ctx: HostedContext, id: string): Promise
   };
 }
 
-/** Loads the payment and checks the caller's client secret, in time independent of its content. */
-async function authorized(ctx: HostedContext, id: string, clientSecret: unknown): Promise<HostedPayment> {
+/**
+ * Loads the payment and checks the caller's client secret when one was sent (undefined: none),
+ * in time independent of its content.
+ */
+async function authorized(
+  ctx: HostedContext,
+  id: string,
+  clientSecret: string | undefined,
+): Promise<HostedPayment> {
   const payment = await loadHostedPayment(ctx, id);
-  if (typeof clientSecret !== "string" || !safeEqual(clientSecret, payment.clientSecret)) throw wrongSecret();
+  if (clientSecret !== undefined && !safeEqual(clientSecret, payment.clientSecret)) throw wrongSecret();
   return payment;
 }
 
@@ -208,7 +217,7 @@ function statusOf(payment: HostedPayment): HostedStatus {
 export async function getHostedStatus(
   ctx: HostedContext,
   id: string,
-  clientSecret: unknown,
+  clientSecret: string | undefined,
 ): Promise<HostedStatus> {
   return statusOf(await authorized(ctx, id, clientSecret));
 }
@@ -221,7 +230,7 @@ export async function getHostedStatus(
 export async function simulateHostedPayment(
   ctx: LifecycleContext,
   id: string,
-  clientSecret: unknown,
+  clientSecret: string | undefined,
 ): Promise<HostedStatus> {
   const payment = await authorized(ctx, id, clientSecret);
   await simulatePayment(ctx, payment.merchantId, payment.id, "succeeded");

@@ -58,7 +58,7 @@ const BY_NAME: Record<string, unknown> = {
   merchantReference: "INV-2026-0001",
   invoiceNo: "INV-2026-0001",
   clientSecret: `${PAYMENT_ID}_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu`,
-  paymentAppUrl: `https://pay.example/pay/${PAYMENT_ID}#cs=${PAYMENT_ID}_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu`,
+  paymentAppUrl: `https://pay.example/pay/${PAYMENT_ID}`,
   redirectUrl: `https://shop.example/orders/1001/done?paymentId=${PAYMENT_ID}`,
   imageUrl: `https://pay.example/pay/${PAYMENT_ID}/qr.png`,
   payload: PROMPTPAY_PAYLOAD,

@@ -22,13 +22,12 @@ export interface ViewContext {
 }
 
 /**
- * The hosted page's address: `{PUBLIC_BASE_URL}/pay/{id}`, with the client secret in the URL
- * fragment (`#cs=...`). A browser never sends a fragment to the server, so the secret stays out
- * of access logs and proxies; the page's script reads it from `location.hash` and sends it in
- * the `X-Client-Secret` header. The id alone opens the page but cannot watch or move the payment.
+ * The hosted page's address, exactly `{PUBLIC_BASE_URL}/pay/{id}` (CONTRACT 6): the link alone
+ * shows and follows the payment, and in sandbox its button pays it (hosted/service.ts). The page
+ * also accepts the payment's client secret in its fragment (`#cs=...`), and then checks it.
  */
-export function paymentAppUrl(ctx: ViewContext, id: string, clientSecret: string): string {
-  return `${ctx.publicBaseUrl}/pay/${id}#cs=${encodeURIComponent(clientSecret)}`;
+export function paymentAppUrl(ctx: ViewContext, id: string): string {
+  return `${ctx.publicBaseUrl}/pay/${id}`;
 }
 
 function qrImageUrl(ctx: ViewContext, id: string): string {
@@ -56,7 +55,7 @@ function promptPayAction(row: PaymentViewRow, ctx: ViewContext, mode: ResponseMo
     return { type: "redirect", redirectUrl, ...qr };
   }
   if (mode === "qr_code") return hasQr ? { type: "use_payment_app", ...qr } : null;
-  const appUrl = paymentAppUrl(ctx, row.id, row.client_secret);
+  const appUrl = paymentAppUrl(ctx, row.id);
   if (mode === "payment_link" || !hasQr) return { type: "use_payment_app", paymentAppUrl: appUrl };
   return { type: "use_payment_app", paymentAppUrl: appUrl, ...qr };
 }

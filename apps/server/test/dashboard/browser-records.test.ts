@@ -135,7 +135,7 @@ describe("record details", () => {
       assert.match(metadata, /orderId7001/);
       assert.match(metadata, /channelline-shop/);
       const link = page.getByRole("link", { name: en.openHostedPage });
-      assert.match((await link.getAttribute("href")) ?? "", new RegExp(`^${origin}/pay/${payment.id}#cs=`));
+      assert.equal(await link.getAttribute("href"), `${origin}/pay/${payment.id}`);
       assert.ok(!(await page.content()).includes("5100004321"), "the account number is never on the page");
       await screenshot(page, "payment-detail-en");
       await visit(page, `#/withdraws/${withdraw.id}`);

@@ -166,7 +166,8 @@ const screenshot = (page: Page, name: string) =>
 describe("hosted payment page in Chromium", () => {
   it("shows the QR and amount, and the sandbox button moves the payment to succeeded on screen", async () => {
     const payment = await createPayment();
-    assert.equal(payment.nextAction.paymentAppUrl, `${origin}/pay/${payment.id}#cs=${payment.clientSecret}`);
+    // The link is exactly PUBLIC_BASE_URL/pay/{id} (CONTRACT 6), and it is all the page needs.
+    assert.equal(payment.nextAction.paymentAppUrl, `${origin}/pay/${payment.id}`);
     const opened = await open(payment.nextAction.paymentAppUrl, DESKTOP);
     const { page, errors, statusRequests, close } = opened;
     try {
@@ -197,12 +198,8 @@ describe("hosted payment page in Chromium", () => {
 
       const record = await api("GET", `/api/v1/payments/${payment.id}`);
       assert.equal(record.status, "succeeded");
-      // The secret left the browser in the X-Client-Secret header only, never in a URL.
-      const withSecret = opened.requests.filter((r) => r.headers["x-client-secret"] === payment.clientSecret);
-      assert.ok(withSecret.some((r) => r.url.endsWith("/simulate")));
-      assert.ok(withSecret.some((r) => r.url.endsWith("/status")));
-      for (const request of opened.requests)
-        assert.ok(!request.url.includes(payment.clientSecret), request.url);
+      // A link without the secret sends none.
+      assert.ok(opened.requests.every((r) => r.headers["x-client-secret"] === undefined));
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -253,9 +250,12 @@ describe("hosted payment page in Chromium", () => {
     }
   });
 
-  it("keeps the secret across the language switch", async () => {
+  it("keeps a client secret given in the fragment across the language switch", async () => {
     const payment = await createPayment();
-    const { page, errors, close } = await open(payment.nextAction.paymentAppUrl, DESKTOP);
+    const { page, errors, close } = await open(
+      `${payment.nextAction.paymentAppUrl}#cs=${payment.clientSecret}`,
+      DESKTOP,
+    );
     try {
       await page.getByRole("link", { name: MESSAGES.th.languageName }).click();
       await page.waitForFunction(() => document.documentElement.lang === "th");
@@ -268,18 +268,35 @@ describe("hosted payment page in Chromium", () => {
     }
   });
 
-  it("with the id alone (no #cs= fragment) cannot watch or move the payment", async () => {
+  it("with the client secret in the fragment sends it in a header only, and a wrong one moves nothing", async () => {
     const payment = await createPayment();
-    const { page, errors, close } = await open(`${origin}/pay/${payment.id}`, DESKTOP);
+    const right = await open(`${payment.nextAction.paymentAppUrl}#cs=${payment.clientSecret}`, DESKTOP);
+    try {
+      await right.page.getByRole("button", { name: "Simulate customer payment" }).click();
+      await waitForStatusText(right.page, MESSAGES.en.statusSucceeded);
+      // The secret left the browser in the X-Client-Secret header only, never in a URL.
+      const withSecret = right.requests.filter((r) => r.headers["x-client-secret"] === payment.clientSecret);
+      assert.ok(withSecret.some((r) => r.url.endsWith("/simulate")));
+      assert.ok(withSecret.some((r) => r.url.endsWith("/status")));
+      for (const request of right.requests)
+        assert.ok(!request.url.includes(payment.clientSecret), request.url);
+      assert.deepEqual(right.errors, []);
+    } finally {
+      await right.close();
+    }
+
+    const other = await createPayment();
+    const { page, errors, close } = await open(
+      `${other.nextAction.paymentAppUrl}#cs=${payment.clientSecret}`,
+      DESKTOP,
+    );
     try {
       assert.ok((await qrNaturalWidth(page)) > 0, "the customer still sees how to pay");
       await page.getByRole("button", { name: "Simulate customer payment" }).click();
       await page.locator("#simulate-error").waitFor({ state: "visible" });
-      await screenshot(page, "hosted-page-no-secret.png");
-      assert.equal((await api("GET", `/api/v1/payments/${payment.id}`)).status, "requires_action");
-      // Nothing of a receipt either: the page never learned a paid time.
+      await screenshot(page, "hosted-page-wrong-secret.png");
+      assert.equal((await api("GET", `/api/v1/payments/${other.id}`)).status, "requires_action");
       assert.equal(await page.locator(".receipt").isVisible(), false);
-      assert.equal(await text(page, "#paid-at"), "");
       // What failed: the status route and the simulate route, both refused with 401.
       assert.ok(errors.length > 0 && errors.every((e) => e.startsWith("401 ")), errors.join("\n"));
     } finally {
@@ -328,7 +345,7 @@ describe("hosted payment page in Chromium", () => {
     const payment = await createPayment({ paymentMethod: "bank_transfer", amount: "250000" });
     const { reference } = payment.nextAction.bankTransferInstructions;
     // Bank transfer has no paymentAppUrl: the merchant links the page as promptpay's would be.
-    const link = `${origin}/pay/${payment.id}#cs=${payment.clientSecret}`;
+    const link = `${origin}/pay/${payment.id}`;
     const { page, errors, close } = await open(link, { ...MOBILE, locale: "en-US" });
     try {
       const details = await text(page, ".transfer");

@@ -62,8 +62,9 @@ describe("promptpay nextAction", () => {
     const { id, clientSecret, nextAction } = res.body.data;
     assert.deepEqual(Object.keys(nextAction).sort(), ["paymentAppUrl", "qrCode", "type"]);
     assert.equal(nextAction.type, "use_payment_app");
-    // The client secret rides in the fragment, which a browser never sends to the server.
-    assert.equal(nextAction.paymentAppUrl, `${BASE}/pay/${id}#cs=${clientSecret}`);
+    // Exactly PUBLIC_BASE_URL/pay/{id} (CONTRACT 6): no secret in the link.
+    assert.equal(nextAction.paymentAppUrl, `${BASE}/pay/${id}`);
+    assert.ok(!nextAction.paymentAppUrl.includes(clientSecret));
     assert.equal(new URL(nextAction.paymentAppUrl).pathname, `/pay/${id}`);
     assert.deepEqual(Object.keys(nextAction.qrCode).sort(), ["imageUrl", "payload", "type"]);
     assert.equal(nextAction.qrCode.type, "promptpay");
@@ -131,7 +132,7 @@ describe("promptpay nextAction", () => {
     const link = (await create(validBody({ responseMode: "payment_link" }))).body.data;
     assert.deepEqual(link.nextAction, {
       type: "use_payment_app",
-      paymentAppUrl: `${BASE}/pay/${link.id}#cs=${link.clientSecret}`,
+      paymentAppUrl: `${BASE}/pay/${link.id}`,
     });
 
     const qr = (await create(validBody({ responseMode: "qr_code" }))).body.data;

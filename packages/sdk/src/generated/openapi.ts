@@ -1840,7 +1840,7 @@ export interface operations {
            *             "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *             "nextAction": {
            *               "type": "use_payment_app",
-           *               "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *               "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *               "qrCode": {
            *                 "type": "promptpay",
            *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -2142,7 +2142,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -2273,7 +2273,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -2494,7 +2494,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -2697,7 +2697,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -2902,7 +2902,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -5148,7 +5148,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -8776,7 +8776,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
@@ -12237,7 +12237,7 @@ export interface operations {
            *         "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
            *         "nextAction": {
            *           "type": "use_payment_app",
-           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60#cs=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *           "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *           "qrCode": {
            *             "type": "promptpay",
            *             "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",

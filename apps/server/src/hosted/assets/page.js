@@ -3,13 +3,13 @@
  * The hosted payment page's only script (served from /pay/assets/page.js, so that the page's
  * Content-Security-Policy can forbid every inline script). It carries no text of its own: the
  * server renders every state's panel and message in the customer's language, and this script
- * switches between them, ticks the countdown, polls the status route with the payment's client
- * secret, and (in sandbox) sends the "simulate customer payment" request.
+ * switches between them, ticks the countdown, polls the status route, and (in sandbox) sends the
+ * "simulate customer payment" request.
  *
- * The client secret is never in the HTML: it comes in the fragment of `paymentAppUrl`
- * (`/pay/{id}#cs=...`), which the browser keeps to itself, and goes to the server only in the
- * `X-Client-Secret` header. Without it the page still shows what the server rendered, but
- * cannot follow the payment or simulate it.
+ * The link `paymentAppUrl` (`/pay/{id}`) is all the page needs. A link that carries the payment's
+ * client secret in its fragment (`/pay/{id}#cs=...`, which the browser keeps to itself) has it
+ * sent in the `X-Client-Secret` header of those requests, where the server checks it; the secret
+ * is never in the HTML.
  */
 
 /** How often the status is asked for while the customer may be paying. */
@@ -41,7 +41,7 @@ const SETTLED = ["succeeded", "canceled", "failed"];
  * @typedef {object} PageState
  * @property {HTMLElement} root
  * @property {DOMStringMap} data
- * @property {string} clientSecret from the URL fragment; "" when the link came without it
+ * @property {string} clientSecret from the URL fragment; "" when the link came without it (none sent)
  * @property {HTMLElement} statusBox
  * @property {HTMLElement} statusText
  * @property {HTMLElement | null} countdown absent once the payment is final
@@ -223,6 +223,16 @@ function apply(page, status) {
 }
 
 /**
+ * The headers of the page's requests: the client secret only when the link carried one.
+ * @param {PageState} page
+ * @returns {Record<string, string>}
+ */
+function requestHeaders(page) {
+  const headers = { Accept: "application/json" };
+  return page.clientSecret === "" ? headers : { ...headers, "X-Client-Secret": page.clientSecret };
+}
+
+/**
  * Asks the status route once, then schedules the next time; backs off after failures.
  * @param {PageState} page
  */
@@ -233,7 +243,7 @@ async function poll(page) {
   page.polling = true;
   try {
     const response = await fetch(page.data.statusUrl ?? "", {
-      headers: { Accept: "application/json", "X-Client-Secret": page.clientSecret },
+      headers: requestHeaders(page),
       cache: "no-store",
       credentials: "omit",
     });
@@ -275,7 +285,7 @@ function wireSimulateButton(page) {
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { Accept: "application/json", "X-Client-Secret": page.clientSecret },
+        headers: requestHeaders(page),
         cache: "no-store",
         credentials: "omit",
       });

@@ -65,10 +65,7 @@ describe("a live PromptPay payment", () => {
     assert.match(ref1, /^[A-Z0-9]{1,20}$/);
     assert.equal(payment.status, "requires_action");
     assert.equal(payment.nextAction.type, "use_payment_app");
-    assert.equal(
-      payment.nextAction.paymentAppUrl,
-      `http://pay.test/pay/${payment.id}#cs=${payment.clientSecret}`,
-    );
+    assert.equal(payment.nextAction.paymentAppUrl, `http://pay.test/pay/${payment.id}`);
     const qr = readBillPayment(payment.nextAction.qrCode.payload);
     assert.equal(qr?.billerId, SCB_TEST.billerId);
     assert.equal(qr?.ref1, ref1);
