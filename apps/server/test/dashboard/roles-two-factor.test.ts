@@ -232,6 +232,9 @@ describe("two-factor login", () => {
     const missing = await login(svc, credentials);
     assert.equal(missing.status, 401);
     assert.equal(missing.body.error.code, "INVALID_CREDENTIALS");
+    const empty = await login(svc, { ...credentials, otp: "" });
+    assert.equal(empty.status, 401, "an empty code is a missing one");
+    assert.equal(empty.body.error.message, missing.body.error.message);
     const wrongCode = await login(svc, { ...credentials, otp: "123456" });
     assert.equal(wrongCode.status, 401);
     assert.equal(wrongCode.body.error.message, missing.body.error.message, "one message for every refusal");
@@ -245,13 +248,20 @@ describe("two-factor login", () => {
     assert.equal((await login(svc, { ...credentials, otp: code })).status, 401, "a code logs in once");
   });
 
+  it("lets a user without two-factor log in with an empty or any code, which is not read", async () => {
+    const user = await dashboardUser(svc);
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    for (const otp of ["", "123456"])
+      assert.equal((await login(svc, { ...credentials, otp })).status, 200, otp);
+  });
+
   it("counts missing and wrong codes towards the lockout", async () => {
     const user = await dashboardUser(svc);
     const secret = await enrol(user);
     await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
     const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
     for (let i = 0; i < 5; i++)
-      assert.equal((await login(svc, { ...credentials, otp: "999999" })).status, 401);
+      assert.equal((await login(svc, { ...credentials, otp: i === 0 ? "" : "999999" })).status, 401);
     const locked = await login(svc, { ...credentials, otp: await codeAt(secret, 1) });
     assert.equal(locked.status, 429, "the sixth attempt is locked out, even with the right code");
   });
