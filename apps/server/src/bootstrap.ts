@@ -19,18 +19,18 @@
  * the second waits for the first to commit, then sees what it created.
  */
 import { chmodSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { sql } from "kysely";
 import { readAdminTokenHash, storeAdminTokenHash } from "./admin/auth.ts";
 import { ConfigError } from "./config.ts";
 import { createDashboardUser } from "./dashboard/users.ts";
-import { ADMIN_TOKEN_FILE } from "./data-dir.ts";
+import { ADMIN_TOKEN_FILE, DEFAULT_DATA_DIR } from "./data-dir.ts";
 import { createPrivateDir } from "./data-dir-permissions.ts";
 import type { Db } from "./db/handles.ts";
 import type { Deps } from "./deps.ts";
 import { createIntegration } from "./integrations/service.ts";
 import { sha256Hex } from "./lib/crypto.ts";
-import { curlExample } from "./lib/curl-example.ts";
+import { curlExample, shellQuote } from "./lib/curl-example.ts";
 import { randomToken } from "./lib/ids.ts";
 import { ADMIN_TOKEN_RANDOM_BYTES, DEMO_PASSWORD_RANDOM_BYTES } from "./lib/limits.ts";
 import { createMerchant, type MerchantInput } from "./merchants/service.ts";
@@ -190,6 +190,22 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
   return { adminToken, adminTokenFile, demo, message };
 }
 
+/**
+ * What the CLI must be told, in another shell, to reach this server and find its token file: the
+ * server's address when it is not the CLI's default (http://127.0.0.1:3000), and DATA_DIR when it
+ * is not ./data. Empty for a server started with the defaults.
+ */
+const CLI_DEFAULT_URL = "http://127.0.0.1:3000";
+
+export function cliEnvironment(config: Pick<Deps["config"], "dataDir" | "publicBaseUrl">): string {
+  const settings: string[] = [];
+  if (config.publicBaseUrl.replace(/\/+$/, "") !== CLI_DEFAULT_URL) {
+    settings.push(`SATANG_URL=${shellQuote(config.publicBaseUrl)}`);
+  }
+  if (config.dataDir !== DEFAULT_DATA_DIR) settings.push(`DATA_DIR=${shellQuote(resolve(config.dataDir))}`);
+  return settings.map((setting) => `${setting} `).join("");
+}
+
 function dashboardUrl(publicBaseUrl: string): string {
   return `${publicBaseUrl.replace(/\/+$/, "")}/dashboard`;
 }
@@ -242,7 +258,7 @@ function firstStartMessage(
       `   Password    ${demo.dashboardPassword}`,
       "",
       " The password is shown only now (the database keeps an argon2id hash). More logins:",
-      `   npx satang user create --merchant ${demo.merchantId} --email you@example.com --password <12+ characters>`,
+      `   ${cliEnvironment(deps.config)}npx satang user create --merchant ${demo.merchantId} --email you@example.com --password <12+ characters>`,
       "",
     );
   }

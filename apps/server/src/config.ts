@@ -2,6 +2,7 @@
  * Configuration comes from the environment and is validated once, at start. A bad value stops
  * the process with a message that names the variable and says what it accepts.
  */
+import { DEFAULT_DATA_DIR } from "./data-dir.ts";
 import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
 import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
 import { parseMultiHostUrl } from "./db/primary.ts";
@@ -303,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     databaseUrl,
     databaseDirectUrl,
-    dataDir: env.DATA_DIR || "./data",
+    dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
     rateLimitPerMinute,
     redisUrl,
     adminToken,

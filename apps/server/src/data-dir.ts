@@ -4,6 +4,9 @@
  * token of a sandbox) without loading the server.
  */
 
+/** DATA_DIR when it is unset, relative to the working directory. */
+export const DEFAULT_DATA_DIR = "./data";
+
 /** The operator token generated at a sandbox's first start, readable only by its owner. */
 export const ADMIN_TOKEN_FILE = "admin-token";
 

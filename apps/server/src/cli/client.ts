@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
-import { ADMIN_TOKEN_FILE } from "../data-dir.ts";
+import { ADMIN_TOKEN_FILE, DEFAULT_DATA_DIR } from "../data-dir.ts";
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {
@@ -103,7 +103,7 @@ export function resolveBaseUrl(options: ClientOptions, env: NodeJS.ProcessEnv): 
 export function resolveToken(options: ClientOptions, env: NodeJS.ProcessEnv): string {
   if (options.token) return options.token;
   if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
-  const file = join(env.DATA_DIR || "./data", ADMIN_TOKEN_FILE);
+  const file = join(env.DATA_DIR || DEFAULT_DATA_DIR, ADMIN_TOKEN_FILE);
   if (existsSync(file)) {
     const token = readFileSync(file, "utf8").trim();
     if (token !== "") return token;

@@ -4,7 +4,7 @@
  */
 
 /** Single-quotes a value for a POSIX shell. */
-function shellQuote(value: string): string {
+export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

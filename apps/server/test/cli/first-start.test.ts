@@ -54,6 +54,25 @@ function serve(port: number): Serving {
   return { child, output: () => ({ stdout, stderr }), exited };
 }
 
+/** Runs `satang <args>` with only PATH, HOME and `env`, as from a new shell; its exit code and output. */
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, satangArgv(args), {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, output })));
+}
+
 /** Waits until the process says where it listens (or exits); returns its output so far. */
 async function untilListening(serving: Serving): Promise<string> {
   let exited = false;
@@ -137,6 +156,20 @@ describe("satang serve: first start", () => {
       assert.ok(login, "the banner prints the demo login's email and password");
       const [, email, password] = login;
       assert.match(stdout, /npx satang user create --merchant [0-9a-f-]{36} --email/);
+      // The hint works as printed from another shell, which has neither this PORT nor DATA_DIR.
+      const hint = /^ +((?:[A-Z_]+='[^']*' )*)npx satang (user create .*)$/m.exec(stdout);
+      assert.ok(hint, "the banner's CLI line");
+      const settings = Object.fromEntries(
+        [...hint[1]!.matchAll(/([A-Z_]+)='([^']*)'/g)].map((match) => [match[1]!, match[2]!]),
+      );
+      assert.deepEqual(Object.keys(settings).sort(), ["DATA_DIR", "SATANG_URL"]);
+      const args = hint[2]!
+        .replace("you@example.com", "second@example.com")
+        .replace("<12+ characters>", "a-long-enough-password")
+        .split(" ");
+      const made = await runCli(args, settings);
+      assert.equal(made.code, 0, made.output);
+      assert.match(made.output, /second@example\.com/);
       const signIn = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
         method: "POST",
         headers: { "content-type": "application/json" },
