@@ -110,7 +110,8 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
         response: { 201: BatchEnvelope },
       },
     },
-    async (request, reply) => reply.code(201).send(ok(await createBatch(ctx, request.body))),
+    async (request, reply) =>
+      reply.code(201).send(ok(await createBatch(ctx, request.body, operatorActor(request).name))),
   );
 }
 

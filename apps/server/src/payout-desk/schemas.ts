@@ -42,7 +42,10 @@ export const CreateBatchBody = Type.Object(
       }),
     ),
     createdBy: Type.Optional(
-      text(PAYOUT_BATCH_CREATED_BY_LENGTH_MAX, "Who creates the batch, for the record (default: operator)"),
+      text(
+        PAYOUT_BATCH_CREATED_BY_LENGTH_MAX,
+        "Who creates the batch, for the record (default: the operator token's name, as the audit log has it)",
+      ),
     ),
   },
   { additionalProperties: false },

@@ -70,8 +70,6 @@ export interface PayoutDeskContext {
   config: Pick<Config, "payouts">;
 }
 
-const DEFAULT_CREATED_BY = "operator";
-
 export const batchNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Payout batch not found");
 
 export function deskOff(): AppError {
@@ -134,7 +132,15 @@ async function takeLines(trx: Trx, claimed: readonly Claimed[], now: Date): Prom
  * most `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when
  * nothing is pending: an empty batch pays nothing and is never created.
  */
-export async function createBatch(ctx: PayoutDeskContext, input: CreateBatchBody): Promise<BatchRecord> {
+/**
+ * `createdBy` is a free label for the record, and without one the name of the credential that
+ * created the batch (`createdByDefault`: the operator token's name, as the audit log has it).
+ */
+export async function createBatch(
+  ctx: PayoutDeskContext,
+  input: CreateBatchBody,
+  createdByDefault: string,
+): Promise<BatchRecord> {
   if (ctx.config.payouts !== "manual") throw deskOff();
   const id = newId();
   await withTransaction(ctx.db, async (trx) => {
@@ -155,7 +161,7 @@ export async function createBatch(ctx: PayoutDeskContext, input: CreateBatchBody
     const taken = await takeLines(trx, claimed, now);
     await insertBatch(trx, {
       id,
-      createdBy: input.createdBy?.trim() || DEFAULT_CREATED_BY,
+      createdBy: input.createdBy?.trim() || createdByDefault,
       itemCount: taken.length,
       totalSatang: taken.reduce((sum, line) => sum + line.amountSatang, 0n),
       at: now,

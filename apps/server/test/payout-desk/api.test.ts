@@ -378,6 +378,23 @@ describe("payout desk, boundaries and refusals", () => {
       batch.body.data.items.map((i: { withdrawId: string }) => i.withdrawId),
       [waiting.id],
     );
+    assert.equal(batch.body.data.createdBy, "admin-token", "without createdBy, the credential's name");
+  });
+
+  it("names a batch made without createdBy after the named operator token that made it", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    await createWithdraw(shop, { amount: "100.00" });
+    const name = `desk-${shop.merchantId.slice(0, 8)}`;
+    const token = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    const batch = await svc.admin(
+      "POST",
+      "/admin/v1/payout-batches",
+      { merchantId: shop.merchantId },
+      token.body.data.token,
+    );
+    assert.equal(batch.status, 201, JSON.stringify(batch.body));
+    assert.equal(batch.body.data.createdBy, name);
   });
 
   it("checks outcomes: paid needs a reference, failed a reason; unknown batch or item 404; no token 401", async () => {

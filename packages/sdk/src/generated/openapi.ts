@@ -11075,7 +11075,7 @@ export interface operations {
           merchantId?: string;
           /** @description At most this many withdraws, oldest first (1 to 500; default 500) */
           maxCount?: number;
-          /** @description Who creates the batch, for the record (default: operator) */
+          /** @description Who creates the batch, for the record (default: the operator token's name, as the audit log has it) */
           createdBy?: string;
         };
       };
