@@ -2,8 +2,9 @@
  * The hosted payment page (`paymentAppUrl` = PUBLIC_BASE_URL/pay/{id}) and what it uses: the
  * PNG of the PromptPay QR (`qrCode.imageUrl`), its script, the status route it polls, and in
  * sandbox the route behind its "simulate customer payment" button. No API key anywhere: the
- * customer holds only the link, and the link is enough. The page shows what the customer needs to pay (merchant name,
- * amount, QR or transfer details, time left, status) and nothing else of the merchant's.
+ * customer holds only the link, and the link is enough. The page shows what the customer needs
+ * to pay (merchant name, amount, QR or transfer details, time left, status) and nothing else of
+ * the merchant's.
  *
  * Every URL the page uses is root-relative under the path of PUBLIC_BASE_URL, so the page works
  * behind a proxy that mounts the service under a prefix, and its Content-Security-Policy can
