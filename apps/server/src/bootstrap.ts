@@ -190,13 +190,14 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions = {}): Pro
   return { adminToken, adminTokenFile, demo, message };
 }
 
-/**
- * What the CLI must be told, in another shell, to reach this server and find its token file: the
- * server's address when it is not the CLI's default (http://127.0.0.1:3000), and DATA_DIR when it
- * is not ./data. Empty for a server started with the defaults.
- */
+/** Where the CLI looks for the server when neither --url nor SATANG_URL says (cli/client.ts). */
 const CLI_DEFAULT_URL = "http://127.0.0.1:3000";
 
+/**
+ * What the CLI must be told, in another shell, to reach this server and find its token file: the
+ * server's address when it is not the CLI's default, and DATA_DIR when it is not ./data. Empty for
+ * a server started with the defaults.
+ */
 export function cliEnvironment(config: Pick<Deps["config"], "dataDir" | "publicBaseUrl">): string {
   const settings: string[] = [];
   if (config.publicBaseUrl.replace(/\/+$/, "") !== CLI_DEFAULT_URL) {

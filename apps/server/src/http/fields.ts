@@ -65,8 +65,9 @@ export const REFERENCE_MESSAGE = "must be 1-255 letters, digits, _, - or .";
 
 /**
  * The referenceId of a create: interface.md's rule, 1-255 letters, digits, `_`, `-` and `.`.
- * "." and ".." are references like any other; a by-reference lookup of one writes it `%2E` or
- * `%2E%2E` in the path, since URL parsing removes those segments (the SDK does so itself).
+ * "." and ".." are references like any other, though most clients cannot look one up by
+ * reference: URL parsing removes those path segments (`%2E` too), so only a client that sends
+ * the path as written reaches it (docs/payments.md; the SDK refuses them with a TypeError).
  */
 export function referenceIdField(description: string) {
   return Type.String({

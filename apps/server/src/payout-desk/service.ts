@@ -130,11 +130,9 @@ async function takeLines(trx: Trx, claimed: readonly Claimed[], now: Date): Prom
 /**
  * Creates a batch of the oldest pending withdraws and refunds (of one merchant when asked), at
  * most `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when
- * nothing is pending: an empty batch pays nothing and is never created.
- */
-/**
- * `createdBy` is a free label for the record, and without one the name of the credential that
- * created the batch (`createdByDefault`: the operator token's name, as the audit log has it).
+ * nothing is pending: an empty batch pays nothing and is never created. `createdBy` is a free
+ * label for the record, and without one the name of the credential that created the batch
+ * (`createdByDefault`: the operator token's name, as the audit log has it).
  */
 export async function createBatch(
   ctx: PayoutDeskContext,
