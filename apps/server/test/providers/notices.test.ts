@@ -98,7 +98,7 @@ describe("the notice route", () => {
     const before = retrievals(chargeId);
     const res = await post(svc.app, webhook);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), {});
+    assert.deepEqual(res.json(), { success: true, data: { received: true } });
     assert.equal(retrievals(chargeId), before + 1, "the charge is retrieved before the payment succeeds");
     assert.equal(await statusOf(payment.id), "succeeded");
     assert.deepEqual(await ledgerKinds(svc.deps.db, payment.id), ["payment_succeeded"]);

@@ -15,6 +15,7 @@
  * `["promptpay"]` only.
  */
 import { createHmac } from "node:crypto";
+import { ok } from "../../http/envelope.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { safeEqual } from "../../lib/crypto.ts";
 import type {
@@ -140,7 +141,8 @@ export class OpnCollection implements CollectionPort {
   }
 
   readNotice(notice: IncomingCallback): NoticeReading {
-    const acknowledgment = {};
+    // Opn needs only a 2xx; the body is the service's envelope, as every answer is (CONTRACT 0).
+    const acknowledgment = ok({ received: true });
     if (this.settings.webhookSecret !== null) {
       const refusal = this.signatureRefusal(notice);
       if (refusal !== null) return { status: "malformed", error: refusal };

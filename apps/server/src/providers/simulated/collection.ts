@@ -12,6 +12,7 @@
  *   is refused as forged (malformed), like any body that is not one of its callbacks.
  * - `inquire` and `find` answer from the bank's own book of what was paid (`SimulatedBank.pay`).
  */
+import { ok } from "../../http/envelope.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type {
   CollectionPort,
@@ -67,7 +68,7 @@ export class SimulatedCollection implements CollectionPort {
   }
 
   async readNotice(notice: IncomingCallback): Promise<NoticeReading> {
-    const acknowledgment = {};
+    const acknowledgment = ok({ received: true });
     if (!(await this.bank.signedByBank(notice))) {
       return { status: "malformed", error: "forged: the notice does not carry the bank's Sandbox-Signature" };
     }
