@@ -2,6 +2,7 @@
  * Configuration comes from the environment and is validated once, at start. A bad value stops
  * the process with a message that names the variable and says what it accepts.
  */
+import { isIP } from "node:net";
 import { DEFAULT_DATA_DIR } from "./data-dir.ts";
 import { type DatabaseBounds, DEFAULT_DATABASE_BOUNDS } from "./db/bounds.ts";
 import { EMBEDDED_SYNC_MODES, type EmbeddedSyncMode } from "./db/embedded-sync.ts";
@@ -245,6 +246,20 @@ export function parseSecretKey(raw: string, name = "SECRET_KEY"): Buffer {
   return key;
 }
 
+/** One DNS label: letters, digits and inner hyphens, at most 63 characters. */
+const HOST_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const HOST_NAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*\\.?$`);
+
+/** HOST: the address the API listens on, an IP address or a host name (default 127.0.0.1). */
+function hostSetting(raw: string | undefined): string {
+  const host = raw || "127.0.0.1";
+  const literal = isIP(host) !== 0 && !host.includes("%");
+  if (!literal && !HOST_NAME.test(host)) {
+    throw new ConfigError(`HOST must be an IP address or a host name (e.g. 0.0.0.0 or ::), got "${host}"`);
+  }
+  return host;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -253,7 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`SATANG_ENV must be "sandbox" or "live", got "${envName}"`);
   }
   const port = integer(env, "PORT", 3000, 0, 65535);
-  const host = env.HOST || "127.0.0.1";
+  const host = hostSetting(env.HOST);
   const publicBaseUrl = (
     url("PUBLIC_BASE_URL", env.PUBLIC_BASE_URL, ["http:", "https:"]) ??
     `http://${host.includes(":") ? `[${host}]` : host}:${port}`
@@ -451,26 +466,34 @@ function withRedaction(config: ScbConfig): ScbConfig {
   return config;
 }
 
+const SCB_PAYER_SETTINGS = [
+  ["SCB_PAYER_ACCOUNT_NUMBER", /^[0-9]{10}$/, "the 10-digit SCB account number"],
+  ["SCB_PAYER_TAX_ID", /^[0-9]{13}$/, "the 13-digit tax id"],
+  ["SCB_CORPORATE_ID", /^[A-Za-z0-9]{1,35}$/, "1-35 letters or digits"],
+] as const;
+
+/**
+ * SCB's payer settings: required when SCB pays withdraws. When it does not, they are not used,
+ * but one that is set is still checked, so a mistyped value is found at start and not on the
+ * day payouts are switched to SCB.
+ */
 function loadScbPayer(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbPayerConfig | null {
-  if (payouts === "manual") return null;
-  const names = ["SCB_PAYER_ACCOUNT_NUMBER", "SCB_PAYER_TAX_ID", "SCB_CORPORATE_ID"];
-  const missing = names.filter((name) => !env[name]);
+  if (payouts === "manual") {
+    for (const [name, pattern, what] of SCB_PAYER_SETTINGS)
+      if (env[name]) secretText(env, name, pattern, what);
+    return null;
+  }
+  const missing = SCB_PAYER_SETTINGS.map(([name]) => name).filter((name) => !env[name]);
   if (missing.length > 0) {
     throw new ConfigError(
       `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required for payouts through SCB; ` +
         "set them, or set SATANG_PAYOUTS=manual to pay withdraws from the manual payout desk",
     );
   }
-  return {
-    accountNumber: secretText(
-      env,
-      "SCB_PAYER_ACCOUNT_NUMBER",
-      /^[0-9]{10}$/,
-      "the 10-digit SCB account number",
-    ),
-    taxId: secretText(env, "SCB_PAYER_TAX_ID", /^[0-9]{13}$/, "the 13-digit tax id"),
-    corporateId: secretText(env, "SCB_CORPORATE_ID", /^[A-Za-z0-9]{1,35}$/, "1-35 letters or digits"),
-  };
+  const [accountNumber, taxId, corporateId] = SCB_PAYER_SETTINGS.map(([name, pattern, what]) =>
+    secretText(env, name, pattern, what),
+  ) as [string, string, string];
+  return { accountNumber, taxId, corporateId };
 }
 
 function loadScbConfig(env: NodeJS.ProcessEnv, payouts: PayoutMode, envName: Environment): ScbConfig {

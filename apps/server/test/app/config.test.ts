@@ -34,6 +34,10 @@ describe("configuration", () => {
       [{ SATANG_ENV: "prod" }, /SATANG_ENV/],
       [{ PORT: "70000" }, /PORT/],
       [{ PORT: "abc" }, /PORT/],
+      [{ HOST: "not a host" }, /HOST/],
+      [{ HOST: "http://example.com" }, /HOST/],
+      [{ HOST: "300.1.2.3:80" }, /HOST/],
+      [{ HOST: "fe80::1%eth0" }, /HOST/],
       [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL/],
       [{ REDIS_URL: "nope" }, /REDIS_URL/],
       [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE/],
@@ -47,6 +51,17 @@ describe("configuration", () => {
         () => loadConfig(env),
         (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
       );
+    }
+  });
+
+  it("accepts HOST as an IPv4 or IPv6 address or a host name, and builds PUBLIC_BASE_URL from it", () => {
+    assert.equal(loadConfig({ HOST: "0.0.0.0" }).publicBaseUrl, "http://0.0.0.0:3000");
+    assert.equal(loadConfig({ HOST: "::" }).publicBaseUrl, "http://[::]:3000");
+    assert.equal(loadConfig({ HOST: "::1", PORT: "8080" }).publicBaseUrl, "http://[::1]:8080");
+    assert.equal(loadConfig({ HOST: "api.example.co.th" }).host, "api.example.co.th");
+    assert.equal(loadConfig({ HOST: "localhost" }).publicBaseUrl, "http://localhost:3000");
+    for (const config of [loadConfig({ HOST: "::" }), loadConfig({ HOST: "localhost" })]) {
+      assert.doesNotThrow(() => new URL(config.publicBaseUrl));
     }
   });
 
@@ -75,6 +90,10 @@ const SCB_ENV = {
   SCB_CORPORATE_ID: "CORP01",
 };
 const LIVE = { SATANG_ENV: "live", SECRET_KEY: "a".repeat(64) };
+const OPN_SETTINGS = {
+  OPN_SECRET_KEY: "skey_test_5x0abcdefghij",
+  OPN_CALLBACK_TOKEN: "opn-cb-0123456789abcdefghijklmnopqrstuv",
+};
 
 describe("provider configuration", () => {
   it("uses the simulated provider in sandbox unless one is named", () => {
@@ -239,6 +258,27 @@ describe("provider configuration", () => {
     const manual = loadConfig({ ...withoutTaxId, SATANG_PAYOUTS: "manual" });
     assert.equal(manual.payouts, "manual");
     assert.equal(manual.scb!.payer, null);
+  });
+
+  it("checks a payer setting that is set even when SCB does not pay out", () => {
+    const others = [
+      { SATANG_PAYOUTS: "manual" },
+      { SATANG_PROVIDER: "scb,opn", SATANG_PAYOUT_PROVIDER: "opn", ...OPN_SETTINGS },
+    ];
+    for (const other of others) {
+      for (const [name, bad] of [
+        ["SCB_PAYER_ACCOUNT_NUMBER", "12345"],
+        ["SCB_PAYER_TAX_ID", "12-34"],
+        ["SCB_CORPORATE_ID", "has space"],
+      ] as const) {
+        assert.throws(
+          () => loadConfig({ ...SCB_ENV, ...other, [name]: bad }),
+          (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} must be`),
+          `${name} with ${JSON.stringify(other)}`,
+        );
+      }
+      assert.equal(loadConfig({ ...SCB_ENV, ...other }).scb!.payer, null);
+    }
   });
 
   it("never prints the SCB secrets when the configuration is logged", () => {
