@@ -53,7 +53,8 @@ function createRoute(app: App, ctx: OperatorTokenContext): void {
         description:
           "A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log " +
           "and the payout desk record its name. Names are unique for ever (a revoked token's name is " +
-          "not reused): a taken name is 409 STATE_CONFLICT (reason name_taken). admin-token, in " +
+          "not reused) and compared without case, in NFKC form: a taken name is 409 STATE_CONFLICT " +
+          "(reason name_taken). admin-token, in " +
           "any case, is reserved for the ADMIN_TOKEN operator: 409 STATE_CONFLICT (reason " +
           "name_reserved).",
         body: CreateOperatorTokenBody,

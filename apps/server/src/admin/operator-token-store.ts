@@ -1,12 +1,28 @@
 /** SQL of named operator tokens (migration 0090). */
+import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import type { OperatorTokenRow } from "../db/types.ts";
 
-/** The new token, or undefined when its name is taken (the unique constraint decides). */
+/** Advisory lock class of operator-token names ("OPTK"); the second key is 0, one lock for all. */
+const OPERATOR_TOKEN_LOCK_CLASS = 0x4f50_544b;
+
+/**
+ * The new token, or undefined when its name is taken: by the same name in any case (compared
+ * with `lower`), checked under one transaction-scoped lock so two creates of "Somchai" and
+ * "somchai" cannot both pass; the unique constraint still guards the exact name. Run inside a
+ * transaction.
+ */
 export async function insertOperatorToken(
   db: Db,
   row: OperatorTokenRow,
 ): Promise<OperatorTokenRow | undefined> {
+  await sql`select pg_advisory_xact_lock(${OPERATOR_TOKEN_LOCK_CLASS}::int4, 0)`.execute(db);
+  const taken = await db
+    .selectFrom("operator_tokens")
+    .select("id")
+    .where(sql<boolean>`lower(name) = lower(${row.name})`)
+    .executeTakeFirst();
+  if (taken) return undefined;
   return db
     .insertInto("operator_tokens")
     .values(row)

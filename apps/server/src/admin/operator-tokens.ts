@@ -75,7 +75,9 @@ export async function createOperatorToken(
   input: { name: string },
   createdBy: string,
 ): Promise<OperatorTokenView & { token: string }> {
-  const name = input.name.trim();
+  // One form per name as people see it: compatibility characters folded (NFKC), so "ｓｏｍｃｈａｉ"
+  // is "somchai"; names differing only in case are one name (operator-token-store.ts).
+  const name = input.name.normalize("NFKC").trim();
   // The bootstrap token's actor name is not a name a named token may take: entries would be ambiguous.
   if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameReserved();
   const token = OPERATOR_TOKEN_PREFIX + randomToken(OPERATOR_TOKEN_RANDOM_BYTES);

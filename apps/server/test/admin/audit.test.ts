@@ -102,6 +102,47 @@ describe("named operator tokens", () => {
     );
   });
 
+  it("treats names that differ only in case or in compatibility forms as one name, under concurrent creates", async () => {
+    const base = `Somchai-${process.pid}-${++counter}`;
+    const created = await newToken(base);
+    for (const name of [base.toLowerCase(), base.toUpperCase()]) {
+      const taken = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+      assert.equal(taken.status, 409, name);
+      assert.equal(taken.body.error.metadata.reason, "name_taken", name);
+    }
+    // Fullwidth letters fold to their ASCII forms (NFKC): the name is stored as people read it.
+    const fullwidth = `ｗｉｄｅ-${process.pid}-${counter}`;
+    const wide = await newToken(fullwidth);
+    assert.equal(wide.name, `wide-${process.pid}-${counter}`);
+    const again = await svc.admin("POST", "/admin/v1/operator-tokens", {
+      name: `WIDE-${process.pid}-${counter}`,
+    });
+    assert.equal(again.status, 409);
+    assert.notEqual(created.id, wide.id);
+
+    // Two processes creating case variants of one new name at once: exactly one is made.
+    const other = await buildApp(svc.depsWith({}));
+    try {
+      for (let round = 0; round < 5; round++) {
+        const name = `Race-${process.pid}-${++counter}`;
+        const answers = await Promise.all(
+          [svc.app, other, svc.app, other].map((app, i) =>
+            app.inject({
+              method: "POST",
+              url: "/admin/v1/operator-tokens",
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+              payload: { name: i % 2 === 0 ? name : name.toLowerCase() },
+            }),
+          ),
+        );
+        const statuses = answers.map((a) => a.statusCode).sort();
+        assert.deepEqual(statuses, [201, 409, 409, 409], name);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it("refuses a taken name, the reserved admin-token, a blank name and an unknown id", async () => {
     const created = await newToken();
     const taken = await svc.admin("POST", "/admin/v1/operator-tokens", { name: created.name });

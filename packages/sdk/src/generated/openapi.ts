@@ -729,7 +729,7 @@ export interface paths {
     put?: never;
     /**
      * Create a named operator token (the token is shown only here)
-     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused): a taken name is 409 STATE_CONFLICT (reason name_taken). admin-token, in any case, is reserved for the ADMIN_TOKEN operator: 409 STATE_CONFLICT (reason name_reserved).
+     * @description A bearer token for one operator or tool, accepted wherever ADMIN_TOKEN is. The audit log and the payout desk record its name. Names are unique for ever (a revoked token's name is not reused) and compared without case, in NFKC form: a taken name is 409 STATE_CONFLICT (reason name_taken). admin-token, in any case, is reserved for the ADMIN_TOKEN operator: 409 STATE_CONFLICT (reason name_reserved).
      */
     post: operations["createOperatorToken"];
     delete?: never;
