@@ -262,6 +262,19 @@ function hostSetting(raw: string | undefined): string {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/** WEBHOOK_ALLOW_LOOPBACK: on by default in sandbox, never in live (CONTRACT 12). */
+function webhookLoopbackSetting(env: NodeJS.ProcessEnv, envName: Environment): boolean {
+  const allowLoopback = env.WEBHOOK_ALLOW_LOOPBACK ?? "";
+  if (!["", "true", "false", "1", "0"].includes(allowLoopback)) {
+    throw new ConfigError(`WEBHOOK_ALLOW_LOOPBACK must be "true" or "false", got "${allowLoopback}"`);
+  }
+  const loopbackAsked = allowLoopback === "true" || allowLoopback === "1";
+  if (envName === "live" && loopbackAsked) {
+    throw new ConfigError("WEBHOOK_ALLOW_LOOPBACK cannot be enabled when SATANG_ENV=live");
+  }
+  return envName === "sandbox" && (allowLoopback === "" || loopbackAsked);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const envName = env.SATANG_ENV ?? "sandbox";
   if (envName !== "sandbox" && envName !== "live") {
@@ -295,15 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
   }
-  const allowLoopback = env.WEBHOOK_ALLOW_LOOPBACK ?? "";
-  if (!["", "true", "false", "1", "0"].includes(allowLoopback)) {
-    throw new ConfigError(`WEBHOOK_ALLOW_LOOPBACK must be "true" or "false", got "${allowLoopback}"`);
-  }
-  const loopbackAsked = allowLoopback === "true" || allowLoopback === "1";
-  if (envName === "live" && loopbackAsked) {
-    throw new ConfigError("WEBHOOK_ALLOW_LOOPBACK cannot be enabled when SATANG_ENV=live");
-  }
-  const webhookAllowLoopback = envName === "sandbox" && (allowLoopback === "" || loopbackAsked);
+  const webhookAllowLoopback = webhookLoopbackSetting(env, envName);
   const pickup = env.SANDBOX_PAYOUT_PICKUP || "simulate";
   if (pickup !== "simulate" && pickup !== "automatic") {
     throw new ConfigError(`SANDBOX_PAYOUT_PICKUP must be "simulate" or "automatic", got "${pickup}"`);
