@@ -108,8 +108,9 @@ export class Payments extends Resource {
    *
    * Check `reused` before linking the answer to your order: a PromptPay create for the same
    * customer account and amount as an open payment answers that earlier payment (with its own
-   * `referenceId`) instead of a new one, and `reused` is then true. `replayed` is true when an
-   * earlier request with the same idempotency key made the payment.
+   * `referenceId`) instead of a new one, and `reused` is then true, also when the answer is a
+   * replay (a retry of this call after a lost answer). `replayed` is true when an earlier
+   * request with the same idempotency key made the payment or was answered with it.
    */
   async create(params: CreatePaymentParams): Promise<CreatedPayment> {
     const { data, headers } = await this.answer<Payment>("payments.create", {
@@ -117,7 +118,10 @@ export class Payments extends Resource {
     });
     return {
       ...data,
-      reused: flag(headers, "satang-payment-reused"),
+      // The header says so; the payment's own referenceId says so too, for a server that
+      // answers a replay of a reused key without the header: a payment made for this call
+      // carries the referenceId it sent.
+      reused: flag(headers, "satang-payment-reused") || data.referenceId !== params.referenceId,
       replayed: flag(headers, "idempotent-replayed"),
     };
   }

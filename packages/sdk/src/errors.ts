@@ -103,7 +103,7 @@ export class ValidationError extends SatangError<ErrorMetadataOf<"VALIDATION_ERR
 export class InvalidAmountError extends SatangError<ErrorMetadataOf<"INVALID_AMOUNT">> {}
 /** 400: currency other than THB. */
 export class InvalidCurrencyError extends SatangError<ErrorMetadataOf<"INVALID_CURRENCY">> {}
-/** 400: referenceId is not 1-255 letters, digits, `_`, `-`, `.`, or is `.` or `..` alone. */
+/** 400: referenceId is not 1-255 letters, digits, `_`, `-` and `.`. */
 export class InvalidReferenceIdError extends SatangError<ErrorMetadataOf<"INVALID_REFERENCE_ID">> {}
 /** 400: not the 3-digit code of a bank operating in Thailand. */
 export class InvalidBankCodeError extends SatangError<ErrorMetadataOf<"INVALID_BANK_CODE">> {}

@@ -97,11 +97,24 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
   return detail ? `${message} (${detail})` : message;
 }
 
-/** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
+/** RFC 9110's HTTP-date: IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATE = [
+  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable (a negative
+ * or fractional number, or text that is not an HTTP date), so the caller falls back to the
+ * error's `metadata.retryAfter` or its own backoff.
+ */
 export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | undefined {
-  if (value === null || value.trim() === "") return undefined;
-  if (/^[0-9]+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
+  const text = value?.trim() ?? "";
+  if (text === "") return undefined;
+  if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  if (!HTTP_DATE.some((form) => form.test(text))) return undefined;
+  const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 

@@ -105,6 +105,46 @@ describe("payments.create says how the payment came about", () => {
     assert.equal(payment.replayed, true);
     assert.equal(payment.reused, false);
   });
+
+  it("keeps reused true when the answer of a reused create was lost and the retry replays it", async () => {
+    const shop = await service.svc.newMerchant();
+    const account = customer();
+    const params = { amount: "50000.00", paymentMethod: "promptpay", ...account } as const;
+    const open = await service.client({}, shop).payments.create({ ...params, referenceId: ref("open") });
+    let attempts = 0;
+    const losing: FetchLike = async (url, init) => {
+      attempts += 1;
+      const response = await globalThis.fetch(url, init);
+      if (attempts === 1) {
+        await response.arrayBuffer();
+        throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+      }
+      return response;
+    };
+    const satang = service.client({ fetch: losing, maxRetries: 1, sleep: async () => {} }, shop);
+    const answer = await satang.payments.create({ ...params, referenceId: ref("next") });
+    assert.equal(attempts, 2);
+    assert.equal(answer.id, open.id);
+    assert.deepEqual([answer.replayed, answer.reused], [true, true]);
+  });
+
+  it("reads reused from the referenceId when a server leaves the header off a replay", async () => {
+    const shop = await service.svc.newMerchant();
+    const account = customer();
+    const params = { amount: "51000.00", paymentMethod: "promptpay", ...account } as const;
+    await service.client({}, shop).payments.create({ ...params, referenceId: ref("open") });
+    const headerless: FetchLike = async (url, init) => {
+      const response = await globalThis.fetch(url, init);
+      const headers = new Headers(response.headers);
+      headers.delete("satang-payment-reused");
+      return new Response(await response.arrayBuffer(), { status: response.status, headers });
+    };
+    const answer = await service.client({ fetch: headerless }, shop).payments.create({
+      ...params,
+      referenceId: ref("next"),
+    });
+    assert.equal(answer.reused, true);
+  });
 });
 
 describe("the README", () => {

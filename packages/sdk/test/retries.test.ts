@@ -246,10 +246,23 @@ describe("429 and 4xx", () => {
   it("reads Retry-After as an HTTP date too, and falls back to the metadata's retryAfter", async () => {
     assert.equal(parseRetryAfter(new Date(Date.now() + 3000).toUTCString(), Date.now())! > 1000, true);
     assert.equal(parseRetryAfter("soon"), undefined);
+    // Not seconds and not an HTTP date: unreadable, never a wait of 0 (Date.parse takes these).
+    for (const value of ["-1", "1.5", "soon 5"]) assert.equal(parseRetryAfter(value), undefined, value);
+    assert.equal(parseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT", Date.UTC(1994, 10, 6, 8, 49, 30)), 7000);
+    assert.equal(parseRetryAfter("Sunday, 06-Nov-94 08:49:37 GMT", Date.UTC(1994, 10, 6, 8, 49, 30)), 7000);
+    assert.equal(
+      parseRetryAfter("Sun Nov  6 08:49:37 1994", Date.UTC(1994, 10, 6, 8, 49, 30)) !== undefined,
+      true,
+    );
     const { fetch } = rateLimited("");
     const { client, waits } = clientWith(fetch);
     await client.balance.retrieve();
     assert.deepEqual(waits, [7000]);
+    for (const header of ["-1", "1.5"]) {
+      const unreadable = clientWith(rateLimited(header).fetch);
+      await unreadable.client.balance.retrieve();
+      assert.deepEqual(unreadable.waits, [7000], `Retry-After: ${header}`);
+    }
   });
 
   it("retries a write without an idempotency key on 429, which means the server did nothing", async () => {

@@ -71,7 +71,7 @@ function createRoute(app: App, ctx: PaymentContext): void {
           "(header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the " +
           "same customer account and amount (PromptPay reuse: header Satang-Payment-Reused: true, " +
           "body the reused payment as published; the request's idempotencyKey is then bound to " +
-          "that payment, so a retry with it is an idempotent replay of it).",
+          "that payment, so a retry with it is an idempotent replay of it, with both headers).",
         body: CreatePaymentBody,
         response: { 200: PaymentEnvelope, 201: PaymentEnvelope },
         "x-errors": [
@@ -95,8 +95,8 @@ function createRoute(app: App, ctx: PaymentContext): void {
       const result = await createPayment(ctx, merchant, integration, request.body, replay);
       if (result.outcome === "replayed") reply.header("Idempotent-Replayed", "true");
       // A reused payment looks like a create in the body (the published shape); the header
-      // tells the caller that this request made no new payment.
-      if (result.outcome === "reused") reply.header("Satang-Payment-Reused", "true");
+      // tells the caller that this request made no new payment, on a replay of its key too.
+      if (result.reused) reply.header("Satang-Payment-Reused", "true");
       reply.code(result.outcome === "created" ? 201 : 200);
       return ok(result.payment);
     },

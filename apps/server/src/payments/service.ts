@@ -101,6 +101,16 @@ export interface CreateResult {
   payment: PaymentRecord;
 }
 
+/**
+ * A create's answer as the route sends it: `reused` when the payment came from PromptPay reuse,
+ * for the request that was reused (outcome `reused`) and for every replay of its key (outcome
+ * `replayed` with the reused payment's own referenceId), so a retry whose first answer was lost
+ * still says the payment is not this order's own (header `Satang-Payment-Reused: true`).
+ */
+export interface CreateAnswer extends CreateResult {
+  reused: boolean;
+}
+
 interface MethodSetup {
   proxy: PromptPayProxy | undefined;
   collection: { bankCode: string; accountNumber: string; accountName: string } | undefined;
@@ -364,7 +374,7 @@ export async function createPayment(
   integration: PaymentIntegration,
   body: CreatePaymentBody,
   replay?: PendingReplay,
-): Promise<CreateResult> {
+): Promise<CreateAnswer> {
   // In live a payment is made only when a connector collects its method (CONTRACT 15): no live
   // connector confirms a bank transfer, and one made anyway could never be paid.
   if (
@@ -384,9 +394,17 @@ export async function createPayment(
     routed: body.paymentMethod === "promptpay" && ctx.router?.collects("promptpay", null) === true,
     view: (row: PaymentRow) => paymentView(row, ctx.config, body.responseMode ?? "both"),
   };
-  const result = await createWithoutConnector(ctx, request, replay);
-  if (!request.routed || !ctx.router || result.payment.paymentMethod !== "promptpay") return result;
-  return withConnector(ctx, ctx.router, request, result);
+  const made = await createWithoutConnector(ctx, request, replay);
+  const result =
+    !request.routed || !ctx.router || made.payment.paymentMethod !== "promptpay"
+      ? made
+      : await withConnector(ctx, ctx.router, request, made);
+  // A replay answers the request's own payment, whose referenceId is the request's (it is part
+  // of the body the key's hash covers), or the payment reuse bound the key to, whose is not.
+  const reused =
+    result.outcome === "reused" ||
+    (result.outcome === "replayed" && result.payment.referenceId !== body.referenceId);
+  return { ...result, reused };
 }
 
 async function createWithoutConnector(

@@ -488,6 +488,9 @@ describe("an idempotency key answered by PromptPay reuse", () => {
     const retry = await create(body, creds);
     assert.equal(retry.status, 200);
     assert.equal(retry.headers["idempotent-replayed"], "true");
+    // Still not this order's own payment: a retry whose first answer was lost must say so too.
+    assert.equal(retry.headers["satang-payment-reused"], "true");
+    assert.notEqual(retry.body.data.referenceId, body.referenceId);
     assert.equal(retry.body.data.id, paymentId);
   });
 
@@ -497,6 +500,7 @@ describe("an idempotency key answered by PromptPay reuse", () => {
     const retry = await create(body, creds);
     assert.equal(retry.status, 200);
     assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(retry.headers["satang-payment-reused"], "true");
     assert.equal(retry.body.data.id, paymentId);
     assert.equal(retry.body.data.status, "succeeded");
     assert.equal(await countPayments(creds.merchantId), 1);
@@ -512,6 +516,7 @@ describe("an idempotency key answered by PromptPay reuse", () => {
     assert.equal(afterCancel.status, 200);
     assert.equal(afterCancel.body.data.id, canceled.paymentId);
     assert.equal(afterCancel.body.data.status, "canceled");
+    assert.equal(afterCancel.headers["satang-payment-reused"], "true");
 
     const expired = await reusedOnce();
     svc.clock.advance(16 * 60_000);
@@ -549,10 +554,12 @@ describe("an idempotency key answered by PromptPay reuse", () => {
       results.map((r) => r.status).join(),
     );
     assert.ok(results.every((r) => r.body.data.id === first.body.data.id));
-    assert.equal(results.filter((r) => r.headers["satang-payment-reused"] === "true").length >= 1, true);
+    // One bound the key, the others replayed the binding: every answer says reused.
+    assert.ok(results.every((r) => r.headers["satang-payment-reused"] === "true"));
     await simulate(first.body.data.id, creds);
     const retries = await Promise.all(Array.from({ length: 12 }, () => create(body, creds)));
     assert.ok(retries.every((r) => r.status === 200 && r.body.data.id === first.body.data.id));
+    assert.ok(retries.every((r) => r.headers["satang-payment-reused"] === "true"));
     assert.equal(await countPayments(creds.merchantId), 1);
   });
 

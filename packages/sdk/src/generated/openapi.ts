@@ -54,7 +54,7 @@ export interface paths {
     put?: never;
     /**
      * Create payment
-     * @description 201 with the new payment. 200 with the original payment for an idempotent replay (header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the same customer account and amount (PromptPay reuse: header Satang-Payment-Reused: true, body the reused payment as published; the request's idempotencyKey is then bound to that payment, so a retry with it is an idempotent replay of it).
+     * @description 201 with the new payment. 200 with the original payment for an idempotent replay (header Idempotent-Replayed: true) or with a still-valid PromptPay payment of the same customer account and amount (PromptPay reuse: header Satang-Payment-Reused: true, body the reused payment as published; the request's idempotencyKey is then bound to that payment, so a retry with it is an idempotent replay of it, with both headers).
      */
     post: operations["createPayment"];
     delete?: never;
