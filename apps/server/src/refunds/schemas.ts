@@ -89,7 +89,9 @@ const listProperties = {
 /** The list parameters of CONTRACT 11, plus `paymentId` and `status` (CONTRACT 16). */
 export const ListRefundsQuery = Type.Object({
   ...listProperties,
-  paymentId: Type.Optional(Type.String({ description: "Only this payment's refunds" })),
+  paymentId: Type.Optional(
+    Type.String({ format: "uuid", description: "Only this payment's refunds (its id)" }),
+  ),
 });
 export type ListRefundsQuery = Static<typeof ListRefundsQuery>;
 

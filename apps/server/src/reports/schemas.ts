@@ -54,7 +54,9 @@ export type WithdrawsExportQuery = Static<typeof WithdrawsExportQuery>;
 
 export const RefundsExportQuery = Type.Object({
   status: Type.Optional(stringEnum(REFUND_STATUSES)),
-  paymentId: Type.Optional(Type.String({ description: "Only this payment's refunds" })),
+  paymentId: Type.Optional(
+    Type.String({ format: "uuid", description: "Only this payment's refunds (its id)" }),
+  ),
   dateFrom,
   dateTo,
   bom: Type.Optional(bom),

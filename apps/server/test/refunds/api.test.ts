@@ -531,6 +531,14 @@ describe("refunds", () => {
     const badStatus = await svc.request("GET", "/api/v1/refunds?status=paid", undefined, { credentials: m });
     assert.equal(badStatus.status, 400);
     assert.equal(badStatus.body.error.metadata.field, "status");
+    for (const bad of ["not-a-uuid", ""]) {
+      const badPayment = await svc.request("GET", `/api/v1/refunds?paymentId=${bad}`, undefined, {
+        credentials: m,
+      });
+      assert.equal(badPayment.status, 400, bad);
+      assert.equal(badPayment.body.error.code, "VALIDATION_ERROR");
+      assert.equal(badPayment.body.error.metadata.field, "paymentId", bad);
+    }
     const one = await svc.request("GET", `/api/v1/refunds/${r1.id}`, undefined, { credentials: m });
     assert.equal(one.body.data.status, "canceled");
   });

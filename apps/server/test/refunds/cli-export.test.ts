@@ -143,5 +143,16 @@ describe("refunds from the CLI and as CSV", () => {
     const noRange = await svc.request("GET", "/api/v1/reports/refunds.csv", undefined, { credentials: m });
     assert.equal(noRange.status, 400);
     assert.equal(noRange.body.error.code, "VALIDATION_ERROR");
+    // paymentId is a payment's id: anything else is refused, not answered with an empty file.
+    for (const bad of ["not-a-uuid", ""]) {
+      const refused = await svc.request(
+        "GET",
+        `/api/v1/reports/refunds.csv?dateFrom=${from}&dateTo=${to}&paymentId=${bad}`,
+        undefined,
+        { credentials: m },
+      );
+      assert.equal(refused.status, 400, bad);
+      assert.equal(refused.body.error.metadata.field, "paymentId", bad);
+    }
   });
 });

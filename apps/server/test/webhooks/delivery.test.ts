@@ -601,9 +601,14 @@ describe("GET /api/v1/events", () => {
     const beyond = await list("page=9");
     assert.deepEqual(beyond.data, []);
     assert.equal(beyond.total, 4);
+    const byCreated = await list("sortBy=createdAt&sortOrder=asc");
+    assert.equal(byCreated.data[0].id, a.id);
 
     for (const [query, field] of [
       ["type=payment.refunded", "type"],
+      ["sortBy=foo", "sortBy"],
+      ["sortBy=amount", "sortBy"],
+      ["sortOrder=up", "sortOrder"],
       ["dateFrom=yesterday", "dateFrom"],
       ["dateTo=2026-02-30", "dateTo"],
       ["limit=101", "limit"],

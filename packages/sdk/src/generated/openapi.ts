@@ -4629,7 +4629,7 @@ export interface operations {
         sortBy?: "amount" | "status" | "createdAt" | "referenceId";
         /** @description asc or desc (default desc). Empty timestamps sort last either way. */
         sortOrder?: "asc" | "desc";
-        /** @description Only this payment's refunds */
+        /** @description Only this payment's refunds (its id) */
         paymentId?: string;
       };
       header?: never;
@@ -6891,6 +6891,8 @@ export interface operations {
         dateFrom?: string;
         /** @description ISO 8601 instant, such as 2026-01-16 or 2026-01-16T00:00:00.000Z (a date or a time without an offset is UTC); records created before it (exclusive). */
         dateTo?: string;
+        /** @description Sort field; default createdAt. Ties are broken by id. */
+        sortBy?: "createdAt";
         /** @description asc or desc (default desc). Empty timestamps sort last either way. */
         sortOrder?: "asc" | "desc";
       };
@@ -7547,7 +7549,7 @@ export interface operations {
     parameters: {
       query: {
         status?: "pending" | "processing" | "succeeded" | "failed" | "canceled";
-        /** @description Only this payment's refunds */
+        /** @description Only this payment's refunds (its id) */
         paymentId?: string;
         /** @description ISO 8601 instant; rows created at or after it. Required. */
         dateFrom: string;
