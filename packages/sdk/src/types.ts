@@ -430,6 +430,7 @@ export const LIST_EVENTS_FIELDS = fieldsOf<ListEventsParams>({
   type: true,
   dateFrom: true,
   dateTo: true,
+  sortBy: true,
   sortOrder: true,
 });
 export const REDELIVER_FIELDS = fieldsOf<RedeliverParams>({ endpointId: true });
