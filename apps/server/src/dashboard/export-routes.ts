@@ -1,5 +1,5 @@
 /**
- * The CSV exports from the dashboard: GET /dashboard/api/reports/{payments,withdraws,ledger}.csv
+ * The CSV exports from the dashboard: GET /dashboard/api/reports/{payments,withdraws,refunds,ledger}.csv
  * with the session's bearer token, the same query schemas and services as the public
  * /api/v1/reports routes (reports/), so columns, bounds and refusals are exactly the API's.
  * Registered inside dashboardApiRoutes, whose session hook guards them. They pass the same export
@@ -7,8 +7,19 @@
  */
 import type { App } from "../http/typed-app.ts";
 import { sendCsv } from "../reports/routes.ts";
-import { LedgerExportQuery, PaymentsExportQuery, WithdrawsExportQuery } from "../reports/schemas.ts";
-import { exportLedger, exportPayments, exportWithdraws, type ReportContext } from "../reports/service.ts";
+import {
+  LedgerExportQuery,
+  PaymentsExportQuery,
+  RefundsExportQuery,
+  WithdrawsExportQuery,
+} from "../reports/schemas.ts";
+import {
+  exportLedger,
+  exportPayments,
+  exportRefunds,
+  exportWithdraws,
+  type ReportContext,
+} from "../reports/service.ts";
 import { sessionOf } from "./sessions.ts";
 
 export function exportRoutes(app: App, ctx: ReportContext): void {
@@ -20,6 +31,9 @@ export function exportRoutes(app: App, ctx: ReportContext): void {
     { schema: { querystring: WithdrawsExportQuery } },
     async (request, reply) =>
       sendCsv(reply, () => exportWithdraws(ctx, sessionOf(request).merchant, request.query)),
+  );
+  app.get("/reports/refunds.csv", { schema: { querystring: RefundsExportQuery } }, async (request, reply) =>
+    sendCsv(reply, () => exportRefunds(ctx, sessionOf(request).merchant, request.query)),
   );
   app.get("/reports/ledger.csv", { schema: { querystring: LedgerExportQuery } }, async (request, reply) =>
     sendCsv(reply, () => exportLedger(ctx, sessionOf(request).merchant, request.query)),

@@ -45,6 +45,18 @@ describe("dashboard roles", () => {
     assert.equal((await finance.request("GET", "/api-keys")).status, 200);
     const csv = await finance.request("GET", "/reports/payments.csv?dateFrom=2026-01-01&dateTo=2026-02-01");
     assert.equal(csv.status, 200);
+    // Every export of the API, refunds included (CONTRACT 13: finance reads and exports).
+    for (const kind of ["withdraws", "refunds", "ledger"]) {
+      const file = await finance.request("GET", `/reports/${kind}.csv?dateFrom=2026-01-01&dateTo=2026-02-01`);
+      assert.equal(file.status, 200, kind);
+    }
+    const refunds = await finance.request(
+      "GET",
+      "/reports/refunds.csv?dateFrom=2026-01-01&dateTo=2026-02-01",
+    );
+    assert.match(String(refunds.body), /^refund_id,payment_id,/);
+    const badRange = await finance.request("GET", "/reports/refunds.csv?dateFrom=2026-01-01");
+    assert.equal(badRange.status, 400);
     for (const [method, path, body] of [
       ["POST", "/api-keys", {}],
       ["POST", "/api-keys", { unknownField: true }],

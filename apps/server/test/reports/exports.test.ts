@@ -345,7 +345,7 @@ describe("withdraws.csv and ledger.csv", () => {
 describe("the same exports from the dashboard", () => {
   it("answer with the session's merchant exactly what the API answers", async () => {
     const user = await dashboardUser(svc, shop.merchantId);
-    for (const kind of ["payments", "withdraws", "ledger"]) {
+    for (const kind of ["payments", "withdraws", "refunds", "ledger"]) {
       const fromApi = await csv(`/api/v1/reports/${kind}.csv?${wide()}`);
       const res = await user.request("GET", `/reports/${kind}.csv?${wide()}`);
       assert.equal(res.status, 200, kind);

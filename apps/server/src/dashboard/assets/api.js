@@ -218,7 +218,7 @@ export const createApiKey = (name) =>
 /** @param {string} id */
 export const revokeApiKey = (id) => dashboard("DELETE", `/api-keys/${part(id)}`);
 
-/** @typedef {"payments" | "withdraws" | "ledger"} ExportKind */
+/** @typedef {"payments" | "withdraws" | "refunds" | "ledger"} ExportKind */
 
 /**
  * A CSV export of the session's merchant (GET /dashboard/api/reports/<kind>.csv), as a file to

@@ -1,5 +1,5 @@
 // @ts-check
-// CSV exports (#/exports): payments, withdraws or ledger movements for a range of Bangkok
+// CSV exports (#/exports): payments, withdraws, refunds or ledger movements for a range of Bangkok
 // days, downloaded from the same exports as GET /api/v1/reports/<kind>.csv (at most 366 days),
 // with the byte-order mark Excel needs for Thai unless the user unticks "For Excel".
 
@@ -16,6 +16,7 @@ import { t } from "../lang.js";
 const KINDS = [
   ["payments", "exportPayments"],
   ["withdraws", "exportWithdraws"],
+  ["refunds", "exportRefunds"],
   ["ledger", "exportLedger"],
 ];
 
