@@ -22,16 +22,23 @@ const envelope = <T extends Parameters<typeof Type.Object>[0][string]>(data: T) 
 /** Roles of dashboard users (CONTRACT 13). */
 export const DASHBOARD_ROLES = ["owner", "developer", "finance"] as const;
 
+const ROLE_DESCRIPTION =
+  "owner: everything, users included; developer: API keys, webhook endpoints and reads; " +
+  "finance: reads and exports only.";
+
+/** A new user's role: owner when not given (CONTRACT 13). */
 function roleProperty() {
-  return stringEnum(DASHBOARD_ROLES, {
-    default: "owner",
-    description:
-      "owner: everything, users included; developer: API keys, webhook endpoints and reads; " +
-      "finance: reads and exports only. Default owner.",
-  });
+  return stringEnum(DASHBOARD_ROLES, { default: "owner", description: `${ROLE_DESCRIPTION} Default owner.` });
 }
 
-export const ChangeRoleBody = Type.Object({ role: roleProperty() }, { additionalProperties: false });
+/**
+ * A role change names the role: it has no default, so a body without one is 400 and never makes
+ * the user an owner.
+ */
+export const ChangeRoleBody = Type.Object(
+  { role: stringEnum(DASHBOARD_ROLES, { description: ROLE_DESCRIPTION }) },
+  { additionalProperties: false },
+);
 
 /** A TOTP code: 6 digits (RFC 6238). */
 const otpProperty = () =>
@@ -76,12 +83,16 @@ export type CreateUserBody = Static<typeof CreateUserBody>;
  * Login takes any non-empty strings: whether an email is well formed is not something a login
  * form needs to be told apart from a wrong password.
  */
+/** A login's `otp` up to this length is checked as a code (wrong: 401); past it the body is refused. */
+const LOGIN_OTP_LENGTH_MAX = 256;
+
 export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: DASHBOARD_EMAIL_LENGTH_MAX }),
-    password: Type.String({ minLength: 1, maxLength: DASHBOARD_PASSWORD_LENGTH_MAX }),
-    // An empty code is a missing one (CONTRACT 13: 401, counted by the lockout), not a 400.
-    otp: Type.Optional({ ...otpProperty(), minLength: 0 }),
+    // An empty password is a wrong one, and an empty code a missing one; a code of the wrong
+    // length is a wrong one: each is 401 counted by the lockout (CONTRACT 13), not a 400.
+    password: Type.String({ maxLength: DASHBOARD_PASSWORD_LENGTH_MAX }),
+    otp: Type.Optional({ ...otpProperty(), minLength: 0, maxLength: LOGIN_OTP_LENGTH_MAX }),
   },
   { additionalProperties: false },
 );

@@ -118,6 +118,13 @@ describe("dashboard roles", () => {
     const bad = await owner.request("PATCH", `/users/${created.body.data.id}`, { role: "admin" });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.metadata.field, "role");
+    // A change without a role is refused: it never falls back to the new user's default (owner).
+    const empty = await owner.request("PATCH", `/users/${created.body.data.id}`, {});
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.error.code, "VALIDATION_ERROR");
+    assert.equal(empty.body.error.metadata.field, "role");
+    const unchanged = await owner.request("GET", "/users");
+    assert.equal(unchanged.body.data.data.find((u: any) => u.id === created.body.data.id).role, "developer");
     const foreign = await dashboardUser(svc);
     const other = await owner.request(
       "PATCH",
@@ -272,8 +279,9 @@ describe("two-factor login", () => {
     const secret = await enrol(user);
     await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
     const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
-    for (let i = 0; i < 5; i++)
-      assert.equal((await login(svc, { ...credentials, otp: i === 0 ? "" : "999999" })).status, 401);
+    // Empty, wrong, too long (a code of 17 digits is a wrong code, not a malformed body).
+    const codes = ["", "999999", "1".repeat(17), "abcdef", "999999"];
+    for (const otp of codes) assert.equal((await login(svc, { ...credentials, otp })).status, 401, otp);
     const locked = await login(svc, { ...credentials, otp: await codeAt(secret, 1) });
     assert.equal(locked.status, 429, "the sixth attempt is locked out, even with the right code");
   });
