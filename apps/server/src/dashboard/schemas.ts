@@ -50,6 +50,16 @@ const otpProperty = () =>
   });
 
 export const TwoFactorConfirmBody = Type.Object({ otp: otpProperty() }, { additionalProperties: false });
+/** An enrolment's body: nothing, or for a user enrolled already the current code (to replace it). */
+export const TwoFactorEnrolBody = Type.Object(
+  {
+    otp: Type.Optional({
+      ...otpProperty(),
+      description: "Only to replace an enrolled authenticator: its current 6-digit code.",
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export const TwoFactorEnrolmentEnvelope = envelope(
   Type.Object({

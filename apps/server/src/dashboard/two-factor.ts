@@ -79,10 +79,29 @@ export async function loginCodeAccepted(
   return step !== undefined && (await claimTotpStep(ctx.db, user.id, step));
 }
 
+/** An enrolled user replacing the authenticator without the current one's code. */
+const currentCodeNeeded = () =>
+  fieldError(
+    "VALIDATION_ERROR",
+    "otp",
+    "Two-factor login is on: send the current code of the enrolled authenticator to replace it " +
+      "(or ask the operator to reset two-factor login for a lost one)",
+  );
+
+/**
+ * Starts an enrolment: a new secret waits for its first code (`confirmEnrolment`). A user who is
+ * enrolled already replaces the authenticator only with its current code (`otp`, used once like
+ * a login's), so a session alone, left open on a shared computer, cannot move the second factor.
+ */
 export async function startEnrolment(
   ctx: TwoFactorContext,
   user: UserRecord,
+  otp?: string,
 ): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
+  const row = await findUserById(ctx.db, user.id);
+  if (row?.totp_secret) {
+    if (!otp || !(await loginCodeAccepted(ctx, row, otp))) throw currentCodeNeeded();
+  }
   const secret = generateSecret();
   await withTransaction(ctx.db, (trx) =>
     updateUser(trx, user.id, {

@@ -5,7 +5,6 @@
  */
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
-import { EmptyBody } from "../http/fields.ts";
 import type { App } from "../http/typed-app.ts";
 import { EVERY_ROLE, OWNERS } from "./roles.ts";
 import {
@@ -13,6 +12,7 @@ import {
   CreateUserBody,
   IdParams,
   TwoFactorConfirmBody,
+  TwoFactorEnrolBody,
   TwoFactorEnrolmentEnvelope,
   UserEnvelope,
   UserListEnvelope,
@@ -60,9 +60,9 @@ function twoFactorRoutes(app: App, ctx: UserRouteContext): void {
     {
       config,
       preValidation: emptyBodyAsObject,
-      schema: { body: EmptyBody, response: { 200: TwoFactorEnrolmentEnvelope } },
+      schema: { body: TwoFactorEnrolBody, response: { 200: TwoFactorEnrolmentEnvelope } },
     },
-    async (request) => ok(await startEnrolment(ctx, sessionOf(request).user)),
+    async (request) => ok(await startEnrolment(ctx, sessionOf(request).user, request.body.otp)),
   );
   app.post(
     "/two-factor/confirm",

@@ -267,6 +267,31 @@ describe("two-factor login", () => {
     assert.equal((await login(svc, { ...credentials, otp: code })).status, 401, "a code logs in once");
   });
 
+  it("replaces an enrolled authenticator only with its current code, used once", async () => {
+    const user = await dashboardUser(svc);
+    const old = await enrol(user);
+    await user.request("POST", "/two-factor/confirm", { otp: await codeAt(old) });
+    // A session alone cannot move the second factor.
+    for (const body of [undefined, {}, { otp: "000000" }]) {
+      const refused = await user.request("POST", "/two-factor/enrol", body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.equal(refused.body.error.code, "VALIDATION_ERROR");
+      assert.equal(refused.body.error.metadata.field, "otp");
+    }
+    const current = await codeAt(old, 1);
+    const started = await user.request("POST", "/two-factor/enrol", { otp: current });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const again = await user.request("POST", "/two-factor/enrol", { otp: current });
+    assert.equal(again.status, 400, "the code is used once");
+    const fresh = started.body.data.secret as string;
+    assert.notEqual(fresh, old);
+    const confirmed = await user.request("POST", "/two-factor/confirm", { otp: await codeAt(fresh) });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    assert.equal((await login(svc, { ...credentials, otp: await codeAt(old, -1) })).status, 401);
+    assert.equal((await login(svc, { ...credentials, otp: await codeAt(fresh, 1) })).status, 200);
+  });
+
   it("lets a user without two-factor log in with an empty or any code, which is not read", async () => {
     const user = await dashboardUser(svc);
     const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
