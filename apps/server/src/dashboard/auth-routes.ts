@@ -31,6 +31,7 @@ import {
   logout,
   type SessionContext,
   sessionAuthentication,
+  merchantUnavailable as sessionMerchantUnavailable,
   sessionOf,
 } from "./sessions.ts";
 
@@ -73,6 +74,10 @@ export function loginRoutes(ctx: SessionContext & { config: Pick<Config, "login"
           response: { 200: LoginEnvelope },
           "x-errors": [
             documented("The email or the password is wrong (one message for both)", invalidLogin()),
+            documented(
+              "The password is right but the user's merchant is disabled",
+              sessionMerchantUnavailable(),
+            ),
             documented(
               "5 failed logins of this email within 15 minutes",
               lockedOut(Array(5).fill(new Date(EXAMPLE_MOMENT)), new Date(EXAMPLE_MOMENT)),
@@ -131,7 +136,10 @@ function logoutRoute(app: App, ctx: SessionContext): void {
         security: DASHBOARD_SECURITY,
         body: EmptyBody,
         response: { 200: LogoutEnvelope },
-        "x-errors": [documented("The session token is missing, unknown or expired", invalidSession())],
+        "x-errors": [
+          documented("The session token is missing, unknown or expired", invalidSession()),
+          documented("The user's merchant is disabled", sessionMerchantUnavailable()),
+        ],
       },
     },
     async (request) => {

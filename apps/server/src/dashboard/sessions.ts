@@ -69,7 +69,8 @@ interface LoginResult {
 export const invalidLogin = () => new AppError("INVALID_CREDENTIALS", "Invalid email or password");
 export const invalidSession = () =>
   new AppError("INVALID_CREDENTIALS", "Invalid or expired session: log in to the dashboard again");
-const merchantUnavailable = () =>
+/** The user's merchant is disabled: told only to a caller who proved the password or holds a session. */
+export const merchantUnavailable = () =>
   new AppError("AUTHENTICATION_ERROR", "Merchant context is not available for this account");
 
 /** Runs a password check when the process has room for it (password-queue.ts). */

@@ -13,6 +13,7 @@ import { Value } from "typebox/value";
 import { errorObjectSchema } from "../../src/http/envelope.ts";
 import { ERROR_STATUS, type ErrorCode } from "../../src/lib/errors.ts";
 import { updateMerchant } from "../../src/merchants/service.ts";
+import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant, payeeName, withdrawBody } from "../helpers/withdraws.ts";
@@ -342,6 +343,28 @@ describe("real errors are documented for the operation that answered them", () =
     const frozen = await svc.request("POST", "/api/v1/withdraws", withdrawBody(), { credentials: merchant });
     assert.equal(frozen.status, 403);
     assertDocumented("createWithdraw", frozen);
+  });
+
+  it("the dashboard's login and logout: a disabled merchant's 401 AUTHENTICATION_ERROR, as documented", async () => {
+    const shop = await svc.newMerchant();
+    const user = await dashboardUser(svc, shop.merchantId);
+    await updateMerchant(svc.deps, shop.merchantId, { status: "disabled" });
+    const login = await svc.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/login",
+      payload: JSON.stringify({ email: user.email, password: user.password }),
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(login.statusCode, 401);
+    assert.equal(login.json().error.code, "AUTHENTICATION_ERROR");
+    assertDocumented("logIn", { status: login.statusCode, body: login.json() });
+    const logout = await svc.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/logout",
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    assert.equal(logout.statusCode, 401);
+    assertDocumented("logOut", { status: logout.statusCode, body: logout.json() });
   });
 
   it("the operator API: a wrong token and an unknown merchant, as documented", async () => {

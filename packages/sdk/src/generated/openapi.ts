@@ -1654,7 +1654,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description INVALID_CREDENTIALS */
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1749,7 +1749,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description INVALID_CREDENTIALS */
+      /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
         headers: {
           [name: string]: unknown;
