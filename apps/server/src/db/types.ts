@@ -183,6 +183,8 @@ interface LedgerEntriesTable {
   amount_satang: bigint;
   /** Set by the database when the entry is applied to its account (0003). */
   balance_after_satang: Generated<bigint>;
+  /** The entry's place in posting order (0116); null for entries posted before it. */
+  posting_seq: Generated<bigint | null>;
 }
 
 // The list lives in lib/ so that the error metadata (lib/error-metadata.ts) can name it too.

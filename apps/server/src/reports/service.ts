@@ -256,9 +256,14 @@ function ledgerCells(row: LedgerExportRow): Cell[] {
   ];
 }
 
-const lastPosition = (rows: { id: string; created_at: Date }[]): KeysetPosition | undefined => {
+const lastPosition = (
+  rows: { id: string; created_at: Date; posting_seq?: bigint | string }[],
+): KeysetPosition | undefined => {
   const last = rows.at(-1);
-  return last ? { createdAt: last.created_at, id: last.id } : undefined;
+  if (!last) return undefined;
+  const position: KeysetPosition = { createdAt: last.created_at, id: last.id };
+  if (last.posting_seq !== undefined) position.postingSeq = BigInt(last.posting_seq);
+  return position;
 };
 
 /** One batch: its rows (for the next position) and their CSV text. */

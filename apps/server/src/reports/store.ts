@@ -7,7 +7,7 @@
  * Business timestamps are written from the service's clock (whole milliseconds), so a position
  * taken from a JavaScript `Date` compares exactly.
  */
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import type {
   DestinationType,
@@ -19,10 +19,14 @@ import type {
   WithdrawStatus,
 } from "../db/types.ts";
 
-/** Where the last batch ended: the (created_at, id) of its last row. */
+/**
+ * Where the last batch ended: the (created_at, id) of its last row, and for the ledger its
+ * posting number (0 for an entry posted before entries were numbered).
+ */
 export interface KeysetPosition {
   createdAt: Date;
   id: string;
+  postingSeq?: bigint;
 }
 
 export interface ExportWindow {
@@ -35,23 +39,29 @@ export interface ExportWindow {
 
 /**
  * Limits `query` to the window: created in [dateFrom, dateTo), after the position (a row
- * comparison `(created, id) > (at, id)`), oldest first, at most `limit` rows.
+ * comparison `(created, id) > (at, id)`, or `(created, seq, id)` with a posting order),
+ * oldest first, at most `limit` rows.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any select over any join of the schema
 function inWindow<QB extends SelectQueryBuilder<any, any, any>>(
   query: QB,
-  columns: { created: string; id: string },
+  columns: { created: string; id: string; seq?: RawBuilder<bigint> },
   window: ExportWindow,
 ): QB {
   const created = sql.ref(columns.created);
   const id = sql.ref(columns.id);
+  const seq = columns.seq;
   let filtered = query.where(created, ">=", window.dateFrom).where(created, "<", window.dateTo);
-  if (window.after) {
+  const after = window.after;
+  if (after && seq) {
     filtered = filtered.where(
-      sql<boolean>`(${created}, ${id}) > (${window.after.createdAt}, ${window.after.id})`,
+      sql<boolean>`(${created}, ${seq}, ${id}) > (${after.createdAt}, ${after.postingSeq ?? 0n}, ${after.id})`,
     );
+  } else if (after) {
+    filtered = filtered.where(sql<boolean>`(${created}, ${id}) > (${after.createdAt}, ${after.id})`);
   }
-  return filtered.orderBy(created, "asc").orderBy(id, "asc").limit(window.limit) as QB;
+  const ordered = filtered.orderBy(created, "asc");
+  return (seq ? ordered.orderBy(seq, "asc") : ordered).orderBy(id, "asc").limit(window.limit) as QB;
 }
 
 export interface PaymentExportFilters {
@@ -128,6 +138,13 @@ export interface LedgerExportFilters {
  * Ledger entries of the merchant's accounts, with their transaction and, for a payment, a
  * withdraw or a refund, its reference, status and account (masked by the caller).
  */
+/**
+ * Entries of one instant in the order they were posted (migration 0116), so each account's
+ * `balance_after` follows down the file; entries posted before the numbering count as 0 and
+ * keep their order by id.
+ */
+const POSTING_ORDER = sql<bigint>`coalesce(e.posting_seq, 0)`;
+
 export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: LedgerExportFilters) {
   let query = db
     .selectFrom("ledger_entries as e")
@@ -152,6 +169,7 @@ export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: L
       "t.reason as reason",
       "e.amount_satang as amount_satang",
       "e.balance_after_satang as balance_after_satang",
+      POSTING_ORDER.as("posting_seq"),
       "t.created_at as created_at",
       "p.reference_id as payment_reference",
       "p.status as payment_status",
@@ -167,7 +185,7 @@ export async function ledgerExportBatch(db: Db, window: ExportWindow, filters: L
     .where("a.merchant_id", "=", window.merchantId);
   if (filters.type !== undefined) query = query.where("t.kind", "=", filters.type);
   if (filters.account !== undefined) query = query.where("a.kind", "=", filters.account);
-  return inWindow(query, { created: "t.created_at", id: "e.id" }, window).execute();
+  return inWindow(query, { created: "t.created_at", id: "e.id", seq: POSTING_ORDER }, window).execute();
 }
 
 export type LedgerExportRow = Awaited<ReturnType<typeof ledgerExportBatch>>[number];

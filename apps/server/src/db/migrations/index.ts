@@ -41,6 +41,7 @@ import { statements as ledgerOverdrawnCredits } from "./0112_ledger_overdrawn_cr
 import { statements as promptpayReuseWaiters } from "./0113_promptpay_reuse_waiters.ts";
 import { statements as payoutWatching } from "./0114_payout_watching.ts";
 import { statements as paymentKeyAliases } from "./0115_payment_key_aliases.ts";
+import { statements as ledgerEntryOrder } from "./0116_ledger_entry_order.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -81,4 +82,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0113_promptpay_reuse_waiters": promptpayReuseWaiters,
   "0114_payout_watching": payoutWatching,
   "0115_payment_key_aliases": paymentKeyAliases,
+  "0116_ledger_entry_order": ledgerEntryOrder,
 };
