@@ -14,9 +14,11 @@ import type { App } from "../http/typed-app.ts";
 import {
   createIntegration,
   type IntegrationContext,
+  integrationRevoked,
   integrationView,
   listIntegrations,
   revokeIntegration,
+  updateIntegration,
 } from "../integrations/service.ts";
 import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
@@ -38,11 +40,13 @@ import {
   MerchantWithWalletEnvelope,
   merchantInputOf,
   PageQuery,
+  UpdateIntegrationBody,
   UpdateMerchantBody,
 } from "./schemas.ts";
 
 const merchantMissing = documented("No merchant has this id", notFound("Merchant"));
 const integrationMissing = documented("No integration has this id", notFound("Integration"));
+const integrationRevokedExample = documented("The integration is revoked", integrationRevoked());
 
 const TAGS = ["admin"];
 
@@ -55,6 +59,7 @@ export function adminRoutes(ctx: MerchantContext & IntegrationContext): FastifyP
     updateMerchantRoute(app, ctx);
     createIntegrationRoute(app, ctx);
     listIntegrationsRoute(app, ctx);
+    updateIntegrationRoute(app, ctx);
     revokeIntegrationRoute(app, ctx);
   };
 }
@@ -167,6 +172,36 @@ function listIntegrationsRoute(app: App, ctx: MerchantContext & IntegrationConte
       const limit = request.query.limit ?? PAGE_SIZE_DEFAULT;
       const { records, total } = await listIntegrations(ctx, request.params.id, pageNumber, limit);
       return ok(page(records, total, pageNumber, limit));
+    },
+  );
+}
+
+function updateIntegrationRoute(app: App, ctx: MerchantContext & IntegrationContext): void {
+  app.patch(
+    "/integrations/:id",
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Change an integration: its name, redirectUrl, or requireSignatureV2",
+        operationId: "updateIntegration",
+        description:
+          "requireSignatureV2: true refuses v1 signatures for the key from its next request on " +
+          "this process and within a second on every other (CONTRACT 3). A revoked integration is " +
+          "409 STATE_CONFLICT (reason revoked).",
+        params: IdParams,
+        "x-errors": [integrationMissing, integrationRevokedExample],
+        body: UpdateIntegrationBody,
+        response: { 200: IntegrationEnvelope },
+      },
+    },
+    async (request) => {
+      const { name, redirectUrl, requireSignatureV2 } = request.body;
+      const updated = await updateIntegration(ctx, request.params.id, {
+        name,
+        redirectUrl,
+        requireSignatureV2,
+      });
+      return ok(integrationView(updated));
     },
   );
 }

@@ -197,6 +197,14 @@ export const CreateIntegrationBody = Type.Object(
 );
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
 
+/** A change of an integration: any of the create's fields, at least one. */
+export const UpdateIntegrationBody = Type.Object(CreateIntegrationBody.properties, {
+  additionalProperties: false,
+  minProperties: 1,
+  [ERROR_MESSAGE_KEYWORD]: "must be a JSON object naming at least one field to change",
+});
+export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
+
 export const IdParams = Type.Object({ id: Type.String() });
 export type IdParams = Static<typeof IdParams>;
 

@@ -30,6 +30,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     id: "response",
     merchant: "params.id",
   },
+  [`PATCH ${A}/integrations/:id`]: { action: "updateIntegration", record: "integration", id: "id" },
   [`DELETE ${A}/integrations/:id`]: { action: "revokeIntegration", record: "integration", id: "id" },
   [`POST ${A}/merchants/:id/wallet/adjustments`]: {
     action: "adjustWallet",
@@ -73,6 +74,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   [`POST ${D}/clock/reset`]: { action: "resetClock", record: "merchant", id: "session-merchant" },
   [`POST ${D}/events/:id/redeliver`]: { action: "redeliverEvent", record: "event", id: "id" },
   [`POST ${D}/api-keys`]: { action: "createApiKey", record: "integration", id: "response" },
+  [`PATCH ${D}/api-keys/:id`]: { action: "updateApiKey", record: "integration", id: "id" },
   [`DELETE ${D}/api-keys/:id`]: { action: "revokeApiKey", record: "integration", id: "id" },
   [`POST ${D}/webhook-endpoints`]: {
     action: "createWebhookEndpoint",

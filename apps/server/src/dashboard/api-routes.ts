@@ -18,6 +18,7 @@ import {
   IntegrationEnvelope,
   IntegrationListEnvelope,
   PageQuery as IntegrationPageQuery,
+  UpdateIntegrationBody,
 } from "../admin/schemas.ts";
 import { AuditLogEnvelope, MerchantAuditLogQuery } from "../audit/schemas.ts";
 import { listAuditLog } from "../audit/service.ts";
@@ -39,7 +40,13 @@ import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
 import type { App } from "../http/typed-app.ts";
-import { createIntegration, type IntegrationContext, listIntegrations } from "../integrations/service.ts";
+import {
+  createIntegration,
+  type IntegrationContext,
+  integrationView,
+  listIntegrations,
+  updateIntegration,
+} from "../integrations/service.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
 import { ListPaymentsQuery, PaymentListEnvelope } from "../payments/schemas.ts";
@@ -96,6 +103,7 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     listEndpointsRoute(app, ctx);
     listApiKeysRoute(app, ctx);
     createApiKeyRoute(app, ctx);
+    updateApiKeyRoute(app, ctx);
     revokeApiKeyRoute(app, ctx);
     exportRoutes(app, ctx);
     webhookEndpointRoutes(app, ctx);
@@ -252,6 +260,19 @@ function createApiKeyRoute(app: App, ctx: DashboardApiContext): void {
       });
       // The secret is in this response only; nothing between here and the browser keeps it.
       return reply.code(201).send(ok(created));
+    },
+  );
+}
+
+function updateApiKeyRoute(app: App, ctx: DashboardApiContext): void {
+  app.patch(
+    "/api-keys/:id",
+    { schema: { params: IdParams, body: UpdateIntegrationBody, response: { 200: IntegrationEnvelope } } },
+    async (request) => {
+      const { name, redirectUrl, requireSignatureV2 } = request.body;
+      const merchantId = sessionOf(request).merchant.id;
+      const input = { name, redirectUrl, requireSignatureV2 };
+      return ok(integrationView(await updateIntegration(ctx, request.params.id, input, merchantId)));
     },
   );
 }

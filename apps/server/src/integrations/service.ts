@@ -7,7 +7,7 @@ import type { Config } from "../config.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/crypto.ts";
-import { notFound } from "../lib/errors.ts";
+import { AppError, notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { API_KEY_RANDOM_BYTES, API_SECRET_RANDOM_BYTES } from "../lib/limits.ts";
 import { pageOffset } from "../lib/page-offset.ts";
@@ -18,6 +18,7 @@ import {
   insertIntegration,
   listIntegrationsOfMerchant,
   revokeIntegrationRow,
+  updateIntegrationRow,
 } from "./store.ts";
 
 /**
@@ -100,6 +101,38 @@ export async function revokeIntegration(ctx: Pick<IntegrationContext, "db" | "cl
     const existing = await findIntegration(trx, id);
     if (!existing) throw notFound("Integration");
     return existing;
+  });
+}
+
+export const integrationRevoked = () =>
+  new AppError("STATE_CONFLICT", "The integration is revoked; create a new one", { reason: "revoked" });
+
+/**
+ * Changes an integration's name, redirect URL or signature rule (CONTRACT 3: an integration can
+ * be set to require v2). Like a revoke, the change holds for the key's next request on this
+ * process and within a second on every other (http/auth-cache.ts). `merchantId`, when given,
+ * is the only merchant whose integration may be changed (the dashboard's); another's is 404. A
+ * revoked integration is 409 STATE_CONFLICT (reason `revoked`).
+ */
+export async function updateIntegration(
+  ctx: Pick<IntegrationContext, "db">,
+  id: string,
+  input: IntegrationInput,
+  merchantId?: string,
+) {
+  if (!isUuid(id)) throw notFound("Integration");
+  const patch: Parameters<typeof updateIntegrationRow>[2] = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.redirectUrl !== undefined) patch.redirect_url = input.redirectUrl;
+  if (input.requireSignatureV2 !== undefined) patch.require_signature_v2 = input.requireSignatureV2;
+  return withTransaction(ctx.db, async (trx) => {
+    const existing = await findIntegration(trx, id);
+    if (!existing || (merchantId !== undefined && existing.merchant_id !== merchantId)) {
+      throw notFound("Integration");
+    }
+    const updated = await updateIntegrationRow(trx, id, patch);
+    if (!updated) throw integrationRevoked();
+    return updated;
   });
 }
 

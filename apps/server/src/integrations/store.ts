@@ -30,6 +30,21 @@ export async function revokeIntegrationRow(db: Db, id: string, at: Date): Promis
     .executeTakeFirst();
 }
 
+/** Changes an unrevoked integration; undefined when it is unknown or revoked. */
+export async function updateIntegrationRow(
+  db: Db,
+  id: string,
+  patch: Partial<Pick<Integration, "name" | "redirect_url" | "require_signature_v2">>,
+): Promise<Integration | undefined> {
+  return db
+    .updateTable("integrations")
+    .set(patch)
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export async function listIntegrationsOfMerchant(
   db: Db,
   merchantId: string,

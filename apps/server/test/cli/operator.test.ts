@@ -250,6 +250,35 @@ describe("satang operator commands", () => {
     assert.ok(listed.total >= 3);
     assert.ok(!list.stdout.includes(created.apiSecret), "a list never carries secrets");
 
+    const relaxed = await satang([
+      "integration",
+      "update",
+      created.id,
+      "--allow-v1",
+      "--name",
+      "POS",
+      "--json",
+      ...target,
+    ]);
+    assert.equal(relaxed.code, 0, relaxed.stderr);
+    assert.equal(JSON.parse(relaxed.stdout).requireSignatureV2, false);
+    assert.equal(JSON.parse(relaxed.stdout).name, "POS");
+    const strict = await satang([
+      "integration",
+      "update",
+      created.id,
+      "--require-v2",
+      "--clear-redirect-url",
+      ...target,
+    ]);
+    assert.equal(strict.code, 0, strict.stderr);
+    assert.match(strict.stdout, /v2 required/);
+    const nothing = await satang(["integration", "update", created.id, ...target]);
+    assert.notEqual(nothing.code, 0);
+    assert.match(nothing.stderr, /nothing to change/);
+    const both = await satang(["integration", "update", created.id, "--require-v2", "--allow-v1", ...target]);
+    assert.notEqual(both.code, 0);
+
     const revoked = await satang(["integration", "revoke", created.id, "--json", ...target]);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.ok(JSON.parse(revoked.stdout).revokedAt);

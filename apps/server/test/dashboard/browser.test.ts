@@ -477,6 +477,32 @@ describe("dashboard in Chromium", () => {
       assert.equal(await page.getByText(apiSecret).count(), 0);
       assert.equal((await page.content()).includes(apiSecret), false);
 
+      // Require v2: the key refuses v1 signatures from its next request; then allow v1 again.
+      const v1 = () =>
+        fetch(`${origin}/api/v1/balance`, {
+          headers: signRequest({
+            apiKey,
+            apiSecret,
+            body: "",
+            method: "GET",
+            path: "/api/v1/balance",
+            version: "v1",
+          }),
+        });
+      const keyRow = () => page.getByRole("row").filter({ hasText: "Checkout server" });
+      assert.equal((await v1()).status, 200);
+      await keyRow()
+        .getByRole("button", { name: `${en.requireV2}: Checkout server` })
+        .click();
+      await page.getByText(en.v2Required.replace("{name}", "Checkout server")).waitFor();
+      assert.match(String(await keyRow().textContent()), new RegExp(en.keyV2Required));
+      assert.equal((await v1()).status, 401);
+      await keyRow()
+        .getByRole("button", { name: `${en.allowV1}: Checkout server` })
+        .click();
+      await page.getByText(en.v1Allowed.replace("{name}", "Checkout server")).waitFor();
+      assert.equal((await v1()).status, 200);
+
       // Revoke asks once more in place; Cancel keeps the key.
       const row = page.getByRole("row").filter({ hasText: "Checkout server" });
       await row.getByRole("button", { name: `${en.revoke}: Checkout server` }).click();

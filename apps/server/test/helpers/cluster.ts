@@ -80,6 +80,7 @@ export async function signedFetch(
   method: string,
   path: string,
   body?: unknown,
+  version?: "v1" | "v2",
 ): Promise<HttpResponse> {
   const payload = body === undefined ? "" : JSON.stringify(body);
   const headers: Record<string, string> = {
@@ -89,6 +90,7 @@ export async function signedFetch(
       body: payload,
       method,
       path,
+      ...(version ? { version } : {}),
     }),
     ...(payload === "" ? {} : { "content-type": "application/json" }),
   };

@@ -300,4 +300,37 @@ describeOnPostgres("authentication cache across two server processes", () => {
     }
     assert.equal(status, 401, "the second process still accepted the key one second after the revoke");
   });
+
+  it("refuses v1 on the other process within one second once the key is set to require v2", async () => {
+    const credentials = await svc.newMerchant();
+    const [first, second] = cluster.urls as [string, string];
+    for (const url of [first, second]) {
+      assert.equal(
+        (await signedFetch(url, credentials, "GET", "/api/v1/balance", undefined, "v1")).status,
+        200,
+      );
+    }
+    const strict = await fetch(`${first}/admin/v1/integrations/${credentials.integrationId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ requireSignatureV2: true }),
+    });
+    assert.equal(strict.status, 200);
+    assert.equal(
+      (await signedFetch(first, credentials, "GET", "/api/v1/balance", undefined, "v1")).status,
+      401,
+    );
+    assert.equal(
+      (await signedFetch(first, credentials, "GET", "/api/v1/balance", undefined, "v2")).status,
+      200,
+    );
+    const deadline = Date.now() + 1000;
+    let status = 200;
+    while (Date.now() < deadline) {
+      status = (await signedFetch(second, credentials, "GET", "/api/v1/balance", undefined, "v1")).status;
+      if (status === 401) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(status, 401, "the second process still accepted v1 one second after the change");
+  });
 });

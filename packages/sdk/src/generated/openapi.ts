@@ -697,7 +697,11 @@ export interface paths {
     delete: operations["revokeIntegration"];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change an integration: its name, redirectUrl, or requireSignatureV2
+     * @description requireSignatureV2: true refuses v1 signatures for the key from its next request on this process and within a second on every other (CONTRACT 3). A revoked integration is 409 STATE_CONFLICT (reason revoked).
+     */
+    patch: operations["updateIntegration"];
     trace?: never;
   };
   "/admin/v1/payments/{id}": {
@@ -8724,6 +8728,142 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateIntegration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "My Shop",
+         *       "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+         *       "requireSignatureV2": true
+         *     }
+         */
+        "application/json": {
+          name?: string | null;
+          redirectUrl?: string | null;
+          /** @description Refuse v1 signatures for this integration's key */
+          requireSignatureV2?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "name": "My Shop",
+           *         "apiKey": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+           *         "environment": "sandbox",
+           *         "redirectUrl": "https://shop.example/orders/1001/done?paymentId=0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "requireSignatureV2": true,
+           *         "revokedAt": null,
+           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description Name to recognise the integration by */
+              name: string | null;
+              /** @description Sent as X-API-Key */
+              apiKey: string;
+              /** @enum {unknown} */
+              environment: "sandbox" | "live";
+              /** @description Where the hosted payment page sends the customer */
+              redirectUrl: string | null;
+              requireSignatureV2: boolean;
+              revokedAt: string | null;
+              /**
+               * Format: date-time
+               * @description Creation time
+               */
+              createdAt: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
         headers: {
           [name: string]: unknown;
         };

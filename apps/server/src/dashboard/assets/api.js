@@ -217,6 +217,13 @@ export const createApiKey = (name) =>
   /** @type {Promise<CreatedApiKey>} */ (dashboard("POST", "/api-keys", name ? { name } : {}));
 /** @param {string} id */
 export const revokeApiKey = (id) => dashboard("DELETE", `/api-keys/${part(id)}`);
+/**
+ * Sets whether the key refuses v1 signatures (from its next request).
+ * @param {string} id
+ * @param {boolean} requireSignatureV2
+ */
+export const setKeySignatureRule = (id, requireSignatureV2) =>
+  /** @type {Promise<ApiKey>} */ (dashboard("PATCH", `/api-keys/${part(id)}`, { requireSignatureV2 }));
 
 /** @typedef {"payments" | "withdraws" | "refunds" | "ledger"} ExportKind */
 

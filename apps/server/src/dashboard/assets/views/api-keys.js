@@ -1,11 +1,19 @@
 // @ts-check
 // The merchant's API keys (#/api-keys): create one (its secret is shown once, here, and never
-// stored in the browser), and revoke one after asking again in place.
+// stored in the browser), require signature v2 of one (or allow v1 again), and revoke one after
+// asking again in place.
 
 /** @import { Child } from "../dom.js" */
 /** @import { ApiKey, CreatedApiKey } from "../types.js" */
 import { canBuild, readOnlyNotice } from "../account.js";
-import { createApiKey, describeError, listApiKeys, revokeApiKey, SessionEnded } from "../api.js";
+import {
+  createApiKey,
+  describeError,
+  listApiKeys,
+  revokeApiKey,
+  SessionEnded,
+  setKeySignatureRule,
+} from "../api.js";
 import { alertBox, badge, definitionList, heading, table } from "../components.js";
 import { h, replace } from "../dom.js";
 import { formatTime } from "../format.js";
@@ -163,6 +171,35 @@ function revokeCell(key, name) {
   return cell;
 }
 
+/**
+ * The signature cell of a key: which signatures it takes, and for a developer or owner the
+ * button that switches it (v2 only, or v1 and v2 again).
+ * @param {ApiKey} key
+ * @param {string} name
+ */
+function signatureCell(key, name) {
+  const rule = key.requireSignatureV2 ? t("keyV2Required") : t("keyV1OrV2");
+  if (key.revokedAt || !canBuild()) return h("td", null, rule);
+  const label = key.requireSignatureV2 ? t("allowV1") : t("requireV2");
+  const button = h(
+    "button",
+    { type: "button", class: "button secondary small", "aria-label": `${label}: ${name}` },
+    label,
+  );
+  const cell = h("td", null, h("p", null, rule), button);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await setKeySignatureRule(key.id, !key.requireSignatureV2);
+      await refresh({ flash: t(key.requireSignatureV2 ? "v1Allowed" : "v2Required", { name }) });
+    } catch (error) {
+      if (error instanceof SessionEnded) return;
+      replace(cell, alertBox(describeError(error)));
+    }
+  });
+  return cell;
+}
+
 /** @param {ApiKey} key */
 function keyRow(key) {
   const name = key.name || t("unnamedKey");
@@ -180,6 +217,7 @@ function keyRow(key) {
         ? badge("canceled", t("keyRevoked", { at: formatTime(key.revokedAt) }))
         : badge("succeeded", t("keyActive")),
     ),
+    signatureCell(key, name),
     canBuild() ? revokeCell(key, name) : h("td", null, t("none")),
   );
 }
@@ -193,6 +231,7 @@ export async function apiKeysView() {
     t("colEnvironment"),
     t("colCreated"),
     t("colStatus"),
+    t("colSignature"),
     t("colActions"),
   ];
   return [
