@@ -56,7 +56,9 @@ const UndecidedSchema = Type.Object(
       Type.Null(),
     ]),
     handedOverAt: Type.String({ format: "date-time" }),
-    undecidedSeconds: Type.Integer(),
+    undecidedSeconds: Type.Integer({
+      description: "Seconds since the hand-over in the merchant's business time (the listing's clock).",
+    }),
     nextCheckAt: Type.String({ format: "date-time" }),
     alertedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
     bank: Type.Union([

@@ -43,6 +43,8 @@ export interface UndecidedRow {
   created_at: Date;
   updated_at: Date;
   undecided_alerted_at: Date | null;
+  /** The merchant's test-clock offset: `created_at` is in its business time (CONTRACT 10). */
+  clock_offset_ms: bigint | string | number;
 }
 
 /** One page of undecided payouts, the longest undecided first (ties by the subject's id). */
@@ -68,6 +70,7 @@ export async function listUndecidedRows(
         "payouts.created_at",
         "payouts.updated_at",
         "payouts.undecided_alerted_at",
+        "merchants.clock_offset_ms",
       ])
       .orderBy("payouts.created_at")
       .orderBy(sql`coalesce(payouts.withdraw_id, payouts.refund_id)`)

@@ -124,8 +124,13 @@ async function recordOf(ctx: LifecycleContext, row: UndecidedRow, now: Date): Pr
     providerReference: row.provider_reference,
     lastError: row.last_error,
     handedOverAt: row.created_at.toISOString(),
-    // Real time since the hand-over; in live there is no test clock between the two.
-    undecidedSeconds: Math.max(0, Math.floor((now.getTime() - row.created_at.getTime()) / 1000)),
+    // Since the hand-over in the merchant's business time, the time the list is decided by (a
+    // sandbox merchant's test clock moves both; in live the two are one): a listed payout always
+    // shows at least PAYOUT_UNDECIDED_ALERT_S.
+    undecidedSeconds: Math.max(
+      0,
+      Math.floor((now.getTime() + Number(row.clock_offset_ms) - row.created_at.getTime()) / 1000),
+    ),
     nextCheckAt: row.next_check_at.toISOString(),
     alertedAt: row.undecided_alerted_at?.toISOString() ?? null,
     bank: evidenceView(await evidenceOf(ctx, subject, row.provider)),

@@ -10375,6 +10375,7 @@ export interface operations {
                 lastError: string | null;
                 /** Format: date-time */
                 handedOverAt: string;
+                /** @description Seconds since the hand-over in the merchant's business time (the listing's clock). */
                 undecidedSeconds: number;
                 /** Format: date-time */
                 nextCheckAt: string;
