@@ -163,7 +163,7 @@ describe("satang payouts batch", () => {
         `withdraw ${ids[0]} \\(reference [^,]+, status paid\\)  paid \\(KB-778899, recorded by admin-token via cli\\)`,
       ),
     );
-    assert.match(list.stdout, /total 30\.00 THB/);
+    assert.match(list.stdout, /2 lines, total 30\.00 THB/);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`Batch ${batch.id} \\(closed\\)`));
     assert.equal(show.code, 0, show.stderr);
@@ -198,6 +198,11 @@ describe("satang payouts batch", () => {
     const before = await satang(["payouts", "batch", "show", batch.id, ...target]);
     assert.equal(before.code, 0, before.stderr);
     assert.match(before.stdout, /1 line \(0 withdraws, 1 refund\), total 15\.00 THB/);
+    // The list has no lines to tell kinds by: it counts lines, never calling a refund a withdraw.
+    const listed = await satang(["payouts", "batch", "list", ...target]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const row = listed.stdout.split("\n").find((line) => line.includes(batch.id));
+    assert.match(String(row), /: 1 line, total 15\.00 THB/);
     assert.match(
       before.stdout,
       new RegExp(`REFUND ${refund.id} \\(reference ${refund.referenceId}, status processing\\)  open`),

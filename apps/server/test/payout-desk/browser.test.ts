@@ -104,7 +104,10 @@ describe("payout desk page", () => {
       ]);
       assert.equal(await row1.locator("td.amount").textContent(), "฿1,500.00");
       assert.equal(await row2.locator("td.amount").textContent(), "฿25.00");
-      assert.match((await page.textContent("#batch-summary")) ?? "", /total ฿1,525\.00; 0 paid \(฿0\.00\)/);
+      assert.match(
+        (await page.textContent("#batch-summary")) ?? "",
+        /^2 lines \(2 withdraws, 0 refunds\), total ฿1,525\.00; 0 paid \(฿0\.00\)/,
+      );
       assert.match((await page.textContent("#units")) ?? "", /Thai baht \(THB\)/);
       const shown = (await page.textContent("#app")) ?? "";
       assert.doesNotMatch(shown, /150000|2500\.00|satang/, "no satang figure an operator could key in");

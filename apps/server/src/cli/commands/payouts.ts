@@ -64,12 +64,17 @@ export function thb(wire: string): string {
   return satang === null ? wire : `${formatThb(satang)} THB`;
 }
 
-/** How many lines a batch has, and of which kind: "3 withdraws", or "3 lines (2 withdraws, 1 refund)". */
+/**
+ * How many lines a batch has, and of which kind when its lines are known: "3 withdraws", or "3
+ * lines (2 withdraws, 1 refund)"; a batch listed without its lines is "3 lines", since some may
+ * be refunds.
+ */
 function lineCount(batch: Batch): string {
-  const refunds = (batch.items ?? []).filter((item) => item.kind === "refund").length;
+  const lines = batch.itemCount === 1 ? "line" : "lines";
+  if (batch.items === undefined) return `${batch.itemCount} ${lines}`;
+  const refunds = batch.items.filter((item) => item.kind === "refund").length;
   if (refunds === 0) return `${batch.itemCount} withdraws`;
   const withdraws = batch.itemCount - refunds;
-  const lines = batch.itemCount === 1 ? "line" : "lines";
   return `${batch.itemCount} ${lines} (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
 }
 

@@ -114,6 +114,14 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+/**
+ * How many of a batch's lines are refunds (the rest are withdraws).
+ * @param {Batch} batch
+ */
+function refundCount(batch) {
+  return (batch.items ?? []).filter((item) => item.kind === "refund").length;
+}
+
 /** @param {string} text @param {string} [kind] */
 function notice(text, kind = "error") {
   const box = document.getElementById("notice");
@@ -464,6 +472,8 @@ async function showBatch(batchId, message) {
     el("p", { id: "batch-summary" }, [
       t("batchSummary", {
         count: batch.itemCount,
+        refunds: refundCount(batch),
+        withdraws: batch.itemCount - refundCount(batch),
         total: thb(batch.totalAmount),
         paid: batch.paidCount,
         paidAmount: thb(batch.paidAmount),

@@ -32,7 +32,7 @@ const en = {
   createdBy: "Created by",
   createdByPlaceholder: "your name",
   createBatch: "Create batch",
-  batchCreated: "Batch created with {count} withdraws.",
+  batchCreated: "Batch created with {count} lines.",
 
   batchesHeading: "Batches",
   noBatches: "No batches yet.",
@@ -51,7 +51,7 @@ const en = {
   csvFailed: "The CSV could not be downloaded.",
   batchTitle: "Batch {id} ({status})",
   batchSummary:
-    "{count} withdraws, total {total}; {paid} paid ({paidAmount}), {failed} failed, {open} open. Created by {by}.",
+    "{count} lines ({withdraws} withdraws, {refunds} refunds), total {total}; {paid} paid ({paidAmount}), {failed} failed, {open} open. Created by {by}.",
   amountsNote:
     "Amounts are in Thai baht (THB), the same figures as the CSV's amount_thb column. Pay each line from the bank, then record its outcome here.",
   colPosition: "#",
@@ -127,7 +127,7 @@ const th = {
   createdBy: "สร้างโดย",
   createdByPlaceholder: "ชื่อของคุณ",
   createBatch: "สร้างชุด",
-  batchCreated: "สร้างชุดแล้ว มีรายการถอน {count} รายการ",
+  batchCreated: "สร้างชุดแล้ว มี {count} รายการ",
 
   batchesHeading: "ชุดรายการจ่าย",
   noBatches: "ยังไม่มีชุดรายการจ่าย",
@@ -146,7 +146,7 @@ const th = {
   csvFailed: "ดาวน์โหลดไฟล์ CSV ไม่สำเร็จ",
   batchTitle: "ชุด {id} ({status})",
   batchSummary:
-    "รายการถอน {count} รายการ ยอดรวม {total}; จ่ายแล้ว {paid} ({paidAmount}), ไม่สำเร็จ {failed}, ค้างอยู่ {open} สร้างโดย {by}",
+    "{count} รายการ (ถอนเงิน {withdraws}, คืนเงิน {refunds}) ยอดรวม {total}; จ่ายแล้ว {paid} ({paidAmount}), ไม่สำเร็จ {failed}, ค้างอยู่ {open} สร้างโดย {by}",
   amountsNote: "จำนวนเงินเป็นบาท (THB) ตรงกับคอลัมน์ amount_thb ในไฟล์ CSV จ่ายแต่ละรายการผ่านธนาคาร แล้วบันทึกผลที่นี่",
   colPosition: "ลำดับ",
   colDestination: "ปลายทาง",
