@@ -206,13 +206,21 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+/**
+ * How a refused URL setting is quoted: as given, unless it may carry a password (an `@`), which
+ * a refusal never prints (it reaches terminals and logs).
+ */
+function quotedUrl(raw: string): string {
+  return raw.includes("@") ? " (the value is not repeated: it may hold a password)" : `, got "${raw}"`;
+}
+
 function url(name: string, raw: string | undefined, protocols: string[]): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    throw new ConfigError(`${name} must be a URL${quotedUrl(raw)}`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
@@ -262,6 +270,28 @@ function hostSetting(raw: string | undefined): string {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/**
+ * PUBLIC_BASE_URL: the address `paymentAppUrl` (`PUBLIC_BASE_URL/pay/{id}`) and QR image links
+ * start with, an http or https URL with an optional path. A query or fragment would swallow the
+ * path appended to it, and credentials would reach every customer's link: both are refused.
+ */
+function publicBaseUrlSetting(raw: string | undefined): string | undefined {
+  const value = url("PUBLIC_BASE_URL", raw, ["http:", "https:"]);
+  if (value === undefined) return undefined;
+  const parsed = new URL(value);
+  if (parsed.username || parsed.password) {
+    throw new ConfigError(
+      "PUBLIC_BASE_URL must not carry credentials: customers' payment links start with it",
+    );
+  }
+  if (parsed.search || parsed.hash || /[?#]/.test(value)) {
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must not have a query or fragment (paymentAppUrl appends /pay/{id} to it), got "${value}"`,
+    );
+  }
+  return value;
+}
+
 /** WEBHOOK_ALLOW_LOOPBACK: on by default in sandbox, never in live (CONTRACT 12). */
 function webhookLoopbackSetting(env: NodeJS.ProcessEnv, envName: Environment): boolean {
   const allowLoopback = env.WEBHOOK_ALLOW_LOOPBACK ?? "";
@@ -283,8 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const host = hostSetting(env.HOST);
   const publicBaseUrl = (
-    url("PUBLIC_BASE_URL", env.PUBLIC_BASE_URL, ["http:", "https:"]) ??
-    `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+    publicBaseUrlSetting(env.PUBLIC_BASE_URL) ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, "");
   const databaseUrl = postgresUrl("DATABASE_URL", env.DATABASE_URL);
   const databaseDirectUrl = postgresUrl("DATABASE_DIRECT_URL", env.DATABASE_DIRECT_URL);

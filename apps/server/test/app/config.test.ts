@@ -54,6 +54,42 @@ describe("configuration", () => {
     }
   });
 
+  it("never repeats a URL setting's password in a refusal", () => {
+    for (const [name, value] of [
+      ["DATABASE_URL", "postgres://u:paSECRET@127.0.0.1:99999/db"],
+      ["DATABASE_URL", "postgres://user:PW SECRET123@@"],
+      ["DATABASE_DIRECT_URL", "postgres://u:paSECRET@127.0.0.1:99999/db"],
+      ["REDIS_URL", "redis://:paSECRET@[bad"],
+      ["PUBLIC_BASE_URL", "https://user:paSECRET@pay.example"],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message.includes(name) && !error.message.includes("SECRET"),
+        `${name}=${value}`,
+      );
+    }
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: "not a url" }),
+      /DATABASE_URL must be a URL, got "not a url"/,
+    );
+  });
+
+  it("refuses a PUBLIC_BASE_URL with a query, a fragment or credentials, and keeps a path", () => {
+    for (const value of [
+      "https://pay.example?src=x",
+      "https://pay.example/#frag",
+      "https://pay.example/?",
+      "https://u@pay.example",
+    ]) {
+      assert.throws(() => loadConfig({ PUBLIC_BASE_URL: value }), /PUBLIC_BASE_URL must not/, value);
+    }
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: "https://pay.example/satang/" }).publicBaseUrl,
+      "https://pay.example/satang",
+    );
+  });
+
   it("accepts HOST as an IPv4 or IPv6 address or a host name, and builds PUBLIC_BASE_URL from it", () => {
     assert.equal(loadConfig({ HOST: "0.0.0.0" }).publicBaseUrl, "http://0.0.0.0:3000");
     assert.equal(loadConfig({ HOST: "::" }).publicBaseUrl, "http://[::]:3000");
