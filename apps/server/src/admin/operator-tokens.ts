@@ -14,7 +14,7 @@ import type { Page } from "../http/envelope.ts";
 import { listPage } from "../http/list-query.ts";
 import type { Clock } from "../lib/clock.ts";
 import { sha256Hex } from "../lib/crypto.ts";
-import { AppError, notFound } from "../lib/errors.ts";
+import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
 import { OPERATOR_TOKEN_RANDOM_BYTES, PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { pageOffset } from "../lib/page-offset.ts";
@@ -55,6 +55,9 @@ export function operatorTokenView(row: OperatorTokenRow): OperatorTokenView {
   };
 }
 
+/** Control (Cc) and format (Cf: zero-width, direction marks) characters. */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}]/u;
+
 export const operatorTokenMissing = () => notFound("Operator token");
 export const operatorTokenNameTaken = () =>
   new AppError("STATE_CONFLICT", "An operator token with this name exists (names are never reused)", {
@@ -78,6 +81,11 @@ export async function createOperatorToken(
   // One form per name as people see it: compatibility characters folded (NFKC), so "ｓｏｍｃｈａｉ"
   // is "somchai"; names differing only in case are one name (operator-token-store.ts).
   const name = input.name.normalize("NFKC").trim();
+  // A name is what the audit log and the desk show of an actor: no control or invisible
+  // character may make one look like another or act on an operator's terminal.
+  if (UNSHOWABLE.test(name)) {
+    throw fieldError("VALIDATION_ERROR", "name", "must not contain control or invisible format characters");
+  }
   // The bootstrap token's actor name is not a name a named token may take: entries would be ambiguous.
   if (name.toLowerCase() === ADMIN_TOKEN_ACTOR) throw operatorTokenNameReserved();
   const token = OPERATOR_TOKEN_PREFIX + randomToken(OPERATOR_TOKEN_RANDOM_BYTES);

@@ -2,6 +2,7 @@
  * SQL of the audit log (migration 0090): insert and list. There is no update or delete here,
  * and the database refuses both (a trigger), so an entry once written stays as written.
  */
+import { sql } from "kysely";
 import type { Db } from "../db/handles.ts";
 import { createdWithin, orderingOf, type SortColumns, selectPage } from "../db/pages.ts";
 import type { AuditLogRow } from "../db/types.ts";
@@ -35,7 +36,10 @@ export async function selectAuditPage(
 ): Promise<{ rows: AuditLogRow[]; total: number }> {
   let query = createdWithin(db.selectFrom("audit_log"), filter);
   if (filter.merchantId !== undefined) query = query.where("merchant_id", "=", filter.merchantId);
-  if (filter.actor !== undefined) query = query.where("actor_name", "=", filter.actor);
+  // Names are one name in any case (operator tokens), so the filter folds case too (0117).
+  if (filter.actor !== undefined) {
+    query = query.where(sql<boolean>`lower(actor_name) = lower(${filter.actor})`);
+  }
   if (filter.action !== undefined) query = query.where("action", "=", filter.action);
   if (filter.recordId !== undefined) query = query.where("record_id", "=", filter.recordId);
   return selectPage(query, window, orderingOf(AUDIT_SORT, sort));

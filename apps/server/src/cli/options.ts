@@ -28,7 +28,22 @@ export function clientFlags(command: Command): Command {
     .option("--json", "print the machine-readable data object");
 }
 
+/**
+ * Characters a terminal acts on or hides: controls (C0, DEL, C1) but the line break and the
+ * tab, and format characters (zero-width and direction marks). Text from the server (names,
+ * reasons, descriptions) may hold them.
+ */
+const TERMINAL_UNSAFE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
+
+/**
+ * Text as a person's terminal may show it: each character of TERMINAL_UNSAFE written as its
+ * `\u` escape, so an escape sequence in a name cannot rewrite the screen or hide itself.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** The API's data object with --json (for scripts), else the friendly summary. */
 export function printResult(io: CliIo, flags: OutputOptions, data: unknown, friendly: () => string): void {
-  io.stdout(flags.json ? `${JSON.stringify(data, null, 2)}\n` : `${friendly()}\n`);
+  io.stdout(flags.json ? `${JSON.stringify(data, null, 2)}\n` : `${terminalSafe(friendly())}\n`);
 }

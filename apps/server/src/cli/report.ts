@@ -9,6 +9,7 @@ import { CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
 import { ApiError, addressSource, UnreachableError, UsageError } from "./client.ts";
 import { type CliIo, EXIT_API_ERROR, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from "./io.ts";
+import { terminalSafe } from "./options.ts";
 
 /** Commander has already printed its message (or the help text) when it throws. */
 function commanderExit(error: CommanderError): number {
@@ -49,7 +50,7 @@ export function reportError(error: unknown, io: CliIo, json: boolean): number {
       io.stdout(`${JSON.stringify({ error: body }, null, 2)}\n`);
     }
     const field = typeof error.metadata?.field === "string" ? ` (field: ${error.metadata.field})` : "";
-    io.stderr(`Error ${error.code}: ${error.message}${field}\n`);
+    io.stderr(terminalSafe(`Error ${error.code}: ${error.message}${field}\n`));
     if (error.code === "INVALID_CREDENTIALS") {
       io.stderr("Check the admin token: --token, ADMIN_TOKEN, or DATA_DIR/admin-token.\n");
     }
@@ -66,7 +67,9 @@ function reportRefusal(error: SatangError, io: CliIo, json: boolean): number {
   }
   const field = (error.metadata as { field?: unknown } | undefined)?.field;
   io.stderr(
-    `Error ${error.code}: ${error.message}${typeof field === "string" ? ` (field: ${field})` : ""}\n`,
+    terminalSafe(
+      `Error ${error.code}: ${error.message}${typeof field === "string" ? ` (field: ${field})` : ""}\n`,
+    ),
   );
   if (error.code === "INVALID_CREDENTIALS") {
     io.stderr("Check the API key and secret: --api-key/--api-secret or SATANG_API_KEY/SATANG_API_SECRET.\n");

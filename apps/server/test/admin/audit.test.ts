@@ -65,6 +65,12 @@ describe("named operator tokens", () => {
     assert.equal(merchant.status, 201);
     const entries = await auditOf(`recordId=${merchant.body.data.id}`);
     assert.equal(entries.data[0].actorName, created.name);
+    // The actor filter compares names as names are compared: without case.
+    for (const actor of [created.name, created.name.toUpperCase()]) {
+      const byActor = await auditOf(`actor=${encodeURIComponent(actor)}&recordId=${merchant.body.data.id}`);
+      assert.equal(byActor.total, 1, actor);
+    }
+    assert.ok((await auditOf("actor=ADMIN-TOKEN&limit=1")).total > 0, "admin-token in any case");
     assert.equal(entries.data[0].actorKind, "operator_token");
     assert.equal(entries.data[0].actorId, created.id);
 
@@ -159,7 +165,14 @@ describe("named operator tokens", () => {
       assert.deepEqual(reserved.body.error.metadata, { reason: "name_reserved" }, name);
       assert.equal(reserved.body.error.message, "admin-token is reserved for the ADMIN_TOKEN operator");
     }
-    for (const name of ["", " padded", "x".repeat(101)]) {
+    for (const name of [
+      "",
+      " padded",
+      "x".repeat(101),
+      "ev\u001b[2K\u001b[1Gil",
+      "Somchai\u200b",
+      "a\u202eb",
+    ]) {
       const bad = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
       assert.equal(bad.status, 400, JSON.stringify(name));
       assert.equal(bad.body.error.metadata.field, "name");

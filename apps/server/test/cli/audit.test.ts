@@ -102,3 +102,17 @@ describe("satang operator-token and audit", () => {
     assert.match(bad.stderr, /VALIDATION_ERROR/);
   });
 });
+
+describe("what the CLI prints for people", () => {
+  it("writes control and invisible characters of server text as escapes, never raw", async () => {
+    const name = "Shop\u001b[2K\u001b[1GEvil\u200b\u202e";
+    const created = await svc.admin("POST", "/admin/v1/merchants", { name });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const shown = await satang(["merchant", "get", created.body.data.id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.doesNotMatch(shown.stdout, /[\u001b\u200b\u202e]/u);
+    assert.ok(shown.stdout.includes("Shop\\u001b[2K\\u001b[1GEvil\\u200b\\u202e"), shown.stdout);
+    const json = await satang(["merchant", "get", created.body.data.id, "--json"]);
+    assert.equal(JSON.parse(json.stdout).name, name, "--json keeps the data as it is");
+  });
+});

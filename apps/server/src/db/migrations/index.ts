@@ -42,6 +42,7 @@ import { statements as promptpayReuseWaiters } from "./0113_promptpay_reuse_wait
 import { statements as payoutWatching } from "./0114_payout_watching.ts";
 import { statements as paymentKeyAliases } from "./0115_payment_key_aliases.ts";
 import { statements as ledgerEntryOrder } from "./0116_ledger_entry_order.ts";
+import { statements as auditActorFolded } from "./0117_audit_actor_folded.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -83,4 +84,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0114_payout_watching": payoutWatching,
   "0115_payment_key_aliases": paymentKeyAliases,
   "0116_ledger_entry_order": ledgerEntryOrder,
+  "0117_audit_actor_folded": auditActorFolded,
 };
