@@ -13,7 +13,7 @@ import type { Clock } from "../lib/clock.ts";
 import { notFound } from "../lib/errors.ts";
 import { CreateUserBody, IdParams, MerchantIdParams, UserEnvelope } from "./schemas.ts";
 import { resetTwoFactor, type TwoFactorContext } from "./two-factor.ts";
-import { createDashboardUser } from "./users.ts";
+import { createDashboardUser, emailTaken } from "./users.ts";
 
 export function dashboardAdminRoutes(ctx: TwoFactorContext & { clock: Clock }): FastifyPluginAsync {
   return async (plugin) => {
@@ -33,7 +33,10 @@ export function dashboardAdminRoutes(ctx: TwoFactorContext & { clock: Clock }): 
             "reads) or finance (reads and exports only).",
           params: MerchantIdParams,
           body: CreateUserBody,
-          "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
+          "x-errors": [
+            documented("No merchant has this id", notFound("Merchant")),
+            documented("A dashboard user already has this email, in any case", emailTaken()),
+          ],
           response: { 201: UserEnvelope },
         },
       },

@@ -50,6 +50,13 @@ export function userView(
   };
 }
 
+/** An email some dashboard user already has, in any case: 409 STATE_CONFLICT. */
+export const emailTaken = () =>
+  new AppError("STATE_CONFLICT", "A dashboard user with this email already exists", {
+    field: "email",
+    reason: "email_taken",
+  });
+
 export async function createDashboardUser(
   ctx: { db: Db; clock: Clock },
   merchantId: string,
@@ -76,12 +83,7 @@ export async function createDashboardUser(
       totp_enabled_at: null,
       totp_last_step: null,
     });
-    if (!inserted) {
-      throw new AppError("STATE_CONFLICT", "A dashboard user with this email already exists", {
-        field: "email",
-        reason: "email_taken",
-      });
-    }
+    if (!inserted) throw emailTaken();
     return inserted;
   });
   return userView(row);

@@ -367,6 +367,18 @@ describe("real errors are documented for the operation that answered them", () =
     assertDocumented("logOut", { status: logout.statusCode, body: logout.json() });
   });
 
+  it("the operator's user create: a taken email's 409, as documented", async () => {
+    const shop = await svc.newMerchant();
+    const body = { email: `taken-${randomUUID()}@shop.example`, password: "correct horse battery" };
+    assert.equal((await svc.admin("POST", `/admin/v1/merchants/${shop.merchantId}/users`, body)).status, 201);
+    const again = await svc.admin("POST", `/admin/v1/merchants/${shop.merchantId}/users`, {
+      ...body,
+      email: body.email.toUpperCase(),
+    });
+    assert.equal(again.status, 409);
+    assertDocumented("createDashboardUser", again);
+  });
+
   it("the operator API: a wrong token and an unknown merchant, as documented", async () => {
     const unknown = await svc.admin("GET", `/admin/v1/merchants/${randomUUID()}`);
     assertDocumented("retrieveMerchant", unknown);
