@@ -8,7 +8,7 @@ import { type Db, withTransaction } from "../db/handles.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, notFound } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
-import { formatAmount } from "../lib/money.ts";
+import { describeSatang, formatAmount } from "../lib/money.ts";
 import { findMerchant } from "../merchants/store.ts";
 import { lockWallet } from "./accounts.ts";
 import { type PostedTransaction, postOperatorAdjustment } from "./postings.ts";
@@ -59,7 +59,7 @@ export async function adjustWallet(
     if (input.amountSatang < 0n && wallet.availableSatang + input.amountSatang < 0n) {
       throw new AppError(
         "INSUFFICIENT_BALANCE",
-        `The available wallet (${formatAmount(wallet.availableSatang)}) cannot cover a debit of ${formatAmount(-input.amountSatang)}`,
+        `The available wallet (${describeSatang(wallet.availableSatang)}) cannot cover a debit of ${describeSatang(-input.amountSatang)}`,
         { available: formatAmount(wallet.availableSatang), amount: formatAmount(input.amountSatang) },
       );
     }

@@ -38,9 +38,29 @@ export function parseSignedAmount(text: unknown): bigint | null {
   return match[1] === "-" ? -value : value;
 }
 
+/**
+ * Reads any figure the API answers in the wire form, zero and negatives included ("0.00",
+ * "-2500.00": a balance, an adjustment), for showing it to a person; null when it is not one.
+ */
+export function parseWireFigure(text: unknown): bigint | null {
+  if (typeof text !== "string") return null;
+  const match = /^(-?)([0-9]{1,20})(?:\.(0{1,2}))?$/.exec(text);
+  if (!match) return null;
+  const value = BigInt(match[2]!);
+  return match[1] === "-" ? -value : value;
+}
+
 /** Prints satang in the wire form with two decimals: 1000n -> "1000.00". */
 export function formatAmount(satang: bigint): string {
   return `${satang.toString()}.00`;
+}
+
+/**
+ * A figure for a message people read: the wire form with its unit and the baht it is,
+ * 150000n -> "150000.00 satang (1500.00 THB)".
+ */
+export function describeSatang(satang: bigint): string {
+  return `${formatAmount(satang)} satang (${formatThb(satang)} THB)`;
 }
 
 /** Prints satang as Thai baht with two decimals: 1050n -> "10.50". */

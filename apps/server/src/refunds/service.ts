@@ -25,7 +25,7 @@ import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { requestHashOf, settleAgainst } from "../lib/idempotency.ts";
 import { isUuid, newId } from "../lib/ids.ts";
-import { formatAmount, parseAmount } from "../lib/money.ts";
+import { describeSatang, formatAmount, parseAmount } from "../lib/money.ts";
 import type {
   CreateRefundBody,
   ListPaymentRefundsQuery,
@@ -68,7 +68,7 @@ export function paymentNotRefundable(status: string): AppError {
 export function overRefundable(refundableSatang: bigint, amountSatang: bigint): AppError {
   return new AppError(
     "INVALID_INPUT",
-    `The payment has ${formatAmount(refundableSatang)} left to refund; ${formatAmount(amountSatang)} was asked for`,
+    `The payment has ${describeSatang(refundableSatang)} left to refund; ${describeSatang(amountSatang)} was asked for`,
     { refundable: formatAmount(refundableSatang), amount: formatAmount(amountSatang) },
   );
 }
@@ -77,7 +77,7 @@ export function overRefundable(refundableSatang: bigint, amountSatang: bigint): 
 export function refundInsufficientBalance(availableSatang: bigint, neededSatang: bigint): AppError {
   return new AppError(
     "INSUFFICIENT_BALANCE",
-    `Insufficient wallet balance for the refund: ${formatAmount(availableSatang)} available, ${formatAmount(neededSatang)} needed from the wallet`,
+    `Insufficient wallet balance for the refund: ${describeSatang(availableSatang)} available, ${describeSatang(neededSatang)} needed from the wallet`,
     { available: formatAmount(availableSatang), amount: formatAmount(neededSatang) },
   );
 }

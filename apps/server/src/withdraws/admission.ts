@@ -22,7 +22,7 @@ import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { duplicateReference, replayOf } from "../lib/idempotency.ts";
 import { newId } from "../lib/ids.ts";
-import { formatAmount, parseAmount } from "../lib/money.ts";
+import { describeSatang, formatAmount, parseAmount } from "../lib/money.ts";
 import { decideGuard, guardError, guardQuery } from "./guard.ts";
 import { limitError, usedCapacity, utcDay, utcMonth } from "./limits.ts";
 import type { CreateWithdrawBody, WithdrawRecord } from "./schemas.ts";
@@ -82,7 +82,7 @@ export function walletInactive(status: "frozen" | "closed"): AppError {
 export function insufficientBalance(availableSatang: bigint, amountSatang: bigint): AppError {
   return new AppError(
     "INSUFFICIENT_BALANCE",
-    `Insufficient wallet balance: ${formatAmount(availableSatang)} available, ${formatAmount(amountSatang)} requested`,
+    `Insufficient wallet balance: ${describeSatang(availableSatang)} available, ${describeSatang(amountSatang)} requested`,
     { available: formatAmount(availableSatang), amount: formatAmount(amountSatang) },
   );
 }

@@ -19,7 +19,7 @@
 
 import type { Db } from "../db/handles.ts";
 import { AppError } from "../lib/errors.ts";
-import { formatAmount } from "../lib/money.ts";
+import { describeSatang, formatAmount } from "../lib/money.ts";
 import { usedCapacityInWindows, type Window } from "./store.ts";
 
 export function utcDay(at: Date): Window {
@@ -57,8 +57,8 @@ export function limitError(
   if (limits.dailySatang !== null && totals.dailySatang + amountSatang > limits.dailySatang) {
     return new AppError(
       "INVALID_INPUT",
-      `Daily withdrawal limit exceeded: ${formatAmount(totals.dailySatang)} already used today, ` +
-        `${formatAmount(amountSatang)} requested, daily limit ${formatAmount(limits.dailySatang)}`,
+      `Daily withdrawal limit exceeded: ${describeSatang(totals.dailySatang)} already used today, ` +
+        `${describeSatang(amountSatang)} requested, daily limit ${describeSatang(limits.dailySatang)}`,
       {
         dailyTotal: formatAmount(totals.dailySatang),
         amount: formatAmount(amountSatang),
@@ -69,8 +69,8 @@ export function limitError(
   if (limits.monthlySatang !== null && totals.monthlySatang + amountSatang > limits.monthlySatang) {
     return new AppError(
       "INVALID_INPUT",
-      `Monthly withdrawal limit exceeded: ${formatAmount(totals.monthlySatang)} already used this month, ` +
-        `${formatAmount(amountSatang)} requested, monthly limit ${formatAmount(limits.monthlySatang)}`,
+      `Monthly withdrawal limit exceeded: ${describeSatang(totals.monthlySatang)} already used this month, ` +
+        `${describeSatang(amountSatang)} requested, monthly limit ${describeSatang(limits.monthlySatang)}`,
       {
         monthlyTotal: formatAmount(totals.monthlySatang),
         amount: formatAmount(amountSatang),

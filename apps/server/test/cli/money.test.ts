@@ -69,6 +69,35 @@ describe("satang wallet and withdraw commands", () => {
     assert.equal(balance.body.data.walletBalance, 50000);
   });
 
+  it("shows a person the adjustment and the balance in satang and in THB, a zero balance too", async () => {
+    const merchant = await svc.newMerchant();
+    const adjust = (amount: string) =>
+      satang(
+        [
+          "wallet",
+          "adjust",
+          "--merchant",
+          merchant.merchantId,
+          "--amount",
+          amount,
+          "--reason",
+          "float",
+        ].concat(target.filter((arg) => arg !== "--json")),
+      );
+    const credit = await adjust("150000.00");
+    assert.equal(credit.code, 0, credit.stderr);
+    assert.match(
+      credit.stdout,
+      /by 150000\.00 satang \(1500\.00 THB\): available 150000\.00 satang \(1500\.00 THB\)/,
+    );
+    const debit = await adjust("-150000.00");
+    assert.equal(debit.code, 0, debit.stderr);
+    assert.match(
+      debit.stdout,
+      /by -150000\.00 satang \(-1500\.00 THB\): available 0\.00 satang \(0\.00 THB\)/,
+    );
+  });
+
   it("refuses a debit larger than the wallet with exit code 1 and INSUFFICIENT_BALANCE", async () => {
     const run = await satang([
       "wallet",

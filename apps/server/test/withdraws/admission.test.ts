@@ -216,6 +216,11 @@ describe("withdraw admission: balance", () => {
     const res = await create(m, { amount: "5001" });
     assertError(res, 400, "INSUFFICIENT_BALANCE");
     assert.deepEqual(res.body.error.metadata, { available: "5000.00", amount: "5001.00" });
+    // People read the message: each figure with its unit and in baht.
+    assert.equal(
+      res.body.error.message,
+      "Insufficient wallet balance: 5000.00 satang (50.00 THB) available, 5001.00 satang (50.01 THB) requested",
+    );
   });
 
   it("does not count held amounts as available", async () => {

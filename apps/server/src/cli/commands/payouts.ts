@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import { formatThb, parseAmount } from "../../lib/money.ts";
+import { formatThb, parseWireFigure } from "../../lib/money.ts";
 import {
   ApiError,
   addressSource,
@@ -60,7 +60,7 @@ interface Batch {
  * shown as it came, so nothing is silently re-read.
  */
 export function thb(wire: string): string {
-  const satang = parseAmount(wire);
+  const satang = parseWireFigure(wire);
   return satang === null ? wire : `${formatThb(satang)} THB`;
 }
 

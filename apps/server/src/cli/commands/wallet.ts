@@ -3,9 +3,16 @@
  * kept in the ledger.
  */
 import type { Command } from "commander";
+import { formatThb, parseWireFigure } from "../../lib/money.ts";
 import { adminClient } from "../client.ts";
 import type { CommandContext } from "../io.ts";
 import { clientFlags, type OutputOptions, printResult } from "../options.ts";
+
+/** A wire figure as people read it: "100000.00 satang (1000.00 THB)"; anything else as it came. */
+function figure(value: unknown): string {
+  const satang = parseWireFigure(value);
+  return satang === null ? String(value) : `${String(value)} satang (${formatThb(satang)} THB)`;
+}
 
 interface AdjustFlags extends OutputOptions {
   merchant: string;
@@ -33,7 +40,7 @@ export function registerWalletCommands(program: Command, { io }: CommandContext)
         flags,
         data,
         () =>
-          `Adjusted wallet of ${String(data.merchantId)} by ${String(data.amount)} satang: available ${String(data.balanceAfter)}`,
+          `Adjusted wallet of ${String(data.merchantId)} by ${figure(data.amount)}: available ${figure(data.balanceAfter)}`,
       );
     });
 }
