@@ -116,8 +116,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installBodyParsing(app);
   installErrorHandling(app);
   const spendStray = spendStraySignatures(deps);
-  app.addHook("onSend", async (request, _reply, payload) => {
+  // Once close has begun, an answer to a request in flight closes its connection after it, so
+  // the drain does not wait for the client's keep-alive to run out (docs/operations.md).
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
     await spendStray(request);
+    if (closing) reply.header("connection", "close");
     return payload;
   });
   await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });

@@ -381,6 +381,12 @@ function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "htt
     throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
   }
   const metricsPort = env.METRICS_PORT ? integer(env, "METRICS_PORT", 0, 0, 65535) : undefined;
+  const apiPort = integer(env, "PORT", 3000, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === apiPort) {
+    throw new ConfigError(
+      `METRICS_PORT must differ from PORT (both are ${apiPort}): it is a port of its own`,
+    );
+  }
   return {
     metrics: { token: metricsToken, port: metricsPort },
     http: {
@@ -521,7 +527,8 @@ function loadScbPayer(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbPayerConf
   if (missing.length > 0) {
     throw new ConfigError(
       `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required for payouts through SCB; ` +
-        "set them, or set SATANG_PAYOUTS=manual to pay withdraws from the manual payout desk",
+        "set them, or set SATANG_PAYOUT_PROVIDER to another connector of SATANG_PROVIDER that pays out, " +
+        "or SATANG_PAYOUTS=manual to pay withdraws from the manual payout desk",
     );
   }
   const [accountNumber, taxId, corporateId] = SCB_PAYER_SETTINGS.map(([name, pattern, what]) =>

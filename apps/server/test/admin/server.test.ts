@@ -166,6 +166,7 @@ describe("first start, restarts and shutdown on the embedded store", () => {
       // nothing new is served.
       const inFlight = fetch(`${server.url}/_test/slow`).then(async (r) => ({
         status: r.status,
+        connection: r.headers.get("connection"),
         body: (await r.json()) as Json,
       }));
       await slow.started;
@@ -181,6 +182,7 @@ describe("first start, restarts and shutdown on the embedded store", () => {
       slow.release();
       const finished = await inFlight;
       assert.equal(finished.status, 200);
+      assert.equal(finished.connection, "close", "the drained connection is closed, not kept alive");
       assert.equal(finished.body.data.finished, true);
       await closing;
       await assert.rejects(

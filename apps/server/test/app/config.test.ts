@@ -35,6 +35,8 @@ describe("configuration", () => {
       [{ PORT: "70000" }, /PORT/],
       [{ PORT: "abc" }, /PORT/],
       [{ HOST: "not a host" }, /HOST/],
+      [{ METRICS_PORT: "3000" }, /METRICS_PORT must differ from PORT/],
+      [{ METRICS_PORT: "8080", PORT: "8080" }, /METRICS_PORT must differ from PORT/],
       [{ HOST: "http://example.com" }, /HOST/],
       [{ HOST: "300.1.2.3:80" }, /HOST/],
       [{ HOST: "fe80::1%eth0" }, /HOST/],
@@ -289,6 +291,7 @@ describe("provider configuration", () => {
       (error: unknown) =>
         error instanceof ConfigError &&
         error.message.includes("SCB_PAYER_TAX_ID") &&
+        error.message.includes("SATANG_PAYOUT_PROVIDER") &&
         error.message.includes("SATANG_PAYOUTS=manual"),
     );
     const manual = loadConfig({ ...withoutTaxId, SATANG_PAYOUTS: "manual" });
