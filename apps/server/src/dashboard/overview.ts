@@ -7,6 +7,7 @@ import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/ids.ts";
+import { formatAmount } from "../lib/money.ts";
 import {
   findRecordsByTerm,
   paidWithdrawsPerDay,
@@ -54,12 +55,12 @@ export async function volumeByDay(ctx: { db: Db; clock: Clock }, merchant: Merch
     return {
       date,
       paymentsCount: paid.get(date)?.count ?? 0,
-      paymentsAmount: String(received),
+      paymentsAmount: formatAmount(received),
       refundsCount: back.get(date)?.count ?? 0,
-      refundsAmount: String(refunded),
-      netAmount: String(received - refunded),
+      refundsAmount: formatAmount(refunded),
+      netAmount: formatAmount(received - refunded),
       withdrawsCount: out.get(date)?.count ?? 0,
-      withdrawsAmount: String(out.get(date)?.amount ?? 0n),
+      withdrawsAmount: formatAmount(out.get(date)?.amount ?? 0n),
     };
   });
 }

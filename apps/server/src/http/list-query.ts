@@ -139,17 +139,27 @@ function parseInstant(written: string): Date | undefined {
   const truncated = Date.parse(text);
   if (Number.isNaN(truncated)) return undefined;
   const pastMillisecond = /\.[0-9]{3}([0-9]+)/.exec(text)?.[1] ?? "";
-  const ms = /[1-9]/.test(pastMillisecond) ? truncated + 1 : truncated;
-  return new Date(Math.min(Math.max(ms, DATE_MIN_MS), DATE_MAX_MS));
+  return new Date(/[1-9]/.test(pastMillisecond) ? truncated + 1 : truncated);
 }
 
-function instantOf(text: string | undefined, field: string): Date | undefined {
+/** The instant as written (not yet brought within LIST_DATE_MIN..LIST_DATE_MAX), or a 400. */
+export function writtenInstantOf(text: string | undefined, field: string): Date | undefined {
   if (text === undefined) return undefined;
   const at = parseInstant(text);
   if (!at) {
     throw fieldError("VALIDATION_ERROR", field, `${field} is not a valid ISO 8601 date or time: no such day`);
   }
   return at;
+}
+
+/** An instant outside LIST_DATE_MIN..LIST_DATE_MAX as the nearest of them (parseInstant's note). */
+export function withinListDates(at: Date): Date {
+  return new Date(Math.min(Math.max(at.getTime(), DATE_MIN_MS), DATE_MAX_MS));
+}
+
+function instantOf(text: string | undefined, field: string): Date | undefined {
+  const at = writtenInstantOf(text, field);
+  return at && withinListDates(at);
 }
 
 export function parseListQuery<S extends string>(query: ListQueryInput<S>, defaultSort: S): ListParams<S> {

@@ -15,7 +15,7 @@
 import { Readable } from "node:stream";
 import type { Db } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
-import { parseListQuery } from "../http/list-query.ts";
+import { withinListDates, writtenInstantOf } from "../http/list-query.ts";
 import { maskAccountNumber } from "../lib/account-number.ts";
 import { findBank } from "../lib/bank-codes.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -79,7 +79,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The export's [dateFrom, dateTo): both valid instants, in order, at most 366 days apart. */
 export function exportRange(query: { dateFrom: string; dateTo: string }): { dateFrom: Date; dateTo: Date } {
-  const { dateFrom, dateTo } = parseListQuery(query, "createdAt");
+  // Order and span are checked on the instants as written: brought within the list dates
+  // first, two valid dates before LIST_DATE_MIN would read as equal ("not after").
+  const dateFrom = writtenInstantOf(query.dateFrom, "dateFrom");
+  const dateTo = writtenInstantOf(query.dateTo, "dateTo");
   if (!dateFrom || !dateTo)
     throw fieldError("VALIDATION_ERROR", dateFrom ? "dateTo" : "dateFrom", "required");
   if (dateTo.getTime() <= dateFrom.getTime()) {
@@ -92,7 +95,7 @@ export function exportRange(query: { dateFrom: string; dateTo: string }): { date
       `dateTo must be at most ${EXPORT_RANGE_DAYS_MAX} days after dateFrom`,
     );
   }
-  return { dateFrom, dateTo };
+  return { dateFrom: withinListDates(dateFrom), dateTo: withinListDates(dateTo) };
 }
 
 /** How one kind of export reads and prints its rows. */

@@ -98,18 +98,18 @@ describe("GET /volume", () => {
     assert.deepEqual(byDate.get(bangkokDate(day3)), {
       date: bangkokDate(day3),
       paymentsCount: 2,
-      paymentsAmount: "120",
+      paymentsAmount: "120.00",
       refundsCount: 0,
-      refundsAmount: "0",
-      netAmount: "120",
+      refundsAmount: "0.00",
+      netAmount: "120.00",
       withdrawsCount: 0,
-      withdrawsAmount: "0",
+      withdrawsAmount: "0.00",
     });
-    assert.equal(byDate.get(bangkokDate(day3 + DAY_MS)).paymentsAmount, "250");
-    assert.equal(days[0].paymentsAmount, "70");
+    assert.equal(byDate.get(bangkokDate(day3 + DAY_MS)).paymentsAmount, "250.00");
+    assert.equal(days[0].paymentsAmount, "70.00");
     assert.equal(days[29].withdrawsCount, 1);
-    assert.equal(days[29].withdrawsAmount, "300");
-    const total = days.reduce((sum, d) => sum + BigInt(d.paymentsAmount), 0n);
+    assert.equal(days[29].withdrawsAmount, "300.00");
+    const total = days.reduce((sum, d) => sum + BigInt(d.paymentsAmount.slice(0, -3)), 0n);
     assert.equal(total, 120n + 250n + 70n);
   });
 });
@@ -135,10 +135,10 @@ describe("GET /volume, net of refunds", () => {
     const byDate = new Map(days.map((d) => [d.date, d]));
     const day = byDate.get(bangkokDate(day5));
     assert.equal(day.refundsCount, 1);
-    assert.equal(day.refundsAmount, "30000");
-    assert.equal(day.netAmount, String(-30000n), "a day with only a refund nets below zero");
-    assert.equal(byDate.get(bangkokDate(day5 + DAY_MS)).refundsAmount, "2500");
-    const sum = (field: string) => days.reduce((total, d) => total + BigInt(d[field]), 0n);
+    assert.equal(day.refundsAmount, "30000.00");
+    assert.equal(day.netAmount, "-30000.00", "a day with only a refund nets below zero");
+    assert.equal(byDate.get(bangkokDate(day5 + DAY_MS)).refundsAmount, "2500.00");
+    const sum = (field: string) => days.reduce((total, d) => total + BigInt(d[field].slice(0, -3)), 0n);
     assert.equal(sum("refundsAmount"), 32500n);
     assert.equal(sum("netAmount"), sum("paymentsAmount") - 32500n);
     assert.ok(payment.id);

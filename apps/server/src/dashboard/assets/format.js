@@ -38,6 +38,15 @@ export function formatSatang(value) {
 }
 
 /**
+ * The satang of a wire amount ("72300.00", "-30000.00"), exact.
+ * @param {string} value
+ * @returns {bigint}
+ */
+export function satangOf(value) {
+  return BigInt(String(value).split(".")[0] || "0");
+}
+
+/**
  * YYYY-MM-DD of the day after a date input's value.
  * @param {string} date YYYY-MM-DD
  * @returns {string}

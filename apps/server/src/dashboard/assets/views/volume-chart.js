@@ -5,7 +5,7 @@
 
 /** @import { DayVolume } from "../types.js" */
 import { h } from "../dom.js";
-import { formatSatang } from "../format.js";
+import { formatSatang, satangOf } from "../format.js";
 import { locale, t } from "../lang.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -38,7 +38,7 @@ function dayLabel(date) {
  * @param {DayVolume} day
  */
 function netIn(day) {
-  const net = BigInt(day.netAmount);
+  const net = satangOf(day.netAmount);
   return net > 0n ? net : 0n;
 }
 
@@ -58,7 +58,7 @@ function inTitle(day) {
  * @returns {Element[]}
  */
 function plotElements(days) {
-  const amounts = days.flatMap((day) => [netIn(day), BigInt(day.withdrawsAmount)]);
+  const amounts = days.flatMap((day) => [netIn(day), satangOf(day.withdrawsAmount)]);
   const max = amounts.reduce((a, b) => (b > a ? b : a), 0n);
   const slot = WIDTH / days.length;
   const bar = Math.max(1, slot / 2 - 1);
@@ -68,7 +68,7 @@ function plotElements(days) {
   const bars = days.flatMap((day, i) => {
     const x = i * slot;
     const inH = height(netIn(day));
-    const outH = height(BigInt(day.withdrawsAmount));
+    const outH = height(satangOf(day.withdrawsAmount));
     const label = dayLabel(day.date);
     return [
       svg(
@@ -102,7 +102,7 @@ function plotElements(days) {
  */
 export function volumeChart(days) {
   /** @param {(day: DayVolume) => string} field */
-  const total = (field) => String(days.reduce((sum, day) => sum + BigInt(field(day)), 0n));
+  const total = (field) => String(days.reduce((sum, day) => sum + satangOf(field(day)), 0n));
   const summary = t("volumeSummary", {
     in: formatSatang(total((day) => day.paymentsAmount)),
     refunds: formatSatang(total((day) => day.refundsAmount)),
