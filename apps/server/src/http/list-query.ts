@@ -34,8 +34,11 @@ const WITHOUT_OFFSET = /T[0-9:.]+$/;
 
 export const pageProperty = Type.Integer({
   minimum: 1,
+  // The largest page a JSON number holds exactly: the answer echoes the page asked for, and a
+  // larger one would come back as another number (or, past a double's range, as none).
+  maximum: Number.MAX_SAFE_INTEGER,
   default: 1,
-  description: "Page number, from 1. A page beyond the last is empty.",
+  description: "Page number, from 1 to 9007199254740991. A page beyond the last is empty.",
 });
 
 export const limitProperty = Type.Integer({

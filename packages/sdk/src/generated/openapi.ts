@@ -1787,7 +1787,7 @@ export interface operations {
   listPayments: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -3083,7 +3083,7 @@ export interface operations {
   listWithdraws: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -4085,7 +4085,7 @@ export interface operations {
   listPaymentRefunds: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -4619,7 +4619,7 @@ export interface operations {
   listRefunds: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -6120,7 +6120,7 @@ export interface operations {
   listWebhookEndpoints: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -6874,7 +6874,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -8407,7 +8407,7 @@ export interface operations {
   listIntegrations: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -9072,7 +9072,7 @@ export interface operations {
   listOperatorTokens: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -9410,7 +9410,7 @@ export interface operations {
   listAuditLog: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -10158,7 +10158,7 @@ export interface operations {
   listAnomalies: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -10279,7 +10279,7 @@ export interface operations {
   listUndecidedPayouts: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -11094,7 +11094,7 @@ export interface operations {
   listPayoutBatches: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
@@ -12012,7 +12012,7 @@ export interface operations {
   listScbExchanges: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. A page beyond the last is empty. */
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
         page?: number;
         /** @description Page size, 1 to 100. */
         limit?: number;
