@@ -33,6 +33,9 @@ export function clientFlags(command: Command): Command {
  * tab, and format characters (zero-width and direction marks). Text from the server (names,
  * reasons, descriptions) may hold them.
  */
+const VALUE_UNSAFE = /[\p{Cc}\p{Cf}]/gu;
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 const TERMINAL_UNSAFE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
 
 /**
@@ -40,10 +43,36 @@ const TERMINAL_UNSAFE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
  * `\u` escape, so an escape sequence in a name cannot rewrite the screen or hide itself.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(TERMINAL_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(TERMINAL_UNSAFE, escaped);
+}
+
+/**
+ * Every string inside `value` with its control and format characters escaped, line breaks and
+ * tabs included: a value's own line break would start a row of its own in a listing (a name
+ * "x\nsk_test_... active" would read as a second record). Changed in place, so the summary
+ * built from the same object prints the escaped values.
+ */
+function escapeValuesInPlace(value: unknown): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      if (typeof item === "string") value[i] = item.replace(VALUE_UNSAFE, escaped);
+      else escapeValuesInPlace(item);
+    });
+  } else if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    for (const [key, item] of Object.entries(record)) {
+      if (typeof item === "string") record[key] = item.replace(VALUE_UNSAFE, escaped);
+      else escapeValuesInPlace(item);
+    }
+  }
 }
 
 /** The API's data object with --json (for scripts), else the friendly summary. */
 export function printResult(io: CliIo, flags: OutputOptions, data: unknown, friendly: () => string): void {
-  io.stdout(flags.json ? `${JSON.stringify(data, null, 2)}\n` : `${terminalSafe(friendly())}\n`);
+  if (flags.json) {
+    io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+    return;
+  }
+  escapeValuesInPlace(data);
+  io.stdout(`${terminalSafe(friendly())}\n`);
 }

@@ -116,4 +116,17 @@ describe("what the CLI prints for people", () => {
     const json = await satang(["merchant", "get", created.body.data.id, "--json"]);
     assert.equal(JSON.parse(json.stdout).name, name, "--json keeps the data as it is");
   });
+
+  it("writes a line break inside a value as an escape, so a name cannot fake a row of a listing", async () => {
+    const name = "Shop\nsk_test_FAKE  active  admin\r\tx";
+    const created = await svc.admin("POST", "/admin/v1/merchants", { name });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const shown = await satang(["merchant", "get", created.body.data.id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stdout.includes("Shop\\u000ask_test_FAKE  active  admin\\u000d\\u0009x"), shown.stdout);
+    assert.ok(
+      !shown.stdout.split("\n").some((line) => line.startsWith("sk_test_FAKE")),
+      "no line of its own for the value's second line",
+    );
+  });
 });
