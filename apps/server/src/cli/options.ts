@@ -28,14 +28,15 @@ export function clientFlags(command: Command): Command {
     .option("--json", "print the machine-readable data object");
 }
 
+/** Every control and format character, line breaks and tabs included (values, below). */
+const VALUE_UNSAFE = /[\p{Cc}\p{Cf}]/gu;
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /**
  * Characters a terminal acts on or hides: controls (C0, DEL, C1) but the line break and the
  * tab, and format characters (zero-width and direction marks). Text from the server (names,
  * reasons, descriptions) may hold them.
  */
-const VALUE_UNSAFE = /[\p{Cc}\p{Cf}]/gu;
-const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-
 const TERMINAL_UNSAFE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
 
 /**
