@@ -72,15 +72,93 @@ export interface SatangConfig {
 
 const PAGE_SIZE_MAX = 100;
 
-/** The API allows at most 100 records per page; iterators use full pages. */
-async function* everyPage<T, P extends { page?: number; limit?: number }>(
+/** What the iterators need of a list's records and its query. */
+interface Listed {
+  id: string;
+  createdAt: string;
+}
+interface ListQuery {
+  page?: number;
+  limit?: number;
+  sortBy?: string;
+  sortOrder?: "asc" | "desc";
+  dateFrom?: string | Date;
+  dateTo?: string | Date;
+}
+
+/**
+ * Every record of a list once, page after page (full pages of 100 unless `limit` says otherwise).
+ *
+ * Pages are numbered from the top of the list as it is when each page is read, so a walk by page
+ * number repeats a record when newer records push the list down, and misses one when a record
+ * leaves a filtered list (a payment that stops being `requires_action`). The iterator therefore
+ * walks by creation time, which never changes: in the default order (`createdAt`, newest first)
+ * each next request asks for the records created before the last one it yielded, and oldest
+ * first for those created from it on (`dateTo` and `dateFrom`, CONTRACT 11), with the records of
+ * that one millisecond read again and left out as already yielded. So each record created before
+ * the walk and matching the filters throughout is yielded exactly once, and records made during
+ * the walk are yielded (once) only oldest first.
+ *
+ * Ordered by another field (`amount`, `status`, ...), it pages by number and leaves out records
+ * already yielded: no repeats, but a record whose sort field or filtered field changes during the
+ * walk can be missed.
+ */
+async function* everyPage<T extends Listed, P extends ListQuery>(
   list: (params: P) => Promise<Page<T>>,
   params: P,
 ): AsyncGenerator<T> {
-  for (let page = params.page ?? 1; ; page += 1) {
-    const result = await list({ ...params, page, limit: params.limit ?? PAGE_SIZE_MAX });
-    yield* result.data;
+  const query = { ...params, limit: params.limit ?? PAGE_SIZE_MAX };
+  if (query.sortBy === undefined || query.sortBy === "createdAt") yield* byCreationTime(list, query);
+  else yield* byPageNumber(list, query);
+}
+
+async function* byPageNumber<T extends Listed, P extends ListQuery>(
+  list: (params: P) => Promise<Page<T>>,
+  query: P & { limit: number },
+): AsyncGenerator<T> {
+  const yielded = new Set<string>();
+  for (let page = query.page ?? 1; ; page += 1) {
+    const result = await list({ ...query, page });
+    for (const record of result.data) {
+      if (yielded.has(record.id)) continue;
+      yielded.add(record.id);
+      yield record;
+    }
     if (page >= result.totalPages || result.data.length === 0) return;
+  }
+}
+
+async function* byCreationTime<T extends Listed, P extends ListQuery>(
+  list: (params: P) => Promise<Page<T>>,
+  first: P & { limit: number },
+): AsyncGenerator<T> {
+  const newestFirst = first.sortOrder !== "asc";
+  let query = first;
+  let page = first.page ?? 1;
+  // The millisecond the next request starts from, and the records of it already yielded.
+  let edge: number | undefined;
+  let yieldedAtEdge = new Set<string>();
+  for (;;) {
+    const result = await list({ ...query, page });
+    for (const record of result.data) {
+      if (yieldedAtEdge.has(record.id)) continue;
+      yield record;
+    }
+    if (result.data.length < query.limit) return;
+    const lastAt = Date.parse(result.data.at(-1)!.createdAt);
+    const atLast = result.data.filter((record) => Date.parse(record.createdAt) === lastAt).map((r) => r.id);
+    if (lastAt === edge) {
+      // A whole page of one millisecond: the next page of that millisecond's records.
+      for (const id of atLast) yieldedAtEdge.add(id);
+      page += 1;
+      continue;
+    }
+    edge = lastAt;
+    yieldedAtEdge = new Set(atLast);
+    page = 1;
+    query = newestFirst
+      ? { ...query, dateTo: new Date(lastAt + 1).toISOString() }
+      : { ...query, dateFrom: new Date(lastAt).toISOString() };
   }
 }
 

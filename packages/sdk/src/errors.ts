@@ -176,8 +176,26 @@ export class InternalError extends SatangError<ErrorMetadataOf<"INTERNAL_ERROR">
 /** 503: the server is starting, stopping or cannot reach its database; `metadata.retryAfter` in seconds. */
 export class ServiceUnavailableError extends SatangError<ErrorMetadataOf<"SERVICE_UNAVAILABLE">> {}
 
-/** No response: the connection failed or the request timed out. */
-export class ConnectionError extends SatangError<undefined> {}
+/**
+ * No response: the connection failed or the request timed out. When the request may have reached
+ * the server (anything but a refused connection or an unknown host), `mayHaveBeenProcessed` is
+ * true: a create may have been made. Send the same create again with `idempotencyKey` (the one
+ * the SDK sent, also when it generated it) to get that record instead of a second one.
+ */
+export class ConnectionError extends SatangError<undefined> {
+  /** False only when the request never left this machine (refused, unknown host, no route). */
+  readonly mayHaveBeenProcessed: boolean;
+  /** The idempotency key the request carried, if it was a create. */
+  readonly idempotencyKey: string | undefined;
+
+  constructor(
+    init: SatangErrorInit<undefined> & { mayHaveBeenProcessed: boolean; idempotencyKey?: string | undefined },
+  ) {
+    super(init);
+    this.mayHaveBeenProcessed = init.mayHaveBeenProcessed;
+    this.idempotencyKey = init.idempotencyKey;
+  }
+}
 /** A response without a Satang envelope (a proxy's error page, say). */
 export class UnexpectedResponseError extends SatangError<undefined> {}
 

@@ -97,6 +97,18 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
   return detail ? `${message} (${detail})` : message;
 }
 
+function idempotencyKeyOf(body: object | undefined): string | undefined {
+  const key = (body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+  return typeof key === "string" ? key : undefined;
+}
+
+/** For a write whose answer was lost: it may have been done, and how to learn its result. */
+function whatToDoNext(idempotencyKey: string | undefined): string {
+  return idempotencyKey === undefined
+    ? "; the request may have been processed: retrieve the record to see"
+    : `; the request may have been processed: send it again with idempotencyKey "${idempotencyKey}" to get its result`;
+}
+
 /** RFC 9110's HTTP-date: IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
 const HTTP_DATE = [
   /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
@@ -177,13 +189,18 @@ export class HttpClient {
           await config.sleep(this.backoffMs(attempt));
           continue;
         }
+        const idempotencyKey = idempotencyKeyOf(input.body);
         throw new ConnectionError({
           code: "CONNECTION_ERROR",
-          message: `Cannot reach Satang at ${config.baseUrl}: ${describeNetworkError(error, config.timeoutMs)}`,
+          message: `Cannot reach Satang at ${config.baseUrl}: ${describeNetworkError(error, config.timeoutMs)}${
+            neverSent || route.method === "GET" ? "" : whatToDoNext(idempotencyKey)
+          }`,
           status: undefined,
           metadata: undefined,
           requestId: undefined,
           cause: error,
+          mayHaveBeenProcessed: !neverSent,
+          idempotencyKey,
         });
       }
 
@@ -194,7 +211,7 @@ export class HttpClient {
       } catch {
         envelope = undefined;
       }
-      if (response.ok && envelope?.success === true) {
+      if (response.ok && envelope?.success === true && "data" in envelope) {
         return { data: envelope.data as T, status: response.status, headers: response.headers };
       }
 
@@ -228,9 +245,10 @@ export class HttpClient {
     attempt: number,
   ): number | undefined {
     const status = response.status;
-    // 429 and 503 mean the server did no work, so even a write without an idempotency key may
-    // repeat; any other 5xx repeats only requests that cannot do the work twice.
-    const unprocessed = status === 429 || status === 503;
+    // 429 and the server's own 503 mean it did no work, so even a write without an idempotency
+    // key may repeat; any other 5xx, and a 503 without Satang's envelope (a proxy's, which may
+    // come after the server did the work), repeats only requests that cannot do the work twice.
+    const unprocessed = status === 429 || (status === 503 && !(error instanceof UnexpectedResponseError));
     if (!unprocessed && !(status >= 500 && route.retry === "always")) return undefined;
     if (unprocessed) {
       const metadataSeconds = (error.metadata as { retryAfter?: unknown } | undefined)?.retryAfter;

@@ -25,6 +25,7 @@ export {
   type ErrorMetadata,
   type ErrorMetadataOf,
   type FieldMetadata,
+  ForbiddenError,
   IdempotencyKeyMismatchError,
   InsufficientBalanceError,
   InternalError,

@@ -158,6 +158,28 @@ describe("payments", () => {
     assert.deepEqual(seen, ["400.00", "300.00", "200.00", "100.00"]);
   });
 
+  it("walks a filtered list whole while its records leave the filter and new ones arrive", async () => {
+    const shop = await service.svc.newMerchant({});
+    const client = service.client({}, shop);
+    // Each payment a millisecond of its own, as on a running clock (the test's clock stands still).
+    const create = async (amount: string) => {
+      service.svc.clock.advance(1);
+      const params = { amount, referenceId: ref("walk"), paymentMethod: "promptpay" as const, ...customer() };
+      return (await client.payments.create(params)).id;
+    };
+    const made: string[] = [];
+    for (let i = 0; i < 5; i += 1) made.push(await create(`${100 + i}.00`));
+    const seen: string[] = [];
+    for await (const payment of client.payments.listAll({ status: "requires_action", limit: 2 })) {
+      seen.push(payment.id);
+      // Each read payment leaves the filter, and a newer one joins it after the first: a walk by
+      // page number skipped what moved up a page.
+      await client.payments.cancel(payment.id);
+      if (seen.length === 1) await create("999.00");
+    }
+    assert.deepEqual(seen, [...made].reverse());
+  });
+
   it("signs with v1 (body only) when asked, and the server still accepts it", async () => {
     const v1 = service.client({ signatureVersion: "v1" });
     const payment = await v1.payments.create({

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { updateMerchant } from "../../../apps/server/src/merchants/service.ts";
 import type { Credentials } from "../../../apps/server/test/helpers/harness.ts";
 import { fundWallet } from "../../../apps/server/test/helpers/ledger.ts";
+import * as sdk from "../src/index.ts";
 import {
   AuthenticationError,
   type CreatePaymentParams,
@@ -95,6 +96,14 @@ async function refused<E extends SatangError<any>>(
   }
   assert.fail(`expected ${type.name}`);
 }
+
+describe("the error classes", () => {
+  it("exports the class of every code under its own name, so a caller can test for it", () => {
+    for (const [code, ErrorClass] of Object.entries(sdk.ERROR_CLASSES)) {
+      assert.equal((sdk as Record<string, unknown>)[ErrorClass.name], ErrorClass, code);
+    }
+  });
+});
 
 describe("typed errors from a real server", () => {
   it("VALIDATION_ERROR names the field", async () => {

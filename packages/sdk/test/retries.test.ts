@@ -13,6 +13,7 @@ import {
   Satang,
   type SatangConfig,
   ServiceUnavailableError,
+  UnexpectedResponseError,
   ValidationError,
 } from "../src/index.ts";
 import { customer, type ListeningService, listeningService, ref } from "./helpers/server.ts";
@@ -198,6 +199,38 @@ describe("retries of a create", () => {
     assert.equal(payment.id, "p-1");
   });
 
+  it("names the create's idempotency key when every attempt's answer was lost, and says it may be done", async () => {
+    const { fetch, attempts } = scripted(["reset-after", "reset-after", "reset-after"]);
+    const { client } = clientWith(fetch);
+    const params = paymentParams();
+    const error = await client.payments.create(params).then(
+      () => assert.fail("the create should fail"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ConnectionError);
+    const key = JSON.parse(attempts[0]!.body!).idempotencyKey;
+    assert.equal(error.idempotencyKey, key);
+    assert.equal(error.mayHaveBeenProcessed, true);
+    assert.match(error.message, /may have been processed/);
+    assert.ok(error.message.includes(key), error.message);
+    // The server made it once; the same create with that key answers it.
+    const again = await service.client().payments.create({ ...params, idempotencyKey: key });
+    assert.equal(again.replayed, true);
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
+  });
+
+  it("says a refused connection reached nothing", async () => {
+    const { fetch } = scripted(["refused"]);
+    const { client } = clientWith(fetch, { maxRetries: 0 });
+    const error = await client.payments.create(paymentParams()).then(
+      () => assert.fail("the create should fail"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(error.mayHaveBeenProcessed, false);
+    assert.doesNotMatch(error.message, /may have been processed/);
+  });
+
   it("does not retry with maxRetries 0", async () => {
     const { fetch, attempts } = scripted(["503-before"]);
     const { client } = clientWith(fetch, { maxRetries: 0 });
@@ -310,6 +343,29 @@ describe("retries of writes without an idempotency key", () => {
     assert.equal(canceled.status, "canceled");
     assert.equal(attempts.length, 3);
     assertFreshSignatures(attempts);
+  });
+
+  it("does not repeat a cancel after a 503 without Satang's envelope (a proxy's), which may come after the work", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    let calls = 0;
+    const fetch: FetchLike = async (url, init) => {
+      calls += 1;
+      const response = await globalThis.fetch(url, init);
+      await response.arrayBuffer();
+      return new Response("<html>503 Service Temporarily Unavailable</html>", { status: 503 });
+    };
+    await assert.rejects(clientWith(fetch).client.payments.cancel(payment.id), UnexpectedResponseError);
+    assert.equal(calls, 1);
+    const read = await service.client().payments.retrieve(payment.id);
+    assert.equal(read.status, "canceled");
+  });
+
+  it("refuses a success answer without data as unexpected, not with a TypeError", async () => {
+    const fetch: FetchLike = async () => new Response(JSON.stringify({ success: true }), { status: 201 });
+    await assert.rejects(
+      clientWith(fetch, { maxRetries: 0 }).client.payments.create(paymentParams()),
+      UnexpectedResponseError,
+    );
   });
 
   it("retries reads on any 5xx", async () => {
