@@ -192,9 +192,14 @@ function acceptedTypes(node: SchemaNode): Set<string> | undefined {
 const isAmount = (node: SchemaNode): boolean =>
   (node as Record<string, unknown>)[AMOUNT_KEYWORD] !== undefined || (node.anyOf ?? []).some(isAmount);
 
-/** Whether a present value has a JSON type its field does not accept (an amount excepted). */
+/**
+ * Whether a present value has a JSON type its field does not accept. An amount's JSON number is
+ * an invalid amount, not a wrong type (CONTRACT 4: "including a JSON number"); its null, object,
+ * array or boolean is a wrong type as any field's.
+ */
 function isWrongType(node: SchemaNode, value: unknown): boolean {
-  if (value === undefined || isAmount(node)) return false;
+  if (value === undefined) return false;
+  if (isAmount(node)) return typeof value !== "string" && typeof value !== "number";
   const types = acceptedTypes(node);
   if (!types) return false;
   const type = jsonTypeOf(value);
@@ -221,7 +226,7 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string, data
   const nodes = path.length === 0 ? [root] : nodesAlong(root, path);
   // A missing or unknown field, text the database cannot store, or a value of the wrong JSON
   // type is VALIDATION_ERROR whatever code the field declares for its own rule (CONTRACT 4);
-  // only an amount keeps its code for a wrong type ("including a JSON number").
+  // only an amount keeps its code for a JSON number ("including a JSON number").
   const fieldNode = path.length > 0 && nodes.length === path.length ? nodes.at(-1) : undefined;
   const wrongType = fieldNode !== undefined && isWrongType(fieldNode, valueAt(data, path));
   const structural =

@@ -237,9 +237,18 @@ describe("create payment: amount", () => {
     });
   }
 
-  for (const amount of [1000, 1000.5, null, true, ["1000"], { value: "1000" }]) {
-    it(`refuses the JSON value ${JSON.stringify(amount)} with INVALID_AMOUNT`, async () => {
+  // CONTRACT 4: "present but invalid amount (including a JSON number)" is INVALID_AMOUNT; any
+  // other wrong JSON type is a wrong type, VALIDATION_ERROR, as for every field.
+  for (const amount of [1000, 1000.5]) {
+    it(`refuses the JSON number ${JSON.stringify(amount)} with INVALID_AMOUNT`, async () => {
       expectError(await create(validBody({ amount })), "INVALID_AMOUNT", "amount");
+    });
+  }
+  for (const amount of [null, true, ["1000"], { value: "1000" }]) {
+    it(`refuses the JSON value ${JSON.stringify(amount)} (a wrong type) with VALIDATION_ERROR`, async () => {
+      const res = await create(validBody({ amount }));
+      expectError(res, "VALIDATION_ERROR", "amount");
+      assert.match(res.body.error.message, /must be of type string/);
     });
   }
 
