@@ -24,6 +24,33 @@ import { ERROR_CODE_KEYWORD, validatorCompiler } from "./validation.ts";
 /** The schema key a route lists its service's errors under (an OpenAPI extension, `x-`). */
 export const ERRORS_KEY = "x-errors";
 
+/**
+ * A route's success responses' headers, by status (`{ 200: { Name: header } }`), added to the
+ * document's responses (http/openapi.ts): what an answer says beside its body.
+ */
+export const SUCCESS_HEADERS_KEY = "x-success-headers";
+export type SuccessHeaders = Record<number, Record<string, { description: string; schema: object }>>;
+
+const TRUE_ONLY = { type: "string", enum: ["true"] };
+/** A create's 200 for a request whose idempotencyKey made (or was answered with) the record before. */
+export const IDEMPOTENT_REPLAYED_HEADER = {
+  "Idempotent-Replayed": {
+    description:
+      "Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: " +
+      "an idempotent replay. Absent otherwise.",
+    schema: TRUE_ONLY,
+  },
+};
+/** A PromptPay create's 200 answered with an open payment of the same customer account and amount. */
+export const PAYMENT_REUSED_HEADER = {
+  "Satang-Payment-Reused": {
+    description:
+      "Present (true) when PromptPay reuse answered with an open payment an earlier request made for the same " +
+      "customer account and amount (its own referenceId): not a payment of this request. Absent otherwise.",
+    schema: TRUE_ONLY,
+  },
+};
+
 /** One error an operation can answer: when it happens, and the body the service sends. */
 export interface DocumentedError {
   when: string;

@@ -28,6 +28,8 @@ import {
   ERRORS_KEY,
   errorResponses,
   inputErrors,
+  SUCCESS_HEADERS_KEY,
+  type SuccessHeaders,
 } from "./openapi-errors.ts";
 import { addExamples, EXAMPLE_MOMENT } from "./openapi-examples.ts";
 import { rateLimitExceeded } from "./rate-limit.ts";
@@ -155,7 +157,13 @@ const DATABASE_ERRORS: DocumentedError[] = [
 ];
 
 type OpenApiDocument = {
-  paths?: Record<string, Record<string, { responses?: Record<string, unknown>; [ERRORS_KEY]?: unknown }>>;
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { responses?: Record<string, unknown>; [ERRORS_KEY]?: unknown; [SUCCESS_HEADERS_KEY]?: unknown }
+    >
+  >;
   tags?: unknown[];
   "x-tagGroups"?: unknown[];
 };
@@ -168,14 +176,22 @@ const SUCCESS_DESCRIPTIONS: Record<string, string> = {
 };
 
 /** Success responses described by their status rather than the plugin's "Default Response". */
-function successDescribed(responses: Record<string, unknown>): Record<string, unknown> {
+function successDescribed(
+  responses: Record<string, unknown>,
+  headers: SuccessHeaders,
+): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       const described = response as { description?: string };
       const text = SUCCESS_DESCRIPTIONS[status];
+      const own = headers[Number(status)];
       return [
         status,
-        described.description === "Default Response" && text ? { ...described, description: text } : response,
+        {
+          ...described,
+          ...(described.description === "Default Response" && text ? { description: text } : {}),
+          ...(own ? { headers: own } : {}),
+        },
       ];
     }),
   );
@@ -268,8 +284,13 @@ export async function registerOpenApi(
       for (const operations of Object.values(paths)) {
         for (const operation of Object.values(operations)) {
           const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
+          const headers = (operation[SUCCESS_HEADERS_KEY] ?? {}) as SuccessHeaders;
           delete operation[ERRORS_KEY];
-          operation.responses = { ...successDescribed(operation.responses ?? {}), ...errorResponses(errors) };
+          delete operation[SUCCESS_HEADERS_KEY];
+          operation.responses = {
+            ...successDescribed(operation.responses ?? {}, headers),
+            ...errorResponses(errors),
+          };
         }
       }
       document.paths = merchantApiFirst(paths);

@@ -10,7 +10,12 @@ import { emptyBodyAsObject } from "../http/body.ts";
 import { emptyReferenceRoute } from "../http/empty-reference.ts";
 import { ok } from "../http/envelope.ts";
 import { ReferenceParams } from "../http/fields.ts";
-import { documented } from "../http/openapi-errors.ts";
+import {
+  documented,
+  IDEMPOTENT_REPLAYED_HEADER,
+  PAYMENT_REUSED_HEADER,
+  SUCCESS_HEADERS_KEY,
+} from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { duplicateReference, idempotencyKeyMismatch } from "../lib/idempotency.ts";
 import { noConnectorTookIt } from "./routing.ts";
@@ -74,6 +79,7 @@ function createRoute(app: App, ctx: PaymentContext): void {
           "that payment, so a retry with it is an idempotent replay of it, with both headers).",
         body: CreatePaymentBody,
         response: { 200: PaymentEnvelope, 201: PaymentEnvelope },
+        [SUCCESS_HEADERS_KEY]: { 200: { ...IDEMPOTENT_REPLAYED_HEADER, ...PAYMENT_REUSED_HEADER } },
         "x-errors": [
           documented(
             "Another payment of this merchant already has this referenceId",

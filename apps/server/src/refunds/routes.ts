@@ -10,7 +10,7 @@ import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
-import { documented } from "../http/openapi-errors.ts";
+import { documented, IDEMPOTENT_REPLAYED_HEADER, SUCCESS_HEADERS_KEY } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { duplicateReference, idempotencyKeyMismatch } from "../lib/idempotency.ts";
 import {
@@ -98,6 +98,7 @@ function createRoute(app: App, ctx: RefundContext): void {
         params: PaymentIdParams,
         body: CreateRefundBody,
         response: { 200: RefundEnvelope, 201: RefundEnvelope },
+        [SUCCESS_HEADERS_KEY]: { 200: IDEMPOTENT_REPLAYED_HEADER },
         "x-errors": CREATE_ERRORS,
       },
     },

@@ -9,7 +9,7 @@ import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { emptyReferenceRoute } from "../http/empty-reference.ts";
 import { ok } from "../http/envelope.ts";
-import { documented } from "../http/openapi-errors.ts";
+import { documented, IDEMPOTENT_REPLAYED_HEADER, SUCCESS_HEADERS_KEY } from "../http/openapi-errors.ts";
 import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
 import type { App } from "../http/typed-app.ts";
 import type { AppError } from "../lib/errors.ts";
@@ -114,6 +114,7 @@ function createRoute(app: App, ctx: WithdrawContext): void {
           "limit (400 INVALID_INPUT), balance (400 INSUFFICIENT_BALANCE).",
         body: CreateWithdrawBody,
         response: { 200: WithdrawEnvelope, 201: WithdrawEnvelope },
+        [SUCCESS_HEADERS_KEY]: { 200: IDEMPOTENT_REPLAYED_HEADER },
         "x-errors": CREATE_ERRORS,
       },
     },

@@ -169,6 +169,33 @@ describe("documented errors", () => {
     );
   });
 
+  it("documents the headers a create's 200 carries, as the server sends them", async () => {
+    const declared = (id: string) => Object.keys(operationById(id).operation.responses["200"].headers ?? {});
+    assert.deepEqual(declared("createPayment").sort(), ["Idempotent-Replayed", "Satang-Payment-Reused"]);
+    assert.deepEqual(declared("createWithdraw"), ["Idempotent-Replayed"]);
+    assert.deepEqual(declared("createRefund"), ["Idempotent-Replayed"]);
+
+    const body = {
+      amount: "1000.00",
+      referenceId: `hdr-${randomUUID()}`,
+      paymentMethod: "promptpay",
+      customerBankAccountName: "Somchai Jaidee",
+      customerBankAccountNumber: String(1e9 + Math.floor(Math.random() * 8e9)),
+      customerBankCode: "004",
+      idempotencyKey: randomUUID(),
+    };
+    const created = await svc.request("POST", "/api/v1/payments", body);
+    assert.equal(created.status, 201);
+    const replay = await svc.request("POST", "/api/v1/payments", body);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    const reused = await svc.request("POST", "/api/v1/payments", {
+      ...body,
+      referenceId: `hdr-${randomUUID()}`,
+      idempotencyKey: randomUUID(),
+    });
+    assert.equal(reused.headers["satang-payment-reused"], "true");
+  });
+
   it("documents authentication, the rate limit and 503 with Retry-After on every HMAC operation", () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;

@@ -2126,6 +2126,10 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
+          "Idempotent-Replayed"?: "true";
+          /** @description Present (true) when PromptPay reuse answered with an open payment an earlier request made for the same customer account and amount (its own referenceId): not a payment of this request. Absent otherwise. */
+          "Satang-Payment-Reused"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -3346,6 +3350,8 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -4366,6 +4372,8 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
