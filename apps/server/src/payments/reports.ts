@@ -8,7 +8,7 @@
  * | processing | awaiting the customer          | process                                   |
  * | processing | anything else                  | refused (not_awaiting_customer)           |
  * | succeeded  | open                           | succeed                                   |
- * | succeeded  | expired, within 72 h           | confirmLate                               |
+ * | succeeded  | expired, within 72 h           | confirmLate (unless refused as too late before) |
  * | succeeded  | expired later, canceled, failed | refused and recorded for the operator    |
  * | succeeded  | succeeded                      | refused (already_succeeded)               |
  * | failed     | open                           | fail                                      |
@@ -23,7 +23,7 @@ import { businessNow, type Clock } from "../lib/clock.ts";
 import { LATE_CONFIRMATION_WINDOW_MS } from "../lib/limits.ts";
 import { type PaymentReportOutcome, type Refusal, unknownSubject } from "../lib/provider-reports.ts";
 import { isAwaitingCustomer, isOpen } from "./statuses.ts";
-import { lockPayment } from "./store.ts";
+import { LATE_WINDOW_PASSED, lateConfirmationRefusedBefore, lockPayment } from "./store.ts";
 import { expireIfDue, moveLockedPayment, type PaymentEventContext } from "./transitions.ts";
 
 type PaymentReportResult =
@@ -59,12 +59,13 @@ async function succeededWhenNotOpen(
 ): Promise<PaymentReportResult> {
   switch (row.status) {
     case "expired":
-      if (withinLateConfirmationWindow(row, now)) {
+      // A confirmation refused as too late stays refused, also after a sandbox clock reset.
+      if (withinLateConfirmationWindow(row, now) && !(await lateConfirmationRefusedBefore(trx, row))) {
         return { kind: "applied", payment: await moveLockedPayment(trx, ctx, "confirmLate", row, now) };
       }
       return refuse(
         row,
-        "late_confirmation_window_passed",
+        LATE_WINDOW_PASSED,
         `Payment expired at ${row.expires_at?.toISOString()}; a confirmation more than 72 hours later is refused and recorded for the operator`,
         true,
       );

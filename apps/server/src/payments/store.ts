@@ -616,6 +616,31 @@ export async function lockPayment(db: Db, paymentId: string): Promise<WithOffset
   return withOffsets(rows)[0];
 }
 
+/** The reason a confirmation past the late-confirmation window is refused and recorded with. */
+export const LATE_WINDOW_PASSED = "late_confirmation_window_passed";
+
+/**
+ * Whether a confirmation of this payment was refused before as past its late-confirmation
+ * window (recorded for the operator, lifecycle/store.ts `insertAnomaly`). Such a refusal stands:
+ * a sandbox clock reset brings the merchant's business time back inside the window, but nothing
+ * moves backwards for a record (CONTRACT 10). Read only for a confirmation of an expired payment.
+ */
+export async function lateConfirmationRefusedBefore(
+  db: Db,
+  row: Pick<PaymentRow, "id" | "merchant_id">,
+): Promise<boolean> {
+  const found = await db
+    .selectFrom("provider_anomalies")
+    .select("id")
+    .where("merchant_id", "=", row.merchant_id)
+    .where("subject_type", "=", "payment")
+    .where("subject_id", "=", row.id)
+    .where("reason", "=", LATE_WINDOW_PASSED)
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
 /** The columns a status change stamps besides `status` and `updated_at`. */
 export type PaymentStamps = Partial<Pick<PaymentRow, "canceled_at" | "captured_at" | "confirmed_at">> & {
   /** Sets confirmed_at to this time unless the payment was confirmed before. */

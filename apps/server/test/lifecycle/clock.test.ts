@@ -273,6 +273,31 @@ describe("the merchant's clock reset", () => {
     );
   });
 
+  it("keeps a confirmation refused as past the late window refused after the reset brings time back inside it", async () => {
+    const merchant = await svc.newMerchant();
+    const payment = await createPayment(svc, merchant, { expiresInMinutes: 15 });
+    // Past expiresAt + 72 h: the payment expires, and a success is refused for the operator.
+    await advanceClock(svc, merchant, 15 * 60 + 72 * 3600 + 60);
+    const refused = await simulatePaymentRequest(svc, merchant, payment.id, "succeeded");
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.metadata.reason, "late_confirmation_window_passed");
+
+    await resetClock(merchant);
+    const again = await simulatePaymentRequest(svc, merchant, payment.id, "succeeded");
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.equal(again.body.error.metadata.reason, "late_confirmation_window_passed");
+    assert.equal((await paymentOf(merchant, payment.id)).status, "expired");
+    assert.deepEqual(await eventTypes(svc.deps.db, payment.id), ["payment.expired"]);
+
+    // Within the window, with no refusal before, a late confirmation after a reset still succeeds.
+    const other = await createPayment(svc, merchant, { expiresInMinutes: 15 });
+    await advanceClock(svc, merchant, 15 * 60 + 60);
+    await resetClock(merchant);
+    const late = await simulatePaymentRequest(svc, merchant, other.id, "succeeded");
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    assert.equal(late.body.data.status, "succeeded");
+  });
+
   it("never stamps a change to a payment made ahead of the reset before its last change", async () => {
     const merchant = await svc.newMerchant();
     await advanceClock(svc, merchant, 3600);
