@@ -513,15 +513,19 @@ const SCB_PAYER_SETTINGS = [
 ] as const;
 
 /**
- * SCB's payer settings: required when SCB pays withdraws. When it does not, they are not used,
- * but one that is set is still checked, so a mistyped value is found at start and not on the
- * day payouts are switched to SCB.
+ * SCB's payer settings: required when SCB pays withdraws. When it does not, one that is set is
+ * still checked, so a mistyped value is found at start and not on the day payouts are switched
+ * to SCB; and all three set keep SCB able to ask about the transfers it was sent before new
+ * payouts went elsewhere (they stay with SCB, lifecycle/context.ts `providerHolding`).
  */
 function loadScbPayer(env: NodeJS.ProcessEnv, payouts: PayoutMode): ScbPayerConfig | null {
   if (payouts === "manual") {
-    for (const [name, pattern, what] of SCB_PAYER_SETTINGS)
-      if (env[name]) secretText(env, name, pattern, what);
-    return null;
+    const values = SCB_PAYER_SETTINGS.map(([name, pattern, what]) =>
+      env[name] ? secretText(env, name, pattern, what) : undefined,
+    );
+    if (values.some((value) => value === undefined)) return null;
+    const [accountNumber, taxId, corporateId] = values as [string, string, string];
+    return { accountNumber, taxId, corporateId };
   }
   const missing = SCB_PAYER_SETTINGS.map(([name]) => name).filter((name) => !env[name]);
   if (missing.length > 0) {

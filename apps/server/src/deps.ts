@@ -48,6 +48,8 @@ export interface Deps {
   dispatcher: DeliveryDispatcher;
   /** Where payouts go; undefined when the deployment has no payout provider. */
   provider: Provider | undefined;
+  /** The provider holding a payout already sent, by its name (lifecycle/context.ts). */
+  heldPayouts: (name: string) => Provider | undefined;
   /** The sandbox's simulated bank (simulate routes, its callback route); undefined in live. */
   simulator: SandboxBank | undefined;
   /**
@@ -141,6 +143,7 @@ export function buildDeps(input: DepsInput): Deps {
     webhooks,
     dispatcher: new DeliveryDispatcher({ db, wallClock, secrets, webhooks }),
     provider: input.provider ?? payoutProvider(sandboxBank?.payouts, connectors),
+    heldPayouts: (name) => connectors.find((c) => c.name === name)?.heldPayouts,
     simulator: sandboxBank?.bank,
     connectors: connectorsOf(connectors),
     reconcileIntervalMs: reconcileIntervalOf(config),

@@ -20,6 +20,12 @@ export interface LifecycleContext {
    * where they are instead of guessing.
    */
   provider: Provider | undefined;
+  /**
+   * The provider that holds a payout already sent, by the name its attempt records (which may
+   * not be where new payouts go, after SATANG_PAYOUT_PROVIDER changed or with the manual desk);
+   * undefined when no configured connector has that name. Absent: only `provider` holds any.
+   */
+  heldPayouts?: ((name: string) => Provider | undefined) | undefined;
   /** The sandbox's simulated bank, which the simulate routes drive; undefined in live. */
   simulator: SandboxBank | undefined;
   /**
@@ -34,4 +40,16 @@ export function simulatorOf(ctx: Pick<LifecycleContext, "simulator">): SandboxBa
   // Sandbox routes are not even registered in live; reaching this is a bug, answered as 404.
   if (!ctx.simulator) throw new AppError("RESOURCE_NOT_FOUND", "Sandbox simulation is not available in live");
   return ctx.simulator;
+}
+
+/**
+ * The provider a payout attempt recorded under `name` stays with: asked about, sent again and
+ * fenced only through it, never through another connector that now takes new payouts.
+ */
+export function providerHolding(
+  ctx: Pick<LifecycleContext, "provider" | "heldPayouts">,
+  name: string,
+): Provider | undefined {
+  if (ctx.provider?.name === name) return ctx.provider;
+  return ctx.heldPayouts?.(name);
 }

@@ -60,7 +60,7 @@ import { moveLockedWithdraw } from "../withdraws/transitions.ts";
 import { withdrawView } from "../withdraws/view.ts";
 import { recordAnomaly } from "./anomalies.ts";
 import { type BookedPayout, bookPayoutReport, receiveProviderCallback } from "./callbacks.ts";
-import { type LifecycleContext, simulatorOf } from "./context.ts";
+import { type LifecycleContext, providerHolding, simulatorOf } from "./context.ts";
 import { eachMerchant } from "./per-merchant.ts";
 import {
   claimDuePayouts,
@@ -520,8 +520,7 @@ async function reconcileOne(
  * asking the provider.
  */
 export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
-  const provider = ctx.provider;
-  if (!provider) return 0;
+  if (!ctx.provider && !ctx.heldPayouts) return 0;
   const claimed = await withTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
     const due = await claimDuePayouts(trx, { now, limit: JOB_BATCH_SIZE });
@@ -537,15 +536,37 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
     return due.map(({ row }) => ({ ...row, checks: row.checks + 1 }));
   });
   await Promise.all(
-    claimed.map((row) =>
-      reconcileOne(ctx, provider, {
-        subject: subjectOfRow(row),
-        key: row.idempotency_key,
-        checks: row.checks,
-      }),
-    ),
+    claimed.map((row) => {
+      const claim = { subject: subjectOfRow(row), key: row.idempotency_key, checks: row.checks };
+      // Asked of the connector that sent it, never of the one that takes new payouts now.
+      const holder = providerHolding(ctx, row.provider);
+      return holder ? reconcileOne(ctx, holder, claim) : holderMissing(ctx, row.provider, claim);
+    }),
   );
   return claimed.length;
+}
+
+/**
+ * A payout whose connector is not configured on this server any more (SATANG_PROVIDER without
+ * it, or SCB without its payer settings): nobody else may be asked or sent it, so it keeps its
+ * hold, is checked again later, and says why on the operator's undecided list.
+ */
+async function holderMissing(
+  ctx: LifecycleContext,
+  name: string,
+  claim: { subject: PayoutSubject; checks: number },
+): Promise<void> {
+  await withTransaction(ctx.db, async (trx) => {
+    const locked = await lockPayout(trx, claim.subject);
+    if (!locked || locked.row.state === "completed" || locked.row.checks !== claim.checks) return;
+    const at = businessNow(ctx.clock, locked.offsetMs);
+    await updatePayout(trx, claim.subject, {
+      state: locked.row.state === "sending" ? "unknown" : locked.row.state,
+      lastError: `the connector ${name}, which holds this payout, is not configured on this server: it is asked nothing and its hold stays until ${name} is configured again or the operator resolves the payout`,
+      nextCheckAt: later(at, checkDelayMs(locked.row.checks)),
+      at,
+    });
+  });
 }
 
 /**

@@ -36,7 +36,7 @@ import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { lockWithdraw } from "../withdraws/store.ts";
 import { withdrawView } from "../withdraws/view.ts";
 import { type BookedPayout, bookPayoutReport } from "./callbacks.ts";
-import type { LifecycleContext } from "./context.ts";
+import { type LifecycleContext, providerHolding } from "./context.ts";
 import { watchResolvedPayout } from "./payouts.ts";
 import { lockPayout, updatePayout } from "./store.ts";
 import {
@@ -101,8 +101,8 @@ async function evidenceOf(
   subject: PayoutSubject,
   provider: string,
 ): Promise<PayoutEvidence | null> {
-  const connector = ctx.provider;
-  if (!connector?.payoutEvidence || connector.name !== provider) return null;
+  const connector = providerHolding(ctx, provider);
+  if (!connector?.payoutEvidence) return null;
   // What the connector records of the bank's answer is not the operator's resolution: the
   // resolution's own transaction below is the one its audit entry commits with.
   return unwatched(() => connector.payoutEvidence?.(payoutKeyOf(subject)) ?? null);
@@ -273,7 +273,7 @@ async function resolvePayout(
     }
     // The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and
     // a transfer it executed after all is booked as a late success (lifecycle/payouts.ts).
-    if (input.outcome === "failed" && ctx.provider?.name === payout.row.provider)
+    if (input.outcome === "failed" && providerHolding(ctx, payout.row.provider))
       await watchResolvedPayout(trx, subject, at);
     return {
       booked,
@@ -303,8 +303,8 @@ async function refuseWhileMoneyInFlight(
   provider: string,
   name: string,
 ): Promise<void> {
-  const connector = ctx.provider;
-  if (!connector?.moneyInFlight || connector.name !== provider) return;
+  const connector = providerHolding(ctx, provider);
+  if (!connector?.moneyInFlight) return;
   const inFlight = await connector.moneyInFlight(trx, payoutKeyOf(subject));
   if (inFlight === null) return;
   throw new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ${inFlight}`, {

@@ -188,8 +188,18 @@ export interface Connector {
   /** The secret path segment of its notifications; undefined when it takes none. */
   readonly callbackToken: string | undefined;
   readonly collection: CollectionPort | undefined;
-  /** Undefined when it does not pay out, or when payouts go to the manual desk. */
+  /**
+   * Where new payouts go: undefined when it does not pay out, when another connector takes the
+   * payouts (SATANG_PAYOUT_PROVIDER) or when they go to the manual desk.
+   */
   readonly payouts: Provider | undefined;
+  /**
+   * The payouts this connector holds already, whoever takes new ones: asked about, sent again
+   * with the same key only after the bank said it never saw it, fenced and shown to the operator
+   * by this connector (a transfer already sent stays with the connector that sent it, CONTRACT
+   * 15). Undefined when it cannot pay out at all (SCB without its payer settings).
+   */
+  readonly heldPayouts?: Provider | undefined;
   /**
    * Keeps each notice that came with the right token, with its answer, for the operator (a bank's
    * recorded inbound exchanges); optional. A failure to keep it never changes the answer.

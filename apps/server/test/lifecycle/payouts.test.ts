@@ -490,7 +490,7 @@ describe("verification expiry and cancel events", () => {
 
 /** A provider that loses answers on purpose, counting every call. */
 class FlakyProvider implements Provider {
-  readonly name = "flaky";
+  constructor(readonly name = "flaky") {}
   readonly sends: PayoutInput[] = [];
   readonly book = new Map<string, "accepted" | "paid" | "failed">();
   /** before: the request never reaches the bank; after: the bank books it, the answer is lost. */
@@ -533,6 +533,81 @@ class FlakyProvider implements Provider {
     throw new Error("not used");
   }
 }
+
+describe("a payout stays with the connector that sent it", () => {
+  // The service sends through bank-a; then the deployment's payouts go to bank-b (another
+  // SATANG_PAYOUT_PROVIDER, or the manual desk), as a restarted process over the same database.
+  const bankA = new FlakyProvider("bank-a");
+  const bankB = new FlakyProvider("bank-b");
+  let first: TestService;
+  before(async () => {
+    first = await startService({ env: { SANDBOX_PAYOUT_PICKUP: "automatic" }, deps: { provider: bankA } });
+  });
+  afterEach(async () => {
+    await assertLedgerConsistent(first.deps.db);
+  });
+  after(async () => {
+    await first.close();
+  });
+
+  async function sentThroughA(loseSend: FlakyProvider["loseSend"]): Promise<string> {
+    bankA.loseSend = loseSend;
+    const own = await fundedMerchant(first, {}, 10_000n);
+    const withdraw = await createWithdraw(first, own, { amount: "1000.00" });
+    await drain(first.deps, payoutDispatchJob);
+    bankA.loseSend = "no";
+    const payout = await payoutRow(first.deps, withdraw.id);
+    assert.equal(payout.provider, "bank-a");
+    assert.equal(payout.state, "unknown");
+    return withdraw.id;
+  }
+  const switched = (holders: Provider[]): Deps => ({
+    ...first.depsWith({ provider: bankB }),
+    heldPayouts: (name) => holders.find((holder) => holder.name === name),
+  });
+
+  it("asks the connector that holds an undecided payout, never the one that takes new payouts", async () => {
+    const id = await sentThroughA("after");
+    const deps = switched([bankA]);
+    first.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+    await drain(deps, payoutReconcileJob);
+    assert.equal((await payoutRow(deps, id)).state, "accepted", "bank-a says it has the transfer");
+    bankA.book.set(id, "paid");
+    first.clock.advance(HOUR_MS);
+    await drain(deps, payoutReconcileJob);
+    assert.equal(await statusOf(deps, id), "paid");
+    assert.equal(bankA.sends.filter((send) => send.idempotencyKey === id).length, 1);
+    assert.deepEqual(bankB.sends, [], "nothing was sent to bank-b: one transfer, paid once");
+  });
+
+  it("sends again only through the holding connector when it never saw the payout", async () => {
+    const id = await sentThroughA("before");
+    const deps = switched([bankA]);
+    first.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+    await drain(deps, payoutReconcileJob);
+    assert.equal(
+      bankA.sends.filter((send) => send.idempotencyKey === id).length,
+      2,
+      "resent by the same key",
+    );
+    assert.equal((await payoutRow(deps, id)).state, "accepted");
+    assert.deepEqual(bankB.sends, []);
+  });
+
+  it("asks nobody while the holding connector is not configured, and keeps the hold", async () => {
+    const id = await sentThroughA("after");
+    const deps = switched([]);
+    first.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+    await drain(deps, payoutReconcileJob);
+    const payout = await payoutRow(deps, id);
+    assert.equal(payout.state, "unknown");
+    assert.match(payout.last_error ?? "", /bank-a, which holds this payout, is not configured/);
+    assert.ok(payout.next_check_at > first.clock.now(), "checked again later");
+    assert.equal(await statusOf(deps, id), "processing");
+    assert.deepEqual(await ledgerKinds(deps.db, id), ["withdraw_hold"]);
+    assert.deepEqual(bankB.sends, []);
+  });
+});
 
 describe("automatic pickup with an unreliable provider", () => {
   let auto: TestService;

@@ -35,21 +35,18 @@ export function createOpnConnector(config: OpnConfig, deps: OpnConnectorDeps): C
     timeoutMs: config.requestTimeoutMs,
     fetch: deps.fetch,
   });
+  // Built whoever takes new payouts: the transfers Opn holds already are still asked about.
+  const payouts = new OpnPayouts(
+    client,
+    deps.db,
+    { recipientVerifyMaxMs: config.recipientVerifyMaxMs, settleMs: deps.settleMs ?? defaultSettleMs(config) },
+    deps.clock,
+  );
   return {
     name: OPN_PROVIDER_NAME,
     callbackToken: config.callbackToken,
     collection: new OpnCollection(client, { webhookSecret: config.webhookSecret }, deps.clock),
-    payouts:
-      deps.payouts === false
-        ? undefined
-        : new OpnPayouts(
-            client,
-            deps.db,
-            {
-              recipientVerifyMaxMs: config.recipientVerifyMaxMs,
-              settleMs: deps.settleMs ?? defaultSettleMs(config),
-            },
-            deps.clock,
-          ),
+    payouts: deps.payouts === false ? undefined : payouts,
+    heldPayouts: payouts,
   };
 }

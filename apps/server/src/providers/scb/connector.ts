@@ -73,20 +73,22 @@ export function createScbConnector(config: ScbConfig, deps: ScbConnectorDeps): S
   const transfers = config.payer
     ? new ScbPayouts(client, { payer: config.payer, inquiryDelayMs: config.inquiryDelayMs }, deps.clock)
     : null;
+  const payouts = transfers
+    ? new ScbProvider({
+        db: deps.db,
+        clock: deps.clock,
+        collection,
+        payouts: transfers,
+        reconcileIntervalMs: config.reconcileIntervalMs,
+      })
+    : undefined;
   return {
     name: SCB_PROVIDER_NAME,
     callbackToken: config.callbackToken,
     client,
     collection,
-    payouts: transfers
-      ? new ScbProvider({
-          db: deps.db,
-          clock: deps.clock,
-          collection,
-          payouts: transfers,
-          reconcileIntervalMs: config.reconcileIntervalMs,
-        })
-      : undefined,
+    payouts,
+    heldPayouts: payouts,
     transfers,
     confirmationPath: `/providers/${SCB_PROVIDER_NAME}/confirmations/${config.callbackToken}`,
     recorder: deps.recorder,

@@ -63,6 +63,23 @@ describe("router and payout connector in the composition root", () => {
     const deps = depsOf({ ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn", SATANG_PAYOUTS: "manual" });
     assert.equal(deps.provider, undefined);
     assert.deepEqual(deps.router?.names(), ["opn"]);
+    // What Opn was sent before the desk took over is still asked about through Opn.
+    assert.equal(deps.heldPayouts("opn")?.name, "opn");
+  });
+
+  it("keeps the payouts each connector holds with it, whoever takes new payouts", () => {
+    const env = { ...LIVE, ...SCB_ENV, ...OPN_ENV, SATANG_PROVIDER: "scb,opn" };
+    const opnPays = depsOf({ ...env, SATANG_PAYOUT_PROVIDER: "opn" });
+    assert.ok(opnPays.heldPayouts("scb") instanceof ScbProvider, "SCB's transfers are asked of SCB");
+    assert.equal(opnPays.heldPayouts("opn"), opnPays.provider);
+    const scbPays = depsOf(env);
+    assert.equal(scbPays.heldPayouts("scb"), scbPays.provider);
+    assert.equal(scbPays.heldPayouts("opn")?.name, "opn", "Opn's transfers are asked of Opn");
+    const manual = depsOf({ ...env, SATANG_PAYOUTS: "manual" });
+    assert.ok(manual.heldPayouts("scb") instanceof ScbProvider);
+    assert.equal(manual.heldPayouts("elsewhere"), undefined);
+    const opnOnly = depsOf({ ...LIVE, ...OPN_ENV, SATANG_PROVIDER: "opn" });
+    assert.equal(opnOnly.heldPayouts("scb"), undefined, "SCB not configured: nobody is asked in its place");
   });
 
   it("pays through Opn, not SCB, when SATANG_PAYOUT_PROVIDER=opn", () => {

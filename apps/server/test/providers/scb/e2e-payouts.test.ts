@@ -275,6 +275,36 @@ describe("a withdraw paid by SCB credit transfer", () => {
     assert.equal((await withdrawOf(withdraw.id)).status, "paid");
   });
 
+  for (const next of ["another connector", "the payout desk"] as const) {
+    it(`asks SCB, not ${next}, about a transfer SCB holds after new payouts went to ${next}`, async () => {
+      live.sim.failNext("credit_confirm", { kind: "timeout_but_execute" });
+      const withdraw = await newWithdraw(SCB_ACCOUNT);
+      await dispatchPendingWithdraws(live.svc.deps);
+      assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+      // A restart with SATANG_PAYOUT_PROVIDER naming another connector, or SATANG_PAYOUTS=manual.
+      const sent: PayoutInput[] = [];
+      const other: Provider = {
+        name: "other",
+        sendPayout: async (input) => {
+          sent.push(input);
+          return { status: "accepted", providerReference: "other-1" };
+        },
+        getPayout: async () => ({ status: "not_found" }),
+      };
+      const restarted = {
+        ...live.svc.deps,
+        provider: next === "another connector" ? other : undefined,
+        config: { ...live.svc.deps.config, payouts: next === "another connector" ? "provider" : "manual" },
+      } as typeof live.svc.deps;
+      live.advance((INQUIRY_DELAY_S + 1) * 1000);
+      await reconcilePayouts(restarted);
+      assert.equal((await withdrawOf(withdraw.id)).status, "paid", "SCB's inquiry said it executed");
+      assert.deepEqual(sent, [], `nothing was sent to ${next}`);
+      const scb = atScb(withdraw.id);
+      assert.deepEqual([scb.initiates, scb.confirms, scb.executions], [1, 1, 1]);
+    });
+  }
+
   it("leaves pending withdraws alone when the payout desk pays (SATANG_PAYOUTS=manual)", async () => {
     const withdraw = await newWithdraw(SCB_ACCOUNT);
     const manual = { ...live.svc.deps, config: { ...live.svc.deps.config, payouts: "manual" as const } };
