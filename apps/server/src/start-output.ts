@@ -68,6 +68,14 @@ export function addressesMessage(
     `Satang (${config.env}) is listening on ${listening}`,
     ...places.map(([label, url]) => `  ${label.padEnd(width)}  ${url}`),
   ];
+  // Customers' payment links and the notice URLs registered with the banks start with it.
+  if (config.env === "live" && !configured.startsWith("https://")) {
+    lines.push(
+      `Warning: PUBLIC_BASE_URL is ${configured}, not https: customers' payment links and the notice ` +
+        "URLs registered with the banks start with it. Set it to the public https origin behind your " +
+        "TLS proxy (docs/DEPLOYMENT.md).",
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -27,6 +27,23 @@ describe("start banner", () => {
     assert.match(text, /^ {2}Start page +http:\/\/127\.0\.0\.1:3000\/$/m);
   });
 
+  it("warns in live when the public address is not https, and only then", () => {
+    for (const publicBaseUrl of ["http://pay.example.com", "http://127.0.0.1:3000"]) {
+      const text = addressesMessage({ env: "live", publicBaseUrl, payouts: "provider" }, LISTENING);
+      assert.match(text, /^Warning: PUBLIC_BASE_URL is http:\/\/\S+, not https/m, text);
+    }
+    const https = addressesMessage(
+      { env: "live", publicBaseUrl: "https://pay.example.com", payouts: "provider" },
+      LISTENING,
+    );
+    assert.doesNotMatch(https, /Warning/);
+    const sandbox = addressesMessage(
+      { env: "sandbox", publicBaseUrl: "http://127.0.0.1:3000", payouts: "provider" },
+      LISTENING,
+    );
+    assert.doesNotMatch(sandbox, /Warning/);
+  });
+
   it("lines the addresses up in one column", () => {
     const text = addressesMessage(
       { env: "sandbox", publicBaseUrl: "http://127.0.0.1:3000", payouts: "manual" },
