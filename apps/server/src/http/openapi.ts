@@ -197,6 +197,20 @@ function successDescribed(
   );
 }
 
+type DocumentedOperation = NonNullable<OpenApiDocument["paths"]>[string][string];
+
+/** An operation's responses: its successes with their headers, then its errors by status. */
+function documentResponses(operation: DocumentedOperation): void {
+  const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
+  const headers = (operation[SUCCESS_HEADERS_KEY] ?? {}) as SuccessHeaders;
+  delete operation[ERRORS_KEY];
+  delete operation[SUCCESS_HEADERS_KEY];
+  operation.responses = {
+    ...successDescribed(operation.responses ?? {}, headers),
+    ...errorResponses(errors),
+  };
+}
+
 /** The merchant API's paths first, then the operator API's, each in the order registered. */
 function merchantApiFirst(
   paths: NonNullable<OpenApiDocument["paths"]>,
@@ -282,16 +296,7 @@ export async function registerOpenApi(
       ) as OpenApiDocument;
       const paths = document.paths ?? {};
       for (const operations of Object.values(paths)) {
-        for (const operation of Object.values(operations)) {
-          const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
-          const headers = (operation[SUCCESS_HEADERS_KEY] ?? {}) as SuccessHeaders;
-          delete operation[ERRORS_KEY];
-          delete operation[SUCCESS_HEADERS_KEY];
-          operation.responses = {
-            ...successDescribed(operation.responses ?? {}, headers),
-            ...errorResponses(errors),
-          };
-        }
+        for (const operation of Object.values(operations)) documentResponses(operation);
       }
       document.paths = merchantApiFirst(paths);
       document["x-tagGroups"] = [

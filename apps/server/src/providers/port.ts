@@ -197,7 +197,7 @@ export interface Connector {
    * The payouts this connector holds already, whoever takes new ones: asked about, sent again
    * with the same key only after the bank said it never saw it, fenced and shown to the operator
    * by this connector (a transfer already sent stays with the connector that sent it, CONTRACT
-   * 15). Undefined when it cannot pay out at all (SCB without its payer settings).
+   * 15). Undefined when it cannot pay out at all (a bank connector without its payer settings).
    */
   readonly heldPayouts?: Provider | undefined;
   /**
