@@ -548,8 +548,8 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
 
 /**
  * A payout whose connector is not configured on this server any more (SATANG_PROVIDER without
- * it, or a bank connector without its payer settings): nobody else may be asked or sent it, so it keeps its
- * hold, is checked again later, and says why on the operator's undecided list.
+ * it, or a bank connector without its payer settings): nobody else may be asked or sent it, so
+ * it keeps its hold, is checked again later, and says why on the operator's undecided list.
  */
 async function holderMissing(
   ctx: LifecycleContext,
