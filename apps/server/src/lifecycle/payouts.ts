@@ -562,7 +562,7 @@ async function holderMissing(
     const at = businessNow(ctx.clock, locked.offsetMs);
     await updatePayout(trx, claim.subject, {
       state: locked.row.state === "sending" ? "unknown" : locked.row.state,
-      lastError: `the connector ${name}, which holds this payout, is not configured on this server: it is asked nothing and its hold stays until ${name} is configured again or the operator resolves the payout`,
+      lastError: `the connector ${name}, which holds this payout, is not configured on this server: it is asked nothing and its hold stays until ${name} is configured again (the operator may resolve it paid meanwhile, not failed)`,
       nextCheckAt: later(at, checkDelayMs(locked.row.checks)),
       at,
     });

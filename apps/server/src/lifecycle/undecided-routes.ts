@@ -65,7 +65,8 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
           description:
             "Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). " +
             "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
-            "confirm the connector sent moments ago may still be carried out: its answer decides first. " +
+            "confirm the connector sent moments ago may still be carried out (its answer decides first), " +
+            "and while the connector holding the payout is not configured on this server (nobody can ask it). " +
             "Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; " +
             "the event and webhooks follow. Who decided, why and the bank's evidence are recorded.",
           params: WithdrawIdParams,
@@ -101,7 +102,8 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
         description:
           "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
           "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
-          "confirm the connector sent moments ago may still be carried out: its answer decides first. " +
+          "confirm the connector sent moments ago may still be carried out (its answer decides first), " +
+          "and while the connector holding the payout is not configured on this server (nobody can ask it). " +
           "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
           "returns it where it came from with the reason as the refund's failureReason " +
           "(refund.failed). Who decided, why and the bank's evidence are recorded.",

@@ -291,7 +291,8 @@ async function resolvePayout(
 
 /**
  * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "payout_in_flight"`) while the
- * connector holding the payout has a step that may move money on its way (`moneyInFlight`): a
+ * connector holding the payout is not configured on this server (nobody can ask the bank), or
+ * while it has a step that may move money on its way (`moneyInFlight`): a
  * create or confirm claimed just before the operator's decision would otherwise reach the bank
  * after the hold was released. The payout attempt is locked already, so no later step can be
  * claimed (providers/payout-fence.ts).
@@ -304,7 +305,16 @@ async function refuseWhileMoneyInFlight(
   name: string,
 ): Promise<void> {
   const connector = providerHolding(ctx, provider);
-  if (!connector?.moneyInFlight) return;
+  if (!connector) {
+    // Nobody can ask the bank that holds it whether it paid: a release now could follow a
+    // transfer it executed. `paid` stays open to the operator who has the bank's word.
+    throw new AppError(
+      "STATE_CONFLICT",
+      `${name} cannot be resolved failed: the connector ${provider}, which holds its payout, is not configured on this server, so nobody can ask whether it paid. Configure ${provider} again (it is then asked, and its evidence shown), or resolve paid with the bank's reference if it paid`,
+      { status: "processing", reason: "payout_in_flight" },
+    );
+  }
+  if (!connector.moneyInFlight) return;
   const inFlight = await connector.moneyInFlight(trx, payoutKeyOf(subject));
   if (inFlight === null) return;
   throw new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ${inFlight}`, {

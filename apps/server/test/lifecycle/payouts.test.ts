@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Deps } from "../../src/deps.ts";
 import { payoutDispatchJob, payoutReconcileJob, verificationExpiryJob } from "../../src/jobs/lifecycle.ts";
+import { AppError } from "../../src/lib/errors.ts";
 import { PAYOUT_CHECK_DELAY_MIN_MS, PAYOUT_SEND_LEASE_MS } from "../../src/lib/limits.ts";
+import { resolveWithdraw } from "../../src/lifecycle/undecided.ts";
 import type {
   CancelPayoutResult,
   PayoutInput,
@@ -606,6 +608,26 @@ describe("a payout stays with the connector that sent it", () => {
     assert.equal(await statusOf(deps, id), "processing");
     assert.deepEqual(await ledgerKinds(deps.db, id), ["withdraw_hold"]);
     assert.deepEqual(bankB.sends, []);
+
+    // Nobody can ask bank-a whether it paid: the operator's `failed` would release a hold the
+    // bank may have paid, so it is refused; `paid`, on the bank's word, is taken.
+    const who = { actor: "operator", requestId: null };
+    await assert.rejects(
+      resolveWithdraw(deps, id, { outcome: "failed", reason: "bank-a is gone" }, who),
+      (error: unknown) =>
+        error instanceof AppError &&
+        (error.metadata as { reason?: string }).reason === "payout_in_flight" &&
+        /bank-a, which holds its payout, is not configured/.test(error.message),
+    );
+    assert.deepEqual(await ledgerKinds(deps.db, id), ["withdraw_hold"], "the hold stays");
+    const resolved = await resolveWithdraw(
+      deps,
+      id,
+      { outcome: "paid", reason: "bank-a's statement shows it", bankReference: "A-1" },
+      who,
+    );
+    assert.equal(resolved.withdraw.status, "paid");
+    assert.deepEqual(await ledgerKinds(deps.db, id), ["withdraw_hold", "withdraw_paid"]);
   });
 });
 
