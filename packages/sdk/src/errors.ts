@@ -183,7 +183,7 @@ export class ServiceUnavailableError extends SatangError<ErrorMetadataOf<"SERVIC
  * the SDK sent, also when it generated it) to get that record instead of a second one.
  */
 export class ConnectionError extends SatangError<undefined> {
-  /** False only when the request never left this machine (refused, unknown host, no route). */
+  /** True for a write that may have reached the server; false for a read, or one never sent. */
   readonly mayHaveBeenProcessed: boolean;
   /** The idempotency key the request carried, if it was a create. */
   readonly idempotencyKey: string | undefined;

@@ -190,16 +190,18 @@ export class HttpClient {
           continue;
         }
         const idempotencyKey = idempotencyKeyOf(input.body);
+        // A read changes nothing: only a write that may have reached the server may have been done.
+        const mayHaveBeenProcessed = !neverSent && route.method !== "GET";
         throw new ConnectionError({
           code: "CONNECTION_ERROR",
           message: `Cannot reach Satang at ${config.baseUrl}: ${describeNetworkError(error, config.timeoutMs)}${
-            neverSent || route.method === "GET" ? "" : whatToDoNext(idempotencyKey)
+            mayHaveBeenProcessed ? whatToDoNext(idempotencyKey) : ""
           }`,
           status: undefined,
           metadata: undefined,
           requestId: undefined,
           cause: error,
-          mayHaveBeenProcessed: !neverSent,
+          mayHaveBeenProcessed,
           idempotencyKey,
         });
       }
