@@ -550,6 +550,9 @@ export async function reconcilePayouts(ctx: LifecycleContext): Promise<number> {
  * A payout whose connector is not configured on this server any more (SATANG_PROVIDER without
  * it, or a bank connector without its payer settings): nobody else may be asked or sent it, so
  * it keeps its hold, is checked again later, and says why on the operator's undecided list.
+ * Nobody was asked, so its `checks` stay as they were and it is looked at again after the
+ * shortest delay rather than a backoff: once the connector is configured again (a restart), the
+ * connector is asked within a minute, not up to an hour later.
  */
 async function holderMissing(
   ctx: LifecycleContext,
@@ -563,7 +566,8 @@ async function holderMissing(
     await updatePayout(trx, claim.subject, {
       state: locked.row.state === "sending" ? "unknown" : locked.row.state,
       lastError: `the connector ${name}, which holds this payout, is not configured on this server: it is asked nothing and its hold stays until ${name} is configured again (the operator may resolve it paid meanwhile, not failed)`,
-      nextCheckAt: later(at, checkDelayMs(locked.row.checks)),
+      checks: claim.checks - 1,
+      nextCheckAt: later(at, PAYOUT_CHECK_DELAY_MIN_MS),
       at,
     });
   });

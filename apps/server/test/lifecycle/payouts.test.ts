@@ -629,6 +629,32 @@ describe("a payout stays with the connector that sent it", () => {
     assert.equal(resolved.withdraw.status, "paid");
     assert.deepEqual(await ledgerKinds(deps.db, id), ["withdraw_hold", "withdraw_paid"]);
   });
+
+  it("asks the holding connector within a minute once it is configured again, however long it was gone", async () => {
+    const id = await sentThroughA("after");
+    const before = (await payoutRow(first.deps, id)).checks;
+    const gone = switched([]);
+    // Six looks while bank-a is missing: had each backed off, the next would be an hour away.
+    for (let look = 0; look < 6; look++) {
+      first.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+      await drain(gone, payoutReconcileJob);
+    }
+    const waiting = await payoutRow(gone, id);
+    assert.match(waiting.last_error ?? "", /bank-a, which holds this payout, is not configured/);
+    assert.equal(waiting.checks, before, "nobody was asked, so no check is counted");
+    assert.ok(
+      waiting.next_check_at.getTime() <= first.clock.now().getTime() + PAYOUT_CHECK_DELAY_MIN_MS,
+      "looked at again within a minute",
+    );
+
+    const back = switched([bankA]);
+    bankA.book.set(id, "paid");
+    first.clock.advance(PAYOUT_CHECK_DELAY_MIN_MS);
+    await drain(back, payoutReconcileJob);
+    assert.equal(await statusOf(back, id), "paid", "asked within a minute of its return");
+    assert.equal(bankA.sends.filter((send) => send.idempotencyKey === id).length, 1);
+    assert.deepEqual(bankB.sends, []);
+  });
 });
 
 describe("automatic pickup with an unreliable provider", () => {
