@@ -22,6 +22,7 @@ import type { SecretBox } from "../lib/crypto.ts";
 import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { TOTP_DRIFT_STEPS } from "../lib/limits.ts";
+import { beginLoginAttempt } from "./lockout.ts";
 import { claimTotpStep, findUserById, updateUser } from "./store.ts";
 import { type UserRecord, userView } from "./users.ts";
 
@@ -92,6 +93,9 @@ const currentCodeNeeded = () =>
  * Starts an enrolment: a new secret waits for its first code (`confirmEnrolment`). A user who is
  * enrolled already replaces the authenticator only with its current code (`otp`, used once like
  * a login's), so a session alone, left open on a shared computer, cannot move the second factor.
+ * Each code sent for that is counted by the login lockout of the user's email as a login's is
+ * (lockout.ts): a session cannot guess the code either, and its wrong codes and the login's
+ * share the five a quarter of an hour.
  */
 export async function startEnrolment(
   ctx: TwoFactorContext,
@@ -100,7 +104,10 @@ export async function startEnrolment(
 ): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
   const row = await findUserById(ctx.db, user.id);
   if (row?.totp_secret) {
-    if (!otp || !(await loginCodeAccepted(ctx, row, otp))) throw currentCodeNeeded();
+    if (!otp) throw currentCodeNeeded();
+    const attempt = await beginLoginAttempt(ctx, row.email_normalized);
+    if (!(await loginCodeAccepted(ctx, row, otp))) throw currentCodeNeeded();
+    await attempt.succeeded();
   }
   const secret = generateSecret();
   await withTransaction(ctx.db, (trx) =>

@@ -292,6 +292,28 @@ describe("two-factor login", () => {
     assert.equal((await login(svc, { ...credentials, otp: await codeAt(fresh, 1) })).status, 200);
   });
 
+  it("counts the codes a session sends to replace the authenticator towards the lockout", async () => {
+    const user = await dashboardUser(svc);
+    const secret = await enrol(user);
+    await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
+    // A missing code is no guess; five wrong ones are five failures of the user's email.
+    assert.equal((await user.request("POST", "/two-factor/enrol", {})).status, 400);
+    for (const otp of ["999999", "000000", "123456", "654321", "111111"]) {
+      const refused = await user.request("POST", "/two-factor/enrol", { otp });
+      assert.equal(refused.status, 400, otp);
+      assert.equal(refused.body.error.metadata.field, "otp");
+    }
+    const locked = await user.request("POST", "/two-factor/enrol", { otp: await codeAt(secret, 1) });
+    assert.equal(locked.status, 429, "the sixth code is refused, even the right one");
+    assert.equal(locked.body.error.code, "RATE_LIMIT_EXCEEDED");
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    assert.equal(
+      (await login(svc, { ...credentials, otp: await codeAt(secret, 1) })).status,
+      429,
+      "the login of that email is locked out too: one count for the one secret",
+    );
+  });
+
   it("lets a user without two-factor log in with an empty or any code, which is not read", async () => {
     const user = await dashboardUser(svc);
     const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
