@@ -3,6 +3,7 @@
  * and the event reads of the events API. Every read of the public API is scoped by merchant.
  */
 import { sql } from "kysely";
+import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { isFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import { createdWithin, selectPage } from "../db/pages.ts";
@@ -94,7 +95,7 @@ export async function markEndpointDeleted(
 ): Promise<WebhookEndpointRow | undefined> {
   return db
     .updateTable("webhook_endpoints")
-    .set({ deleted_at: at, updated_at: at })
+    .set({ deleted_at: notBeforeLastChange(at), updated_at: afterLastChange(at) })
     .where("merchant_id", "=", merchantId)
     .where("id", "=", id)
     .where("deleted_at", "is", null)
@@ -117,8 +118,9 @@ export async function setEndpointDisabled(
   return db
     .updateTable("webhook_endpoints")
     .set((eb) => ({
-      disabled_at: disabledAt === null ? null : eb.fn.coalesce("disabled_at", sql.val(disabledAt)),
-      updated_at: at,
+      disabled_at:
+        disabledAt === null ? null : eb.fn.coalesce("disabled_at", notBeforeLastChange(disabledAt)),
+      updated_at: afterLastChange(at),
     }))
     .where("merchant_id", "=", merchantId)
     .where("id", "=", id)
@@ -153,7 +155,7 @@ export async function rotateEndpointSecretRow(
       previous_secret_encrypted: eb.ref("secret_encrypted"),
       previous_secret_expires_at: change.previousExpiresAt,
       secret_encrypted: change.secretEncrypted,
-      updated_at: change.at,
+      updated_at: afterLastChange(change.at),
     }))
     .where("merchant_id", "=", merchantId)
     .where("id", "=", id)

@@ -350,6 +350,40 @@ describe("the merchant's clock reset", () => {
     assert.ok(second.createdAt >= first.createdAt, "withdraw.paid is not older than withdraw.processing");
     assert.ok(second.object.updatedAt > first.object.updatedAt, "a receiver comparing updatedAt keeps paid");
   });
+
+  it("never stamps a change to a webhook endpoint made ahead of the reset before its last change", async () => {
+    const merchant = await svc.newMerchant();
+    await advanceClock(svc, merchant, 7200);
+    const call = (method: string, path: string, body?: unknown) =>
+      svc.request(method, `/api/v1/webhook-endpoints${path}`, body, { credentials: merchant });
+    const made = await call("POST", "", { url: "https://93.184.216.34/satang", events: ["*"] });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const created = made.body.data;
+    await resetClock(merchant);
+
+    const ms = (iso: string) => Date.parse(iso);
+    let last = created.updatedAt as string;
+    const changes: [string, string, unknown?][] = [
+      ["PATCH", `/${created.id}`, { disabled: true }],
+      ["POST", `/${created.id}/rotate-secret`],
+      ["PATCH", `/${created.id}`, { disabled: false }],
+      ["DELETE", `/${created.id}`],
+    ];
+    for (const [method, path, body] of changes) {
+      const res = await call(method, path, body);
+      assert.equal(res.status, 200, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      const endpoint = res.body.data;
+      assert.equal(endpoint.createdAt, created.createdAt);
+      // Two hours of business time behind the endpoint's making, yet strictly after its last change.
+      assert.equal(
+        ms(endpoint.updatedAt),
+        ms(last) + 1,
+        `${method} ${path}: updatedAt after the last change`,
+      );
+      if (endpoint.disabledAt !== null) assert.ok(ms(endpoint.disabledAt) >= ms(created.createdAt));
+      last = endpoint.updatedAt;
+    }
+  });
 });
 
 describe("the operator's clock reset", () => {
