@@ -2,16 +2,18 @@
 import { type Static, Type } from "typebox";
 import { envelopeSchema } from "../http/envelope.ts";
 import { pageSchema } from "../http/list-query.ts";
+import { OPERATOR_TOKEN_NAME_MAX } from "../lib/limits.ts";
 
 export const CreateOperatorTokenBody = Type.Object(
   {
     name: Type.String({
       minLength: 1,
-      maxLength: 100,
+      maxLength: OPERATOR_TOKEN_NAME_MAX,
       pattern: "^[^\\s].*[^\\s]$|^[^\\s]$",
       description:
         "Who or what uses the token, as the audit log and the payout desk will show it (1-100 " +
-        "characters, no leading or trailing space; admin-token is reserved).",
+        "characters, also once compatibility characters are folded (NFKC), as the name is kept; " +
+        "no leading or trailing space; admin-token is reserved).",
       examples: ["somchai"],
     }),
   },

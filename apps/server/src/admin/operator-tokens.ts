@@ -16,7 +16,7 @@ import type { Clock } from "../lib/clock.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid, newId, randomToken } from "../lib/ids.ts";
-import { OPERATOR_TOKEN_RANDOM_BYTES, PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { OPERATOR_TOKEN_NAME_MAX, OPERATOR_TOKEN_RANDOM_BYTES, PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { pageOffset } from "../lib/page-offset.ts";
 import { ADMIN_TOKEN_ACTOR } from "./actor.ts";
 import {
@@ -81,6 +81,15 @@ export async function createOperatorToken(
   // One form per name as people see it: compatibility characters folded (NFKC), so "ｓｏｍｃｈａｉ"
   // is "somchai"; names differing only in case are one name (operator-token-store.ts).
   const name = input.name.normalize("NFKC").trim();
+  // Folding can lengthen a name ("㍿" is four characters folded): the bound holds for the name kept.
+  const length = [...name].length;
+  if (length < 1 || length > OPERATOR_TOKEN_NAME_MAX) {
+    throw fieldError(
+      "VALIDATION_ERROR",
+      "name",
+      `must be 1-${OPERATOR_TOKEN_NAME_MAX} characters once compatibility characters are folded (NFKC); this one is ${length}`,
+    );
+  }
   // A name is what the audit log and the desk show of an actor: no control or invisible
   // character may make one look like another or act on an operator's terminal.
   if (UNSHOWABLE.test(name)) {

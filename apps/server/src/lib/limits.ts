@@ -168,6 +168,8 @@ export const DASHBOARD_EMAIL_LENGTH_MAX = 254;
 export const DASHBOARD_SESSION_TOKEN_RANDOM_BYTES = 32;
 /** Random bytes of a named operator token (CONTRACT 2), after its `sat_op_` prefix. */
 export const OPERATOR_TOKEN_RANDOM_BYTES = 32;
+/** The longest operator token name, in characters (code points) after NFKC folding. */
+export const OPERATOR_TOKEN_NAME_MAX = 100;
 /** TOTP (RFC 6238): a code is accepted one 30-second step either side of now, for clock drift. */
 export const TOTP_DRIFT_STEPS = 1;
 export const DASHBOARD_SESSION_TTL_MS = 12 * 3_600_000;

@@ -172,6 +172,9 @@ describe("named operator tokens", () => {
       "ev\u001b[2K\u001b[1Gil",
       "Somchai\u200b",
       "a\u202eb",
+      // 100 characters as sent, 400 once folded (NFKC makes each "㍿" four): the bound holds for the kept name.
+      "\u337f".repeat(100),
+      "\ufdfa".repeat(100),
     ]) {
       const bad = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
       assert.equal(bad.status, 400, JSON.stringify(name));

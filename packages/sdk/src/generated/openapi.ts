@@ -9197,7 +9197,7 @@ export interface operations {
          */
         "application/json": {
           /**
-           * @description Who or what uses the token, as the audit log and the payout desk will show it (1-100 characters, no leading or trailing space; admin-token is reserved).
+           * @description Who or what uses the token, as the audit log and the payout desk will show it (1-100 characters, also once compatibility characters are folded (NFKC), as the name is kept; no leading or trailing space; admin-token is reserved).
            * @example somchai
            */
           name: string;
