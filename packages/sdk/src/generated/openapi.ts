@@ -4034,7 +4034,7 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: {
-              /** @description Available wallet in satang (wallet minus holds) */
+              /** @description Available wallet in satang (wallet minus holds). Below zero only after a late success: a payout the bank paid after its hold was released is debited again even when the wallet no longer holds it; the merchant then owes the difference and no withdraw is admitted until settlements or operator credits bring it back above zero (docs/ledger.md) */
               walletBalance: number;
               /** @description Succeeded payments awaiting settlement, in satang */
               settlementBalance: number;
@@ -8098,7 +8098,7 @@ export interface operations {
               updatedAt: string;
               /** @description The merchant's balance, as the merchant's GET /api/v1/balance answers it */
               wallet: {
-                /** @description Available wallet in satang (wallet minus holds) */
+                /** @description Available wallet in satang (wallet minus holds). Below zero only after a late success: a payout the bank paid after its hold was released is debited again even when the wallet no longer holds it; the merchant then owes the difference and no withdraw is admitted until settlements or operator credits bring it back above zero (docs/ledger.md) */
                 walletBalance: number;
                 /** @description Succeeded payments awaiting settlement, in satang */
                 settlementBalance: number;
