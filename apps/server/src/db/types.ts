@@ -274,6 +274,11 @@ interface RefundsTable {
   succeeded_at: Date | null;
   failed_at: Date | null;
   canceled_at: Date | null;
+  /**
+   * Failed by the operator's decision while its bank may still pay it (0118): its amount stays on
+   * the payment's refunded sum until the bank answers.
+   */
+  refundable_withheld: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 interface EventsTable {

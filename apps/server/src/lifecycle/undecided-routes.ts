@@ -106,7 +106,9 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
           "and while the connector holding the payout is not configured on this server (nobody can ask it). " +
           "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
           "returns it where it came from with the reason as the refund's failureReason " +
-          "(refund.failed). Who decided, why and the bank's evidence are recorded.",
+          "(refund.failed); the bank is still asked, and until it answers the refund's amount stays " +
+          "on its payment's refunded sum (no second refund takes it; the bank's later payment is " +
+          "booked as the refund's late success). Who decided, why and the bank's evidence are recorded.",
         params: RefundIdParams,
         body: ResolveBody,
         response: { 200: RefundResolveEnvelope },

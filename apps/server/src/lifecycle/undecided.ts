@@ -29,6 +29,7 @@ import {
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
 import type { PayoutEvidence } from "../providers/provider.ts";
+import { withholdUntilBankAnswers } from "../refunds/reports.ts";
 import type { RefundRecord } from "../refunds/schemas.ts";
 import { lockRefund } from "../refunds/store.ts";
 import { refundView } from "../refunds/view.ts";
@@ -273,8 +274,11 @@ async function resolvePayout(
     }
     // The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and
     // a transfer it executed after all is booked as a late success (lifecycle/payouts.ts).
-    if (input.outcome === "failed" && providerHolding(ctx, payout.row.provider))
+    if (input.outcome === "failed" && providerHolding(ctx, payout.row.provider)) {
       await watchResolvedPayout(trx, subject, at);
+      // The bank may still pay it: no second refund may take its amount before the bank answers.
+      if (booked.refund) await withholdUntilBankAnswers(trx, booked.refund);
+    }
     return {
       booked,
       resolution: {

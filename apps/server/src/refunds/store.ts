@@ -85,6 +85,65 @@ export async function subtractRefunded(
     .execute();
 }
 
+/**
+ * Keeps a refund that was just failed (and taken off its payment's refunded sum) on that sum
+ * again, marked withheld: the operator failed it, the bank has not, and may still pay it. The
+ * payment's row is locked already (the failure's release locked it), and the refund was counted
+ * on it a moment before, so the sum stays within the payment's amount.
+ */
+export async function withholdRefundable(
+  trx: Trx,
+  row: Pick<RefundRow, "id" | "payment_id" | "amount_satang">,
+) {
+  await trx
+    .updateTable("payments")
+    .set({ refunded_satang: sql`refunded_satang + ${row.amount_satang}` })
+    .where("id", "=", row.payment_id)
+    .execute();
+  await trx.updateTable("refunds").set({ refundable_withheld: true }).where("id", "=", row.id).execute();
+}
+
+/**
+ * The bank says a withheld refund (`withholdRefundable`) was not paid: its amount leaves the
+ * payment's refunded sum, and may be refunded again. Nothing when it is not withheld.
+ */
+export async function returnWithheld(trx: Trx, refundId: string): Promise<void> {
+  const returned = await trx
+    .updateTable("refunds")
+    .set({ refundable_withheld: false })
+    .where("id", "=", refundId)
+    .where("refundable_withheld", "=", true)
+    .returning(["payment_id", "amount_satang"])
+    .executeTakeFirst();
+  if (!returned) return;
+  await trx
+    .updateTable("payments")
+    .set({ refunded_satang: sql`refunded_satang - ${returned.amount_satang}` })
+    .where("id", "=", returned.payment_id)
+    .execute();
+}
+
+/**
+ * A withheld refund the bank paid after all: it is on its payment's refunded sum already, so its
+ * late success adds only the part it takes from the payment's settlement, and it is no longer
+ * withheld.
+ */
+export async function takeWithheld(
+  trx: Trx,
+  change: { refundId: string; paymentId: string; settlementPartSatang: bigint },
+): Promise<void> {
+  await trx
+    .updateTable("payments")
+    .set({ refund_settlement_satang: sql`refund_settlement_satang + ${change.settlementPartSatang}` })
+    .where("id", "=", change.paymentId)
+    .execute();
+  await trx
+    .updateTable("refunds")
+    .set({ refundable_withheld: false })
+    .where("id", "=", change.refundId)
+    .execute();
+}
+
 /** Records the part of a refund taken from its payment's settlement (a late success retakes it). */
 export async function setSettlementPart(
   trx: Trx,

@@ -18,6 +18,8 @@
  * still unsettled (once it has settled, that part goes to the wallet). A late success adds the
  * refund back to the payment's refunded sum and takes it as admission does (from the payment's
  * settlement while it is unsettled, the rest from the wallet); the caller checks that it fits.
+ * A refund the operator failed while its bank might still pay it stays on the refunded sum
+ * until the bank answers (`refundable_withheld`, reports.ts): its late success always fits.
  *
  * Locks: the refund row first (this file's conditional UPDATE), then its payment's row, then
  * the ledger accounts in the ledger's own order. Admission locks the payment's row and then
@@ -34,6 +36,7 @@ import {
   type RefundStamps,
   setSettlementPart,
   subtractRefunded,
+  takeWithheld,
   updateRefundStatus,
 } from "./store.ts";
 import { refundView } from "./view.ts";
@@ -87,12 +90,22 @@ const paidLate: Effect = async (trx, row, at) => {
   const payment = await lockPaymentById(trx, row.payment_id);
   if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
   const settlementPart = settlementPartOf(payment, row.amount_satang);
-  const added = await addRefunded(trx, {
-    paymentId: row.payment_id,
-    amountSatang: row.amount_satang,
-    settlementPartSatang: settlementPart,
-  });
-  if (!added) throw new Error(`refund ${row.id}: late success over the payment's amount (caller must check)`);
+  if (row.refundable_withheld) {
+    // Failed by the operator, never by the bank: still on the payment's refunded sum.
+    await takeWithheld(trx, {
+      refundId: row.id,
+      paymentId: row.payment_id,
+      settlementPartSatang: settlementPart,
+    });
+  } else {
+    const added = await addRefunded(trx, {
+      paymentId: row.payment_id,
+      amountSatang: row.amount_satang,
+      settlementPartSatang: settlementPart,
+    });
+    if (!added)
+      throw new Error(`refund ${row.id}: late success over the payment's amount (caller must check)`);
+  }
   await setSettlementPart(trx, row.id, settlementPart);
   await postRefundLateSuccess(trx, {
     merchantId: row.merchant_id,

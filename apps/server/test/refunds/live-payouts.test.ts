@@ -22,7 +22,7 @@ import { partnerTransactionId, partnerTransactionIdOf } from "../../src/provider
 import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
-import { createRefund, refundBody } from "../helpers/refunds.ts";
+import { createRefund, createRefundRequest, refundBody } from "../helpers/refunds.ts";
 import {
   INQUIRY_DELAY_S,
   type LiveScb,
@@ -431,6 +431,86 @@ describe("an undecided refund transfer", () => {
       ["resolved_failed_then_paid"],
     );
     assert.deepEqual([atScb(refund.id).initiates, atScb(refund.id).confirms], [1, 1]);
+  });
+
+  it("keeps a refund the operator failed on its payment's refunded sum until SCB answers: no second refund takes its amount, and SCB's later completion is booked", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const payment = await paidPayment("1300.00");
+    const first = await createRefund(live.svc, live.merchant, payment.id, { amount: "1300.00" });
+    await dispatchPendingRefunds(live.svc.deps);
+    await resolveFailedAcrossSettlePoint(live, `/admin/v1/refunds/${first.id}/resolve`, async () => {});
+    assert.equal((await refundOf(first.id)).status, "failed");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, first.id), ["refund_hold", "refund_release"]);
+
+    // SCB may still pay the first: its amount is not refundable again before SCB answers.
+    const second = await createRefundRequest(
+      live.svc,
+      live.merchant,
+      payment.id,
+      refundBody({ amount: "1.00" }),
+    );
+    assert.equal(second.status, 400, JSON.stringify(second.body));
+    assert.equal(second.body.error.code, "INVALID_INPUT");
+    assert.deepEqual(second.body.error.metadata, { refundable: "0.00", amount: "1.00" });
+
+    live.sim.setTransferStatus(atScb(first.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
+    for (let i = 0; i < 6; i += 1) {
+      live.advance(120_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await refundOf(first.id)).status, "succeeded", "booked, not refused as an over-refund");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, first.id), [
+      "refund_hold",
+      "refund_late_success",
+      "refund_release",
+    ]);
+    assert.deepEqual(
+      (await anomaliesOf(live.svc.deps.db, first.id)).map((a) => a.reason),
+      ["resolved_failed_then_paid"],
+    );
+    const paymentRow = await live.svc.deps.db
+      .selectFrom("payments")
+      .select(["refunded_satang", "refund_settlement_satang"])
+      .where("id", "=", payment.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(paymentRow.refunded_satang, 1300n, "counted once");
+    assert.equal(paymentRow.refund_settlement_satang, 1300n, "taken again from the unsettled payment");
+    assert.equal((await refundOf(first.id)).refundable_withheld, false);
+    const third = await createRefundRequest(
+      live.svc,
+      live.merchant,
+      payment.id,
+      refundBody({ amount: "1.00" }),
+    );
+    assert.equal(third.status, 400, "the payment is wholly refunded");
+  });
+
+  it("returns a refund the operator failed to its payment's refundable amount once SCB says it failed too", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const payment = await paidPayment("1400.00");
+    const first = await createRefund(live.svc, live.merchant, payment.id, { amount: "1400.00" });
+    await dispatchPendingRefunds(live.svc.deps);
+    await resolveFailedAcrossSettlePoint(live, `/admin/v1/refunds/${first.id}/resolve`, async () => {});
+    assert.equal((await refundOf(first.id)).refundable_withheld, true);
+    const early = await createRefundRequest(
+      live.svc,
+      live.merchant,
+      payment.id,
+      refundBody({ amount: "1400.00" }),
+    );
+    assert.equal(early.status, 400, JSON.stringify(early.body));
+
+    live.sim.setTransferStatus(atScb(first.id).transfers[0]!.tokenizerId, "CONFIRM_FAILED");
+    for (let i = 0; i < 6; i += 1) {
+      live.advance(120_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await payoutOf(first.id)).state, "completed", "the watch is over");
+    assert.equal((await refundOf(first.id)).status, "failed");
+    assert.equal((await refundOf(first.id)).refundable_withheld, false);
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, first.id), ["refund_hold", "refund_release"]);
+    const again = await createRefund(live.svc, live.merchant, payment.id, { amount: "1400.00" });
+    assert.equal(again.status, "pending", "the whole amount is refundable again");
   });
 
   it("is listed by `satang payouts undecided` and failed by `satang refund resolve`", async () => {

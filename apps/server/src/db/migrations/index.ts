@@ -43,6 +43,7 @@ import { statements as payoutWatching } from "./0114_payout_watching.ts";
 import { statements as paymentKeyAliases } from "./0115_payment_key_aliases.ts";
 import { statements as ledgerEntryOrder } from "./0116_ledger_entry_order.ts";
 import { statements as auditActorFolded } from "./0117_audit_actor_folded.ts";
+import { statements as refundRefundableWithheld } from "./0118_refund_refundable_withheld.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -85,4 +86,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0115_payment_key_aliases": paymentKeyAliases,
   "0116_ledger_entry_order": ledgerEntryOrder,
   "0117_audit_actor_folded": auditActorFolded,
+  "0118_refund_refundable_withheld": refundRefundableWithheld,
 };
