@@ -27,6 +27,7 @@
  * payout per key, so that is the same payout, never a second one.
  */
 import { type Trx, withTransaction } from "../db/handles.ts";
+import { takenByPayoutDesk } from "../db/payout-desk-items.ts";
 import type { WithOffset } from "../db/rows.ts";
 import type { RefundRow, WithdrawRow } from "../db/types.ts";
 import { atOffset, businessNow } from "../lib/clock.ts";
@@ -684,7 +685,8 @@ export async function simulateWithdraw(
   const id = withdrawId.toLowerCase();
   const bank = simulatorOf(ctx);
   let row = await current(ctx, merchantId, id);
-  if (ctx.config.payouts === "manual") throw payoutDeskConflict("Withdraw", row.status);
+  if (ctx.config.payouts === "manual" || (await takenByPayoutDesk(ctx.db, { withdrawId: id })))
+    throw payoutDeskConflict("Withdraw", row.status);
   if (row.status === "awaiting_verification") {
     throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
   }

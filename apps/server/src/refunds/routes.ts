@@ -210,7 +210,8 @@ export function sandboxRefundRoutes(ctx: SimulateRefundContext): FastifyPluginAs
             "(refund.succeeded; a pending refund goes through processing first; on a failed refund " +
             "this is the late success). failed: -> failed with failureReason (refund.failed), the hold " +
             "released. 409 STATE_CONFLICT when the refund's status does not allow it, and for every " +
-            "report with SATANG_PAYOUTS=manual (reason payout_desk: the payout desk records the outcome). " +
+            "report with SATANG_PAYOUTS=manual or on a refund the payout desk took into a batch (reason " +
+            "payout_desk: the payout desk records the outcome). " +
             "A pending refund of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.",
           params: RefundIdParams,
           body: SimulateRefundBody,

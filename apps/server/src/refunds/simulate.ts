@@ -15,6 +15,7 @@
 import type { Config } from "../config.ts";
 import type { Trx } from "../db/handles.ts";
 import { withTransaction } from "../db/handles.ts";
+import { takenByPayoutDesk } from "../db/payout-desk-items.ts";
 import type { RefundRow } from "../db/types.ts";
 import { businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -87,7 +88,8 @@ export async function simulateRefund(
   const row = await withTransaction(ctx.db, async (trx) => {
     const locked = await lockRefund(trx, id);
     if (!locked || locked.merchant_id !== merchantId) throw refundNotFound();
-    if (ctx.config.payouts === "manual") throw payoutDeskConflict("Refund", locked.status);
+    if (ctx.config.payouts === "manual" || (await takenByPayoutDesk(trx, { refundId: id })))
+      throw payoutDeskConflict("Refund", locked.status);
     const moves = movesFor(outcome, locked.status);
     if (!moves) {
       throw refundConflict(

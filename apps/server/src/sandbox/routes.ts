@@ -106,7 +106,8 @@ function simulateWithdrawRoute(app: App, ctx: LifecycleContext): void {
           "(withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. " +
           "failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is " +
           `lost; the withdraw stays processing until the reconciler asks the bank. ${CONFLICT} ` +
-          "With SATANG_PAYOUTS=manual every report is 409 (reason payout_desk): the payout desk records the outcome. " +
+          "With SATANG_PAYOUTS=manual, or on a withdraw the payout desk took into a batch, every report is 409 " +
+          "(reason payout_desk): the payout desk records the outcome. " +
           "A pending withdraw of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.",
         params: IdParams,
         body: SimulateWithdrawBody,

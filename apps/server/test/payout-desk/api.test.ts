@@ -12,7 +12,8 @@ import type { Deps } from "../../src/deps.ts";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
 import { errorObjectSchema } from "../../src/http/envelope.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { dispatchPendingWithdraws } from "../../src/lifecycle/payouts.ts";
+import { AppError } from "../../src/lib/errors.ts";
+import { dispatchPendingWithdraws, simulateWithdraw } from "../../src/lifecycle/payouts.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
@@ -446,6 +447,19 @@ describe("payout desk, boundaries and refusals", () => {
       const res = await simulate(report);
       assert.equal(res.status, 409, JSON.stringify(res.body));
       assert.deepEqual(res.body.error.metadata, { status: "processing", reason: "payout_desk" });
+    }
+    // Restarted with SATANG_PAYOUTS=provider while the batch is open: the desk's line is still the
+    // desk's, and the simulated bank, which never received it, decides nothing.
+    const providerMode = { ...svc.deps, config: { ...svc.deps.config, payouts: "provider" as const } };
+    for (const report of ["failed", "paid", "indeterminate"] as const) {
+      await assert.rejects(
+        simulateWithdraw(providerMode, shop.merchantId, w.id, report),
+        (error: unknown) =>
+          error instanceof AppError &&
+          (error.metadata as { reason?: string }).reason === "payout_desk" &&
+          /a batch of the desk/.test(error.message),
+        report,
+      );
     }
     assert.equal(await withdrawStatus(shop, w.id), "processing");
     assert.equal(await walletBalance(shop), 9_900, "the hold is kept while the desk may be paying it");

@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { AppError } from "../../src/lib/errors.ts";
 import { dispatchPendingPayouts } from "../../src/lifecycle/payouts.ts";
+import { simulateRefund } from "../../src/refunds/simulate.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
@@ -268,6 +270,20 @@ describe("refunds through the payout desk", () => {
       const res = await simulate(outcome);
       assert.equal(res.status, 409, JSON.stringify(res.body));
       assert.deepEqual(res.body.error.metadata, { status: "processing", reason: "payout_desk" });
+    }
+    // Restarted with SATANG_PAYOUTS=provider while the batch is open: still the desk's line.
+    const providerMode = {
+      ...svc.deps,
+      config: { ...svc.deps.config, payouts: "provider" as const },
+      recordLateSuccessAnomaly: async () => {},
+    };
+    for (const outcome of ["failed", "succeeded"] as const) {
+      await assert.rejects(
+        simulateRefund(providerMode, merchant.merchantId, refund.id, outcome),
+        (error: unknown) =>
+          error instanceof AppError && (error.metadata as { reason?: string }).reason === "payout_desk",
+        outcome,
+      );
     }
     assert.equal(await refundStatus(refund.id), "processing");
     assert.deepEqual(await ledgerKinds(svc.deps.db, refund.id), ["refund_hold"]);

@@ -315,7 +315,7 @@ export interface paths {
     put?: never;
     /**
      * Simulate the provider's handling of a withdraw
-     * @description processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed (withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is lost; the withdraw stays processing until the reconciler asks the bank. 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason). With SATANG_PAYOUTS=manual every report is 409 (reason payout_desk): the payout desk records the outcome. A pending withdraw of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.
+     * @description processing: pending -> processing (withdraw.processing). paid: -> paid, the hold consumed (withdraw.paid); on a failed or expired withdraw, the late success debits the wallet again. failed: -> failed, the hold released (withdraw.failed). indeterminate: the bank's answer is lost; the withdraw stays processing until the reconciler asks the bank. 409 STATE_CONFLICT when the current status does not allow it (metadata: status, reason). With SATANG_PAYOUTS=manual, or on a withdraw the payout desk took into a batch, every report is 409 (reason payout_desk): the payout desk records the outcome. A pending withdraw of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.
      */
     post: operations["simulateWithdraw"];
     delete?: never;
@@ -335,7 +335,7 @@ export interface paths {
     put?: never;
     /**
      * Simulate the bank's report on a refund
-     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it, and for every report with SATANG_PAYOUTS=manual (reason payout_desk: the payout desk records the outcome). A pending refund of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.
+     * @description processing: pending -> processing (refund.processing). succeeded: -> succeeded (refund.succeeded; a pending refund goes through processing first; on a failed refund this is the late success). failed: -> failed with failureReason (refund.failed), the hold released. 409 STATE_CONFLICT when the refund's status does not allow it, and for every report with SATANG_PAYOUTS=manual or on a refund the payout desk took into a batch (reason payout_desk: the payout desk records the outcome). A pending refund of a frozen or closed wallet is not handed to the bank: 403 WALLET_INACTIVE.
      */
     post: operations["simulateRefund"];
     delete?: never;
