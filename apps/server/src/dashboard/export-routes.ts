@@ -20,22 +20,35 @@ import {
   exportWithdraws,
   type ReportContext,
 } from "../reports/service.ts";
+import { EXPORTERS } from "./roles.ts";
 import { sessionOf } from "./sessions.ts";
 
+/** Owners and finance (roles.ts `EXPORTERS`); a developer gets 403 FORBIDDEN. */
+const EXPORT_ROLES = { roles: EXPORTERS };
+
 export function exportRoutes(app: App, ctx: ReportContext): void {
-  app.get("/reports/payments.csv", { schema: { querystring: PaymentsExportQuery } }, async (request, reply) =>
-    sendCsv(reply, () => exportPayments(ctx, sessionOf(request).merchant, request.query)),
+  app.get(
+    "/reports/payments.csv",
+    { config: EXPORT_ROLES, schema: { querystring: PaymentsExportQuery } },
+    async (request, reply) =>
+      sendCsv(reply, () => exportPayments(ctx, sessionOf(request).merchant, request.query)),
   );
   app.get(
     "/reports/withdraws.csv",
-    { schema: { querystring: WithdrawsExportQuery } },
+    { config: EXPORT_ROLES, schema: { querystring: WithdrawsExportQuery } },
     async (request, reply) =>
       sendCsv(reply, () => exportWithdraws(ctx, sessionOf(request).merchant, request.query)),
   );
-  app.get("/reports/refunds.csv", { schema: { querystring: RefundsExportQuery } }, async (request, reply) =>
-    sendCsv(reply, () => exportRefunds(ctx, sessionOf(request).merchant, request.query)),
+  app.get(
+    "/reports/refunds.csv",
+    { config: EXPORT_ROLES, schema: { querystring: RefundsExportQuery } },
+    async (request, reply) =>
+      sendCsv(reply, () => exportRefunds(ctx, sessionOf(request).merchant, request.query)),
   );
-  app.get("/reports/ledger.csv", { schema: { querystring: LedgerExportQuery } }, async (request, reply) =>
-    sendCsv(reply, () => exportLedger(ctx, sessionOf(request).merchant, request.query)),
+  app.get(
+    "/reports/ledger.csv",
+    { config: EXPORT_ROLES, schema: { querystring: LedgerExportQuery } },
+    async (request, reply) =>
+      sendCsv(reply, () => exportLedger(ctx, sessionOf(request).merchant, request.query)),
   );
 }

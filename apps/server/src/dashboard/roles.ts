@@ -2,7 +2,7 @@
  * Who may do what in the dashboard (CONTRACT 13):
  * - owner: everything, the merchant's users and their roles included;
  * - developer: API keys, webhook endpoints (and redelivering events), and reads;
- * - finance: reads and exports only.
+ * - finance: reads and exports only (the CSV exports: owners and finance, `EXPORTERS`).
  * A route names the roles that may call it in its `config.roles`; without one, reads are open to
  * every role and writes to owners and developers. The check runs in the route itself (a hook of
  * the dashboard API, before the body is validated), so a hidden button is never the only guard:
@@ -26,6 +26,11 @@ declare module "fastify" {
 export const EVERY_ROLE: readonly DashboardRole[] = ["owner", "developer", "finance"];
 export const BUILDERS: readonly DashboardRole[] = ["owner", "developer"];
 export const OWNERS: readonly DashboardRole[] = ["owner"];
+/**
+ * The CSV exports: CONTRACT 13 gives finance "reads and exports" and a developer "reads", so an
+ * export (the merchant's whole books for a range, to take away) is not a developer's read.
+ */
+export const EXPORTERS: readonly DashboardRole[] = ["owner", "finance"];
 
 export const roleRefused = (role: DashboardRole, allowedRoles: readonly DashboardRole[]) =>
   new AppError("FORBIDDEN", `A ${role} may not do this: it takes the role ${allowedRoles.join(" or ")}`, {

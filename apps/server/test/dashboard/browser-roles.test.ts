@@ -82,6 +82,21 @@ describe("dashboard roles in the browser", () => {
     }
   });
 
+  it("shows a developer the exports page without its download form: exports are owners' and finance's", async () => {
+    const login = await createDashboardUser(svc, undefined, undefined, "developer");
+    const { page, errors, close } = await signIn(origin, login);
+    try {
+      await page.getByRole("heading", { level: 1, name: en.overviewTitle }).waitFor();
+      await page.goto(`${origin}/dashboard#/exports`);
+      await page.getByRole("heading", { level: 1, name: en.exportsTitle }).waitFor();
+      await page.getByTestId("exports-not-for-role").waitFor();
+      assert.equal(await page.getByRole("button", { name: en.exportDownload }).count(), 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
   it("lets an owner add a user with a role, change it, and read both in the audit log", async () => {
     const login = await createDashboardUser(svc);
     const { page, errors, close } = await signIn(origin, login);

@@ -94,6 +94,21 @@ describe("dashboard roles", () => {
     assert.equal(reset.body.error.code, "FORBIDDEN");
     assert.deepEqual(reset.body.error.metadata.allowedRoles, ["owner"]);
     assert.equal((await developer.request("GET", "/clock")).status, 200, "reading the clock is a read");
+    // Finance reads and exports; a developer reads: the CSV exports are owners' and finance's.
+    for (const kind of ["payments", "withdraws", "refunds", "ledger"]) {
+      const file = await developer.request(
+        "GET",
+        `/reports/${kind}.csv?dateFrom=2026-01-01&dateTo=2026-02-01`,
+      );
+      assert.equal(file.status, 403, kind);
+      assert.equal(file.body.error.code, "FORBIDDEN");
+      assert.deepEqual(file.body.error.metadata.allowedRoles, ["owner", "finance"]);
+    }
+    assert.equal(
+      (await developer.request("GET", "/payments")).status,
+      200,
+      "the lists stay a developer's reads",
+    );
   });
 
   it("lets an owner add users with a role and change roles, keeping at least one owner", async () => {

@@ -31,6 +31,12 @@ export function canBuild() {
   return role === "owner" || role === "developer";
 }
 
+/** Whether the user may download the CSV exports: owners and finance (CONTRACT 13). */
+export function canExport() {
+  const role = currentRole();
+  return role === "owner" || role === "finance";
+}
+
 /** Whether the user may refund a payment (it sends the merchant's money): owners. */
 export function canRefund() {
   return currentRole() === "owner";

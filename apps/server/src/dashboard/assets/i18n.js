@@ -398,6 +398,8 @@ const en = {
   roleChanged: "{email} is now: {role}.",
   userAdded: "{email} was added: {role}.",
   readOnlyNotice: "Your role ({role}) can see this page but not change it.",
+  exportsNotForRole:
+    "Exports are for owners and finance: your role ({role}) can read the lists but not download them.",
   securityTitle: "Two-factor login",
   securityIntro:
     "Sign in with your password and a 6-digit code from an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …).",
@@ -810,6 +812,7 @@ const th = {
   roleChanged: "{email} เปลี่ยนบทบาทเป็น: {role}",
   userAdded: "เพิ่ม {email} แล้ว: {role}",
   readOnlyNotice: "บทบาทของคุณ ({role}) ดูหน้านี้ได้แต่แก้ไขไม่ได้",
+  exportsNotForRole: "การส่งออกไฟล์สำหรับเจ้าของและฝ่ายการเงิน บทบาทของคุณ ({role}) ดูรายการได้แต่ดาวน์โหลดไม่ได้",
   securityTitle: "การยืนยันสองขั้นตอน",
   securityIntro:
     "เข้าสู่ระบบด้วยรหัสผ่านและรหัส 6 หลักจากแอปยืนยันตัวตน (Google Authenticator, Microsoft Authenticator, 1Password, …)",

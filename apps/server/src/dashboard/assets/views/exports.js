@@ -5,6 +5,7 @@
 
 /** @import { Child } from "../dom.js" */
 /** @import { ExportKind } from "../api.js" */
+import { canExport, currentRole, roleName } from "../account.js";
 import { ApiError, downloadExport, SessionEnded } from "../api.js";
 import { alertBox, heading } from "../components.js";
 import { checkDayFields, dayField, dayValue } from "../day-input.js";
@@ -85,6 +86,16 @@ async function submit(form, status, button) {
 
 /** @returns {Promise<Child[]>} */
 export async function exportsView() {
+  if (!canExport()) {
+    return [
+      heading(t("exportsTitle")),
+      h(
+        "p",
+        { class: "notice", "data-testid": "exports-not-for-role" },
+        t("exportsNotForRole", { role: roleName(currentRole()) }),
+      ),
+    ];
+  }
   const status = h("div", { "aria-live": "polite" });
   const button = /** @type {HTMLButtonElement} */ (
     h("button", { type: "submit", class: "button primary", id: "export-download" }, t("exportDownload"))
