@@ -188,8 +188,10 @@ function outcomeRoute(app: App, ctx: PayoutDeskContext): void {
         operationId: "recordPayoutOutcome",
         description:
           "paid with the bank's reference (hold becomes a debit, withdraw.paid) or failed with a " +
-          "reason (hold released, withdraw.failed). The same outcome again is a no-op 200; a " +
-          "different one 409 STATE_CONFLICT, and so is a bank reference already recorded for another " +
+          "reason (hold released, withdraw.failed). The same outcome again is a no-op 200 (a bank " +
+          "reference compared without case); paid on a line recorded failed is the late success (the " +
+          "bank paid it after all: debited again, withdraw.paid); any other different one is 409 " +
+          "STATE_CONFLICT, and so is a bank reference already recorded for another " +
           "withdraw (reason bank_reference_in_use). The operator who records it is kept " +
           "(recordedBy, from the credential; recordedVia, from the X-Satang-Client header: cli or " +
           "desk, else api). The last outcome closes the batch.",
@@ -228,8 +230,9 @@ function refundOutcomeRoute(app: App, ctx: PayoutDeskContext): void {
           "A refund line's outcome, recorded like a withdraw's: paid with the bank's reference (the " +
           "hold is consumed, refund.succeeded) or failed with a reason (the hold returns where it " +
           "came from, refund.failed with the reason as failureReason). The same outcome again is a " +
-          "no-op 200; a different one, or a bank reference already recorded for another line, 409 " +
-          "STATE_CONFLICT. Who recorded it is kept. The last outcome closes the batch.",
+          "no-op 200; paid on a line recorded failed is the refund's late success (taken again, " +
+          "refund.succeeded); any other different one, or a bank reference already recorded for " +
+          "another line, 409 STATE_CONFLICT. Who recorded it is kept. The last outcome closes the batch.",
         params: BatchRefundParams,
         "x-errors": [
           batchMissing,

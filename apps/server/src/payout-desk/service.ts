@@ -229,12 +229,22 @@ function outcomeOf(body: RecordOutcomeBody): Outcome {
   return { outcome: "failed", bankReference: null, failureReason };
 }
 
+/** The outcome recorded again: a bank reference compared without case, as references are. */
 function sameOutcome(item: PayoutBatchItemRow, outcome: Outcome): boolean {
   return (
     item.outcome === outcome.outcome &&
-    item.bank_reference === outcome.bankReference &&
+    item.bank_reference?.toLowerCase() === outcome.bankReference?.toLowerCase() &&
     item.failure_reason === outcome.failureReason
   );
+}
+
+/**
+ * A line recorded failed that the bank paid after all (its statement shows the transfer): `paid`
+ * with the bank's reference is booked as the late success (CONTRACT 8: debited again), as a
+ * connector's late report is. Nothing else replaces a recorded outcome.
+ */
+function correctsToPaid(item: PayoutBatchItemRow, outcome: Outcome): boolean {
+  return item.outcome === "failed" && outcome.outcome === "paid";
 }
 
 /** A line's outcome is recorded already, and the one asked for differs: it cannot be changed. */
@@ -334,7 +344,7 @@ async function recordInTransaction(
   if (!item) throw notInBatch(key.subject);
   if (item.outcome !== null) {
     if (sameOutcome(item, outcome)) return;
-    throw outcomeAlreadyRecorded({ ...item, outcome: item.outcome });
+    if (!correctsToPaid(item, outcome)) throw outcomeAlreadyRecorded({ ...item, outcome: item.outcome });
   }
   if (outcome.bankReference !== null) {
     // Outcomes of one batch are serialized by the batch lock, so this sees every reference
@@ -344,7 +354,13 @@ async function recordInTransaction(
   }
   await applyOutcome(trx, ctx, key.subject, outcome);
   const now = ctx.clock.now();
-  await setItemOutcome(trx, key, { ...outcome, at: now, recordedBy: actor.name, recordedVia: actor.via });
+  await setItemOutcome(trx, key, {
+    ...outcome,
+    replacing: item.outcome,
+    at: now,
+    recordedBy: actor.name,
+    recordedVia: actor.via,
+  });
   await touchBatch(trx, key.batchId, now);
   await closeBatchIfDone(trx, key.batchId, now);
 }
@@ -352,7 +368,8 @@ async function recordInTransaction(
 /**
  * Records what the bank did with one withdraw of a batch. The same outcome again (same
  * reference or reason) changes nothing and answers the batch as it is; a different one is
- * refused with 409, and so is a bank reference already recorded for another withdraw. The last
+ * refused with 409, but for `paid` on a line recorded failed (the bank paid it after all: the
+ * late success), and so is a bank reference already recorded for another withdraw. The last
  * outcome of a batch closes it. `actor` is kept with the outcome: who recorded it, and through
  * which tool.
  */

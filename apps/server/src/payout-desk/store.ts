@@ -262,6 +262,8 @@ export async function setItemOutcome(
     outcome: PayoutOutcome;
     bankReference: string | null;
     failureReason: string | null;
+    /** The outcome recorded before: null for a line without one, `failed` for the late success. */
+    replacing: PayoutOutcome | null;
     at: Date;
     recordedBy: string;
     recordedVia: "api" | "cli" | "desk";
@@ -279,7 +281,7 @@ export async function setItemOutcome(
     })
     .where("batch_id", "=", key.batchId)
     .where(subjectColumn(key.subject.kind), "=", key.subject.id)
-    .where("outcome", "is", null)
+    .where("outcome", outcome.replacing === null ? "is" : "=", outcome.replacing)
     .execute();
 }
 

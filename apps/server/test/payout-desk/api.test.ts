@@ -468,6 +468,42 @@ describe("payout desk, boundaries and refusals", () => {
     assert.equal(await withdrawStatus(shop, w.id), "paid");
   });
 
+  it("books paid on a line recorded failed as the late success (the bank paid it after all); nothing else replaces an outcome", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const w = await createWithdraw(shop, { amount: "100.00" });
+    const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
+      .data;
+    const failed = await outcome(batch.id, w.id, { outcome: "failed", reason: "Bank said rejected" });
+    assert.equal(failed.status, 200, JSON.stringify(failed.body));
+    assert.equal(failed.body.data.status, "closed");
+    assert.equal(await walletBalance(shop), 10_000, "the hold went back");
+
+    const reference = `LATE-${w.id.slice(0, 8)}`;
+    const late = await outcome(batch.id, w.id, { outcome: "paid", bankReference: reference });
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    const line = late.body.data.items.find((item: { withdrawId: string }) => item.withdrawId === w.id);
+    assert.equal(line.outcome, "paid");
+    assert.equal(line.bankReference, reference);
+    assert.equal(line.failureReason, null);
+    assert.equal(late.body.data.status, "closed");
+    assert.equal(await withdrawStatus(shop, w.id), "paid");
+    assert.equal(await walletBalance(shop), 9_900, "debited again: the money left");
+    assert.deepEqual(await eventTypes(w.id), ["withdraw.processing", "withdraw.failed", "withdraw.paid"]);
+    assert.deepEqual(await postingKinds(w.id), [
+      "withdraw_hold",
+      "withdraw_release",
+      "withdraw_late_success",
+    ]);
+
+    // The same reference again, in another case, is the harmless repeat; paid is never undone.
+    const repeat = await outcome(batch.id, w.id, { outcome: "paid", bankReference: reference.toLowerCase() });
+    assert.equal(repeat.status, 200, JSON.stringify(repeat.body));
+    const undo = await outcome(batch.id, w.id, { outcome: "failed", reason: "oops" });
+    assert.equal(undo.status, 409);
+    assert.equal(undo.body.error.metadata.reason, "outcome_already_recorded");
+    assert.equal(await walletBalance(shop), 9_900, "nothing booked twice");
+  });
+
   it("the database keeps a withdraw out of two open batches and refuses to close a batch with an item open", async () => {
     const shop = await fundedMerchant(svc, {}, 10_000n);
     const w = await createWithdraw(shop, { amount: "100.00" });
