@@ -1,7 +1,8 @@
 /**
  * SQL of the daily report's payout figures (daily-report.ts), the same whichever connector paid:
- * they are counted from the withdraws table alone.
+ * counted from the withdraws and refunds themselves and the payout attempts connectors hold.
  */
+import { isFixedValue, isNotFixedValue } from "../db/fixed-sets.ts";
 import type { Db } from "../db/handles.ts";
 import type { Figure } from "../providers/operator.ts";
 
@@ -12,28 +13,57 @@ const figureOf = (
   amountSatang: BigInt(row?.amount ?? 0),
 });
 
-/** Withdraws paid in [from, to). */
+/**
+ * Money that left to merchants and customers in [from, to): withdraws paid and refunds succeeded
+ * (both leave as transfers from the operator's account, through a connector or the payout desk).
+ */
 export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
-  const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "paid")
-    .where("paid_at", ">=", from)
-    .where("paid_at", "<", to)
-    .executeTakeFirst();
-  return figureOf(row);
+  const [withdraws, refunds] = await Promise.all([
+    db
+      .selectFrom("withdraws")
+      .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+      .where("status", "=", "paid")
+      .where("paid_at", ">=", from)
+      .where("paid_at", "<", to)
+      .executeTakeFirst(),
+    db
+      .selectFrom("refunds")
+      .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+      .where("status", "=", "succeeded")
+      .where("succeeded_at", ">=", from)
+      .where("succeeded_at", "<", to)
+      .executeTakeFirst(),
+  ]);
+  return sumOf(figureOf(withdraws), figureOf(refunds));
 }
 
+const sumOf = (a: Figure, b: Figure): Figure => ({
+  count: a.count + b.count,
+  amountSatang: a.amountSatang + b.amountSatang,
+});
+
 /**
- * Withdraws created before `to` still processing (their transfer undecided), counted from the
- * withdraws table alone: the payout side keeps the list of undecided transfers itself.
+ * Withdraws and refunds created before `to` that are still processing with their transfer held
+ * open by a connector (a payout attempt not completed): undecided. Lines of the payout desk's
+ * batches are not: the operator is paying them by hand and records what the bank did.
  */
 export async function undecidedFigure(db: Db, to: Date): Promise<Figure> {
   const row = await db
-    .selectFrom("withdraws")
-    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-    .where("status", "=", "processing")
-    .where("created_at", "<", to)
+    .selectFrom("payouts")
+    .leftJoin("withdraws", "withdraws.id", "payouts.withdraw_id")
+    .leftJoin("refunds", "refunds.id", "payouts.refund_id")
+    // Read through payouts_open_created (its predicate in the text, db/fixed-sets.ts).
+    .where(isNotFixedValue("payouts.state", "completed"))
+    .where((eb) =>
+      eb.or([
+        eb.and([isFixedValue("withdraws.status", "processing"), eb("withdraws.created_at", "<", to)]),
+        eb.and([isFixedValue("refunds.status", "processing"), eb("refunds.created_at", "<", to)]),
+      ]),
+    )
+    .select((eb) => [
+      eb.fn.countAll<string>().as("count"),
+      eb.fn.sum<string>(eb.fn.coalesce("withdraws.amount_satang", "refunds.amount_satang")).as("amount"),
+    ])
     .executeTakeFirst();
   return figureOf(row);
 }

@@ -2,9 +2,10 @@
  * The operator's report of one Bangkok day (GET /admin/v1/reports/daily): what was paid in
  * (every provider transaction of that date the service has seen, as each connector's day book
  * tells it: notifications, the reconciler, the daily sweep), what of it was credited to
- * payments, what was not (each one an anomaly), what was paid out (withdraws paid that day) and
- * what is undecided (withdraws created by the day's end still processing: their transfer is
- * undecided). As JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
+ * payments, what was not (each one an anomaly), what was paid out (withdraws paid and refunds
+ * succeeded that day) and what is undecided (withdraws and refunds created by the day's end still
+ * processing with their transfer held open by a connector; the payout desk's lines are not). As
+ * JSON (amounts in the wire form, and in THB) and as CSV (THB with two decimals).
  */
 import type { Db } from "../db/handles.ts";
 import { AppError } from "../lib/errors.ts";

@@ -53,9 +53,10 @@ const DailyReportSchema = Type.Object({
 
 const DESCRIPTION =
   "One Bangkok day: paid in (every provider transaction of that date the service has seen), credited " +
-  "(to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that " +
-  "day) and undecided (withdraws created by the day's end still processing), with the daily " +
-  "sweep's progress for that date.";
+  "(to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid and " +
+  "refunds succeeded that day) and undecided (withdraws and refunds created by the day's end still " +
+  "processing with their transfer held open by a connector; not the payout desk's lines), with the " +
+  "daily sweep's progress for that date.";
 
 export function dailyReportRoutes(ctx: { db: Db }): FastifyPluginAsync {
   return async (plugin) => {

@@ -1160,7 +1160,7 @@ export interface paths {
     };
     /**
      * The operator's report of one day: paid in, credited, unmatched, paid out, undecided
-     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date.
+     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid and refunds succeeded that day) and undecided (withdraws and refunds created by the day's end still processing with their transfer held open by a connector; not the payout desk's lines), with the daily sweep's progress for that date.
      */
     get: operations["retrieveDailyReport"];
     put?: never;
@@ -1180,7 +1180,7 @@ export interface paths {
     };
     /**
      * The operator's report of one day as CSV (amounts in THB)
-     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid that day) and undecided (withdraws created by the day's end still processing), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
+     * @description One Bangkok day: paid in (every provider transaction of that date the service has seen), credited (to a payment), unmatched (not credited: each one an anomaly), paid out (withdraws paid and refunds succeeded that day) and undecided (withdraws and refunds created by the day's end still processing with their transfer held open by a connector; not the payout desk's lines), with the daily sweep's progress for that date. text/csv; charset=utf-8, columns: date, figure, count, amount (THB).
      */
     get: operations["exportDailyReportCsv"];
     put?: never;
