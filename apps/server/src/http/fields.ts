@@ -78,8 +78,19 @@ export function referenceIdField(description: string) {
   });
 }
 
+/**
+ * An account holder's name: a visible character at least, and no control (Cc) or invisible
+ * format (Cf: zero-width, direction marks) character. A bank's name never has one, and the name
+ * goes into the payout desk's bank file and the operator's screens as it is.
+ */
 export function accountNameField(description: string) {
-  return Type.String({ minLength: 1, maxLength: CUSTOMER_NAME_LENGTH_MAX, pattern: "\\S", description });
+  return Type.String({
+    minLength: 1,
+    maxLength: CUSTOMER_NAME_LENGTH_MAX,
+    pattern: "^[^\\p{Cc}\\p{Cf}]*[^\\s\\p{Cc}\\p{Cf}][^\\p{Cc}\\p{Cf}]*$",
+    [ERROR_MESSAGE_KEYWORD]: "must have a visible character and no control or invisible characters",
+    description,
+  });
 }
 
 /** Digits with optional `-` and spaces between them, 10 to 15 digits (lib/account-number.ts). */

@@ -46,6 +46,15 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/**
+ * An account name as the bank file carries it: a control or invisible character (which names
+ * recorded before the API refused them may hold) as a space, as the desk page shows it, so no
+ * bank's upload reads an escape sequence, a line break or a direction mark.
+ */
+export function shownName(name: string): string {
+  return name.replace(/[\p{Cc}\p{Cf}]+/gu, " ");
+}
+
 function csvLine(cells: readonly string[]): string {
   return `${cells.map(csvCell).join(",")}\r\n`;
 }
@@ -61,7 +70,7 @@ export function batchCsv(items: readonly BatchItemView[]): string {
         item.bank_code,
         findBank(item.bank_code)?.name ?? "",
         item.bank_account_number,
-        item.bank_account_name,
+        shownName(item.bank_account_name),
         formatThb(item.amount_satang),
         item.withdraw_id ?? "",
         item.reference_id,

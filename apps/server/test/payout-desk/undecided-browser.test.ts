@@ -14,6 +14,9 @@ import { createWithdraw, simulateWithdrawRequest } from "../helpers/lifecycle.ts
 import { fundedMerchant } from "../helpers/withdraws.ts";
 
 const WAIT_MS = 20_000;
+const { MESSAGES } = await import(new URL("../../src/payout-desk/assets/i18n.js", import.meta.url).href);
+const en: Record<string, string> = MESSAGES.en;
+const th: Record<string, string> = MESSAGES.th;
 
 let svc: TestService;
 let browser: Browser;
@@ -53,6 +56,14 @@ describe("payout desk: undecided payouts", () => {
       assert.match(text, /^฿250\.00, /, text);
       assert.doesNotMatch(text, /25000/);
       await page.screenshot({ path: `${RESULTS_DIR}payout-desk-undecided.png`, fullPage: true });
+
+      // The language switch redraws the section in Thai too (i18n.js holds its texts).
+      await page.getByRole("button", { name: en.switchLanguageLabel }).click();
+      const thaiHeading = page.locator("#undecided h2");
+      await thaiHeading.filter({ hasText: th.undecidedHeading.replace(" ({count})", "") }).waitFor();
+      const thai = (await heading.textContent()) ?? "";
+      assert.ok(thai.startsWith(`${th["subject.withdraw"]} ${withdraw.id}`), thai);
+      assert.match(thai, /฿250\.00$/, thai);
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -283,6 +283,23 @@ describe("withdraws: body validation", () => {
       "VALIDATION_ERROR",
       "customerBankAccountName",
     ],
+    ...[
+      "Esc\u001b[31mRED",
+      "Bell\u0007",
+      "Two\nlines",
+      "Carriage\rreturn",
+      "Tab\there",
+      "a\u202eb",
+      "Somchai\u200b",
+    ].map(
+      (name) =>
+        [
+          `an account name with a control or invisible character (${JSON.stringify(name)})`,
+          { customerBankAccountName: name },
+          "VALIDATION_ERROR",
+          "customerBankAccountName",
+        ] as [string, Record<string, unknown>, string, string],
+    ),
     [
       "a 9-digit account number",
       { customerBankAccountNumber: "123-456-789" },

@@ -146,6 +146,8 @@ function langButton() {
     localStorage.setItem(LANG_KEY, other);
     applyLang();
     redraw();
+    // The undecided-payouts section (undecided.js) draws itself again in the new language.
+    document.dispatchEvent(new Event("satang:lang"));
   });
   return button;
 }

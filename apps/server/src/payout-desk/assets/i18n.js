@@ -101,6 +101,29 @@ const en = {
 
   "destination.bank_account": "Bank account",
   "destination.wallet": "Wallet",
+
+  undecidedHeading: "Undecided payouts ({count})",
+  undecidedNone: "None: every payout the bank holds is decided or within its bound.",
+  undecidedIntro:
+    "The bank's answers leave these undecided. Check the bank's statement or ask the bank, then resolve each one. Amounts in THB.",
+  undecidedLoadFailed: "Undecided payouts: {message}",
+  undecidedTitle: "{amount}, {kind} {id}",
+  undecidedDetails: "Reference {reference}, merchant {merchant}, {provider}, undecided {hours} h",
+  undecidedLastError: "Last error: {error}",
+  undecidedTransfer: "Transfer: {transfer}",
+  undecidedNoAnswer: "no answer ({error})",
+  undecidedNothing: "none",
+  "subject.withdraw": "withdraw",
+  "subject.refund": "refund",
+  resolveOutcome: "Outcome",
+  resolvePaid: "paid (hold consumed)",
+  resolveFailedWithdraw: "failed (hold returned to the wallet)",
+  resolveFailedRefund: "failed (hold returned where it came from)",
+  resolveReason: "Reason (what the bank said)",
+  resolveReference: "Bank reference (optional)",
+  resolveButton: "Resolve",
+  resolvedStatus: "Resolved: the {kind} is now {status}.",
+  resolveRefused: "Refused: {message}",
 };
 
 /** @typedef {keyof typeof en} MessageKey */
@@ -195,6 +218,29 @@ const th = {
 
   "destination.bank_account": "บัญชีธนาคาร",
   "destination.wallet": "วอลเล็ต",
+
+  undecidedHeading: "รายการจ่ายที่ยังไม่ทราบผล ({count})",
+  undecidedNone: "ไม่มี: ทุกรายการที่ธนาคารรับไว้ทราบผลแล้ว หรือยังอยู่ในเวลาที่กำหนด",
+  undecidedIntro:
+    "คำตอบของธนาคารยังไม่บอกผลของรายการเหล่านี้ ตรวจรายการเดินบัญชีหรือสอบถามธนาคาร แล้วบันทึกผลทีละรายการ จำนวนเงินเป็นบาท (THB)",
+  undecidedLoadFailed: "รายการจ่ายที่ยังไม่ทราบผล: {message}",
+  undecidedTitle: "{kind} {id} จำนวน {amount}",
+  undecidedDetails: "อ้างอิง {reference} ร้านค้า {merchant} {provider} ยังไม่ทราบผลมา {hours} ชม.",
+  undecidedLastError: "ข้อผิดพลาดล่าสุด: {error}",
+  undecidedTransfer: "การโอน: {transfer}",
+  undecidedNoAnswer: "ไม่มีคำตอบ ({error})",
+  undecidedNothing: "ไม่มี",
+  "subject.withdraw": "การถอน",
+  "subject.refund": "การคืนเงิน",
+  resolveOutcome: "ผลลัพธ์",
+  resolvePaid: "จ่ายแล้ว (ตัดยอดที่กันไว้)",
+  resolveFailedWithdraw: "ไม่สำเร็จ (คืนยอดที่กันไว้เข้ากระเป๋าเงิน)",
+  resolveFailedRefund: "ไม่สำเร็จ (คืนยอดที่กันไว้กลับที่มา)",
+  resolveReason: "เหตุผล (ธนาคารแจ้งว่าอย่างไร)",
+  resolveReference: "เลขอ้างอิงธนาคาร (ไม่บังคับ)",
+  resolveButton: "บันทึกผล",
+  resolvedStatus: "บันทึกแล้ว: {kind} นี้เป็น {status} แล้ว",
+  resolveRefused: "ถูกปฏิเสธ: {message}",
 };
 
 /** @type {Record<Lang, Record<MessageKey, string>>} */

@@ -7,9 +7,33 @@
  * from this tab's sessionStorage. Text from the server is always set as text, never as HTML.
  */
 
+/** @import { MessageKey } from "./i18n.js" */
+import { MESSAGES } from "./i18n.js";
+
 const TOKEN_KEY = "satang.operatorToken";
 const base = document.documentElement.dataset.base ?? "";
 const section = /** @type {HTMLElement} */ (document.getElementById("undecided"));
+
+/**
+ * The page's language, as desk.js chooses it: the one saved by either page's switch (which says
+ * so with `satang:lang`), else the one the server chose from Accept-Language.
+ */
+function lang() {
+  const saved = localStorage.getItem("satang.dashboard.lang");
+  if (saved === "th" || saved === "en") return saved;
+  return document.documentElement.lang === "th" ? "th" : "en";
+}
+
+/**
+ * The text of `key` in the page's language (i18n.js, shared with desk.js), its {placeholders}
+ * filled from `vars`.
+ * @param {MessageKey} key
+ * @param {Record<string, string | number>} [vars]
+ */
+function t(key, vars = {}) {
+  const text = MESSAGES[lang()][key] ?? MESSAGES.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
+}
 
 /**
  * A wire amount (a decimal string of satang, as every amount of the API) in Thai baht with its
@@ -18,7 +42,7 @@ const section = /** @type {HTMLElement} */ (document.getElementById("undecided")
  */
 function thb(wire) {
   const satang = BigInt(String(wire).split(".")[0] || "0");
-  const baht = new Intl.NumberFormat("en-US").format(satang / 100n);
+  const baht = new Intl.NumberFormat(lang() === "th" ? "th-TH" : "en-GB").format(satang / 100n);
   return `฿${baht}.${String(satang % 100n).padStart(2, "0")}`;
 }
 
@@ -55,7 +79,9 @@ async function call(method, path, body) {
 /** @param {BankAnswer} a */
 function answerText(a) {
   const said = a.answer?.status ? ` ${a.answer.status.code} ${a.answer.status.description ?? ""}` : "";
-  return `${a.at} ${a.operation}: ${a.httpStatus === null ? `no answer (${a.error ?? "unknown"})` : `HTTP ${a.httpStatus}`}${said}`;
+  const http =
+    a.httpStatus === null ? t("undecidedNoAnswer", { error: a.error ?? "?" }) : `HTTP ${a.httpStatus}`;
+  return `${a.at} ${a.operation}: ${http}${said}`;
 }
 
 /**
@@ -72,31 +98,29 @@ function subjectOf(row) {
 /** @param {Undecided} row */
 function resolveForm(row) {
   const { kind, id } = subjectOf(row);
-  const outcome = el("select", { name: "outcome", "aria-label": "Outcome" }, [
-    el("option", { value: "paid" }, ["paid (hold consumed)"]),
+  const outcome = el("select", { name: "outcome", "aria-label": t("resolveOutcome") }, [
+    el("option", { value: "paid" }, [t("resolvePaid")]),
     el("option", { value: "failed" }, [
-      kind === "refund"
-        ? "failed (hold returned where it came from)"
-        : "failed (hold returned to the wallet)",
+      t(kind === "refund" ? "resolveFailedRefund" : "resolveFailedWithdraw"),
     ]),
   ]);
   const reason = el("input", {
     name: "reason",
     required: "",
     maxlength: "500",
-    placeholder: "Reason (what the bank said)",
+    placeholder: t("resolveReason"),
   });
   const reference = el("input", {
     name: "bankReference",
     maxlength: "100",
-    placeholder: "Bank reference (optional)",
+    placeholder: t("resolveReference"),
   });
   const status = el("span", { role: "status" });
   const form = el("form", { class: "resolve" }, [
     outcome,
     reason,
     reference,
-    el("button", { type: "submit" }, ["Resolve"]),
+    el("button", { type: "submit" }, [t("resolveButton")]),
     status,
   ]);
   form.addEventListener("submit", async (event) => {
@@ -109,10 +133,12 @@ function resolveForm(row) {
     };
     try {
       const data = await call("POST", `/${kind}s/${encodeURIComponent(id)}/resolve`, body);
-      status.textContent = `Resolved: ${kind} is now ${data[kind].status}`;
+      status.textContent = t("resolvedStatus", { kind: t(`subject.${kind}`), status: data[kind].status });
       setTimeout(load, 1_000);
     } catch (error) {
-      status.textContent = `Refused: ${error instanceof Error ? error.message : String(error)}`;
+      status.textContent = t("resolveRefused", {
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   });
   return form;
@@ -127,14 +153,19 @@ function rowView(row) {
     ? Object.entries(row.bank.transfer)
         .map(([k, v]) => `${k}: ${String(v)}`)
         .join(", ")
-    : "none";
+    : t("undecidedNothing");
   return el("article", { class: "undecided-item" }, [
-    el("h3", {}, [`${thb(row.amount)}, ${kind} ${id}`]),
+    el("h3", {}, [t("undecidedTitle", { amount: thb(row.amount), kind: t(`subject.${kind}`), id })]),
     el("p", {}, [
-      `Reference ${row.referenceId}, merchant ${row.merchantId}, ${row.provider}, undecided ${hours} h`,
+      t("undecidedDetails", {
+        reference: row.referenceId,
+        merchant: row.merchantId,
+        provider: row.provider,
+        hours,
+      }),
     ]),
-    el("p", {}, [`Last error: ${row.lastError ?? "none"}`]),
-    el("p", {}, [`Transfer: ${transfer}`]),
+    el("p", {}, [t("undecidedLastError", { error: row.lastError ?? t("undecidedNothing") })]),
+    el("p", {}, [t("undecidedTransfer", { transfer })]),
     el("ul", {}, answers),
     resolveForm(row),
   ]);
@@ -150,18 +181,14 @@ async function load() {
     /** @type {Undecided[]} */
     const rows = data.data;
     section.replaceChildren(
-      el("h2", {}, [`Undecided payouts (${data.total})`]),
-      el("p", {}, [
-        rows.length === 0
-          ? "None: every payout the bank holds is decided or within its bound."
-          : "The bank's answers leave these undecided. Check the bank's statement or ask the bank, then resolve each one. Amounts in THB.",
-      ]),
+      el("h2", {}, [t("undecidedHeading", { count: data.total })]),
+      el("p", {}, [t(rows.length === 0 ? "undecidedNone" : "undecidedIntro")]),
       ...rows.map(rowView),
     );
   } catch (error) {
     section.replaceChildren(
       el("p", { class: "notice error" }, [
-        `Undecided payouts: ${error instanceof Error ? error.message : String(error)}`,
+        t("undecidedLoadFailed", { message: error instanceof Error ? error.message : String(error) }),
       ]),
     );
   }
@@ -171,4 +198,5 @@ async function load() {
 // every half minute.
 load();
 document.addEventListener("satang:operator-token", () => void load());
+document.addEventListener("satang:lang", () => void load());
 setInterval(load, 30_000);
