@@ -60,7 +60,7 @@ describe("payout desk: undecided payouts", () => {
       // The language switch redraws the section in Thai too (i18n.js holds its texts).
       await page.getByRole("button", { name: en.switchLanguageLabel }).click();
       const thaiHeading = page.locator("#undecided h2");
-      await thaiHeading.filter({ hasText: th.undecidedHeading.replace(" ({count})", "") }).waitFor();
+      await thaiHeading.filter({ hasText: th.undecidedHeading!.replace(" ({count})", "") }).waitFor();
       const thai = (await heading.textContent()) ?? "";
       assert.ok(thai.startsWith(`${th["subject.withdraw"]} ${withdraw.id}`), thai);
       assert.match(thai, /฿250\.00$/, thai);
