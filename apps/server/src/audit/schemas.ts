@@ -104,3 +104,21 @@ export const AuditEntrySchema = Type.Object({
 export type AuditEntry = Static<typeof AuditEntrySchema>;
 
 export const AuditLogEnvelope = envelopeSchema(pageSchema(AuditEntrySchema));
+
+/**
+ * An entry as a merchant's dashboard shows it: the operator's network address is the operator's
+ * business, not the merchant's, so an operator's entry carries none (its actor's name stays:
+ * who acted on the merchant's record is the merchant's to know).
+ */
+export const MerchantAuditEntrySchema = Type.Object({
+  ...AuditEntrySchema.properties,
+  clientAddress: nullable(
+    Type.String({
+      description: "The client's IP address for the merchant's own users' actions; null for an operator's.",
+      examples: ["203.0.113.7"],
+    }),
+  ),
+});
+export type MerchantAuditEntry = Static<typeof MerchantAuditEntrySchema>;
+
+export const MerchantAuditLogEnvelope = envelopeSchema(pageSchema(MerchantAuditEntrySchema));

@@ -9,7 +9,7 @@ import type { Page } from "../http/envelope.ts";
 import { listPage, parseListQuery } from "../http/list-query.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
-import type { AuditEntry, AuditLogQuery } from "./schemas.ts";
+import type { AuditEntry, AuditLogQuery, MerchantAuditEntry } from "./schemas.ts";
 import { insertAuditEntry, selectAuditPage } from "./store.ts";
 
 /** Who acted: the credential's kind, its id (none for ADMIN_TOKEN), its name, and the tool. */
@@ -86,4 +86,22 @@ export async function listAuditLog(ctx: { db: Db }, query: AuditLogQuery): Promi
     params,
   );
   return listPage(rows.map(auditEntryView), total, params);
+}
+
+/**
+ * The merchant's own entries, as its dashboard reads them: the operators' actions on its records
+ * without the operator's network address (schemas.ts `MerchantAuditEntrySchema`).
+ */
+export async function listMerchantAuditLog(
+  ctx: { db: Db },
+  merchantId: string,
+  query: Omit<AuditLogQuery, "merchantId">,
+): Promise<Page<MerchantAuditEntry>> {
+  const page = await listAuditLog(ctx, { ...query, merchantId });
+  return {
+    ...page,
+    data: page.data.map((entry) =>
+      entry.actorKind === "dashboard_user" ? entry : { ...entry, clientAddress: null },
+    ),
+  };
 }

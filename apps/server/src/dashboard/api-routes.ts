@@ -20,8 +20,8 @@ import {
   PageQuery as IntegrationPageQuery,
   UpdateIntegrationBody,
 } from "../admin/schemas.ts";
-import { AuditLogEnvelope, MerchantAuditLogQuery } from "../audit/schemas.ts";
-import { listAuditLog } from "../audit/service.ts";
+import { MerchantAuditLogEnvelope, MerchantAuditLogQuery } from "../audit/schemas.ts";
+import { listMerchantAuditLog } from "../audit/service.ts";
 import { installAuditTrail } from "../audit/trail.ts";
 import { BalanceEnvelope } from "../balance/schemas.ts";
 import { getBalance } from "../balance/service.ts";
@@ -149,9 +149,8 @@ function meRoute(app: App, ctx: DashboardApiContext): void {
 function auditLogRoute(app: App, ctx: DashboardApiContext): void {
   app.get(
     "/audit-log",
-    { schema: { querystring: MerchantAuditLogQuery, response: { 200: AuditLogEnvelope } } },
-    async (request) =>
-      ok(await listAuditLog(ctx, { ...request.query, merchantId: sessionOf(request).merchant.id })),
+    { schema: { querystring: MerchantAuditLogQuery, response: { 200: MerchantAuditLogEnvelope } } },
+    async (request) => ok(await listMerchantAuditLog(ctx, sessionOf(request).merchant.id, request.query)),
   );
 }
 

@@ -218,6 +218,18 @@ describe("a merchant's audit log in the dashboard", () => {
     assert.equal(created.via, "dashboard");
     const revoked = entries.find((e) => e.action === "revokeIntegration");
     assert.equal(revoked.actorName, "admin-token");
+    // The operator's network address is the operator's business: the merchant sees its users' only.
+    assert.equal(revoked.clientAddress, null);
+    assert.equal(typeof created.clientAddress, "string");
+    const operatorView = await svc.admin(
+      "GET",
+      `/admin/v1/audit-log?action=revokeIntegration&recordId=${key.body.data.id}`,
+    );
+    assert.equal(
+      typeof operatorView.body.data.data[0].clientAddress,
+      "string",
+      "the operator's own log keeps it",
+    );
     assert.ok(entries.some((e) => e.action === "logIn" && e.actorName === finance.email));
     assert.ok(
       entries.every((e) => e.merchantId === shop.merchantId),

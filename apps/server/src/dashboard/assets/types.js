@@ -61,7 +61,7 @@
  * @property {string} action
  * @property {string} recordType
  * @property {string | null} recordId
- * @property {string} clientAddress
+ * @property {string | null} clientAddress null for an operator's action (the operator's address is not shown)
  */
 
 /**

@@ -26,7 +26,7 @@ function entryRow(entry) {
       entry.recordType,
       entry.recordId ? h("small", { class: "block" }, entry.recordId) : null,
     ),
-    h("td", { class: "mono" }, entry.clientAddress),
+    h("td", { class: "mono" }, entry.clientAddress ?? "—"),
   );
 }
 
