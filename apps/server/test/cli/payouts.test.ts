@@ -133,14 +133,15 @@ describe("satang payouts batch", () => {
     assert.match(failed.stdout, /\(closed\)/);
     assert.match(failed.stdout, /failed \(Account closed, recorded by admin-token via cli\)/);
 
+    // A paid line is never recorded failed afterwards (paid on a failed line is the late success).
     const conflict = await satang([
       "payouts",
       "batch",
       "record",
       batch.id,
-      ids[1]!,
-      "--paid",
-      "X1",
+      ids[0]!,
+      "--failed",
+      "Second thoughts",
       ...target,
     ]);
     assert.equal(conflict.code, 1);
