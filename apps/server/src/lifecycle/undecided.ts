@@ -272,13 +272,8 @@ async function resolvePayout(
         reason: booked.refusal.reason,
       });
     }
-    // The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and
-    // a transfer it executed after all is booked as a late success (lifecycle/payouts.ts).
-    if (input.outcome === "failed" && providerHolding(ctx, payout.row.provider)) {
-      await watchResolvedPayout(trx, subject, at);
-      // The bank may still pay it: no second refund may take its amount before the bank answers.
-      if (booked.refund) await withholdUntilBankAnswers(trx, booked.refund);
-    }
+    if (input.outcome === "failed" && providerHolding(ctx, payout.row.provider))
+      await stillAskTheBank(trx, subject, booked, at);
     return {
       booked,
       resolution: {
@@ -291,6 +286,21 @@ async function resolvePayout(
       },
     };
   });
+}
+
+/**
+ * The operator's `failed` is a decision, not the bank's answer: the bank is still asked, and a
+ * transfer it executed after all is booked as a late success (lifecycle/payouts.ts). Until it
+ * answers, a refund's amount stays on its payment's refunded sum: no second refund may take it.
+ */
+async function stillAskTheBank(
+  trx: Trx,
+  subject: PayoutSubject,
+  booked: Extract<BookedPayout, { kind: "applied" }>,
+  at: Date,
+): Promise<void> {
+  await watchResolvedPayout(trx, subject, at);
+  if (booked.refund) await withholdUntilBankAnswers(trx, booked.refund);
 }
 
 /**
