@@ -183,7 +183,8 @@ async function acknowledgedPresent(db: Db, tally: Tally): Promise<InvariantResul
 
 /**
  * Refunds (CONTRACT 16): the refunds of a payment that are not failed or canceled never add up to
- * more than the payment, and equal the payment's kept refunded sum; a refund is paid at most once
+ * more than the payment, and equal the payment's kept refunded sum (with the refunds the operator
+ * failed whose bank has not answered yet: refunds.refundable_withheld); a refund is paid at most once
  * (one paid or late-success posting), exactly when it is succeeded.
  */
 async function refundsWithinPayments(db: Db): Promise<InvariantResult> {
@@ -191,7 +192,7 @@ async function refundsWithinPayments(db: Db): Promise<InvariantResult> {
     db,
     sql<{ id: string; amount: bigint; refunded: bigint; kept: bigint }>`
       select p.id, p.amount_satang as amount, p.refunded_satang as kept,
-        coalesce(sum(r.amount_satang) filter (where r.status not in ('failed', 'canceled')), 0)::bigint as refunded
+        coalesce(sum(r.amount_satang) filter (where r.status not in ('failed', 'canceled') or r.refundable_withheld), 0)::bigint as refunded
       from payments p join refunds r on r.payment_id = p.id
       group by p.id, p.amount_satang, p.refunded_satang`,
   );
