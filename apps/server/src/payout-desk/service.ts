@@ -23,6 +23,7 @@
 import type { OperatorActor } from "../admin/actor.ts";
 import type { Config } from "../config.ts";
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
+import { unwatched } from "../db/transaction-scope.ts";
 import type { PayoutBatchItemRow, PayoutOutcome } from "../db/types.ts";
 import { type Page, page } from "../http/envelope.ts";
 import { atOffset, type Clock } from "../lib/clock.ts";
@@ -303,10 +304,23 @@ async function applyOutcome(
         );
   if (result.kind === "refused") {
     const record = "withdraw" in result ? result.withdraw : result.refund;
-    throw new AppError("STATE_CONFLICT", result.refusal.message, {
+    const refused = new AppError("STATE_CONFLICT", result.refusal.message, {
       reason: result.refusal.reason,
       status: record?.status ?? null,
     });
+    // A refusal the operator must look at (the bank paid a refund whose payment was refunded
+    // again since) is recorded although this transaction rolls back: recordLineOutcome.
+    if (result.refusal.anomaly) {
+      throw new RefusedForTheOperator(refused, {
+        provider: PAYOUT_DESK_SOURCE,
+        subjectType: subject.kind,
+        subjectId: subject.id,
+        report: `payout.${outcome.outcome}`,
+        callbackId: null,
+        refusal: result.refusal,
+      });
+    }
+    throw refused;
   }
   // Applied, and the operator must still look at it (a late success that overdrew the wallet).
   if (result.notice) {
@@ -323,6 +337,16 @@ async function applyOutcome(
 
 /** The anomalies' source for an outcome the payout desk recorded. */
 const PAYOUT_DESK_SOURCE = "payout_desk";
+
+/** A refused outcome that is recorded for the operator (GET /admin/v1/anomalies) all the same. */
+class RefusedForTheOperator extends Error {
+  constructor(
+    readonly answer: AppError,
+    readonly anomaly: Parameters<typeof recordAnomaly>[2],
+  ) {
+    super(answer.message);
+  }
+}
 
 /** Locks the line's withdraw or refund first (the order of its module); undefined when missing. */
 async function lockSubject(trx: Trx, subject: PayoutSubject): Promise<object | undefined> {
@@ -414,6 +438,11 @@ async function recordLineOutcome(
   try {
     await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome, actor));
   } catch (error) {
+    if (error instanceof RefusedForTheOperator) {
+      // Its own transaction, and not the operator's action: a refused request audits nothing.
+      await unwatched(() => withTransaction(ctx.db, (trx) => recordAnomaly(trx, ctx, error.anomaly)));
+      throw error.answer;
+    }
     // Another batch's recording of the same reference committed while this one ran: the index
     // refused this write and everything of this transaction was rolled back.
     if (outcome.bankReference === null || !isBankReferenceConflict(error)) throw error;

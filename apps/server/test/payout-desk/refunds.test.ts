@@ -13,7 +13,7 @@ import { simulateRefund } from "../../src/refunds/simulate.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
-import { eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
+import { anomaliesOf, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -287,6 +287,45 @@ describe("refunds through the payout desk", () => {
     }
     assert.equal(await refundStatus(refund.id), "processing");
     assert.deepEqual(await ledgerKinds(svc.deps.db, refund.id), ["refund_hold"]);
+  });
+
+  it("books paid on a refund line recorded failed as the late success, or records the refusal for the operator", async () => {
+    const merchant = await fundedMerchant(svc);
+    svc.clock.advance(1000);
+    const payment = await succeededPayment(svc, merchant, "5000.00");
+    svc.clock.advance(1000);
+    const first = await createRefund(svc, merchant, payment.id, { amount: "5000.00" });
+    const batch = await newBatch(merchant);
+    const onLine = (batchId: string, refundId: string, body: Record<string, unknown>) =>
+      svc.admin("POST", `/admin/v1/payout-batches/${batchId}/refunds/${refundId}/outcome`, body);
+    assert.equal(
+      (await onLine(batch.id, first.id, { outcome: "failed", reason: "Bank said closed" })).status,
+      200,
+    );
+
+    // The whole payment is refunded again and paid: the bank's later word on the first is refused
+    // (the payment cannot be refunded twice), and recorded for the operator, as the answer says.
+    const second = await createRefund(svc, merchant, payment.id, { amount: "5000.00" });
+    const again = await newBatch(merchant);
+    const reference = `DESK-R-${second.id.slice(0, 8)}`;
+    assert.equal(
+      (await onLine(again.id, second.id, { outcome: "paid", bankReference: reference })).status,
+      200,
+    );
+    const late = await onLine(batch.id, first.id, { outcome: "paid", bankReference: `${reference}-1` });
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.error.metadata.reason, "late_success_over_refunded");
+    assert.equal(await refundStatus(first.id), "failed");
+    assert.deepEqual(
+      (await anomaliesOf(svc.deps.db, first.id)).map((a) => [a.reason, a.report]),
+      [["late_success_over_refunded", "payout.paid"]],
+    );
+    const audit = await svc.admin("GET", `/admin/v1/audit-log?recordId=${first.id}`);
+    assert.deepEqual(
+      audit.body.data.data.map((e: { action: string }) => e.action),
+      ["recordRefundPayoutOutcome"],
+      "the refused correction is not an action of the operator's",
+    );
   });
 
   it("pays the destination a refund named instead of the customer's account", async () => {
