@@ -88,7 +88,7 @@ export function accountNameField(description: string) {
     minLength: 1,
     maxLength: CUSTOMER_NAME_LENGTH_MAX,
     pattern: "^[^\\p{Cc}\\p{Cf}]*[^\\s\\p{Cc}\\p{Cf}][^\\p{Cc}\\p{Cf}]*$",
-    [ERROR_MESSAGE_KEYWORD]: "must have a visible character and no control or invisible characters",
+    [ERROR_MESSAGE_KEYWORD]: `must be 1-${CUSTOMER_NAME_LENGTH_MAX} characters with a visible one, and no control or invisible characters`,
     description,
   });
 }

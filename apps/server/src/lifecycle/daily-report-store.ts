@@ -19,22 +19,29 @@ const figureOf = (
  */
 export async function paidOutFigure(db: Db, from: Date, to: Date): Promise<Figure> {
   const [withdraws, refunds] = await Promise.all([
-    db
-      .selectFrom("withdraws")
-      .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-      .where("status", "=", "paid")
-      .where("paid_at", ">=", from)
-      .where("paid_at", "<", to)
-      .executeTakeFirst(),
-    db
-      .selectFrom("refunds")
-      .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
-      .where("status", "=", "succeeded")
-      .where("succeeded_at", ">=", from)
-      .where("succeeded_at", "<", to)
-      .executeTakeFirst(),
+    endedWithin(db, { table: "withdraws", status: "paid", stamp: "paid_at" }, from, to),
+    endedWithin(db, { table: "refunds", status: "succeeded", stamp: "succeeded_at" }, from, to),
   ]);
-  return sumOf(figureOf(withdraws), figureOf(refunds));
+  return sumOf(withdraws, refunds);
+}
+
+/** The count and sum of the rows of `table` that reached `status` at a `stamp` in [from, to). */
+async function endedWithin(
+  db: Db,
+  which:
+    | { table: "withdraws"; status: "paid"; stamp: "paid_at" }
+    | { table: "refunds"; status: "succeeded"; stamp: "succeeded_at" },
+  from: Date,
+  to: Date,
+): Promise<Figure> {
+  const row = await db
+    .selectFrom(which.table)
+    .select((eb) => [eb.fn.countAll<string>().as("count"), eb.fn.sum<string>("amount_satang").as("amount")])
+    .where("status", "=", which.status)
+    .where(which.stamp, ">=", from)
+    .where(which.stamp, "<", to)
+    .executeTakeFirst();
+  return figureOf(row);
 }
 
 const sumOf = (a: Figure, b: Figure): Figure => ({

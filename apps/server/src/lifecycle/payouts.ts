@@ -51,8 +51,7 @@ import {
 } from "../lib/payout-subjects.ts";
 import { findMerchant } from "../merchants/store.ts";
 import type { PayoutInput, PayoutLookup, Provider, SendPayoutResult } from "../providers/provider.ts";
-import { bankAnsweredUnpaid } from "../refunds/reports.ts";
-import { findRefundById } from "../refunds/store.ts";
+import { findRefundById, returnWithheld } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
 import { walletInactive } from "../withdraws/admission.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
@@ -123,7 +122,7 @@ async function watchedAnswer(
   if (lookup.status !== "paid") {
     await updatePayout(trx, subject, { state: "completed", at });
     // The bank confirms the operator's failure: the refund's amount may be refunded again.
-    if (subject.kind === "refund") await bankAnsweredUnpaid(trx, subject.id);
+    if (subject.kind === "refund") await returnWithheld(trx, subject.id);
     return;
   }
   await updatePayout(trx, subject, { providerReference: lookup.providerReference, at });

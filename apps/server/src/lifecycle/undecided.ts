@@ -29,9 +29,8 @@ import {
   withdrawSubject,
 } from "../lib/payout-subjects.ts";
 import type { PayoutEvidence } from "../providers/provider.ts";
-import { withholdUntilBankAnswers } from "../refunds/reports.ts";
 import type { RefundRecord } from "../refunds/schemas.ts";
-import { lockRefund } from "../refunds/store.ts";
+import { lockRefund, withholdRefundable } from "../refunds/store.ts";
 import { refundView } from "../refunds/view.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { lockWithdraw } from "../withdraws/store.ts";
@@ -300,7 +299,7 @@ async function stillAskTheBank(
   at: Date,
 ): Promise<void> {
   await watchResolvedPayout(trx, subject, at);
-  if (booked.refund) await withholdUntilBankAnswers(trx, booked.refund);
+  if (booked.refund) await withholdRefundable(trx, booked.refund);
 }
 
 /**

@@ -32,7 +32,7 @@ import {
   unknownSubject,
 } from "../lib/provider-reports.ts";
 import { settlementPartOf } from "./settlement-part.ts";
-import { lockPaymentById, lockRefund, returnWithheld, withholdRefundable } from "./store.ts";
+import { lockPaymentById, lockRefund, returnWithheld } from "./store.ts";
 import { moveRefund } from "./transitions.ts";
 
 export type RefundPayoutReportResult =
@@ -91,7 +91,7 @@ async function moved(
 async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundPayoutReportResult> {
   const payment = await lockPaymentById(trx, row.payment_id);
   if (!payment) throw new Error(`refund ${row.id} names a missing payment`);
-  // A withheld refund is on the refunded sum already (withholdUntilBankAnswers): it always fits.
+  // A withheld refund is on the refunded sum already (store.ts withholdRefundable): it always fits.
   if (!row.refundable_withheld && payment.refunded_satang + row.amount_satang > payment.amount_satang) {
     return refuse(
       row,
@@ -193,20 +193,4 @@ export async function applyRefundPayoutReport(
   const { clock_offset_ms: offsetMs, ...row } = locked;
   const now = businessNow(ctx.clock, offsetMs);
   return outcome === "paid" ? paidReport(trx, row, now) : failedReport(trx, row, now, reason);
-}
-
-/**
- * The operator failed a refund whose bank has not said it failed (lifecycle/undecided.ts): its
- * hold went back, but the bank may still pay it, so its amount stays on its payment's refunded
- * sum until the bank answers. No second refund can take that amount meanwhile, and the bank's
- * late payment is booked as the refund's late success rather than refused as an over-refund.
- * Call it in the failure's transaction, after the move.
- */
-export async function withholdUntilBankAnswers(trx: Trx, refund: RefundRow): Promise<void> {
-  await withholdRefundable(trx, refund);
-}
-
-/** The bank says a refund the operator failed was not paid (a watched payout's answer). */
-export async function bankAnsweredUnpaid(trx: Trx, refundId: string): Promise<void> {
-  await returnWithheld(trx, refundId);
 }

@@ -87,7 +87,10 @@ export async function subtractRefunded(
 
 /**
  * Keeps a refund that was just failed (and taken off its payment's refunded sum) on that sum
- * again, marked withheld: the operator failed it, the bank has not, and may still pay it. The
+ * again, marked withheld: the operator failed it (lifecycle/undecided.ts), the bank has not, and
+ * may still pay it. No second refund can take that amount meanwhile, and the bank's late payment
+ * is booked as the refund's late success rather than refused as an over-refund
+ * (reports.ts). Called in the failure's transaction, after the move. The
  * payment's row is locked already (the failure's release locked it), and the refund was counted
  * on it a moment before, so the sum stays within the payment's amount.
  */
