@@ -38,6 +38,11 @@ export default async function* progress(source) {
     const { data } = event;
     const path = [...stack.slice(0, data.nesting), data.name];
     const isSuite = data.details?.type === "suite";
+    if (process.env.SATANG_TEST_SLOW && !isSuite && data.nesting > 0) {
+      const ms = data.details?.duration_ms ?? 0;
+      if (ms >= Number(process.env.SATANG_TEST_SLOW))
+        yield `# slow ${(ms / 1000).toFixed(1)} s ${path.join(" > ")}\n`;
+    }
     if (data.nesting === 0) {
       const seconds = ((data.details?.duration_ms ?? 0) / 1000).toFixed(1);
       yield `${event.type === "test:pass" ? "ok" : "NOT OK"} ${data.name} (${seconds} s)\n`;

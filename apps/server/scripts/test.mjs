@@ -75,8 +75,9 @@ const snapshot = join(work, "snapshot.tar");
 const env = {
   ...process.env,
   SATANG_TEST_SNAPSHOT: snapshot,
-  // A server a test starts on a new DATA_DIR begins from the snapshot instead of running initdb.
-  EMBEDDED_TEMPLATE: snapshot,
+  // A server a test starts on a new DATA_DIR copies the migrated template (the snapshot as a
+  // closed store's directory, test/helpers/store.ts) instead of running initdb.
+  EMBEDDED_TEMPLATE: `${snapshot}.d`,
   SATANG_TEST_TEMPLATE_READY: "1",
   SATANG_TEST_TEMPLATE: `satang_test_template_${process.pid}`,
 };

@@ -32,7 +32,7 @@ import { installRequestId, requestIdFor } from "./http/request-id.ts";
 import { requestLogController } from "./http/request-log.ts";
 import { installRouteCatalog } from "./http/route-catalog.ts";
 import { installSecurityHeaders } from "./http/security-headers.ts";
-import { SERIALIZER_OPTIONS } from "./http/serializer.ts";
+import { serializerCompiler } from "./http/serializer.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
@@ -102,13 +102,13 @@ function fastifyOptions(deps: Deps, options: BuildOptions): FastifyServerOptions
     // A path parameter may be a referenceId of 255 characters, each percent-encoded in the
     // worst case; Fastify's default of 100 would answer a valid by-reference lookup with 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 3 * REFERENCE_ID_LENGTH_MAX },
-    serializerOpts: SERIALIZER_OPTIONS,
   };
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions(deps, options));
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   installConnectionCap(app, deps.config.http.connectionsPerAddressMax);
   installRouteCatalog(app);
   installRequestId(app);

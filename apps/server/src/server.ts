@@ -10,7 +10,7 @@
  * `startWorker` is the same process without HTTP (`satang worker`): the background jobs only.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -204,6 +204,18 @@ export function lockDataDir(dataDir: string): () => void {
   throw new ConfigError(`could not lock DATA_DIR ${dir}`);
 }
 
+/**
+ * EMBEDDED_TEMPLATE for a new embedded store: a directory (a closed store's files) is copied into
+ * place, a file (a `dumpDataDir()` tarball) is handed to PGlite to unpack. A store that exists,
+ * or a template that does not, is left alone.
+ */
+function startFromTemplate(template: string | undefined, dataDir: string): { loadDataDir?: Blob } {
+  if (!template || !existsSync(template) || embeddedStoreExists(dataDir)) return {};
+  if (!statSync(template).isDirectory()) return { loadDataDir: new Blob([readFileSync(template)]) };
+  cpSync(template, dataDir, { recursive: true });
+  return {};
+}
+
 /** Opens the store the configuration names; the embedded one is locked to this process. */
 export async function openConfiguredStore(config: Config): Promise<Store> {
   const bounds = config.databaseBounds;
@@ -220,14 +232,11 @@ export async function openConfiguredStore(config: Config): Promise<Store> {
   const release = lockDataDir(config.dataDir);
   try {
     const dataDir = join(config.dataDir, EMBEDDED_DATABASE_DIR);
-    const template = config.embeddedTemplate;
     const store = await openStore({
       dataDir,
       bounds,
       embeddedSync: config.embeddedSync,
-      ...(template && existsSync(template) && !embeddedStoreExists(dataDir)
-        ? { loadDataDir: new Blob([readFileSync(template)]) }
-        : {}),
+      ...startFromTemplate(config.embeddedTemplate, dataDir),
     });
     tightenDataDir(config.dataDir);
     return {

@@ -271,6 +271,51 @@ describe("first start, restarts and shutdown on the embedded store", () => {
 });
 
 describe("first start variants", () => {
+  it("begins a new store from EMBEDDED_TEMPLATE, a snapshot tarball or a closed store's directory, and leaves a store that exists alone", async () => {
+    const snapshot = process.env.SATANG_TEST_SNAPSHOT;
+    assert.ok(snapshot && existsSync(snapshot), "the test runner's migrated snapshot");
+    const start = (dataDir: string, template: string) =>
+      startServer(
+        loadConfig({
+          EMBEDDED_TEMPLATE: template,
+          DATA_DIR: dataDir,
+          PORT: "0",
+          LOG_LEVEL: "silent",
+          SECRET_KEY: "ab".repeat(32),
+        }),
+        { logger: false, print: () => {} },
+      );
+    const fromTarball = temporaryDataDir();
+    const first = await start(fromTarball, snapshot);
+    const demo = first.bootstrap.demo?.merchantId;
+    const token = first.bootstrap.adminToken;
+    assert.ok(demo && token, "a new store: the demo merchant and the operator token are made");
+    await first.close();
+
+    // The first store, closed, is the template of a second: its merchant comes with it.
+    const fromDirectory = temporaryDataDir();
+    const second = await start(fromDirectory, join(fromTarball, EMBEDDED_DATABASE_DIR));
+    try {
+      assert.equal(second.bootstrap.demo, undefined, "the copied store has its demo already");
+      assert.equal(second.bootstrap.adminToken, undefined, "and its token");
+      assert.equal(await countMerchants(second.store.db), 1);
+      const res = await admin(second, token, "GET", `/merchants/${demo}`);
+      assert.equal(res.status, 200, "the template's merchant is in the new store");
+    } finally {
+      await second.close();
+    }
+
+    // A store that exists ignores the template.
+    const again = await start(fromDirectory, snapshot);
+    try {
+      assert.equal(again.bootstrap.adminToken, undefined);
+      assert.equal(await countMerchants(again.store.db), 1);
+      assert.equal((await admin(again, token, "GET", `/merchants/${demo}`)).status, 200);
+    } finally {
+      await again.close();
+    }
+  });
+
   it("with ADMIN_TOKEN set generates no token and writes no token file, but still creates the demo", async () => {
     const dataDir = temporaryDataDir();
     const adminToken = "operator-chosen-token-0123456789";

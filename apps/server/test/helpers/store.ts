@@ -131,13 +131,21 @@ export async function prepareTestDatabases(snapshotPath: string): Promise<void> 
   const dump = await lite.dumpDataDir("none");
   await writeFile(snapshotPath, Buffer.from(await dump.arrayBuffer()));
   await lite.close();
+  // The same database as a closed store's directory: a server's new DATA_DIR copies it.
+  const template = await PGlite.create({ dataDir: templateDirOf(snapshotPath), loadDataDir: dump });
+  await template.close();
+}
+
+/** Where prepareTestDatabases puts the directory beside the snapshot `snapshotPath`. */
+export function templateDirOf(snapshotPath: string): string {
+  return `${snapshotPath}.d`;
 }
 
 /**
  * Settings that let a server started by a test on a new, empty DATA_DIR begin from the run's
- * migrated snapshot instead of running PGlite's initdb (config EMBEDDED_TEMPLATE): seconds of
+ * migrated template (a copy of its directory) instead of running PGlite's initdb (config EMBEDDED_TEMPLATE): seconds of
  * CPU saved per start. Empty outside the suite's runner.
  */
 export const EMBEDDED_TEMPLATE_ENV: Record<string, string> = process.env.SATANG_TEST_SNAPSHOT
-  ? { EMBEDDED_TEMPLATE: process.env.SATANG_TEST_SNAPSHOT }
+  ? { EMBEDDED_TEMPLATE: templateDirOf(process.env.SATANG_TEST_SNAPSHOT) }
   : {};

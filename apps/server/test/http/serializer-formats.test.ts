@@ -17,7 +17,7 @@ import {
   PAYMENT_STATUSES,
   WITHDRAW_STATUSES,
 } from "../../src/db/types.ts";
-import { SERIALIZER_OPTIONS } from "../../src/http/serializer.ts";
+import { serializerCompiler } from "../../src/http/serializer.ts";
 import { PaymentEnvelope, PaymentListEnvelope, type PaymentRecord } from "../../src/payments/schemas.ts";
 import { WithdrawEnvelope, WithdrawListEnvelope, type WithdrawRecord } from "../../src/withdraws/schemas.ts";
 import { startService } from "../helpers/harness.ts";
@@ -110,7 +110,8 @@ let app: FastifyInstance;
 let sending: unknown;
 
 before(async () => {
-  app = Fastify({ serializerOpts: SERIALIZER_OPTIONS });
+  app = Fastify();
+  app.setSerializerCompiler(serializerCompiler);
   const envelopes = {
     payment: PaymentEnvelope,
     payments: PaymentListEnvelope,
@@ -166,6 +167,15 @@ describe("the response serializer", () => {
       }),
       { seed: 23, numRuns: 100 },
     );
+  });
+
+  it("compiles a schema once per process, whichever app asks", () => {
+    const route = { schema: PaymentEnvelope, method: "GET", url: "/a", httpStatus: "200" };
+    const first = serializerCompiler(route);
+    assert.equal(serializerCompiler({ ...route, url: "/b" }), first, "the same schema, the same function");
+    assert.notEqual(serializerCompiler({ ...route, schema: WithdrawEnvelope }), first);
+    const small = { type: "object", properties: { a: { type: "string" } } };
+    assert.equal(serializerCompiler({ ...route, schema: small })({ a: "x", extra: 1 }), '{"a":"x"}');
   });
 
   it("answers 500 rather than send a record whose field fits no branch", async () => {
