@@ -96,9 +96,10 @@ export interface Config {
   embeddedSync: EmbeddedSyncMode;
   /**
    * EMBEDDED_TEMPLATE: what a new, empty embedded store starts from instead of running initdb
-   * (4 to 7 s): a closed embedded store's directory, copied (about 0.2 s of CPU), or a PGlite snapshot
-   * (a `dumpDataDir()` tarball, unpacked by PGlite: about 1.5 s). The test suite points it at its
-   * migrated template; unset, a new store is initialized as usual. A store that exists ignores it.
+   * (4 to 7 s): a closed embedded store's directory, copied (about 0.2 s of CPU), or a PGlite
+   * snapshot (a `dumpDataDir()` tarball, unpacked by PGlite: about 1.5 s). The test suite points
+   * it at its migrated template; unset, a new store is initialized as usual. A store that exists
+   * ignores it.
    */
   embeddedTemplate: string | undefined;
   /** Who may read /metrics (CONTRACT 14). */

@@ -142,9 +142,9 @@ export function templateDirOf(snapshotPath: string): string {
 }
 
 /**
- * Settings that let a server started by a test on a new, empty DATA_DIR begin from the run's
- * migrated template (a copy of its directory) instead of running PGlite's initdb (config EMBEDDED_TEMPLATE): seconds of
- * CPU saved per start. Empty outside the suite's runner.
+ * Settings that let a server started by a test on a new, empty DATA_DIR begin from a copy of the
+ * run's migrated template directory instead of running PGlite's initdb (config
+ * EMBEDDED_TEMPLATE): seconds of CPU saved per start. Empty outside the suite's runner.
  */
 export const EMBEDDED_TEMPLATE_ENV: Record<string, string> = process.env.SATANG_TEST_SNAPSHOT
   ? { EMBEDDED_TEMPLATE: templateDirOf(process.env.SATANG_TEST_SNAPSHOT) }
