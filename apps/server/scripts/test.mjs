@@ -36,19 +36,23 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 // file alone on a core while the other idles (longest-first packing). Measured per file with the
 // time table this script prints; a file missing here simply runs in alphabetical order.
 const LONGEST_FIRST = [
-  "test/admin/server.test.ts",
   "test/cli/operator.test.ts",
-  "test/cli/first-start.test.ts",
-  "test/app/docs.test.ts",
-  "test/admin/api.test.ts",
-  "test/dashboard/browser.test.ts",
-  "test/lifecycle/workers.test.ts",
-  "test/dashboard/login.test.ts",
   "test/app/readme.test.ts",
-  "test/app/data-dir-permissions.test.ts",
-  "test/hosted/page.test.ts",
+  "test/dashboard/browser.test.ts",
+  "test/cli/backup.test.ts",
+  "test/hosted/browser.test.ts",
+  "test/dashboard/login.test.ts",
   "test/cli/dev.test.ts",
-  "test/cli/money.test.ts",
+  "test/cli/payouts.test.ts",
+  "test/providers/scb/payout-safety.test.ts",
+  "test/app/docs.test.ts",
+  "test/admin/server.test.ts",
+  "test/cli/first-start.test.ts",
+  "test/providers/scb/e2e-payouts.test.ts",
+  "test/lifecycle/workers.test.ts",
+  "test/reliability/fuzz-sample.test.ts",
+  "test/dashboard/browser-roles.test.ts",
+  "test/refunds/live-payouts.test.ts",
 ];
 // Files that need a process of their own: they count what a module-level cache has built since
 // the process started, which other files in a shared worker would have added to.
