@@ -23,12 +23,14 @@ export const BENCH_ADMIN_TOKEN = "bench-admin-token-000000";
 
 /**
  * The V8 and Node flags the service's start script gives node (package.json "start": the build,
- * then `node <flags> apps/server/dist/satang.mjs serve`).
+ * then `node <flags> apps/server/dist/satang.mjs serve`), or BENCH_NODE_FLAGS's.
  */
 export const SERVER_NODE_FLAGS: string[] = (() => {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
     scripts: { start: string };
   };
+  // BENCH_NODE_FLAGS replaces them, for both servers alike: to try V8's settings (docs/PERFORMANCE.md).
+  if (process.env.BENCH_NODE_FLAGS) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean);
   const run = manifest.scripts.start.split("&&").at(-1)!.trim().split(/\s+/);
   return run.filter((word) => word.startsWith("--"));
 })();

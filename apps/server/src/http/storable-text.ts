@@ -29,10 +29,43 @@ function errorAt(instancePath: string): ErrorObject {
 }
 
 /**
+ * Whether any string or object key in `data` is text PostgreSQL could not store. Allocates
+ * nothing but its stack for what nests: run on every request part, before
+ * `unstorableTextErrors` builds the places of what it finds.
+ */
+function holdsUnstorableText(data: unknown): boolean {
+  if (typeof data === "string") return !isStorableText(data);
+  if (typeof data !== "object" || data === null) return false;
+  const pending: object[] = [data];
+  while (pending.length > 0) {
+    const value = pending.pop()!;
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        if (typeof item === "string") {
+          if (!isStorableText(item)) return true;
+        } else if (typeof item === "object" && item !== null) pending.push(item);
+      }
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (!isStorableText(key)) return true;
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === "string") {
+        if (!isStorableText(item)) return true;
+      } else if (typeof item === "object" && item !== null) pending.push(item);
+    }
+  }
+  return false;
+}
+
+/**
  * One error per string (or object key) that PostgreSQL could not store, at its JSON pointer; a
  * bad key is reported at its object, since the keys of free-form objects are the caller's data.
  */
 export function unstorableTextErrors(data: unknown, instancePath = ""): ErrorObject[] {
+  // Nearly every request holds only storable text: a walk that builds no paths says so, and the
+  // walk below, which names each bad string's place, runs only when it did not.
+  if (!holdsUnstorableText(data)) return [];
   // A walk with its own stack, not recursion: however deep a value nests (query strings and
   // path parameters are not bounded like bodies are), it cannot run out of call stack.
   const found: ErrorObject[] = [];
