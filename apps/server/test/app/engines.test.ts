@@ -6,6 +6,7 @@
  * rather than as an EBADENGINE warning at `npm install` that nobody reads.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -127,5 +128,24 @@ describe("Node version", () => {
       unsupported(packages, "20.11.1").map((line) => line.split("@")[0]),
       ["a", "b", "d", "e"],
     );
+  });
+});
+
+describe("the start scripts' node flags", () => {
+  /** The flags each start script gives node before the bundle (package.json "start"). */
+  const startFlags = (manifestFile: string): string[] => {
+    const scripts = readJson(manifestFile).scripts as Record<string, string>;
+    const run = scripts.start!.split("&&").at(-1)!.trim().split(/\s+/);
+    return run.filter((word) => word.startsWith("--"));
+  };
+
+  it("are the same in the root's and the server's package.json, and this node accepts them", () => {
+    const root = startFlags(join(REPO_ROOT, "package.json"));
+    const server = startFlags(join(REPO_ROOT, "apps/server/package.json"));
+    assert.deepEqual(server, root);
+    assert.ok(root.length > 0, "the start script gives node its flags (docs/DEPLOYMENT.md)");
+    // A flag this node does not know stops it before the service starts (`npm start` would fail).
+    const ran = spawnSync(process.execPath, [...root, "-e", "process.exit(0)"], { encoding: "utf8" });
+    assert.equal(ran.status, 0, ran.stderr);
   });
 });
