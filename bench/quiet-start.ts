@@ -4,7 +4,8 @@
  * closed loop of v1 creates and a 3 s open loop, then one 3 s open loop of v1 creates at `rate`
  * a second after each quiet spell given, each printed as its p99 and the p99 after its first
  * second. With BENCH_OPEN_TIMELINE=1 each load also prints its half seconds (p50/p99/max).
- * About 20 s a load; R2 needs a whole R1 run before it, this needs none.
+ * Each load takes its quiet spell and about 3 s more; R2 needs a whole R1 run before it, this
+ * needs none.
  *
  *   node --import tsx bench/quiet-start.ts <rate> <quiet seconds> [<quiet seconds>...]
  *   node --import tsx bench/quiet-start.ts 2400 1 15 1 15
