@@ -84,20 +84,39 @@ after(() => {
   for (const dir of directories) rmSync(dir, { recursive: true, force: true });
 });
 
+const OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  allowImportingTsExtensions: true,
+  types: ["node"],
+};
+
+/**
+ * A compiler host that parses each file outside the checks' own directories once for all the
+ * checks (TypeScript's lib files, Node's types, the SDK's sources): only the checks differ.
+ */
+const shared = new Map<string, ts.SourceFile | undefined>();
+const baseHost = ts.createCompilerHost(OPTIONS);
+const host: ts.CompilerHost = {
+  ...baseHost,
+  getSourceFile(fileName, languageVersion, onError, shouldCreate) {
+    if (directories.some((dir) => fileName.startsWith(dir)))
+      return baseHost.getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    if (!shared.has(fileName))
+      shared.set(fileName, baseHost.getSourceFile(fileName, languageVersion, onError, shouldCreate));
+    return shared.get(fileName);
+  },
+};
+
 function diagnostics(files: Record<string, string>): string[] {
   const dir = mkdtempSync(join(tmpdir(), "satang-sdk-types-"));
   directories.push(dir);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const program = ts.createProgram([join(dir, "checks.ts")], {
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    allowImportingTsExtensions: true,
-    types: ["node"],
-  });
+  const program = ts.createProgram([join(dir, "checks.ts")], OPTIONS, host);
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
 }
 
