@@ -19,6 +19,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { ManualClock } from "../../src/lib/clock.ts";
+import type { AppError } from "../../src/lib/errors.ts";
+import { PROVIDER_CALL_TIMEOUT_MS } from "../../src/lib/limits.ts";
 import { formatAmount } from "../../src/lib/money.ts";
 import type { LifecycleContext } from "../../src/lifecycle/context.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../src/lifecycle/payouts.ts";
@@ -205,12 +207,24 @@ async function runSchedule(schedule: Schedule): Promise<void> {
         "an undecided withdraw is alerted",
       );
       assert.ok((await undecidedCount(workers[0]!)) >= 1);
-      await resolveWithdraw(
-        workers[0]!,
-        w.id,
-        { outcome: executed === 1 ? "paid" : "failed", reason: "property test: the bank's truth" },
-        { actor: "operator:property_test", requestId: null },
-      );
+      const resolve = () =>
+        resolveWithdraw(
+          workers[0]!,
+          w.id,
+          { outcome: executed === 1 ? "paid" : "failed", reason: "property test: the bank's truth" },
+          { actor: "operator:property_test", requestId: null },
+        );
+      try {
+        await resolve();
+      } catch (error) {
+        // A confirm the last round sent may still be carried out: `failed` is refused until its
+        // window is over (CONTRACT 15), and the operator waits it out, as the answer says.
+        assert.equal((error as AppError).code, "STATE_CONFLICT", String(error));
+        assert.deepEqual((error as AppError).metadata, { status: "processing", reason: "payout_in_flight" });
+        assert.equal(executed, 0, "only a failed resolution waits for a confirm in flight");
+        advance(PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_MS, PROVIDER_CALL_TIMEOUT_MS));
+        await resolve();
+      }
       status = await statusOf(w.id);
     } else if (status === "paid") {
       assert.equal(executed, 1, "paid although the bank did not move the money exactly once");
