@@ -1,21 +1,15 @@
 /**
  * Rate limit per integration (interface.md "Limits", CONTRACT 1 and 10): the budget, the 429
  * envelope and headers, independence of integrations, the wall-clock window, the order after
- * authentication, and the shared Redis store.
- *
- * Redis: TEST_REDIS_URL when set (CI sets it), otherwise redis://127.0.0.1:6379. An unreachable
- * Redis fails these tests loudly; they are never skipped.
+ * authentication. The budget shared in Redis is in rate-limit-redis.test.ts.
  */
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
-import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from "fastify";
-import { Redis } from "ioredis";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { Deps } from "../../src/deps.ts";
-import { RATE_LIMIT_REDIS_NAMESPACE } from "../../src/http/rate-limit.ts";
 import { createIntegration } from "../../src/integrations/service.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import {
@@ -23,26 +17,9 @@ import {
   RATE_LIMIT_SANDBOX_PER_MINUTE,
   RATE_LIMIT_WINDOW_MS,
 } from "../../src/lib/limits.ts";
-import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { startService, type TestService } from "../helpers/harness.ts";
+import { signedGet, testRoutes } from "../helpers/rate-limit.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
-
-const REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
-
-const testRoutes: FastifyPluginAsync = async (api) => {
-  api.get("/test/ping", async () => ({ success: true, data: { pong: true } }));
-  api.post("/test/ping", async () => ({ success: true, data: { pong: true } }));
-};
-
-/** Signs with the given wall clock, so timestamps stay within tolerance as the clock moves. */
-function signedGet(app: FastifyInstance, creds: Credentials, wall: ManualClock, secret = creds.apiSecret) {
-  const headers = signRequest({
-    apiKey: creds.apiKey,
-    apiSecret: secret,
-    body: "",
-    timestamp: wall.now().getTime(),
-  });
-  return app.inject({ method: "GET", url: "/api/v1/test/ping", headers });
-}
 
 function assertRefused(res: LightMyRequestResponse, limit: number, resetAt: Date, retryAfter: number) {
   assert.equal(res.statusCode, 429, res.body);
@@ -231,74 +208,5 @@ describe("rate limit defaults", () => {
       for (const app of apps) await app.close();
       await svc.close();
     }
-  });
-});
-
-describe("rate limit, shared in Redis", () => {
-  let svc: TestService;
-  let probe: Redis;
-  let deps: Deps;
-  const wall = new ManualClock(Date.now());
-
-  before(async () => {
-    probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      await probe.connect();
-      await probe.ping();
-    } catch (err) {
-      probe.disconnect();
-      throw new Error(
-        `Redis is required for these tests and is not reachable at ${REDIS_URL} ` +
-          `(set TEST_REDIS_URL or start Redis): ${(err as Error).message}`,
-      );
-    }
-    svc = await startService({ env: { RATE_LIMIT_PER_MINUTE: "5", REDIS_URL } });
-    deps = svc.depsWith({ wallClock: wall });
-  });
-  after(async () => {
-    await svc?.close();
-    probe?.disconnect();
-  });
-
-  it("shares one budget per integration between app instances", async () => {
-    assert.equal(deps.config.redisUrl, REDIS_URL);
-    const creds = await svc.newMerchant({ name: `Redis Shop ${randomUUID()}` });
-    const key = `${RATE_LIMIT_REDIS_NAMESPACE}${creds.integrationId}`;
-    const first = await buildApp(deps, { extraApiRoutes: testRoutes });
-    const second = await buildApp(deps, { extraApiRoutes: testRoutes });
-    try {
-      await Promise.all([first.ready(), second.ready()]);
-      const order = [first, second, first, second, first];
-      for (const [i, app] of order.entries()) {
-        const res = await signedGet(app, creds, wall);
-        assert.equal(res.statusCode, 200, `request ${i + 1}: ${res.body}`);
-        assert.equal(res.headers["x-ratelimit-remaining"], String(4 - i));
-      }
-      assert.equal(await probe.get(key), "5");
-      const refused = await signedGet(second, creds, wall);
-      assert.equal(refused.statusCode, 429, refused.body);
-      const metadata = refused.json().error.metadata;
-      assert.deepEqual(Object.keys(metadata).sort(), ["limit", "remaining", "resetAt", "retryAfter"]);
-      assert.equal(metadata.limit, 5);
-      assert.equal(metadata.remaining, 0);
-      assert.ok(metadata.retryAfter >= 1 && metadata.retryAfter <= 60, String(metadata.retryAfter));
-      assert.equal(new Date(metadata.resetAt).toISOString(), metadata.resetAt);
-      assert.equal(refused.headers["retry-after"], String(metadata.retryAfter));
-      assert.equal((await signedGet(first, creds, wall)).statusCode, 429);
-
-      // Another integration keeps its own budget in the same Redis.
-      const other = await svc.newMerchant({ name: "Quiet Redis Shop" });
-      assert.equal((await signedGet(second, other, wall)).statusCode, 200);
-      await probe.del(`${RATE_LIMIT_REDIS_NAMESPACE}${other.integrationId}`);
-    } finally {
-      await probe.del(key);
-      await first.close();
-      await second.close();
-    }
-  });
-
-  it("refuses to start when REDIS_URL points at no Redis", async () => {
-    const config = { ...deps.config, redisUrl: "redis://127.0.0.1:1" };
-    await assert.rejects(buildApp({ ...deps, config }), /REDIS_URL/);
   });
 });
