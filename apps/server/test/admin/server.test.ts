@@ -20,6 +20,7 @@ import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
 import { countMerchants } from "../../src/merchants/store.ts";
 import { lockDataDir, loggerOptions, type RunningServer, startServer } from "../../src/server.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
+import { pathWithStandIns } from "../helpers/shell-stand-ins.ts";
 import { describeOnPostgres, EMBEDDED_TEMPLATE_ENV, openTestStore } from "../helpers/store.ts";
 
 const execFileAsync = promisify(execFile);
@@ -151,7 +152,13 @@ describe("first start, restarts and shutdown on the embedded store", () => {
       const snippet = curlExample(config.publicBaseUrl, demo.apiKey, demo.apiSecret);
       for (const line of snippet.split("\n")) assert.ok(text.includes(line), `printed: ${line}`);
       // Asynchronously: the server answering curl runs in this very process.
-      const run = await execFileAsync("bash", ["-c", snippet], { encoding: "utf8", timeout: 120_000 });
+      // With stand-ins for curl and openssl where the machine has none (test/helpers/shell-stand-ins.ts).
+      const PATH = pathWithStandIns(mkdtempSync(join(tmpdir(), "satang-stand-ins-")), ["openssl", "curl"]);
+      const run = await execFileAsync("bash", ["-c", snippet], {
+        encoding: "utf8",
+        timeout: 120_000,
+        env: { ...process.env, PATH },
+      });
       const created = JSON.parse(run.stdout);
       assert.notEqual(created.error?.code, "INVALID_CREDENTIALS", "the example signs correctly");
       assert.equal(created.success, true, run.stdout);

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "../helpers/processes.ts";
+import { pathWithStandIns } from "../helpers/shell-stand-ins.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const README = join(REPO_ROOT, "README.md");
@@ -61,40 +62,8 @@ async function freePort(): Promise<number> {
 
 let port: number;
 let dataDir: string;
-/** PATH for the README's shell blocks: the machine's, with a stand-in jq where it has none. */
+/** PATH for the README's shell blocks: the machine's, with stand-ins for the tools it lacks. */
 let examplesPath = process.env.PATH ?? "";
-
-/**
- * The README's shell examples pick fields out of the CLI's JSON with `jq -r .field`, and say that
- * jq is needed. `npm test` must pass on a machine with nothing but Node.js, so where jq is
- * missing the blocks run with a stand-in that does exactly what they use: `jq -r .a.b` prints
- * that field of the JSON read from standard input, and `jq --version` answers. Any other use
- * fails loudly, so a README that starts using more of jq is caught here.
- */
-function pathWithJq(): string {
-  const machinePath = process.env.PATH ?? "";
-  try {
-    execFileSync("jq", ["--version"], { stdio: "ignore" });
-    return machinePath;
-  } catch {
-    const dir = join(WORK_DIR, "jq-stand-in");
-    mkdirSync(dir, { recursive: true });
-    const program = [
-      "const args = process.argv.slice(2);",
-      'if (args[0] === "--version") { console.log("jq-stand-in"); process.exit(0); }',
-      'if (args.length !== 2 || args[0] !== "-r" || !/^(\\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(args[1])) {',
-      '  console.error("jq stand-in: only \'jq -r .field\' is supported, not: jq " + args.join(" "));',
-      "  process.exit(2);",
-      "}",
-      'let value = JSON.parse(require("node:fs").readFileSync(0, "utf8"));',
-      'for (const key of args[1].split(".").slice(1)) value = value == null ? null : value[key];',
-      'console.log(typeof value === "string" ? value : JSON.stringify(value ?? null));',
-    ].join("\n");
-    writeFileSync(join(dir, "jq.cjs"), `${program}\n`);
-    writeFileSync(join(dir, "jq"), `#!/bin/sh\nexec node "$(dirname "$0")/jq.cjs" "$@"\n`, { mode: 0o755 });
-    return `${dir}:${machinePath}`;
-  }
-}
 let service: ChildProcess;
 let serviceOutput = "";
 
@@ -103,7 +72,7 @@ const START_TIMEOUT_MS = 300_000;
 
 before(
   async () => {
-    examplesPath = pathWithJq();
+    examplesPath = pathWithStandIns(join(WORK_DIR, "stand-ins"), ["jq", "openssl", "curl"]);
     port = await freePort();
     dataDir = mkdtempSync(join(tmpdir(), "satang-readme-"));
     // `npm start`, as the Quick start says, in its own process group so that it ends with its child.
