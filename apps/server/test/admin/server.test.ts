@@ -153,12 +153,13 @@ describe("first start, restarts and shutdown on the embedded store", () => {
       for (const line of snippet.split("\n")) assert.ok(text.includes(line), `printed: ${line}`);
       // Asynchronously: the server answering curl runs in this very process.
       // With stand-ins for curl and openssl where the machine has none (test/helpers/shell-stand-ins.ts).
-      const PATH = pathWithStandIns(mkdtempSync(join(tmpdir(), "satang-stand-ins-")), ["openssl", "curl"]);
+      const standIns = mkdtempSync(join(tmpdir(), "satang-stand-ins-"));
+      const PATH = pathWithStandIns(standIns, ["openssl", "curl"]);
       const run = await execFileAsync("bash", ["-c", snippet], {
         encoding: "utf8",
         timeout: 120_000,
         env: { ...process.env, PATH },
-      });
+      }).finally(() => rmSync(standIns, { recursive: true, force: true }));
       const created = JSON.parse(run.stdout);
       assert.notEqual(created.error?.code, "INVALID_CREDENTIALS", "the example signs correctly");
       assert.equal(created.success, true, run.stdout);
