@@ -85,11 +85,14 @@ function redisAnswers({ host, port }) {
     });
   });
 }
-const onRedis = Boolean(process.env.TEST_REDIS_URL) || (await redisAnswers(DEFAULT_REDIS));
 const allFiles = [...listTests(join(root, "test")), ...listTests(join(root, "../../packages/sdk/test"))]
   .filter((file) => onPostgres || !file.endsWith("-pg.test.ts"))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
-const leftOutForRedis = onRedis ? [] : allFiles.filter((file) => file.endsWith("-redis.test.ts"));
+const redisFiles = allFiles.filter((file) => file.endsWith("-redis.test.ts"));
+// Asked only when the run holds such a file.
+const onRedis =
+  redisFiles.length === 0 || Boolean(process.env.TEST_REDIS_URL) || (await redisAnswers(DEFAULT_REDIS));
+const leftOutForRedis = onRedis ? [] : redisFiles;
 const files = allFiles.filter((file) => !leftOutForRedis.includes(file)).sort((a, b) => rank(a) - rank(b));
 // Files run side by side: one more than the cores, since most files spend part of their time
 // waiting (for a spawned server, a browser, a timer) rather than computing. TEST_CONCURRENCY

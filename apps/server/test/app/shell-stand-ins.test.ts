@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type StandInTool, writeStandIn } from "../helpers/shell-stand-ins.ts";
+import { installed, type StandInTool, writeStandIn } from "../helpers/shell-stand-ins.ts";
 
 const TOOLS: StandInTool[] = ["jq", "openssl", "curl"];
 
@@ -36,12 +36,6 @@ function bash(script: string, path: string): Promise<Run> {
       },
     );
   });
-}
-
-/** Whether the machine has `tool` itself (then the stand-in is checked against it). */
-async function machineHas(tool: StandInTool): Promise<boolean> {
-  const probe = tool === "openssl" ? "openssl version" : `${tool} --version`;
-  return (await bash(`${probe} >/dev/null 2>&1`, process.env.PATH ?? "")).code === 0;
 }
 
 interface Seen {
@@ -93,7 +87,7 @@ describe("shell stand-ins for a machine with nothing but Node.js", () => {
       const run = await bash(`echo ${json} | jq -r ${filter}`, standIns);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout, expected);
-      if (await machineHas("jq")) {
+      if (installed("jq")) {
         assert.equal((await bash(`echo ${json} | jq -r ${filter}`, process.env.PATH ?? "")).stdout, expected);
       }
     }
@@ -113,7 +107,7 @@ describe("shell stand-ins for a machine with nothing but Node.js", () => {
       const run = await bash(env + script(last), standIns);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout.trim(), expected);
-      if (await machineHas("openssl")) {
+      if (installed("openssl")) {
         assert.equal((await bash(env + script(last), process.env.PATH ?? "")).stdout.trim(), expected);
       }
     }
@@ -128,7 +122,7 @@ describe("shell stand-ins for a machine with nothing but Node.js", () => {
       `curl -s ${base}${path} -H "Content-Type: application/json" -H "X-API-Key: key_1" -d '${body}'`,
       `curl -sS -X POST '${base}${path}' \\\n  -H 'Content-Type: application/json' \\\n  -H "X-Timestamp: 17" -d '${body}'`,
     ];
-    const tools = (await machineHas("curl")) ? [standIns, process.env.PATH ?? ""] : [standIns];
+    const tools = installed("curl") ? [standIns, process.env.PATH ?? ""] : [standIns];
     const answers: string[] = [];
     for (const path of tools) {
       for (const [i, command] of [...commands("/api/v1/payments"), ...commands("/refused")].entries()) {

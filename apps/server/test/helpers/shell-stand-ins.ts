@@ -95,7 +95,8 @@ const PROGRAMS: Record<StandInTool, string[]> = {
   ],
 };
 
-function installed(tool: StandInTool): boolean {
+/** Whether the machine has `tool` itself on PATH. */
+export function installed(tool: StandInTool): boolean {
   try {
     execFileSync(tool, PROBES[tool], { stdio: "ignore" });
     return true;
