@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   RESOURCE_NOT_FOUND: 404,
   DUPLICATE_REFERENCE_ID: 409,
   STATE_CONFLICT: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_MISMATCH: 422,
   RATE_LIMIT_EXCEEDED: 429,
@@ -162,6 +163,8 @@ export class StateConflictError extends SatangError<StateConflictMetadata> {
   }
 }
 
+/** 408: the request's headers or body did not arrive in time; the server closed the connection. */
+export class RequestTimeoutError extends SatangError<ErrorMetadataOf<"REQUEST_TIMEOUT">> {}
 /** 413: the body exceeds 64 KiB. */
 export class PayloadTooLargeError extends SatangError<ErrorMetadataOf<"PAYLOAD_TOO_LARGE">> {}
 /** 422: the idempotencyKey was used before with a different body. */
@@ -219,6 +222,7 @@ export const ERROR_CLASSES: Record<ErrorCode, ErrorClass> = {
   RESOURCE_NOT_FOUND: ResourceNotFoundError,
   DUPLICATE_REFERENCE_ID: DuplicateReferenceIdError,
   STATE_CONFLICT: StateConflictError,
+  REQUEST_TIMEOUT: RequestTimeoutError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   IDEMPOTENCY_KEY_MISMATCH: IdempotencyKeyMismatchError,
   RATE_LIMIT_EXCEEDED: RateLimitError,

@@ -41,6 +41,7 @@ export {
   RateLimitError,
   type RateLimitMetadata,
   type RefundableMetadata,
+  RequestTimeoutError,
   ResourceNotFoundError,
   SatangError,
   ServiceUnavailableError,

@@ -14,6 +14,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import { BalanceSchema } from "../balance/schemas.ts";
 import { AMOUNT_MESSAGE, amountField } from "../http/fields.ts";
 import { ERROR_CODE_KEYWORD, ERROR_MESSAGE_KEYWORD, HTTP_URL_KEYWORD } from "../http/validation.ts";
+import { DIGIT_SEPARATOR_CLASS } from "../lib/account-number.ts";
 import { BANK_CODES } from "../lib/bank-codes.ts";
 import {
   ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
@@ -60,7 +61,7 @@ const collectionAccountFields = {
   }),
   accountNumber: Type.String({
     maxLength: ACCOUNT_NUMBER_INPUT_LENGTH_MAX,
-    pattern: "^[\\s-]*(?:[0-9][\\s-]*){10,15}$",
+    pattern: `^${DIGIT_SEPARATOR_CLASS}*(?:[0-9]${DIGIT_SEPARATOR_CLASS}*){10,15}$`,
     [ERROR_MESSAGE_KEYWORD]: "must be 10 to 15 digits (dashes and spaces are ignored)",
   }),
   accountName: Type.String({
@@ -88,7 +89,8 @@ const PROMPTPAY_MESSAGE =
   "must be a mobile number (10 digits starting with 0), a national id (13 digits) or an e-wallet id (15 digits)";
 
 /** Digits with optional `-` and spaces between them: 0 + 9 digits, 13 digits or 15 digits. */
-const PROMPTPAY_PATTERN = "^(?:0(?:[\\s-]*[0-9]){9}|[0-9](?:[\\s-]*[0-9]){12}|[0-9](?:[\\s-]*[0-9]){14})$";
+const SEP = DIGIT_SEPARATOR_CLASS;
+const PROMPTPAY_PATTERN = `^(?:0(?:${SEP}*[0-9]){9}|[0-9](?:${SEP}*[0-9]){12}|[0-9](?:${SEP}*[0-9]){14})$`;
 
 const promptpayId = Type.String({
   pattern: PROMPTPAY_PATTERN,

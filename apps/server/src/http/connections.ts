@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { HttpLimitsConfig } from "../config.ts";
-import { AppError } from "../lib/errors.ts";
+import { AppError, ERROR_STATUS } from "../lib/errors.ts";
 import { requestIdFor, unfinishedRequestId } from "./request-id.ts";
 
 /**
@@ -38,19 +38,34 @@ export function serverTimeoutOptions(limits: HttpLimitsConfig) {
 }
 
 /**
- * Status and message for an error the HTTP parser raised: 400 `VALIDATION_ERROR`, the status
- * CONTRACT 4 gives that code (a request line or headers over 16 KB too, rather than HTTP's 431),
- * except a timeout, which CONTRACT 14 answers 408.
+ * Code, status and message for an error the HTTP parser raised: 400 `VALIDATION_ERROR`, the
+ * status CONTRACT 4 gives that code (a request line or headers over 16 KB too, rather than HTTP's
+ * 431), except a timeout, which CONTRACT 14 answers 408, with the code of that status.
  */
-function parserAnswer(error: NodeJS.ErrnoException): { status: number; reason: string; message: string } {
+function parserAnswer(error: NodeJS.ErrnoException): ParserAnswer {
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, reason: "Request Timeout", message: "The request was not received in time" };
+      return {
+        code: "REQUEST_TIMEOUT",
+        reason: "Request Timeout",
+        message: "The request was not received in time",
+      };
     case "HPE_HEADER_OVERFLOW":
-      return { status: 400, reason: "Bad Request", message: "The request line or headers exceed 16 KB" };
+      return {
+        code: "VALIDATION_ERROR",
+        reason: "Bad Request",
+        message: "The request line or headers exceed 16 KB",
+      };
     default:
-      return { status: 400, reason: "Bad Request", message: "The request is not valid HTTP" };
+      return { code: "VALIDATION_ERROR", reason: "Bad Request", message: "The request is not valid HTTP" };
   }
+}
+
+/** An answer written outside Fastify: its code (whose status it has), reason phrase and message. */
+interface ParserAnswer {
+  code: "VALIDATION_ERROR" | "REQUEST_TIMEOUT";
+  reason: string;
+  message: string;
 }
 
 /** The connections this handler answered 408: a body still arriving on one was cut off. */
@@ -71,21 +86,20 @@ export function clientErrorHandler(
 export function answerParserError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") timedOut.add(socket);
-  const { status, reason, message } = parserAnswer(error);
-  answerAndClose(socket, status, reason, message, unfinishedRequestId(socket) ?? randomUUID());
+  answerAndClose(socket, parserAnswer(error), unfinishedRequestId(socket) ?? randomUUID());
 }
 
-/** The envelope's body of a VALIDATION_ERROR answered outside Fastify. */
-function validationBody(message: string): string {
-  return JSON.stringify({ success: false, error: { code: "VALIDATION_ERROR", message } });
+/** The envelope's body of an error answered outside Fastify. */
+function errorBody(code: ParserAnswer["code"], message: string): string {
+  return JSON.stringify({ success: false, error: { code, message } });
 }
 
 /** Writes a whole answer in the envelope on a socket the HTTP server no longer reads, and closes it. */
-function answerAndClose(socket: Socket, status: number, reason: string, message: string, id: string): void {
-  const body = validationBody(message);
+function answerAndClose(socket: Socket, { code, reason, message }: ParserAnswer, id: string): void {
+  const body = errorBody(code, message);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${ERROR_STATUS[code]} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
@@ -119,7 +133,7 @@ export function installProtocolAnswers(app: FastifyInstance): void {
     done();
   });
   app.server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
-    const body = validationBody("Expect: only 100-continue is supported");
+    const body = errorBody("VALIDATION_ERROR", "Expect: only 100-continue is supported");
     app.log.debug({ expect: request.headers.expect }, "expectation refused");
     response.writeHead(400, {
       "Content-Type": "application/json; charset=utf-8",
@@ -132,7 +146,11 @@ export function installProtocolAnswers(app: FastifyInstance): void {
   app.server.on("connect", (request: IncomingMessage, socket: Socket) => {
     app.log.debug({ url: request.url }, "CONNECT refused");
     const message = "CONNECT is not supported: this service is not a proxy";
-    answerAndClose(socket, 400, "Bad Request", message, requestIdFor(request));
+    answerAndClose(
+      socket,
+      { code: "VALIDATION_ERROR", reason: "Bad Request", message },
+      requestIdFor(request),
+    );
   });
 }
 

@@ -3,6 +3,7 @@
  * currency, reference, bank account and metadata rules of interface.md and CONTRACT 4.
  */
 import { Type } from "typebox";
+import { DIGIT_SEPARATOR_CLASS } from "../lib/account-number.ts";
 import { BANK_CODES } from "../lib/bank-codes.ts";
 import {
   ACCOUNT_NUMBER_DIGITS_MAX,
@@ -94,7 +95,7 @@ export function accountNameField(description: string) {
 }
 
 /** Digits with optional `-` and spaces between them, 10 to 15 digits (lib/account-number.ts). */
-const ACCOUNT_NUMBER_INPUT_PATTERN = `^[-\\s]*([0-9][-\\s]*){${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`;
+const ACCOUNT_NUMBER_INPUT_PATTERN = `^${DIGIT_SEPARATOR_CLASS}*([0-9]${DIGIT_SEPARATOR_CLASS}*){${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`;
 
 export function accountNumberField(description: string) {
   return Type.String({

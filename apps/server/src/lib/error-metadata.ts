@@ -222,6 +222,7 @@ export const ERROR_METADATA = {
   RESOURCE_NOT_FOUND: null,
   DUPLICATE_REFERENCE_ID: FieldMetadata,
   STATE_CONFLICT: StateConflictMetadata,
+  REQUEST_TIMEOUT: null,
   PAYLOAD_TOO_LARGE: null,
   IDEMPOTENCY_KEY_MISMATCH: FieldMetadata,
   RATE_LIMIT_EXCEEDED: RateLimitMetadata,

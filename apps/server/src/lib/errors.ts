@@ -20,6 +20,9 @@ export const ERROR_STATUS = {
   RESOURCE_NOT_FOUND: 404,
   DUPLICATE_REFERENCE_ID: 409,
   STATE_CONFLICT: 409,
+  // A request line, headers or body that did not arrive in time (CONTRACT 14): the connection
+  // is closed after this answer.
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_MISMATCH: 422,
   RATE_LIMIT_EXCEEDED: 429,

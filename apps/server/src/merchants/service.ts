@@ -4,7 +4,7 @@
 import { type Config, liveProviderNames } from "../config.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
-import { normalizeAccountNumber } from "../lib/account-number.ts";
+import { normalizeAccountNumber, withoutSeparators } from "../lib/account-number.ts";
 import { isBankCode } from "../lib/bank-codes.ts";
 import type { Clock } from "../lib/clock.ts";
 import { fieldError, notFound } from "../lib/errors.ts";
@@ -56,7 +56,7 @@ export interface MerchantInput {
  */
 function normalizePromptpayId(input: unknown): string | null {
   if (typeof input !== "string") return null;
-  const digits = input.replace(/[-\s]/g, "");
+  const digits = withoutSeparators(input);
   if (!/^[0-9]+$/.test(digits)) return null;
   if (digits.length === 10) return digits.startsWith("0") ? digits : null;
   return digits.length === 13 || digits.length === 15 ? digits : null;

@@ -6,6 +6,7 @@
  */
 import { anyId } from "promptparse/generate";
 import QRCode from "qrcode";
+import { withoutSeparators } from "../lib/account-number.ts";
 import { formatThb } from "../lib/money.ts";
 
 type PromptPayProxyType = "MSISDN" | "NATID" | "EWALLETID";
@@ -22,7 +23,7 @@ export interface PromptPayProxy {
  */
 export function promptPayProxyOf(promptpayId: string | null): PromptPayProxy | null {
   if (promptpayId === null) return null;
-  const digits = promptpayId.replace(/[-\s]/g, "");
+  const digits = withoutSeparators(promptpayId);
   if (!/^[0-9]+$/.test(digits)) return null;
   if (digits.length === 10 && digits.startsWith("0")) return { type: "MSISDN", target: digits };
   if (digits.length === 13) return { type: "NATID", target: digits };

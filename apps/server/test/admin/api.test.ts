@@ -189,7 +189,7 @@ describe("operator API: merchants", () => {
         accountNumber: "123-4 56-7890",
         accountName: "Som Tam Co., Ltd.",
       },
-      promptpayId: "081-234-5678",
+      promptpayId: "081-234\u00a05678",
       promptpayReuse: false,
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -295,6 +295,13 @@ describe("operator API: merchants", () => {
       [{ name: "A", promptpayId: "12345" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: "1812345678" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: 812345678 }, "VALIDATION_ERROR", "promptpayId"],
+      // Tabs and line breaks are not the spaces an id or account number may carry.
+      [{ name: "A", promptpayId: "081\t234\t5678" }, "VALIDATION_ERROR", "promptpayId"],
+      [
+        { name: "A", collectionAccount: { ...valid, accountNumber: "123\n4567890" } },
+        "VALIDATION_ERROR",
+        "collectionAccount.accountNumber",
+      ],
       [{ name: "A", promptpayReuse: "yes" }, "VALIDATION_ERROR", "promptpayReuse"],
       // The first failing field in the order of the body table wins; an unknown field beats all.
       [{ name: "", dailyWithdrawLimit: "x" }, "VALIDATION_ERROR", "name"],

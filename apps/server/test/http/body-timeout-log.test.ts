@@ -79,6 +79,7 @@ describe("a request body that never arrives", () => {
   it("is logged as not received in time when the body timeout cuts it off, never as a database fault", async () => {
     const raw = await partialBody("body-timeout-1", false);
     assert.match(raw, /^HTTP\/1\.1 408 /);
+    assert.match(raw, /"code":"REQUEST_TIMEOUT"/, "the code of 408, not VALIDATION_ERROR's");
     assert.match(raw, /\r\nX-Request-Id: body-timeout-1\r\n/i, "the 408 names the request the log names");
     const own = await linesOf("body-timeout-1", "request body not received in time");
     assert.equal(own.length, 1, JSON.stringify(own));

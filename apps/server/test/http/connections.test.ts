@@ -71,6 +71,18 @@ describe("connection limits", () => {
     await closed;
   });
 
+  it("answers 408 REQUEST_TIMEOUT in the envelope to headers that stop arriving", async () => {
+    const { socket, closed } = await open(port);
+    socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    const answer = parse(await closed);
+    assert.equal(answer.status, 408);
+    assert.match(answer.headers, /\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    assert.deepEqual(answer.body, {
+      success: false,
+      error: { code: "REQUEST_TIMEOUT", message: "The request was not received in time" },
+    });
+  });
+
   it("closes a connection whose body arrives a byte at a time", async () => {
     const { socket, closed } = await open(port);
     socket.write(
@@ -83,6 +95,8 @@ describe("connection limits", () => {
         const answer = parse(raw);
         assert.equal(answer.status, 408, raw);
         assert.equal(answer.body.success, false);
+        // Each code keeps one status (CONTRACT 4): a timeout has its own.
+        assert.equal(answer.body.error.code, "REQUEST_TIMEOUT");
       }
     } finally {
       clearInterval(drip);

@@ -349,13 +349,21 @@ describe("create payment: customer account", () => {
     );
   });
 
-  for (const number of ["1234567890", "123456789012345", "123-456-7890", "123 456 7890", " 1234567890 "]) {
+  // `-` and spaces (the ASCII space, the no-break space, the thin spaces) between the digits.
+  for (const number of [
+    "1234567890",
+    "123456789012345",
+    "123-456-7890",
+    "123 456 7890",
+    " 1234567890 ",
+    "123\u00a0456\u202f7890",
+  ]) {
     it(`accepts account number ${JSON.stringify(number)}`, async () => {
       const res = await create(validBody({ customerBankAccountNumber: number }));
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(
         (await storedRow(res.body.data.id)).customer_bank_account_number,
-        number.replace(/[-\s]/g, ""),
+        number.replace(/[-\p{Zs}]/gu, ""),
       );
     });
   }
@@ -365,6 +373,10 @@ describe("create payment: customer account", () => {
     "1234567890123456",
     "12345abcde",
     "123.456.7890",
+    // Tabs and line breaks are not spaces: an account number holding one is refused.
+    "123\t456\t7890",
+    "123\n4567890",
+    "1234567890\r",
     "----------",
     "",
     "1".repeat(10) + " ".repeat(30),

@@ -1509,6 +1509,11 @@ export interface components {
           }
         | {
             /** @enum {string} */
+            code: "REQUEST_TIMEOUT";
+            message: string;
+          }
+        | {
+            /** @enum {string} */
             code: "PAYLOAD_TOO_LARGE";
             message: string;
           }
