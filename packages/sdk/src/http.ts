@@ -13,7 +13,13 @@
  * - the body is serialized once, so a create's idempotency key and every byte stay the same
  *   across its attempts and the server answers a repeat with the original record.
  */
-import { ConnectionError, type SatangError, satangErrorFor, UnexpectedResponseError } from "./errors.ts";
+import {
+  ConnectionError,
+  RequestTimeoutError,
+  type SatangError,
+  satangErrorFor,
+  UnexpectedResponseError,
+} from "./errors.ts";
 import type { Route } from "./routes.ts";
 import { signRequest } from "./signing.ts";
 
@@ -247,10 +253,14 @@ export class HttpClient {
     attempt: number,
   ): number | undefined {
     const status = response.status;
-    // 429 and the server's own 503 mean it did no work, so even a write without an idempotency
-    // key may repeat; any other 5xx, and a 503 without Satang's envelope (a proxy's, which may
-    // come after the server did the work), repeats only requests that cannot do the work twice.
-    const unprocessed = status === 429 || (status === 503 && !(error instanceof UnexpectedResponseError));
+    // 429, the server's own 503 and its 408 (the request never arrived whole) mean it did no
+    // work, so even a write without an idempotency key may repeat; any other 5xx, and a 503
+    // without Satang's envelope (a proxy's, which may come after the server did the work),
+    // repeats only requests that cannot do the work twice.
+    const unprocessed =
+      status === 429 ||
+      error instanceof RequestTimeoutError ||
+      (status === 503 && !(error instanceof UnexpectedResponseError));
     if (!unprocessed && !(status >= 500 && route.retry === "always")) return undefined;
     if (unprocessed) {
       const metadataSeconds = (error.metadata as { retryAfter?: unknown } | undefined)?.retryAfter;

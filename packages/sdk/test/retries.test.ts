@@ -33,7 +33,7 @@ interface Attempt {
   body: string | undefined;
 }
 
-type Step = "pass" | "503-before" | "reset-before" | "refused" | "reset-after" | "500-after";
+type Step = "pass" | "503-before" | "408-before" | "reset-before" | "refused" | "reset-after" | "500-after";
 
 /**
  * A fetch that plays `steps` in order (then passes every request through to the real server):
@@ -54,6 +54,15 @@ function scripted(steps: Step[]) {
         {
           status: 503,
         },
+      );
+    }
+    if (step === "408-before") {
+      return new Response(
+        JSON.stringify({
+          success: false,
+          error: { code: "REQUEST_TIMEOUT", message: "The request was not received in time" },
+        }),
+        { status: 408 },
       );
     }
     if (step === "reset-before") throw lost("ECONNRESET");
@@ -342,6 +351,15 @@ describe("retries of writes without an idempotency key", () => {
     const canceled = await clientWith(fetch).client.payments.cancel(payment.id);
     assert.equal(canceled.status, "canceled");
     assert.equal(attempts.length, 3);
+    assertFreshSignatures(attempts);
+  });
+
+  it("repeats a cancel after the server's 408 REQUEST_TIMEOUT: it never read the whole request", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    const { fetch, attempts } = scripted(["408-before"]);
+    const canceled = await clientWith(fetch).client.payments.cancel(payment.id);
+    assert.equal(canceled.status, "canceled");
+    assert.equal(attempts.length, 2);
     assertFreshSignatures(attempts);
   });
 
