@@ -37,6 +37,11 @@ export function serverTimeoutOptions(limits: HttpLimitsConfig) {
   };
 }
 
+/** A request line, headers or body that did not arrive within its bound (CONTRACT 14). */
+export function requestTimedOut(): AppError<"REQUEST_TIMEOUT"> {
+  return new AppError("REQUEST_TIMEOUT", "The request was not received in time");
+}
+
 /**
  * Code, status and message for an error the HTTP parser raised: 400 `VALIDATION_ERROR`, the
  * status CONTRACT 4 gives that code (a request line or headers over 16 KB too, rather than HTTP's
@@ -48,7 +53,7 @@ function parserAnswer(error: NodeJS.ErrnoException): ParserAnswer {
       return {
         code: "REQUEST_TIMEOUT",
         reason: "Request Timeout",
-        message: "The request was not received in time",
+        message: requestTimedOut().message,
       };
     case "HPE_HEADER_OVERFLOW":
       return {

@@ -20,6 +20,7 @@ import { BODY_SIZE_MAX_BYTES, RATE_LIMIT_WINDOW_MS, TIMESTAMP_TOLERANCE_MS } fro
 import { sourceUrl } from "../lib/source-root.ts";
 import { credentialsRefused, merchantUnavailable } from "./auth.ts";
 import { invalidJsonBody } from "./body.ts";
+import { requestTimedOut } from "./connections.ts";
 import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
 import { payloadTooLarge, serviceUnavailable } from "./errors.ts";
 import {
@@ -253,7 +254,11 @@ export async function registerOpenApi(
   config: Pick<Config, "publicBaseUrl" | "env" | "rateLimitPerMinute">,
   options: OpenApiOptions,
 ): Promise<void> {
-  const inputSources = { payloadTooLarge: payloadTooLarge(), invalidJson: invalidJsonBody() };
+  const inputSources = {
+    payloadTooLarge: payloadTooLarge(),
+    requestTimedOut: requestTimedOut(),
+    invalidJson: invalidJsonBody(),
+  };
   const scopeErrors = hmacErrors(config);
   const adminErrors = [documented("The operator token is missing or wrong", options.adminTokenRefused)];
   await app.register(swagger, {

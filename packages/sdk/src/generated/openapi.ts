@@ -1672,6 +1672,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -1760,6 +1769,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -2412,6 +2430,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description DUPLICATE_REFERENCE_ID */
       409: {
         headers: {
@@ -3050,6 +3077,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -3521,6 +3557,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
       409: {
         headers: {
@@ -3954,6 +3999,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -4572,6 +4626,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
       409: {
         headers: {
@@ -5067,6 +5130,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -5300,6 +5372,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -5474,6 +5555,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -5675,6 +5765,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -5798,6 +5897,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -5908,6 +6016,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -6004,6 +6121,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -6365,6 +6491,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -6713,6 +6848,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -6838,6 +6982,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -7350,6 +7503,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -7950,6 +8112,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -8395,6 +8566,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -8646,6 +8826,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -8859,6 +9048,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -9279,6 +9477,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -9391,6 +9598,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -9649,6 +9865,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -9777,6 +10002,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -9928,6 +10162,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -10045,6 +10288,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -10139,6 +10391,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -10624,6 +10885,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -10830,6 +11100,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -10966,6 +11245,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -11075,6 +11363,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -11369,6 +11666,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -11786,6 +12092,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description STATE_CONFLICT */
       409: {
         headers: {
@@ -11984,6 +12299,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
