@@ -21,6 +21,7 @@ import { launchChromium, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { createRefund, simulateRefundRequest, succeededPayment } from "../helpers/refunds.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 
 declare const document: any;
@@ -246,6 +247,34 @@ describe("an event's page", () => {
       assert.ok(failed.includes(en["attemptErrorCode.non_2xx"]), failed);
       assert.ok(failed.includes("boom-from-receiver"), failed);
       await screenshot(page, "event-payload");
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("a refund's events", () => {
+  it("are about a refund, linked to the payment it returns money from, in the list and on the event's page", async () => {
+    const paid = await succeededPayment(svc, shop);
+    const refund = await createRefund(svc, shop, paid.id);
+    assert.equal((await simulateRefundRequest(svc, shop, refund.id, "succeeded")).status, 200);
+    const events = await api("GET", "/api/v1/events?type=refund.succeeded");
+    const event = events.data.find((e: any) => e.data.object.id === refund.id);
+    assert.ok(event, "the refund's event");
+    const about = `${en.objectRefund} ${refund.referenceId}`;
+    const href = `#/payments/${paid.id}`;
+
+    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    try {
+      await visit(page, "#/events?type=refund.succeeded");
+      const listed = page.getByRole("link", { name: about, exact: true });
+      assert.equal(await listed.getAttribute("href"), href);
+      await visit(page, `#/events/${event.id}`);
+      const onPage = page.getByRole("link", { name: about, exact: true });
+      assert.equal(await onPage.getAttribute("href"), href);
+      await onPage.click();
+      await page.getByRole("heading", { level: 1 }).filter({ hasText: paid.referenceId }).waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -91,6 +91,14 @@ describe("dashboard roles in the browser", () => {
       await page.getByRole("heading", { level: 1, name: en.exportsTitle }).waitFor();
       await page.getByTestId("exports-not-for-role").waitFor();
       assert.equal(await page.getByRole("button", { name: en.exportDownload }).count(), 0);
+      // The Users page opened by its address says the role cannot see it, not that it may read it.
+      await page.goto(`${origin}/dashboard#/users`);
+      await page.getByRole("heading", { level: 1, name: en.usersTitle }).waitFor();
+      assert.equal(
+        await page.getByTestId("users-not-for-role").textContent(),
+        en.usersNotForRole.replace("{role}", en["role.developer"]),
+      );
+      assert.equal(await page.getByTestId("read-only").count(), 0);
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -126,6 +134,15 @@ describe("dashboard roles in the browser", () => {
         .getByText(en.roleChanged.replace("{email}", email).replace("{role}", en["role.developer"]))
         .waitFor();
       await screenshot(page, "owner-users");
+      // Refusals a person can act on are told by name, not as "something went wrong".
+      await page.getByLabel(en.userEmail, { exact: true }).fill(email);
+      await page.getByLabel(en.userPassword, { exact: true }).fill("another horse battery staple");
+      await page.getByRole("button", { name: en.addUser }).click();
+      await page.getByText(en.emailTaken).waitFor();
+      const ownRole = page.getByLabel(en.roleOf.replace("{email}", login.email));
+      await ownRole.selectOption("finance");
+      await page.getByText(en.lastOwner).waitFor();
+      assert.equal(await ownRole.inputValue(), "owner", "the select shows the role kept");
 
       await page
         .getByRole("navigation", { name: en.mainNav })
@@ -161,6 +178,13 @@ describe("dashboard roles in the browser", () => {
       secret = ((await first.page.getByTestId("totp-secret").textContent()) ?? "").trim();
       assert.match(secret, /^[A-Z2-7]{16,}$/);
       await screenshot(first.page, "enrol-qr");
+      // A wrong code is told as a wrong code (not as a list's filter), and enrolment goes on.
+      const right = await codeNow(secret);
+      await first.page
+        .getByLabel(en.confirmCode, { exact: true })
+        .fill(right === "000000" ? "000001" : "000000");
+      await first.page.getByRole("button", { name: en.confirmEnrolment }).click();
+      await first.page.getByText(en.otpWrong).waitFor();
       await first.page.getByLabel(en.confirmCode, { exact: true }).fill(await codeNow(secret));
       await first.page.getByRole("button", { name: en.confirmEnrolment }).click();
       await first.page.getByText(en.twoFactorTurnedOn).waitFor();

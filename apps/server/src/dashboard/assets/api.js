@@ -9,6 +9,7 @@
  *   Withdraw,
  *   WithdrawDetail } from "./types.js"
  */
+import { currentRole, roleName } from "./account.js";
 import { t } from "./lang.js";
 import { currentSession, endSession } from "./session.js";
 
@@ -261,14 +262,27 @@ export async function downloadExport(kind, query) {
 }
 
 /**
- * What to tell the user about a failed call.
+ * What to tell the user about a failed call: the refusals a person can act on by name, a
+ * field's refusal as a list's filter (`context` "filter", the default) or a form's field
+ * ("form"), and anything else by its code.
  * @param {unknown} error
+ * @param {"filter" | "form"} [context]
  * @returns {string}
  */
-export function describeError(error) {
-  if (error instanceof ApiError && error.code === "NETWORK") return t("networkError");
-  if (error instanceof ApiError && error.code === "VALIDATION_ERROR" && error.metadata.field) {
-    return t("invalidFilter", { field: String(error.metadata.field) });
+export function describeError(error, context = "filter") {
+  if (!(error instanceof ApiError)) return t("requestFailed", { code: "ERROR" });
+  const field = error.metadata?.field;
+  const reason = error.metadata?.reason;
+  if (error.code === "NETWORK") return t("networkError");
+  if (error.code === "VALIDATION_ERROR" && field === "otp") return t("otpWrong");
+  if (error.code === "STATE_CONFLICT" && reason === "email_taken") return t("emailTaken");
+  if (error.code === "STATE_CONFLICT" && reason === "last_owner") return t("lastOwner");
+  if (error.code === "FORBIDDEN" && reason === "two_factor_enrolment_required") {
+    return t("twoFactorRequiredNote");
   }
-  return t("requestFailed", { code: error instanceof ApiError ? error.code : "ERROR" });
+  if (error.code === "FORBIDDEN") return t("roleForbidden", { role: roleName(currentRole()) });
+  if (error.code === "VALIDATION_ERROR" && field) {
+    return t(context === "form" ? "invalidFormField" : "invalidFilter", { field: String(field) });
+  }
+  return t("requestFailed", { code: error.code });
 }

@@ -183,17 +183,23 @@ export function detailGrid(fields, record, timeline) {
 }
 
 /**
- * The payment or withdraw an event is about, linked to its detail.
+ * The payment, withdraw or refund an event is about, linked to its detail: a refund has no page
+ * of its own, so its link opens the payment it returns money from (as the refunds list does).
  * @param {WebhookEvent} event
  * @returns {Child}
  */
 export function objectLink(event) {
   const object = event.data?.object || {};
-  const isPayment = event.type.startsWith("payment.");
-  const label = `${t(isPayment ? "objectPayment" : "objectWithdraw")} ${object.referenceId || object.id || ""}`;
-  return object.id
-    ? link(`#/${isPayment ? "payments" : "withdraws"}/${encodeURIComponent(object.id)}`, label)
-    : label;
+  const kind = event.type.split(".")[0];
+  /** @type {[MessageKey, string | undefined]} */
+  const [labelKey, target] =
+    kind === "payment"
+      ? ["objectPayment", object.id && `#/payments/${encodeURIComponent(object.id)}`]
+      : kind === "refund"
+        ? ["objectRefund", object.paymentId && `#/payments/${encodeURIComponent(object.paymentId)}`]
+        : ["objectWithdraw", object.id && `#/withdraws/${encodeURIComponent(object.id)}`];
+  const label = `${t(labelKey)} ${object.referenceId || object.id || ""}`;
+  return target ? link(target, label) : label;
 }
 
 /**

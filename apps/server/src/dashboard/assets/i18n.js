@@ -48,6 +48,11 @@ const en = {
   loggedOut: "You have signed out.",
   requestFailed: "Something went wrong ({code}). Please try again.",
   networkError: "The server could not be reached. Check your connection and try again.",
+  invalidFormField: "“{field}” is not valid. Check it and try again.",
+  otpWrong: "That code is wrong or has expired. Enter the code your app shows now.",
+  emailTaken: "This email already has a dashboard login. Use another email.",
+  lastOwner: "The account must keep at least one owner: make another user an owner first.",
+  roleForbidden: "Your role ({role}) may not do this.",
 
   navOverview: "Overview",
   navPayments: "Payments",
@@ -373,6 +378,7 @@ const en = {
 
   objectPayment: "Payment",
   objectWithdraw: "Withdraw",
+  objectRefund: "Refund",
 
   navUsers: "Users",
   navSecurity: "Security",
@@ -398,6 +404,7 @@ const en = {
   roleChanged: "{email} is now: {role}.",
   userAdded: "{email} was added: {role}.",
   readOnlyNotice: "Your role ({role}) can see this page but not change it.",
+  usersNotForRole: "Only owners manage the account's users: your role ({role}) cannot see this page.",
   exportsNotForRole:
     "Exports are for owners and finance: your role ({role}) can read the lists but not download them.",
   securityTitle: "Two-factor login",
@@ -464,6 +471,11 @@ const th = {
   loggedOut: "คุณออกจากระบบแล้ว",
   requestFailed: "เกิดข้อผิดพลาด ({code}) โปรดลองอีกครั้ง",
   networkError: "ติดต่อเซิร์ฟเวอร์ไม่ได้ โปรดตรวจสอบการเชื่อมต่อแล้วลองอีกครั้ง",
+  invalidFormField: "“{field}” ไม่ถูกต้อง โปรดตรวจสอบแล้วลองอีกครั้ง",
+  otpWrong: "รหัสไม่ถูกต้องหรือหมดอายุแล้ว โปรดใส่รหัสที่แอปแสดงอยู่ตอนนี้",
+  emailTaken: "อีเมลนี้มีบัญชีเข้าแดชบอร์ดอยู่แล้ว โปรดใช้อีเมลอื่น",
+  lastOwner: "บัญชีต้องมีเจ้าของอย่างน้อยหนึ่งคน โปรดตั้งผู้ใช้อื่นเป็นเจ้าของก่อน",
+  roleForbidden: "บทบาทของคุณ ({role}) ทำรายการนี้ไม่ได้",
 
   navOverview: "ภาพรวม",
   navPayments: "การชำระเงิน",
@@ -787,6 +799,7 @@ const th = {
 
   objectPayment: "การชำระเงิน",
   objectWithdraw: "การถอนเงิน",
+  objectRefund: "การคืนเงิน",
 
   navUsers: "ผู้ใช้",
   navSecurity: "ความปลอดภัย",
@@ -812,6 +825,7 @@ const th = {
   roleChanged: "{email} เปลี่ยนบทบาทเป็น: {role}",
   userAdded: "เพิ่ม {email} แล้ว: {role}",
   readOnlyNotice: "บทบาทของคุณ ({role}) ดูหน้านี้ได้แต่แก้ไขไม่ได้",
+  usersNotForRole: "เฉพาะเจ้าของบัญชีที่จัดการผู้ใช้ได้ บทบาทของคุณ ({role}) ดูหน้านี้ไม่ได้",
   exportsNotForRole: "การส่งออกไฟล์สำหรับเจ้าของและฝ่ายการเงิน บทบาทของคุณ ({role}) ดูรายการได้แต่ดาวน์โหลดไม่ได้",
   securityTitle: "การยืนยันสองขั้นตอน",
   securityIntro:

@@ -148,7 +148,7 @@
  * @property {string} id
  * @property {string} type
  * @property {string} createdAt
- * @property {{ object: { id?: string, referenceId?: string } & Record<string, unknown> }} data
+ * @property {{ object: { id?: string, referenceId?: string, paymentId?: string } & Record<string, unknown> }} data
  */
 
 /**

@@ -33,7 +33,7 @@ function startButton() {
       await refresh({ focus: "#enrol-code" });
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      failure.textContent = describeError(error);
+      failure.textContent = describeError(error, "form");
       failure.hidden = false;
       button.disabled = false;
     }
@@ -66,7 +66,7 @@ function enrolmentPanel(started) {
       await refresh({ redraw: true, flash: t("twoFactorTurnedOn") });
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      formError.textContent = describeError(error);
+      formError.textContent = describeError(error, "form");
       formError.hidden = false;
       submit.disabled = false;
       code.value = "";

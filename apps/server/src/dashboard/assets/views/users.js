@@ -5,7 +5,7 @@
 
 /** @import { Child } from "../dom.js" */
 /** @import { User } from "../types.js" */
-import { canManageUsers, invalidateAccount, readOnlyNotice, roleName } from "../account.js";
+import { canManageUsers, currentRole, invalidateAccount, roleName } from "../account.js";
 import { changeUserRole, createUser, describeError, listUsers, SessionEnded } from "../api.js";
 import { alertBox, badge, heading, table } from "../components.js";
 import { h, replace } from "../dom.js";
@@ -61,7 +61,7 @@ function addUserForm() {
       await refresh({ flash: t("userAdded", { email: user.email, role: roleName(user.role) }) });
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      formError.textContent = describeError(error);
+      formError.textContent = describeError(error, "form");
       formError.hidden = false;
       submit.disabled = false;
       submit.textContent = t("addUser");
@@ -98,7 +98,7 @@ function roleCell(user) {
       if (error instanceof SessionEnded) return;
       select.value = user.role;
       select.disabled = false;
-      cell.append(alertBox(describeError(error)));
+      cell.append(alertBox(describeError(error, "form")));
     }
   });
   replace(cell, select);
@@ -123,7 +123,13 @@ function userRow(user) {
 
 /** @returns {Promise<Child[]>} */
 export async function usersView() {
-  if (!canManageUsers()) return [heading(t("usersTitle")), readOnlyNotice()];
+  if (!canManageUsers()) {
+    const notice = t("usersNotForRole", { role: roleName(currentRole()) });
+    return [
+      heading(t("usersTitle")),
+      h("p", { class: "notice", "data-testid": "users-not-for-role" }, notice),
+    ];
+  }
   const users = await listUsers();
   const heads = [t("colEmail"), t("colRole"), t("colTwoFactor"), t("colCreated")];
   return [
