@@ -3,7 +3,7 @@
  * prints the API's data object as it is, for scripts.
  */
 import { findBank } from "../lib/bank-codes.ts";
-import { formatThb, parseAmount } from "../lib/money.ts";
+import { describeSatang, formatThb, parseAmount } from "../lib/money.ts";
 
 type Row = [label: string, value: string];
 
@@ -19,6 +19,13 @@ function amount(value: unknown, none = "none"): string {
   return satang === null ? String(value) : `${String(value)} satang (${formatThb(satang)} THB)`;
 }
 
+/** A balance of the wallet: satang as a JSON number, shown with its THB. */
+function balance(value: unknown): string {
+  return typeof value === "number" && Number.isSafeInteger(value)
+    ? describeSatang(BigInt(value))
+    : "not read";
+}
+
 function text(value: unknown, none = "none"): string {
   return value === null || value === undefined || value === "" ? none : String(value);
 }
@@ -32,6 +39,7 @@ export function formatMerchant(merchant: Record<string, unknown>): string {
   const rows: Row[] = [
     ["status", text(merchant.status)],
     ["wallet", text(merchant.walletStatus)],
+    ...walletRows(merchant.wallet),
     [
       "promptpay id",
       merchant.promptpayId
@@ -53,6 +61,19 @@ export function formatMerchant(merchant: Record<string, unknown>): string {
     ["updated", text(merchant.updatedAt)],
   ];
   return table(`Merchant ${text(merchant.id)} "${text(merchant.name)}"`, rows);
+}
+
+/**
+ * The wallet's balances when the answer carries them (the operator's retrieve does, CONTRACT 2;
+ * a create or update does not): what can be withdrawn now and what awaits settlement.
+ */
+function walletRows(wallet: unknown): Row[] {
+  if (typeof wallet !== "object" || wallet === null) return [];
+  const { walletBalance, settlementBalance } = wallet as Record<string, unknown>;
+  return [
+    ["available", balance(walletBalance)],
+    ["awaiting settlement", balance(settlementBalance)],
+  ];
 }
 
 export function formatCreatedIntegration(integration: Record<string, unknown>): string {

@@ -90,6 +90,13 @@ describe("satang wallet and withdraw commands", () => {
       credit.stdout,
       /by 150000\.00 satang \(1500\.00 THB\): available 150000\.00 satang \(1500\.00 THB\)/,
     );
+    // The merchant as a person reads it shows the same balance, in both units.
+    const shown = await satang(
+      ["merchant", "get", merchant.merchantId].concat(target.filter((arg) => arg !== "--json")),
+    );
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /available\s+150000\.00 satang \(1500\.00 THB\)/);
+    assert.match(shown.stdout, /awaiting settlement\s+0\.00 satang \(0\.00 THB\)/);
     const debit = await adjust("-150000.00");
     assert.equal(debit.code, 0, debit.stderr);
     assert.match(
