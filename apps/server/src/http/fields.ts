@@ -94,6 +94,24 @@ export function accountNameField(description: string) {
   });
 }
 
+/**
+ * A bank's reference of a transfer as an operator types it from the bank's statement or app:
+ * printable ASCII (letters, digits, punctuation, spaces inside), surrounding spaces ignored.
+ * Invisible and control characters, and letters of other scripts that look like Latin ones, are
+ * refused: one transfer pays one payout, so a reference that reads as another one must not pass
+ * as a different one (docs/payout-desk.md, "A bank reference pays one withdraw").
+ */
+export function bankReferenceField(max: number, description: string, examples?: string[]) {
+  return Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: "^\\s*[!-~](?:[ -~]*[!-~])?\\s*$",
+    [ERROR_MESSAGE_KEYWORD]: `must be the bank's reference as it shows it: at most ${max} printable ASCII characters (letters, digits, punctuation, inner spaces)`,
+    description,
+    ...(examples ? { examples } : {}),
+  });
+}
+
 /** Digits with optional `-` and spaces between them, 10 to 15 digits (lib/account-number.ts). */
 const ACCOUNT_NUMBER_INPUT_PATTERN = `^${DIGIT_SEPARATOR_CLASS}*([0-9]${DIGIT_SEPARATOR_CLASS}*){${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`;
 

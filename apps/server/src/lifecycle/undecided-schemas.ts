@@ -4,6 +4,7 @@
  */
 import { type Static, Type } from "typebox";
 import { envelopeSchema } from "../http/envelope.ts";
+import { bankReferenceField } from "../http/fields.ts";
 import { PageQuery, pageSchema, stringEnum } from "../http/list-query.ts";
 import {
   PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
@@ -87,12 +88,11 @@ export const ResolveBody = Type.Object(
       examples: ["The bank's statement of 26 Nov shows the transfer paid"],
     }),
     bankReference: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
-        description: "The bank's reference of the transfer (a paid one)",
-        examples: ["202611260001"],
-      }),
+      bankReferenceField(
+        PAYOUT_RESOLUTION_BANK_REFERENCE_LENGTH_MAX,
+        "The bank's reference of the transfer (a paid one)",
+        ["202611260001"],
+      ),
     ),
   },
   { additionalProperties: false },

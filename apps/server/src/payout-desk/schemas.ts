@@ -6,6 +6,7 @@ import { type Static, Type } from "typebox";
 import { OPERATOR_CHANNELS } from "../admin/actor.ts";
 import { PAYOUT_BATCH_STATUSES, PAYOUT_OUTCOMES } from "../db/types.ts";
 import { envelopeSchema } from "../http/envelope.ts";
+import { bankReferenceField } from "../http/fields.ts";
 import { limitProperty, pageProperty, pageSchema, stringEnum } from "../http/list-query.ts";
 import { ERROR_MESSAGE_KEYWORD } from "../http/validation.ts";
 import {
@@ -56,7 +57,10 @@ export const RecordOutcomeBody = Type.Object(
   {
     outcome: stringEnum(PAYOUT_OUTCOMES, { description: "paid or failed" }),
     bankReference: Type.Optional(
-      text(PAYOUT_BANK_REFERENCE_LENGTH_MAX, "The bank's reference of the transfer; required when paid"),
+      bankReferenceField(
+        PAYOUT_BANK_REFERENCE_LENGTH_MAX,
+        "The bank's reference of the transfer; required when paid",
+      ),
     ),
     reason: Type.Optional(text(PAYOUT_FAILURE_REASON_LENGTH_MAX, "Why it failed; required when failed")),
   },

@@ -24,7 +24,7 @@ import type { Trx } from "../db/handles.ts";
 import type { RefundRow } from "../db/types.ts";
 import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
-import { formatAmount } from "../lib/money.ts";
+import { describeSatang } from "../lib/money.ts";
 import {
   overdrawnNotice,
   type PayoutReportOutcome,
@@ -114,7 +114,7 @@ async function lateSuccess(trx: Trx, row: RefundRow, now: Date): Promise<RefundP
       walletDebitSatang: walletPart,
     },
     wallet.availableSatang,
-    formatAmount,
+    describeSatang,
   );
   return { ...applied, notice };
 }

@@ -23,7 +23,7 @@ import type { Trx } from "../db/handles.ts";
 import type { WithdrawRow } from "../db/types.ts";
 import { lockWallet } from "../ledger/accounts.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
-import { formatAmount } from "../lib/money.ts";
+import { describeSatang } from "../lib/money.ts";
 import {
   overdrawnNotice,
   type PayoutReportOutcome,
@@ -86,7 +86,7 @@ async function lateSuccess(trx: Trx, row: WithdrawRow, now: Date): Promise<Payou
   const notice = overdrawnNotice(
     { label: "Withdraw", merchantId: row.merchant_id, status: row.status, amountSatang: row.amount_satang },
     wallet.availableSatang,
-    formatAmount,
+    describeSatang,
   );
   return { kind: "applied", withdraw, notice };
 }

@@ -361,6 +361,13 @@ describe("late success", () => {
     assert.deepEqual(await anomaliesOf(svc.deps.db, withdraw.id), [
       { reason: "late_success_overdrawn", report: "payout.paid" },
     ]);
+    // The operator reads the figures with their units: satang as on the wire, and THB.
+    const listed = await svc.admin("GET", `/admin/v1/anomalies?merchantId=${own.merchantId}`);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.match(
+      JSON.stringify(listed.body.data),
+      /available wallet \(200\.00 satang \(2\.00 THB\)\) did not cover 1000\.00 satang \(10\.00 THB\), so it is debited below zero: the merchant owes 800\.00 satang \(8\.00 THB\)/,
+    );
     // Nothing more can be held from a wallet below zero; a settlement credit brings it back.
     const refused = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "1.00" }), {
       credentials: own,

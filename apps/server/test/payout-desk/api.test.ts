@@ -576,6 +576,19 @@ describe("payout desk, boundaries and refusals", () => {
       assert.equal(await withdrawStatus(shop, withdrawId), "processing", "nothing moved");
       assert.deepEqual(await eventTypes(withdrawId), ["withdraw.processing"]);
     }
+    // A reference that reads as the recorded one but holds an invisible or control character, or
+    // a look-alike letter of another script, is refused before anything is compared or booked.
+    for (const typed of [
+      `${reference.slice(0, 2)}\u200b${reference.slice(2)}`,
+      `${reference}\u0001`,
+      `\u041a${reference.slice(1)}`,
+    ]) {
+      const refused = await outcome(second.id, b.id, { outcome: "paid", bankReference: typed });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.error.code, "VALIDATION_ERROR");
+      assert.equal(refused.body.error.metadata.field, "bankReference");
+      assert.equal(await withdrawStatus(shop, b.id), "processing", "nothing moved");
+    }
     assert.equal(await walletBalance(shop), balance);
     const shown = (await svc.admin("GET", `/admin/v1/payout-batches/${second.id}`)).body.data;
     assert.equal(shown.openCount, 2);

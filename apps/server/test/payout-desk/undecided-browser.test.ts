@@ -64,6 +64,20 @@ describe("payout desk: undecided payouts", () => {
       const thai = (await heading.textContent()) ?? "";
       assert.ok(thai.startsWith(`${th["subject.withdraw"]} ${withdraw.id}`), thai);
       assert.match(thai, /฿250\.00$/, thai);
+
+      // Resolved from the page, the action is the desk's in the audit log, as a batch outcome is.
+      const item = page.locator(".undecided-item").filter({ hasText: withdraw.id });
+      await item.locator("select[name=outcome]").selectOption("failed");
+      await item.locator("input[name=reason]").fill("The bank's statement shows no such transfer");
+      await item.locator("form.resolve button[type=submit]").click();
+      await item.locator("[role=status]").filter({ hasText: "failed" }).waitFor();
+      const audit = await svc.admin("GET", `/admin/v1/audit-log?recordId=${withdraw.id}`);
+      assert.equal(audit.status, 200, JSON.stringify(audit.body));
+      const resolved = audit.body.data.data.find(
+        (entry: { action: string }) => entry.action === "resolveWithdraw",
+      );
+      assert.ok(resolved, JSON.stringify(audit.body.data));
+      assert.equal(resolved.via, "desk");
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -46,6 +46,21 @@ function thb(wire) {
   return `฿${baht}.${String(satang % 100n).padStart(2, "0")}`;
 }
 
+/**
+ * A time from the server in Bangkok time, as the rest of the desk shows times (the page says
+ * so); text that is not a time is shown as it is.
+ * @param {string} iso
+ */
+function bangkokTime(iso) {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return new Intl.DateTimeFormat(lang() === "th" ? "th-TH" : "en-GB", {
+    dateStyle: "medium",
+    timeStyle: "medium",
+    timeZone: "Asia/Bangkok",
+  }).format(at);
+}
+
 /** @typedef {{ at: string, operation: string, httpStatus: number | null, answer: any, error: string | null }} BankAnswer */
 /** @typedef {{ subjectType?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, merchantId: string, referenceId: string, amount: string, provider: string, lastError: string | null, undecidedSeconds: number, bank: { transfer: Record<string, unknown> | null, lastAnswers: BankAnswer[] } | null }} Undecided */
 
@@ -64,7 +79,11 @@ function el(tag, attrs = {}, children = []) {
 /** @param {string} method @param {string} path @param {unknown} [body] */
 async function call(method, path, body) {
   /** @type {Record<string, string>} */
-  const headers = { authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}` };
+  // The page is the desk: its actions are recorded as coming through it (recordedVia, audit `via`).
+  const headers = {
+    authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}`,
+    "x-satang-client": "desk",
+  };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${base}/admin/v1${path}`, {
     method,
@@ -81,7 +100,7 @@ function answerText(a) {
   const said = a.answer?.status ? ` ${a.answer.status.code} ${a.answer.status.description ?? ""}` : "";
   const http =
     a.httpStatus === null ? t("undecidedNoAnswer", { error: a.error ?? "?" }) : `HTTP ${a.httpStatus}`;
-  return `${a.at} ${a.operation}: ${http}${said}`;
+  return `${bangkokTime(a.at)} ${a.operation}: ${http}${said}`;
 }
 
 /**
@@ -151,7 +170,7 @@ function rowView(row) {
   const answers = (row.bank?.lastAnswers ?? []).map((a) => el("li", {}, [answerText(a)]));
   const transfer = row.bank?.transfer
     ? Object.entries(row.bank.transfer)
-        .map(([k, v]) => `${k}: ${String(v)}`)
+        .map(([k, v]) => `${k}: ${k.endsWith("At") && typeof v === "string" ? bangkokTime(v) : String(v)}`)
         .join(", ")
     : t("undecidedNothing");
   return el("article", { class: "undecided-item" }, [
