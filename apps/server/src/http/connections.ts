@@ -43,9 +43,9 @@ export function requestTimedOut(): AppError<"REQUEST_TIMEOUT"> {
 }
 
 /**
- * Code, status and message for an error the HTTP parser raised: 400 `VALIDATION_ERROR`, the
- * status CONTRACT 4 gives that code (a request line or headers over 16 KB too, rather than HTTP's
- * 431), except a timeout, which CONTRACT 14 answers 408, with the code of that status.
+ * Code, reason phrase and message for an error the HTTP parser raised: `VALIDATION_ERROR` (400,
+ * the status CONTRACT 4 gives that code; a request line or headers over 16 KB too, rather than
+ * HTTP's 431), except a timeout, which CONTRACT 14 answers 408: `REQUEST_TIMEOUT`, that status's code.
  */
 function parserAnswer(error: NodeJS.ErrnoException): ParserAnswer {
   switch (error.code) {
