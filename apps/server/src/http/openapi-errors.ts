@@ -4,11 +4,11 @@
  *
  * An operation's errors come from three places, so that none is typed twice:
  * - the scope it is registered in (http/openapi.ts): HMAC authentication and the rate limit for
- *   the merchant API, the operator token for the operator API, and 503 for every route that
- *   reaches the database;
+ *   the merchant API, the operator token for the operator API, and for every route 408 (a
+ *   request that did not arrive in time) and 503 (the database);
  * - its own schemas: the validators of its body, path and query are run on invalid input here,
  *   and what they answer is the example (a missing field, an unknown field, each field's own
- *   code such as INVALID_AMOUNT); a body also brings 413, 408 and the malformed-JSON refusal;
+ *   code such as INVALID_AMOUNT); a body also brings 413 and the malformed-JSON refusal;
  * - the route itself, for what its service decides: `"x-errors": [documented(when, error)]` in
  *   its schema, with the error made by the same constructor the service throws.
  *
@@ -139,9 +139,8 @@ function textPartError(schema: Schema, httpPart: HttpPart, when: string): Docume
 }
 
 export interface InputErrorSources {
-  /** The body can be too large, not JSON or too slow: 413, 400 and 408 for every route that takes one. */
+  /** The body can be too large or not JSON: 413 and 400 for every route that takes one. */
   payloadTooLarge: AppError;
-  requestTimedOut: AppError;
   invalidJson: AppError;
 }
 
@@ -152,9 +151,6 @@ export function inputErrors(schema: FastifySchema, sources: InputErrorSources): 
     out.push(documented("The body is not a JSON object", sources.invalidJson));
     out.push(...bodyErrors(schema.body));
     out.push(documented("The body is larger than the limit", sources.payloadTooLarge));
-    out.push(
-      documented("The body did not arrive in time (the connection is closed)", sources.requestTimedOut),
-    );
   }
   if (isSchema(schema.params)) {
     out.push(...textPartError(schema.params, "params", "A path parameter is malformed"));

@@ -151,8 +151,16 @@ function hmacErrors(config: Pick<Config, "env" | "rateLimitPerMinute">): Documen
   ];
 }
 
-/** Every documented operation reaches the database, which can be unreachable or busy (CONTRACT 14). */
-const DATABASE_ERRORS: DocumentedError[] = [
+/**
+ * What any documented operation can answer: a request that did not arrive in time (its line,
+ * headers or body; the connection is then closed), and a database that is unreachable or busy
+ * (CONTRACT 14).
+ */
+const EVERY_ROUTE_ERRORS: DocumentedError[] = [
+  documented(
+    "The request line, headers or body did not arrive in time (the connection is closed)",
+    requestTimedOut(),
+  ),
   documented("The database is not reachable", serviceUnavailable("unavailable")),
   documented("A lock or a pool connection was not had in time", serviceUnavailable("busy")),
 ];
@@ -254,11 +262,7 @@ export async function registerOpenApi(
   config: Pick<Config, "publicBaseUrl" | "env" | "rateLimitPerMinute">,
   options: OpenApiOptions,
 ): Promise<void> {
-  const inputSources = {
-    payloadTooLarge: payloadTooLarge(),
-    requestTimedOut: requestTimedOut(),
-    invalidJson: invalidJsonBody(),
-  };
+  const inputSources = { payloadTooLarge: payloadTooLarge(), invalidJson: invalidJsonBody() };
   const scopeErrors = hmacErrors(config);
   const adminErrors = [documented("The operator token is missing or wrong", options.adminTokenRefused)];
   await app.register(swagger, {
@@ -291,7 +295,7 @@ export async function registerOpenApi(
         ...scope,
         ...inputErrors(base, inputSources),
         ...(base[ERRORS_KEY] ?? []),
-        ...DATABASE_ERRORS,
+        ...EVERY_ROUTE_ERRORS,
       ];
       return { schema: { ...base, security, [ERRORS_KEY]: errors }, url };
     },

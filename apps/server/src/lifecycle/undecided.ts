@@ -222,12 +222,14 @@ async function resolvePayout(
   ctx: LifecycleContext,
   subject: PayoutSubject,
   lockSubject: LockSubject,
-  input: ResolveInput,
+  given: ResolveInput,
   who: { actor: string; requestId: string | null },
 ): Promise<{
   booked: Extract<BookedPayout, { kind: "applied" }>;
   resolution: Omit<ResolutionRecord, "withdrawId">;
 }> {
+  // The bank's reference as the desk keeps one: spaces around it are not part of it.
+  const input = { ...given, bankReference: given.bankReference?.trim() || undefined };
   const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
   const before = await payoutProviderOf(ctx.db, subject);
   const evidence = before ? await evidenceOf(ctx, subject, before) : null;

@@ -196,7 +196,7 @@ describe("documented errors", () => {
     assert.equal(reused.headers["satang-payment-reused"], "true");
   });
 
-  it("documents authentication, the rate limit and 503 with Retry-After on every HMAC operation", () => {
+  it("documents authentication, the rate limit, 408 and 503 with Retry-After on every HMAC operation", () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;
       const hmac = (operation.security ?? []).some((scheme: Json) => "ApiKey" in scheme);
@@ -213,6 +213,12 @@ describe("documented errors", () => {
         assert.ok(operation.responses["429"].headers["Retry-After"], `${where} 429 Retry-After`);
       }
       assert.ok(operation.responses["503"]?.headers?.["Retry-After"], `${where} 503 with Retry-After`);
+      // Any request can stop arriving (its headers, or its body): 408 with its own code.
+      assert.deepEqual(
+        documentedErrors(operation.operationId, 408).map((e) => e.code),
+        ["REQUEST_TIMEOUT"],
+        where,
+      );
       if (operation.requestBody) {
         assert.ok(operation.responses["400"], `${where} takes a body and documents 400`);
         assert.deepEqual(

@@ -2005,6 +2005,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -2669,6 +2678,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -2865,6 +2883,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -3252,6 +3279,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -3732,6 +3768,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -3855,6 +3900,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -4117,6 +4171,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -4291,6 +4354,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -4830,6 +4902,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -4966,6 +5047,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -6226,6 +6316,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -6341,6 +6440,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -6615,6 +6723,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -6714,6 +6831,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -7155,6 +7281,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -7327,6 +7462,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -7612,6 +7756,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -7694,6 +7847,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -7763,6 +7925,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -7857,6 +8028,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -8312,6 +8492,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -8705,6 +8894,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -8930,6 +9128,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -9267,6 +9474,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -9364,6 +9580,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -9751,6 +9976,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -10537,6 +10771,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -10700,6 +10943,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -11500,6 +11752,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -11855,6 +12116,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -11898,6 +12168,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -12525,6 +12804,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -12671,6 +12959,15 @@ export interface operations {
       };
       /** @description RESOURCE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };
@@ -12861,6 +13158,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13036,6 +13342,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13086,6 +13401,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13117,6 +13441,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
         headers: {
           [name: string]: unknown;
         };

@@ -312,11 +312,19 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
       credentials: live.merchant,
     });
     assert.equal(cancel.status, 409);
-    const resolved = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
-      outcome: "paid",
-      reason: "SCB statement shows 1,800.00 THB paid; the inquiry's amount was a display error",
-      bankReference: "SCB-STMT-20261126-0001",
-    });
+    const resolve = (bankReference: string) =>
+      live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+        outcome: "paid",
+        reason: "SCB statement shows 1,800.00 THB paid; the inquiry's amount was a display error",
+        bankReference,
+      });
+    // A reference with an invisible character is refused before anything is decided.
+    const invisible = await resolve("SCB-STMT-\u200b20261126-0001");
+    assert.equal(invisible.status, 400, JSON.stringify(invisible.body));
+    assert.equal(invisible.body.error.metadata.field, "bankReference");
+    assert.ok((await undecidedIds()).includes(withdraw.id), "still undecided");
+    // Spaces around the reference are not part of it.
+    const resolved = await resolve("  SCB-STMT-20261126-0001 ");
     assert.equal(resolved.status, 200);
     assert.equal(resolved.body.data.withdraw.status, "paid");
     assert.equal(resolved.body.data.resolution.bankReference, "SCB-STMT-20261126-0001");
