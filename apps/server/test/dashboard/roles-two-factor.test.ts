@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generate } from "otplib";
+import { type Clock, ManualClock, systemClock } from "../../src/lib/clock.ts";
 import { createDashboardUser, DASHBOARD_PASSWORD, dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
@@ -34,9 +35,9 @@ async function login(service: TestService, body: Record<string, unknown>) {
   return { status: res.statusCode, body: res.json() };
 }
 
-/** The authenticator's code `steps` 30-second steps from now. */
-const codeAt = (secret: string, steps = 0) =>
-  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+/** The authenticator's code `steps` 30-second steps from `clock`'s now (the service's wall clock). */
+const codeAtOf = (secret: string, steps = 0, clock: Clock = systemClock) =>
+  generate({ secret, epoch: Math.floor(clock.now().getTime() / 1000) + steps * 30 });
 
 describe("dashboard roles", () => {
   it("lets finance read and export but refuses API keys, webhook endpoints and users with FORBIDDEN", async () => {
@@ -254,6 +255,19 @@ describe("a merchant's audit log in the dashboard", () => {
 });
 
 describe("two-factor login", () => {
+  // The service's wall clock stands still in the middle of a 30-second step, so "one step ahead"
+  // and "two steps ahead" mean the same to the test and to the service: on the real clock, a step
+  // that ends between computing a code and the service checking it moves the code one step nearer.
+  const wall = new ManualClock(Math.floor(Date.now() / 30_000) * 30_000 + 15_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startService({ env: { LOGIN_PER_ADDRESS_PER_MINUTE: "1000" }, deps: { wallClock: wall } });
+  });
+  after(async () => {
+    await svc?.close();
+  });
+  const codeAt = (secret: string, steps = 0) => codeAtOf(secret, steps, wall);
+
   async function enrol(user: Awaited<ReturnType<typeof dashboardUser>>) {
     const started = await user.request("POST", "/two-factor/enrol");
     assert.equal(started.status, 200, JSON.stringify(started.body));
@@ -408,7 +422,7 @@ describe("two-factor login in live", () => {
     const started = await owner.request("POST", "/two-factor/enrol");
     const secret = started.body.data.secret as string;
     assert.equal(
-      (await owner.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) })).status,
+      (await owner.request("POST", "/two-factor/confirm", { otp: await codeAtOf(secret) })).status,
       200,
     );
     assert.equal((await owner.request("GET", "/payments")).status, 200, "enrolled: the dashboard opens");
