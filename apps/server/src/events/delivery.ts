@@ -33,7 +33,7 @@ import { loadSignalOf } from "./attempt-errors.ts";
 import { AdaptiveConcurrency } from "./concurrency.ts";
 import { ConnectionPools } from "./connections.ts";
 import { AttemptRecorder } from "./recorder.ts";
-import { retryDelayMs } from "./retry.ts";
+import { nextRetryAt } from "./retry.ts";
 import { postWebhook } from "./sender.ts";
 import type { WebhookSettings } from "./settings.ts";
 import { webhookHeaders } from "./signing.ts";
@@ -215,9 +215,15 @@ export class DeliveryDispatcher {
     });
     this.limits.finished(delivery.endpointId, ticket, loadSignalOf(outcome, settings.perEndpoint.fastMs));
     const finishedAt = deps.wallClock.now();
-    const delay = outcome.succeeded
+    const retryAt = outcome.succeeded
       ? undefined
-      : retryDelayMs(delivery.attemptNumber, settings.random, settings.jitterFraction);
+      : nextRetryAt({
+          attempt: delivery.attemptNumber,
+          firstTriedAt: delivery.firstTriedAt ?? finishedAt,
+          finishedAt,
+          random: settings.random,
+          jitterFraction: settings.jitterFraction,
+        });
     await this.recorder.record({
       deliveryId: delivery.id,
       leaseId: delivery.leaseId,
@@ -231,7 +237,7 @@ export class DeliveryDispatcher {
       responseExcerpt: outcome.responseExcerpt,
       startedAt,
       finishedAt,
-      nextRetryAt: delay === undefined ? null : new Date(finishedAt.getTime() + delay),
+      nextRetryAt: retryAt ?? null,
     });
   }
 }

@@ -256,6 +256,8 @@ export interface ClaimedDelivery {
   eventType: EventType;
   eventCreatedAt: Date;
   eventData: Record<string, unknown>;
+  /** When its first attempt ended, the time its retries are scheduled from; null before it. */
+  firstTriedAt: Date | null;
   endpointId: string;
   url: string;
   secretEncrypted: string;
@@ -356,6 +358,14 @@ export async function claimDueDeliveries(db: Db, options: ClaimOptions): Promise
       "e.type as eventType",
       "e.created_at as eventCreatedAt",
       "e.data as eventData",
+      // An attempt whose lease ran out may be logged twice: the earliest end is the first try.
+      (eb) =>
+        eb
+          .selectFrom("webhook_delivery_attempts as a")
+          .select((ab) => ab.fn.min("a.finished_at").as("at"))
+          .whereRef("a.delivery_id", "=", "d.id")
+          .where("a.attempt_number", "=", 1)
+          .as("firstTriedAt"),
       "d.endpoint_id as endpointId",
       "w.url as url",
       "w.secret_encrypted as secretEncrypted",

@@ -62,9 +62,9 @@ export const INTEGRATION_NAME_LENGTH_MAX = 200;
 export const URL_LENGTH_MAX = 2048;
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-// Webhooks (events/). The retry delays are Standard Webhooks' schedule (CONTRACT 12): the wait
-// after each failed attempt, so a delivery makes at most 1 + 9 attempts.
-export const WEBHOOK_RETRY_DELAYS_MS = [
+// Webhooks (events/). The retry schedule of CONTRACT 12: each retry's time after the first try
+// failed (the end of attempt 1), so a delivery makes at most 1 + 9 attempts within 24 hours.
+export const WEBHOOK_RETRY_OFFSETS_MS = [
   5_000,
   5 * 60_000,
   30 * 60_000,
@@ -75,8 +75,8 @@ export const WEBHOOK_RETRY_DELAYS_MS = [
   20 * 3_600_000,
   24 * 3_600_000,
 ] as const;
-export const WEBHOOK_ATTEMPTS_MAX = WEBHOOK_RETRY_DELAYS_MS.length + 1;
-/** Each retry waits its delay minus a random share of up to this fraction (never longer). */
+export const WEBHOOK_ATTEMPTS_MAX = WEBHOOK_RETRY_OFFSETS_MS.length + 1;
+/** Each retry comes early by a random share of up to this fraction of its step (never late). */
 export const WEBHOOK_RETRY_JITTER_FRACTION = 0.1;
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 /**

@@ -15,7 +15,7 @@ import type { WebhookOverrides } from "../../src/events/settings.ts";
 import { claimDueDeliveries } from "../../src/events/store.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { WEBHOOK_ATTEMPTS_MAX, WEBHOOK_RETRY_DELAYS_MS } from "../../src/lib/limits.ts";
+import { WEBHOOK_ATTEMPTS_MAX, WEBHOOK_RETRY_OFFSETS_MS } from "../../src/lib/limits.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import {
   cancelPendingDeliveries,
@@ -249,9 +249,15 @@ describe("retries", () => {
         assert.ok(delivery.completedAt);
         break;
       }
-      const nominal = WEBHOOK_RETRY_DELAYS_MS[attempt - 1]!;
-      const wait = Date.parse(last.nextRetryAt) - Date.parse(last.finishedAt);
-      assert.ok(wait <= nominal && wait >= nominal * 0.9, `attempt ${attempt}: waited ${wait} of ${nominal}`);
+      // Each retry is due its published time after the first try ended, early by at most a
+      // tenth of its step (CONTRACT 12: 5 s ... 24 h after the first try).
+      const offset = WEBHOOK_RETRY_OFFSETS_MS[attempt - 1]!;
+      const step = offset - (WEBHOOK_RETRY_OFFSETS_MS[attempt - 2] ?? 0);
+      const since = Date.parse(last.nextRetryAt) - Date.parse(delivery.attempts[0].finishedAt);
+      assert.ok(
+        since <= offset && since >= offset - step * 0.1,
+        `retry ${attempt}: ${since} ms of ${offset}`,
+      );
       deps.wallClock.set(Date.parse(last.nextRetryAt) - 1);
       assert.equal(await deliverDueWebhooks(deps), 0, `attempt ${attempt + 1} is not early`);
       deps.wallClock.set(Date.parse(last.nextRetryAt));
