@@ -72,12 +72,16 @@ export function formatThb(satang: bigint): string {
   return `${negative ? "-" : ""}${baht.toString()}.${rest}`;
 }
 
-/** Balance figures are JSON numbers of satang; refuse to print one that a double cannot hold. */
-export function satangToNumber(satang: bigint): number {
-  if (satang > BigInt(Number.MAX_SAFE_INTEGER) || satang < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new Error("amount exceeds the exact range of a JSON number");
-  }
-  return Number(satang);
+/**
+ * A balance figure as the JSON integer of satang it is answered as: a number where a double
+ * holds it exactly, and past 2^53 satang (about 90 trillion THB) the bigint itself, which the
+ * response serializer writes digit for digit (`Type.Integer` schemas), so it is never rounded.
+ */
+export type JsonSatang = number | bigint;
+
+export function satangJson(satang: bigint): JsonSatang {
+  const exact = satang <= BigInt(Number.MAX_SAFE_INTEGER) && satang >= BigInt(Number.MIN_SAFE_INTEGER);
+  return exact ? Number(satang) : satang;
 }
 
 const THB_PATTERN = /^([0-9]{1,11})(?:\.([0-9]{1,2}))?$/;
