@@ -22,14 +22,23 @@ declare module "fastify" {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** What one pass over JSON text's characters finds outside its strings. */
+export interface JsonShape {
+  /** The deepest nesting of arrays and objects. */
+  depth: number;
+  /** How many object members the text writes: one `:` outside strings each. */
+  members: number;
+}
+
 /**
- * The deepest nesting of arrays and objects in JSON text, counted in one pass over its characters
- * (brackets inside strings do not count), so that a body of thousands of `[` is measured without
- * parsing it or walking it recursively.
+ * The nesting depth and member count of JSON text, counted in one pass over its characters
+ * (brackets and colons inside strings do not count), so that a body of thousands of `[` is
+ * measured without parsing it or walking it recursively.
  */
-export function jsonNestingDepth(text: string): number {
+export function scanJson(text: string): JsonShape {
   let depth = 0;
   let deepest = 0;
+  let members = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -38,12 +47,59 @@ export function jsonNestingDepth(text: string): number {
         i += 1; // a backslash escapes the next character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) members += 1;
     else if (c === 0x5b || c === 0x7b) {
       depth += 1;
       if (depth > deepest) deepest = depth;
     } else if (c === 0x5d || c === 0x7d) depth -= 1;
   }
-  return deepest;
+  return { depth: deepest, members };
+}
+
+/** The members of a parsed JSON value's objects, at every depth (at most the nesting bound). */
+function parsedMembers(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += parsedMembers(item);
+    return count;
+  }
+  for (const key in value) count += 1 + parsedMembers((value as Record<string, unknown>)[key]);
+  return count;
+}
+
+/**
+ * The dotted path of the first member that JSON text names twice in one object (`"amount"`, or
+ * `"\u0061mount"` beside `"amount"`), found by walking its tokens; JSON.parse would keep the last
+ * one silently. Only called when the counts say one exists, and only on text that parsed.
+ */
+export function duplicateMemberPath(text: string): string | undefined {
+  const levels: Array<{ names: Set<string> | undefined; last: string }> = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) levels.push({ names: c === 0x7b ? new Set() : undefined, last: "" });
+    else if (c === 0x7d || c === 0x5d) levels.pop();
+    else if (c === 0x22) {
+      const start = i;
+      for (i += 1; text.charCodeAt(i) !== 0x22; i += 1) if (text.charCodeAt(i) === 0x5c) i += 1;
+      let next = i + 1;
+      while (/\s/.test(text[next] ?? "")) next += 1;
+      const level = levels.at(-1);
+      if (text[next] !== ":" || !level?.names) continue;
+      const name = JSON.parse(text.slice(start, i + 1)) as string;
+      if (level.names.has(name))
+        return [
+          ...levels
+            .slice(0, -1)
+            .map((l) => l.last)
+            .filter(Boolean),
+          name,
+        ].join(".");
+      level.names.add(name);
+      level.last = name;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -86,7 +142,8 @@ export function installBodyParsing(app: FastifyInstance): void {
         done(null, undefined);
         return;
       }
-      if (jsonNestingDepth(text) > JSON_NESTING_DEPTH_MAX) {
+      const shape = scanJson(text);
+      if (shape.depth > JSON_NESTING_DEPTH_MAX) {
         request.bodyError = new AppError(
           "VALIDATION_ERROR",
           `Request body nests arrays and objects deeper than ${JSON_NESTING_DEPTH_MAX} levels`,
@@ -107,6 +164,20 @@ export function installBodyParsing(app: FastifyInstance): void {
         request.bodyError = new AppError("VALIDATION_ERROR", "Request body must be a JSON object", {
           field: "body",
         });
+        done(null, undefined);
+        return;
+      }
+      // A member named twice would be read as its last value here and as its first elsewhere (a
+      // proxy, a log, an approval step): the body is refused rather than read one way.
+      if (parsedMembers(parsed) !== shape.members) {
+        const field = duplicateMemberPath(text) ?? "body";
+        request.bodyError = new AppError(
+          "VALIDATION_ERROR",
+          `Request body names the member "${field}" twice`,
+          {
+            field,
+          },
+        );
         done(null, undefined);
         return;
       }

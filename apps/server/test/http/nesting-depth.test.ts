@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Schema, sampleOne, validValue } from "../../../../reliability/fuzz-schema.ts";
 import { fillPath, send, type Target } from "../../../../reliability/fuzz-target.ts";
-import { jsonNestingDepth } from "../../src/http/body.ts";
+import { scanJson } from "../../src/http/body.ts";
 import { JSON_NESTING_DEPTH_MAX } from "../../src/lib/limits.ts";
 import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
@@ -27,9 +27,9 @@ describe("JSON nesting depth", () => {
   });
 
   it("is counted outside strings only, without recursion", () => {
-    assert.equal(jsonNestingDepth('{"a":[1,{"b":"[[[{{{"}]}'), 3);
-    assert.equal(jsonNestingDepth('{"a":"\\"[[["}'), 1);
-    assert.equal(jsonNestingDepth(nested(100_000)), 100_000);
+    assert.equal(scanJson('{"a":[1,{"b":"[[[{{{"}]}').depth, 3);
+    assert.equal(scanJson('{"a":"\\"[[["}').depth, 1);
+    assert.equal(scanJson(nested(100_000)).depth, 100_000);
   });
 
   it("answers 400 VALIDATION_ERROR on every route with a body, for the password field that broke login", async () => {
