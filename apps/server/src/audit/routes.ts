@@ -33,7 +33,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   [`PATCH ${A}/integrations/:id`]: { action: "updateIntegration", record: "integration", id: "id" },
   [`DELETE ${A}/integrations/:id`]: { action: "revokeIntegration", record: "integration", id: "id" },
   [`POST ${A}/merchants/:id/wallet/adjustments`]: {
-    action: "adjustWallet",
+    action: "adjustMerchantWallet",
     record: "ledger_entry",
     id: "response",
     merchant: "params.id",
@@ -49,8 +49,12 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   [`POST ${A}/withdraws/:id/reject`]: { action: "rejectWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/withdraws/:id/resolve`]: { action: "resolveWithdraw", record: "withdraw", id: "id" },
   [`POST ${A}/refunds/:id/resolve`]: { action: "resolveRefund", record: "refund", id: "id" },
-  [`POST ${A}/merchants/:id/clock/advance`]: { action: "advanceClock", record: "merchant", id: "id" },
-  [`POST ${A}/merchants/:id/clock/reset`]: { action: "resetClock", record: "merchant", id: "id" },
+  [`POST ${A}/merchants/:id/clock/advance`]: {
+    action: "advanceMerchantTestClock",
+    record: "merchant",
+    id: "id",
+  },
+  [`POST ${A}/merchants/:id/clock/reset`]: { action: "resetMerchantTestClock", record: "merchant", id: "id" },
   [`POST ${A}/payout-batches`]: { action: "createPayoutBatch", record: "payout_batch", id: "response" },
   [`POST ${A}/payout-batches/:id/items/:withdrawId/outcome`]: {
     action: "recordPayoutOutcome",

@@ -98,7 +98,7 @@ describe("an operator's action and its audit entry commit in one transaction", (
       reason: "opening float",
     });
     const adjustmentId = adjusted.body.data.id as string;
-    await oneEntryWith(adjusted, "adjustWallet", adjustmentId, {
+    await oneEntryWith(adjusted, "adjustMerchantWallet", adjustmentId, {
       table: "ledger_transactions",
       id: adjustmentId,
     });
@@ -115,9 +115,15 @@ describe("an operator's action and its audit entry commit in one transaction", (
     const advanced = await svc.admin("POST", `/admin/v1/merchants/${merchantId}/clock/advance`, {
       seconds: 60,
     });
-    await oneEntryWith(advanced, "advanceClock", merchantId, { table: "merchants", id: merchantId });
+    await oneEntryWith(advanced, "advanceMerchantTestClock", merchantId, {
+      table: "merchants",
+      id: merchantId,
+    });
     const clockReset = await svc.admin("POST", `/admin/v1/merchants/${merchantId}/clock/reset`);
-    await oneEntryWith(clockReset, "resetClock", merchantId, { table: "merchants", id: merchantId });
+    await oneEntryWith(clockReset, "resetMerchantTestClock", merchantId, {
+      table: "merchants",
+      id: merchantId,
+    });
 
     const token = await newToken();
     const tokenId = token.body.data.id as string;
