@@ -111,12 +111,6 @@ export interface Provider {
   /** Stable name, stored with every payout and callback it handled ("sandbox"). */
   readonly name: string;
   /**
-   * True when a payout, once sent, can never be recalled (a bank's credit transfer): a
-   * processing withdraw is then refused cancel with 409 STATE_CONFLICT, whatever the provider's
-   * `cancelPayout` would answer. Absent: false.
-   */
-  readonly irrevocablePayouts?: boolean;
-  /**
    * Past `options.signal` nothing more may be started for this send: a provider that takes
    * several steps checks it before each, so a send the lifecycle gave up on stops.
    */

@@ -40,11 +40,6 @@ import { withdrawView } from "./view.ts";
 export interface WithdrawContext {
   db: Db;
   clock: Clock;
-  /**
-   * Where payouts go (the payout connector): when its transfers cannot be recalled once sent
-   * (`irrevocablePayouts`), a processing withdraw cannot be canceled (409).
-   */
-  provider?: { readonly irrevocablePayouts?: boolean } | undefined;
 }
 
 /** How a create request was answered: a new record (201) or an idempotent replay (200). */

@@ -189,20 +189,18 @@ function cancelRoute(app: App, ctx: WithdrawContext): void {
         operationId: "cancelWithdraw",
         description:
           "pending and awaiting_verification withdraws become canceled and their hold returns to " +
-          "the available wallet. processing, paid, failed, canceled and expired ones answer 400 " +
-          "VALIDATION_ERROR: a payout already with the provider cannot be recalled.",
+          "the available wallet. A processing one answers 409 STATE_CONFLICT (reason " +
+          "payout_in_flight), in sandbox and live alike: a payout with the bank cannot be recalled. " +
+          "paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR.",
         params: WithdrawIdParams,
         body: EmptyBody,
         response: { 200: WithdrawEnvelope },
         "x-errors": [
           notFound,
-          documented(
-            "The withdraw is paid, failed, canceled or expired",
-            notCancelable({ status: "paid" }, {}),
-          ),
+          documented("The withdraw is paid, failed, canceled or expired", notCancelable({ status: "paid" })),
           documented(
             "The withdraw is processing and the provider cannot recall it",
-            notCancelable({ status: "processing" }, {}),
+            notCancelable({ status: "processing" }),
           ),
           documented(
             "The withdraw is in the operator's open payout batch (manual payouts)",

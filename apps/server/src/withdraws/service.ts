@@ -107,23 +107,21 @@ export async function getWithdrawByReference(
   return withdrawView(row);
 }
 
-export function notCancelable(
-  row: Pick<WithdrawRow, "status">,
-  ctx: Pick<WithdrawContext, "provider">,
-): AppError {
-  // A connector whose transfers have no recall: the transfer is with the bank (CONTRACT 15).
-  if (row.status === "processing" && ctx.provider?.irrevocablePayouts === true) {
+/**
+ * Why a withdraw cannot be canceled. A processing one is with the bank, and no connector recalls
+ * a payout once sent (the sandbox bank, SCB's credit transfer, Opn's transfers, the desk's
+ * batch): 409 STATE_CONFLICT, the same in sandbox and live, until the bank's outcome is known. An
+ * ended one (paid, failed, canceled, expired) is 400 VALIDATION_ERROR (interface.md).
+ */
+export function notCancelable(row: Pick<WithdrawRow, "status">): AppError {
+  if (row.status === "processing") {
     return new AppError(
       "STATE_CONFLICT",
-      "Withdraw cannot be canceled while processing: the transfer is with the bank, which cannot recall it",
+      "Withdraw cannot be canceled while processing: the payout is with the bank, which cannot recall it",
       { status: row.status, reason: "payout_in_flight" },
     );
   }
-  const message =
-    row.status === "processing"
-      ? "Withdraw cannot be canceled while processing: the payout is already with the provider, which does not support canceling it"
-      : `Withdraw cannot be canceled: its status is ${row.status}`;
-  return fieldError("VALIDATION_ERROR", "status", message);
+  return fieldError("VALIDATION_ERROR", "status", `Withdraw cannot be canceled: its status is ${row.status}`);
 }
 
 /** In the operator's open payout batch: the money may be leaving by hand right now. */
@@ -137,9 +135,9 @@ export function inPayoutBatch(row: Pick<WithdrawRow, "status">): AppError {
 
 /**
  * Cancel by the merchant: pending and awaiting_verification withdraws become canceled and
- * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (400): the
- * sandbox provider cannot recall a payout in flight, and canceling it here would release money
- * the provider may still pay out. The move is one conditional UPDATE, so of two racing cancels
+ * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (409
+ * `payout_in_flight`): no bank recalls a payout in flight, and canceling it here would release
+ * money the bank may still pay out. The move is one conditional UPDATE, so of two racing cancels
  * (or a cancel racing the payout worker) exactly one changes the row and releases the hold.
  * A withdraw in an open batch of the manual payout desk is refused with 409 STATE_CONFLICT.
  */
@@ -158,7 +156,7 @@ export async function cancelWithdraw(
     const current = await findWithdraw(trx, merchant.id, id);
     if (!current) throw withdrawNotFound();
     if (current.status === "processing" && (await inOpenPayoutBatch(trx, id))) throw inPayoutBatch(current);
-    throw notCancelable(current, ctx);
+    throw notCancelable(current);
   });
   return withdrawView(row);
 }

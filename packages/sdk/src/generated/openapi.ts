@@ -180,7 +180,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel withdraw
-     * @description pending and awaiting_verification withdraws become canceled and their hold returns to the available wallet. processing, paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR: a payout already with the provider cannot be recalled.
+     * @description pending and awaiting_verification withdraws become canceled and their hold returns to the available wallet. A processing one answers 409 STATE_CONFLICT (reason payout_in_flight), in sandbox and live alike: a payout with the bank cannot be recalled. paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR.
      */
     post: operations["cancelWithdraw"];
     delete?: never;

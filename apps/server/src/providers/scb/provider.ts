@@ -79,8 +79,6 @@ export interface ScbProviderDeps {
 
 export class ScbProvider implements Provider {
   readonly name = SCB_PROVIDER_NAME;
-  /** SCB's credit transfer has no recall: once sent, the transfer is with the bank. */
-  readonly irrevocablePayouts = true;
 
   constructor(private readonly deps: ScbProviderDeps) {}
 
