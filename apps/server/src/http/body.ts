@@ -170,7 +170,9 @@ export function installBodyParsing(app: FastifyInstance): void {
       // A member named twice would be read as its last value here and as its first elsewhere (a
       // proxy, a log, an approval step): the body is refused rather than read one way.
       if (parsedMembers(parsed) !== shape.members) {
-        const field = duplicateMemberPath(text) ?? "body";
+        // The path is echoed only when it reads as a field name can (printable ASCII, short).
+        const path = duplicateMemberPath(text);
+        const field = path !== undefined && /^[\x20-\x7e]{1,200}$/.test(path) ? path : "body";
         request.bodyError = new AppError(
           "VALIDATION_ERROR",
           `Request body names the member "${field}" twice`,

@@ -80,5 +80,14 @@ describe("a member named twice", () => {
     });
     assert.equal(login.statusCode, 400, login.body);
     assert.equal(login.json().error.metadata.field, "password");
+    // A name that no field has (a control character) is not echoed: the body is named.
+    const odd = await svc.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/login",
+      payload: '{"email":"a@b.c","password":"x","\\u0001":1,"\\u0001":2}',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(odd.statusCode, 400, odd.body);
+    assert.equal(odd.json().error.metadata.field, "body");
   });
 });
