@@ -142,7 +142,7 @@ const StateConflictMetadata = Type.Union([
   Type.Object(
     {
       reason: Type.String({
-        description: "e.g. invalid_transition, in_payout_batch, no_subscribed_endpoint",
+        description: "e.g. invalid_transition, payout_in_flight, no_subscribed_endpoint",
       }),
       status: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The record's status" })),
     },

@@ -189,9 +189,9 @@ function cancelRoute(app: App, ctx: WithdrawContext): void {
         operationId: "cancelWithdraw",
         description:
           "pending and awaiting_verification withdraws become canceled and their hold returns to " +
-          "the available wallet. A processing one answers 409 STATE_CONFLICT (reason " +
-          "payout_in_flight), in sandbox and live alike: a payout with the bank cannot be recalled. " +
-          "paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR.",
+          "the available wallet. Any other answers 400 VALIDATION_ERROR on status, in sandbox and " +
+          "live alike: a processing one is with the bank, which cannot recall it (nor the payout " +
+          "desk's open batch), and paid, failed, canceled and expired ones have nothing to cancel.",
         params: WithdrawIdParams,
         body: EmptyBody,
         response: { 200: WithdrawEnvelope },
@@ -202,10 +202,7 @@ function cancelRoute(app: App, ctx: WithdrawContext): void {
             "The withdraw is processing and the provider cannot recall it",
             notCancelable({ status: "processing" }),
           ),
-          documented(
-            "The withdraw is in the operator's open payout batch (manual payouts)",
-            inPayoutBatch({ status: "processing" }),
-          ),
+          documented("The withdraw is in the operator's open payout batch (manual payouts)", inPayoutBatch()),
         ],
       },
     },

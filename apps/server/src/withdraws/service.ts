@@ -108,38 +108,35 @@ export async function getWithdrawByReference(
 }
 
 /**
- * Why a withdraw cannot be canceled. A processing one is with the bank, and no connector recalls
- * a payout once sent (the sandbox bank, SCB's credit transfer, Opn's transfers, the desk's
- * batch): 409 STATE_CONFLICT, the same in sandbox and live, until the bank's outcome is known. An
- * ended one (paid, failed, canceled, expired) is 400 VALIDATION_ERROR (interface.md).
+ * Why a withdraw cannot be canceled, as interface.md answers "a cancel of a non-cancellable
+ * withdraw": 400 VALIDATION_ERROR on `status`, in sandbox and live alike. A processing one is
+ * with the bank, and no connector recalls a payout once sent (the sandbox bank and every live
+ * connector's transfer); an ended one (paid, failed, canceled, expired) has nothing to cancel.
  */
 export function notCancelable(row: Pick<WithdrawRow, "status">): AppError {
-  if (row.status === "processing") {
-    return new AppError(
-      "STATE_CONFLICT",
-      "Withdraw cannot be canceled while processing: the payout is with the bank, which cannot recall it",
-      { status: row.status, reason: "payout_in_flight" },
-    );
-  }
-  return fieldError("VALIDATION_ERROR", "status", `Withdraw cannot be canceled: its status is ${row.status}`);
+  const message =
+    row.status === "processing"
+      ? "Withdraw cannot be canceled while processing: the payout is with the bank, which cannot recall it"
+      : `Withdraw cannot be canceled: its status is ${row.status}`;
+  return fieldError("VALIDATION_ERROR", "status", message);
 }
 
 /** In the operator's open payout batch: the money may be leaving by hand right now. */
-export function inPayoutBatch(row: Pick<WithdrawRow, "status">): AppError {
-  return new AppError(
-    "STATE_CONFLICT",
+export function inPayoutBatch(): AppError {
+  return fieldError(
+    "VALIDATION_ERROR",
+    "status",
     "Withdraw cannot be canceled: it is in the operator's open payout batch and may be being paid now",
-    { status: row.status, reason: "in_payout_batch" },
   );
 }
 
 /**
  * Cancel by the merchant: pending and awaiting_verification withdraws become canceled and
- * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (409
- * `payout_in_flight`): no bank recalls a payout in flight, and canceling it here would release
- * money the bank may still pay out. The move is one conditional UPDATE, so of two racing cancels
+ * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (400
+ * VALIDATION_ERROR on `status`): no bank recalls a payout in flight, and canceling it here would
+ * release money the bank may still pay out. The move is one conditional UPDATE, so of two racing cancels
  * (or a cancel racing the payout worker) exactly one changes the row and releases the hold.
- * A withdraw in an open batch of the manual payout desk is refused with 409 STATE_CONFLICT.
+ * A withdraw in an open batch of the manual payout desk is refused the same way, with its own message.
  */
 export async function cancelWithdraw(
   ctx: WithdrawContext,
@@ -155,7 +152,7 @@ export async function cancelWithdraw(
     if (canceled) return canceled;
     const current = await findWithdraw(trx, merchant.id, id);
     if (!current) throw withdrawNotFound();
-    if (current.status === "processing" && (await inOpenPayoutBatch(trx, id))) throw inPayoutBatch(current);
+    if (current.status === "processing" && (await inOpenPayoutBatch(trx, id))) throw inPayoutBatch();
     throw notCancelable(current);
   });
   return withdrawView(row);

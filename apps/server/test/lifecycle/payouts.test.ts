@@ -287,8 +287,8 @@ describe("simulated payout outcomes", () => {
     const res = await svc.request("POST", `/api/v1/withdraws/${withdraw.id}/cancel`, undefined, {
       credentials: merchant,
     });
-    assert.equal(res.status, 409);
-    assert.equal(res.body.error.code, "STATE_CONFLICT");
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "VALIDATION_ERROR");
   });
 });
 

@@ -174,9 +174,10 @@ describe("payout desk, end to end", () => {
     const cancel = await svc.request("POST", `/api/v1/withdraws/${first.id}/cancel`, undefined, {
       credentials: shop,
     });
-    assert.equal(cancel.status, 409, JSON.stringify(cancel.body));
-    assert.equal(cancel.body.error.code, "STATE_CONFLICT");
-    assert.equal(cancel.body.error.metadata.reason, "in_payout_batch");
+    assert.equal(cancel.status, 400, JSON.stringify(cancel.body));
+    assert.equal(cancel.body.error.code, "VALIDATION_ERROR");
+    assert.equal(cancel.body.error.metadata.field, "status");
+    assert.match(cancel.body.error.message, /open payout batch/);
 
     const csv = await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}/csv`);
     assert.equal(csv.status, 200);

@@ -467,13 +467,13 @@ describe("withdraws: cancel", () => {
     assert.deepEqual(await ledgerBalances(svc.deps.db, merchant.merchantId), before);
   });
 
-  it("refuses to cancel a processing withdraw with 409 STATE_CONFLICT, since the bank cannot recall it", async () => {
+  it("refuses to cancel a processing withdraw with 400 VALIDATION_ERROR, since the bank cannot recall it", async () => {
     const w = await create("701");
     await setStatus(w.id, "processing");
     const res = await cancel(w.id);
-    assert.equal(res.status, 409);
-    assert.equal(res.body.error.code, "STATE_CONFLICT");
-    assert.equal(res.body.error.metadata.reason, "payout_in_flight");
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "VALIDATION_ERROR");
+    assert.deepEqual(res.body.error.metadata, { field: "status" });
     assert.match(res.body.error.message, /processing/);
   });
 

@@ -1,9 +1,9 @@
 /**
  * Cancel of a withdraw by its status (interface.md "Cancel withdraw"): a pending one is canceled
  * and its hold released; a processing one is with the bank, which no connector recalls, so it is
- * refused with 409 STATE_CONFLICT (`payout_in_flight`) and its hold kept, the same answer in
- * sandbox as in live (test/providers/scb for SCB), so a merchant's tests in sandbox see what live
- * answers; an ended one is 400 VALIDATION_ERROR.
+ * refused as interface.md refuses "a cancel of a non-cancellable withdraw" (400 VALIDATION_ERROR
+ * on `status`) and its hold kept, the same answer in sandbox as in live (test/providers/scb for
+ * SCB), so a merchant's tests in sandbox see what live answers; an ended one is refused the same.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -28,15 +28,16 @@ const balance = async () =>
   (await svc.request("GET", "/api/v1/balance", undefined, { credentials: merchant })).body.data;
 
 describe("cancel of a withdraw", () => {
-  it("refuses a processing one with 409 STATE_CONFLICT (payout_in_flight) in sandbox, keeping its hold", async () => {
+  it("refuses a processing one with 400 VALIDATION_ERROR on status, keeping its hold", async () => {
     const withdraw = await createWithdraw(svc, merchant, { amount: "1500" });
     const processing = await simulateWithdrawRequest(svc, merchant, withdraw.id, "processing");
     assert.equal(processing.status, 200, JSON.stringify(processing.body));
     const before = await balance();
     const refused = await cancel(withdraw.id);
-    assert.equal(refused.status, 409, JSON.stringify(refused.body));
-    assert.equal(refused.body.error.code, "STATE_CONFLICT");
-    assert.deepEqual(refused.body.error.metadata, { status: "processing", reason: "payout_in_flight" });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "VALIDATION_ERROR");
+    assert.deepEqual(refused.body.error.metadata, { field: "status" });
+    assert.match(refused.body.error.message, /cannot recall/);
     const after = await svc.request("GET", `/api/v1/withdraws/${withdraw.id}`, undefined, {
       credentials: merchant,
     });

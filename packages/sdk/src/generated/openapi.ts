@@ -180,7 +180,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel withdraw
-     * @description pending and awaiting_verification withdraws become canceled and their hold returns to the available wallet. A processing one answers 409 STATE_CONFLICT (reason payout_in_flight), in sandbox and live alike: a payout with the bank cannot be recalled. paid, failed, canceled and expired ones answer 400 VALIDATION_ERROR.
+     * @description pending and awaiting_verification withdraws become canceled and their hold returns to the available wallet. Any other answers 400 VALIDATION_ERROR on status, in sandbox and live alike: a processing one is with the bank, which cannot recall it (nor the payout desk's open batch), and paid, failed, canceled and expired ones have nothing to cancel.
      */
     post: operations["cancelWithdraw"];
     delete?: never;
@@ -1450,7 +1450,7 @@ export interface components {
                   retryAfter: string;
                 }
               | {
-                  /** @description e.g. invalid_transition, in_payout_batch, no_subscribed_endpoint */
+                  /** @description e.g. invalid_transition, payout_in_flight, no_subscribed_endpoint */
                   reason: string;
                   /** @description The record's status */
                   status?: string | null;
@@ -4062,15 +4062,6 @@ export interface operations {
       };
       /** @description REQUEST_TIMEOUT */
       408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description STATE_CONFLICT */
-      409: {
         headers: {
           [name: string]: unknown;
         };

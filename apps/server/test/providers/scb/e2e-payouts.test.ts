@@ -219,15 +219,16 @@ describe("a withdraw paid by SCB credit transfer", () => {
     assert.equal(atScb(withdraw.id).confirms, 1);
   });
 
-  it("refuses to cancel a processing withdraw with 409: SCB cannot recall a transfer", async () => {
+  it("refuses to cancel a processing withdraw with 400, as in sandbox: SCB cannot recall a transfer", async () => {
     live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
     const withdraw = await newWithdraw(SCB_ACCOUNT);
     await dispatchPendingWithdraws(live.svc.deps);
     const res = await live.svc.request("POST", `/api/v1/withdraws/${withdraw.id}/cancel`, undefined, {
       credentials: live.merchant,
     });
-    assert.equal(res.status, 409);
-    assert.equal(res.body.error.code, "STATE_CONFLICT");
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "VALIDATION_ERROR");
+    assert.deepEqual(res.body.error.metadata, { field: "status" });
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
     live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
     live.advance(3_000);

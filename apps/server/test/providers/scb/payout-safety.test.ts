@@ -311,7 +311,8 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
     const cancel = await live.svc.request("POST", `/api/v1/withdraws/${withdraw.id}/cancel`, undefined, {
       credentials: live.merchant,
     });
-    assert.equal(cancel.status, 409);
+    assert.equal(cancel.status, 400, "the merchant cannot cancel it: the bank may have paid it");
+    assert.deepEqual(cancel.body.error.metadata, { field: "status" });
     const resolve = (bankReference: string) =>
       live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
         outcome: "paid",
