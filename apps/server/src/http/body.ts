@@ -123,6 +123,38 @@ export function invalidJsonBody(): AppError<"VALIDATION_ERROR"> {
   return new AppError("VALIDATION_ERROR", "Request body is not valid JSON", { field: "body" });
 }
 
+const bodyError = (message: string, field = "body") => new AppError("VALIDATION_ERROR", message, { field });
+
+/**
+ * The JSON object a body's text holds; undefined for an empty body (the routes' schemas decide
+ * whether one is needed); or why it is refused (remembered, answered after authentication).
+ */
+function parseObject(text: string): object | undefined | AppError<"VALIDATION_ERROR"> {
+  if (text.trim() === "") return undefined;
+  const shape = scanJson(text);
+  if (shape.depth > JSON_NESTING_DEPTH_MAX) {
+    return bodyError(`Request body nests arrays and objects deeper than ${JSON_NESTING_DEPTH_MAX} levels`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return invalidJsonBody();
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return bodyError("Request body must be a JSON object");
+  }
+  // A member named twice would be read as its last value here and as its first elsewhere (a
+  // proxy, a log, an approval step): the body is refused rather than read one way.
+  if (parsedMembers(parsed) !== shape.members) {
+    // The path is echoed only when it reads as a field name can (printable ASCII, short).
+    const path = duplicateMemberPath(text);
+    const field = path !== undefined && /^[\x20-\x7e]{1,200}$/.test(path) ? path : "body";
+    return bodyError(`Request body names the member "${field}" twice`, field);
+  }
+  return parsed;
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.decorateRequest("rawBody", "");
   app.decorateRequest("rawBytes", undefined);
@@ -138,48 +170,9 @@ export function installBodyParsing(app: FastifyInstance): void {
         return;
       }
       request.rawBody = text;
-      if (text.trim() === "") {
-        done(null, undefined);
-        return;
-      }
-      const shape = scanJson(text);
-      if (shape.depth > JSON_NESTING_DEPTH_MAX) {
-        request.bodyError = new AppError(
-          "VALIDATION_ERROR",
-          `Request body nests arrays and objects deeper than ${JSON_NESTING_DEPTH_MAX} levels`,
-          { field: "body" },
-        );
-        done(null, undefined);
-        return;
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        request.bodyError = invalidJsonBody();
-        done(null, undefined);
-        return;
-      }
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        request.bodyError = new AppError("VALIDATION_ERROR", "Request body must be a JSON object", {
-          field: "body",
-        });
-        done(null, undefined);
-        return;
-      }
-      // A member named twice would be read as its last value here and as its first elsewhere (a
-      // proxy, a log, an approval step): the body is refused rather than read one way.
-      if (parsedMembers(parsed) !== shape.members) {
-        // The path is echoed only when it reads as a field name can (printable ASCII, short).
-        const path = duplicateMemberPath(text);
-        const field = path !== undefined && /^[\x20-\x7e]{1,200}$/.test(path) ? path : "body";
-        request.bodyError = new AppError(
-          "VALIDATION_ERROR",
-          `Request body names the member "${field}" twice`,
-          {
-            field,
-          },
-        );
+      const parsed = parseObject(text);
+      if (parsed instanceof AppError) {
+        request.bodyError = parsed;
         done(null, undefined);
         return;
       }
