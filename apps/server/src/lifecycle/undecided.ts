@@ -15,6 +15,7 @@
  */
 import { type Trx, withTransaction } from "../db/handles.ts";
 import { unwatched } from "../db/transaction-scope.ts";
+import { businessNow } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { JOB_BATCH_SIZE, PAYOUT_UNDECIDED_ALERT_S_DEFAULT } from "../lib/limits.ts";
@@ -248,7 +249,8 @@ async function resolvePayout(
     }
     if (input.outcome === "failed")
       await refuseWhileMoneyInFlight(ctx, trx, subject, payout.row.provider, name);
-    const at = ctx.clock.now();
+    // The merchant's business time (CONTRACT 10), as every other move of the payout and its record.
+    const at = businessNow(ctx.clock, payout.offsetMs);
     await insertResolution(trx, {
       subject,
       merchantId: row.merchant_id,

@@ -1,7 +1,8 @@
 /**
  * The undecided list (CONTRACT 15) is decided in the merchant's business time (CONTRACT 10), and
  * the age it shows is measured on the same clock: a payout listed past PAYOUT_UNDECIDED_ALERT_S
- * shows at least that many seconds undecided, whatever the merchant's test clock says.
+ * shows at least that many seconds undecided, whatever the merchant's test clock says, and the
+ * operator's resolution of it is stamped in that business time too.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -36,5 +37,15 @@ describe("undecided payouts' age", () => {
     assert.ok(record, "listed once an hour has passed in the merchant's time");
     assert.ok(record.undecidedSeconds >= 3600, `undecidedSeconds ${record.undecidedSeconds}`);
     assert.ok(record.undecidedSeconds < 3800, `undecidedSeconds ${record.undecidedSeconds}`);
+
+    // The operator's resolution is stamped on the same clock as the withdraw it moves.
+    const resolved = await svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "the bank's statement shows no transfer",
+    });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    const { withdraw: moved, resolution } = resolved.body.data;
+    assert.equal(moved.status, "failed");
+    assert.equal(resolution.resolvedAt, moved.updatedAt, "one business time for both");
   });
 });
