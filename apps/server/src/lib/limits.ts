@@ -187,6 +187,12 @@ export const EXPORT_RANGE_DAYS_MAX = 366;
  */
 export const EXPORT_BATCH_ROWS = 100;
 /**
+ * The ledger export gives rows back in posting order (reports/posting-order.ts): a posting is
+ * applied within this long of its time, and at most this many rows wait to be reordered.
+ */
+export const LEDGER_EXPORT_REORDER_WINDOW_MS = 60_000;
+export const LEDGER_EXPORT_REORDER_ROWS_MAX = 20_000;
+/**
  * CSV exports one merchant may stream at once in a process (reports/export-gate.ts); the next
  * one answers 429 RATE_LIMIT_EXCEEDED with Retry-After.
  */

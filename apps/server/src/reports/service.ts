@@ -35,6 +35,7 @@ import {
   UTF8_BOM,
 } from "./csv.ts";
 import { type ExportSlot, exportGateOf } from "./export-gate.ts";
+import { PostingOrder } from "./posting-order.ts";
 import type {
   LedgerExportQuery,
   PaymentsExportQuery,
@@ -103,6 +104,8 @@ interface ExportPlan<R extends { id: string; created_at: Date }> {
   columns: readonly string[];
   read(window: ExportWindow): Promise<R[]>;
   cells(row: R): Cell[];
+  /** Rows given back in another order than read (the ledger's posting order), one per export. */
+  order?: () => { take(rows: readonly R[], last: boolean): R[] };
 }
 
 const bankName = (code: string | null) => (code === null ? null : (findBank(code)?.shortName ?? null));
@@ -275,31 +278,41 @@ interface Batch<R> {
   text: string;
 }
 
-/** Reads the batch after `after` and prints it, in one of the gate's turns. */
+/** One export's reading: its plan, window and the order its rows are written in. */
+interface Reading<R extends { id: string; created_at: Date }> {
+  plan: ExportPlan<R>;
+  window: ExportWindow;
+  order: { take(rows: readonly R[], last: boolean): R[] } | undefined;
+}
+
+/**
+ * Reads the batch after `after` and prints it (the rows its order gives back, all of the rest
+ * after the last batch), in one of the gate's turns.
+ */
 function readBatch<R extends { id: string; created_at: Date }>(
   slot: ExportSlot,
-  plan: ExportPlan<R>,
-  window: ExportWindow,
+  reading: Reading<R>,
   after: KeysetPosition | undefined,
 ): Promise<Batch<R>> {
+  const { plan, window, order } = reading;
   return slot.read(async () => {
     const rows = await plan.read({ ...window, after });
-    return { rows, text: rows.map((row) => csvRow(plan.cells(row))).join("") };
+    const written = order ? order.take(rows, rows.length < window.limit) : rows;
+    return { rows, text: written.map((row) => csvRow(plan.cells(row))).join("") };
   });
 }
 
 async function* csvChunks<R extends { id: string; created_at: Date }>(
   slot: ExportSlot,
-  plan: ExportPlan<R>,
-  window: ExportWindow,
+  reading: Reading<R>,
   first: Batch<R>,
   bom: boolean,
 ): AsyncGenerator<string> {
   let batch = first;
-  yield (bom ? UTF8_BOM : "") + csvHeader(plan.columns) + batch.text;
-  while (batch.rows.length === window.limit) {
-    batch = await readBatch(slot, plan, window, lastPosition(batch.rows));
-    if (batch.rows.length > 0) yield batch.text;
+  yield (bom ? UTF8_BOM : "") + csvHeader(reading.plan.columns) + batch.text;
+  while (batch.rows.length === reading.window.limit) {
+    batch = await readBatch(slot, reading, lastPosition(batch.rows));
+    if (batch.text !== "") yield batch.text;
   }
 }
 
@@ -309,12 +322,11 @@ async function* csvChunks<R extends { id: string; created_at: Date }>(
  */
 function exportStream<R extends { id: string; created_at: Date }>(
   slot: ExportSlot,
-  plan: ExportPlan<R>,
-  window: ExportWindow,
+  reading: Reading<R>,
   first: Batch<R>,
   bom: boolean,
 ): Readable {
-  const body = Readable.from(csvChunks(slot, plan, window, first, bom), { objectMode: false });
+  const body = Readable.from(csvChunks(slot, reading, first, bom), { objectMode: false });
   body.once("close", () => slot.close());
   return body;
 }
@@ -334,9 +346,10 @@ async function startExport<R extends { id: string; created_at: Date }>(
     limit: EXPORT_BATCH_ROWS,
   };
   const slot = exportGateOf(ctx).open(merchant.id, ctx.wallClock);
+  const reading: Reading<R> = { plan, window, order: plan.order?.() };
   let first: Batch<R>;
   try {
-    first = await readBatch(slot, plan, window, undefined);
+    first = await readBatch(slot, reading, undefined);
   } catch (error) {
     slot.close();
     throw error;
@@ -344,7 +357,7 @@ async function startExport<R extends { id: string; created_at: Date }>(
   const lastInstant = new Date(range.dateTo.getTime() - 1);
   return {
     filename: `${kind}-${bangkokDay(range.dateFrom)}-${bangkokDay(lastInstant)}.csv`,
-    body: exportStream(slot, plan, window, first, query.bom === true),
+    body: exportStream(slot, reading, first, query.bom === true),
   };
 }
 
@@ -386,5 +399,6 @@ export function exportLedger(ctx: ReportContext, merchant: Merchant, query: Ledg
     columns: LEDGER_COLUMNS,
     read: (window) => ledgerExportBatch(ctx.db, window, filters),
     cells: ledgerCells,
+    order: () => new PostingOrder<LedgerExportRow>(),
   });
 }

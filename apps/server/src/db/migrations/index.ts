@@ -44,6 +44,7 @@ import { statements as paymentKeyAliases } from "./0115_payment_key_aliases.ts";
 import { statements as ledgerEntryOrder } from "./0116_ledger_entry_order.ts";
 import { statements as auditActorFolded } from "./0117_audit_actor_folded.ts";
 import { statements as refundRefundableWithheld } from "./0118_refund_refundable_withheld.ts";
+import { statements as ledgerPostingSeqUnderLock } from "./0119_ledger_posting_seq_under_lock.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -87,4 +88,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0116_ledger_entry_order": ledgerEntryOrder,
   "0117_audit_actor_folded": auditActorFolded,
   "0118_refund_refundable_withheld": refundRefundableWithheld,
+  "0119_ledger_posting_seq_under_lock": ledgerPostingSeqUnderLock,
 };
