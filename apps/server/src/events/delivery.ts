@@ -211,7 +211,7 @@ export class DeliveryDispatcher {
       resolve: settings.resolve,
       timeoutMs: settings.timeoutMs,
       connections: this.connections,
-      redact: secrets.flatMap((secret) => [secret, secret.replace(/^whsec_/, "")]),
+      redact: secrets.flatMap(secretSpellings),
     });
     this.limits.finished(delivery.endpointId, ticket, loadSignalOf(outcome, settings.perEndpoint.fastMs));
     const finishedAt = deps.wallClock.now();
@@ -240,6 +240,19 @@ export class DeliveryDispatcher {
       nextRetryAt: retryAt ?? null,
     });
   }
+}
+
+/**
+ * The ways a receiver may write an endpoint's secret back in its answer, each blanked out of the
+ * stored excerpt: as given, its key alone, the key's bytes in hex (either case) and base64url, and
+ * each of those URL-encoded.
+ */
+function secretSpellings(secret: string): string[] {
+  const key = secret.replace(/^whsec_/, "");
+  const bytes = Buffer.from(key, "base64");
+  const hex = bytes.toString("hex");
+  const plain = [secret, key, hex, hex.toUpperCase(), bytes.toString("base64url")];
+  return [...new Set([...plain, ...plain.map(encodeURIComponent)])];
 }
 
 /**

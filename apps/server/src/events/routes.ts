@@ -37,7 +37,16 @@ import {
   RedeliveryEnvelope,
   UpdateEndpointBody,
 } from "./schemas.ts";
-import { type EventContext, eventNotFound, getEvent, listEvents, redeliverEvent } from "./service.ts";
+import {
+  type EventContext,
+  endpointDisabled,
+  endpointNotSubscribed,
+  eventNotFound,
+  getEvent,
+  listEvents,
+  noSubscribedEndpoint,
+  redeliverEvent,
+} from "./service.ts";
 
 const endpointMissing = documented("No webhook endpoint of this merchant has this id", endpointNotFound());
 const eventMissing = documented("No event of this merchant has this id", eventNotFound());
@@ -235,7 +244,16 @@ function redeliverRoute(app: App, ctx: EventContext): void {
           "202: schedules a new delivery, sent at once, to every endpoint that subscribes to the " +
           "event now, or to the one endpointId. 409 STATE_CONFLICT when no endpoint subscribes.",
         params: EventIdParams,
-        "x-errors": [eventMissing],
+        "x-errors": [
+          eventMissing,
+          documented("The endpointId names no webhook endpoint of this merchant", endpointNotFound()),
+          documented(
+            "The endpointId's endpoint does not subscribe to the event's type",
+            endpointNotSubscribed("payment.received"),
+          ),
+          documented("No endpoint subscribes to the event's type", noSubscribedEndpoint("payment.received")),
+          documented("The endpointId's endpoint is disabled", endpointDisabled()),
+        ],
         body: RedeliverBody,
         response: { 202: RedeliveryEnvelope },
       },

@@ -154,7 +154,8 @@ function excerptText(bytes: Buffer, redact: readonly string[]): string {
   for (const secret of redact) {
     if (secret.length >= 8) text = text.split(secret).join("[redacted]");
   }
-  text = text.replace(/whsec_[A-Za-z0-9+/=]+/g, "whsec_[redacted]");
+  // Any endpoint secret's prefix, with what follows in base64, base64url or URL-encoded.
+  text = text.replace(/whsec_[A-Za-z0-9+/=%_-]+/g, "whsec_[redacted]");
   return utf8Prefix(Buffer.from(text), WEBHOOK_RESPONSE_EXCERPT_MAX_BYTES);
 }
 

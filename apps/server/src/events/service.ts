@@ -4,6 +4,7 @@
  * carries the same `webhook-id` (the event id), so a receiver that already processed the event
  * recognizes it as a duplicate.
  */
+
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { EventType, Merchant } from "../db/types.ts";
 import type { Page } from "../http/envelope.ts";
@@ -11,6 +12,7 @@ import { listPage, parseListQuery } from "../http/list-query.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
+import { endpointNotFound } from "./endpoints.ts";
 import type { ListEventsQuery, RedeliverBody } from "./schemas.ts";
 import { ALL_EVENTS } from "./schemas.ts";
 import {
@@ -52,6 +54,24 @@ function subscribes(eventTypes: string[], type: EventType): boolean {
   return eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
 }
 
+/** A redelivery to one endpoint that is disabled. */
+export const endpointDisabled = () =>
+  new AppError("STATE_CONFLICT", "The webhook endpoint is disabled; enable it first", {
+    reason: "endpoint_disabled",
+  });
+
+/** A redelivery when no endpoint subscribes to the event's type. */
+export const noSubscribedEndpoint = (type: string) =>
+  new AppError("STATE_CONFLICT", `No webhook endpoint subscribes to ${type} events`, {
+    reason: "no_subscribed_endpoint",
+  });
+
+/** A redelivery to one endpoint that does not subscribe to the event's type. */
+export const endpointNotSubscribed = (type: string) =>
+  new AppError("VALIDATION_ERROR", `The endpoint does not subscribe to ${type} events`, {
+    field: "endpointId",
+  });
+
 export async function redeliverEvent(ctx: EventContext, merchant: Merchant, id: string, body: RedeliverBody) {
   if (!isUuid(id)) throw eventNotFound();
   const merchantId = merchant.id;
@@ -61,25 +81,13 @@ export async function redeliverEvent(ctx: EventContext, merchant: Merchant, id: 
     let endpointIds: string[];
     if (body.endpointId !== undefined) {
       const endpoint = await findActiveEndpoint(trx, merchantId, body.endpointId);
-      if (!endpoint) throw new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
-      if (endpoint.disabled_at !== null) {
-        throw new AppError("STATE_CONFLICT", "The webhook endpoint is disabled; enable it first", {
-          reason: "endpoint_disabled",
-        });
-      }
-      if (!subscribes(endpoint.event_types, event.type)) {
-        throw new AppError("VALIDATION_ERROR", `The endpoint does not subscribe to ${event.type} events`, {
-          field: "endpointId",
-        });
-      }
+      if (!endpoint) throw endpointNotFound();
+      if (endpoint.disabled_at !== null) throw endpointDisabled();
+      if (!subscribes(endpoint.event_types, event.type)) throw endpointNotSubscribed(event.type);
       endpointIds = [endpoint.id];
     } else {
       endpointIds = (await findSubscribedEndpoints(trx, merchantId, event.type)).map((e) => e.id);
-      if (endpointIds.length === 0) {
-        throw new AppError("STATE_CONFLICT", `No webhook endpoint subscribes to ${event.type} events`, {
-          reason: "no_subscribed_endpoint",
-        });
-      }
+      if (endpointIds.length === 0) throw noSubscribedEndpoint(event.type);
     }
     const createdAt = ctx.wallClock.now();
     return insertRedeliveries(

@@ -10,9 +10,8 @@
  * with a new `id` (the `webhook-id`) on every test.
  */
 import type { Merchant } from "../db/types.ts";
-import { AppError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
-import type { EndpointContext } from "./endpoints.ts";
+import { type EndpointContext, endpointNotFound } from "./endpoints.ts";
 import { postWebhook } from "./sender.ts";
 import { webhookHeaders } from "./signing.ts";
 import { findActiveEndpoint } from "./store.ts";
@@ -37,7 +36,7 @@ export async function sendTestEvent(
   endpointId: string,
 ): Promise<TestEventResult> {
   const row = isUuid(endpointId) ? await findActiveEndpoint(ctx.db, merchant.id, endpointId) : undefined;
-  if (!row) throw new AppError("RESOURCE_NOT_FOUND", "Webhook endpoint not found");
+  if (!row) throw endpointNotFound();
   const id = newId();
   const sentAt = ctx.wallClock.now();
   const body = JSON.stringify({

@@ -184,7 +184,12 @@ export async function vetWebhookUrl(
   if (isLocalhostName(host) && !policy.allowLoopback) {
     throw new UrlRefused(`url host ${host} is a loopback name, which webhooks may not reach`);
   }
-  const addresses = await resolveAll(host, resolve);
+  // A `*.localhost` name where loopback is allowed is loopback whatever the resolver says
+  // (RFC 6761): one the resolver does not know is 127.0.0.1.
+  const addresses =
+    isLocalhostName(host) && host.toLowerCase() !== "localhost"
+      ? await resolveAll(host, resolve).catch(() => [{ address: "127.0.0.1", family: 4 }])
+      : await resolveAll(host, resolve);
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
     // The caller learns that the address is refused, never what an internal name resolves to.

@@ -119,6 +119,32 @@ describe("the attempt record", () => {
     assert.match(attempt.responseExcerpt, /\[redacted\]/);
   });
 
+  it("never stores the secret's key in hex, base64url or URL-encoded either", async () => {
+    let secret = "";
+    const spellings = () => {
+      const key = Buffer.from(secret.slice("whsec_".length), "base64");
+      return [
+        key.toString("hex"),
+        key.toString("hex").toUpperCase(),
+        key.toString("base64url"),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret.slice("whsec_".length)),
+      ];
+    };
+    const target = await receiverAnswering((_request, response) => {
+      response.statusCode = 401;
+      response.end(spellings().join(" | "));
+    });
+    const { attempt } = await firstAttempt(target.url, {}, (s) => {
+      secret = s;
+    });
+    for (const spelling of spellings()) {
+      assert.ok(!attempt.responseExcerpt.includes(spelling), `${spelling} in ${attempt.responseExcerpt}`);
+    }
+    // What is left of a URL-encoded secret after its prefix is blanked too.
+    assert.ok(!/whsec_[^[]/.test(attempt.responseExcerpt), attempt.responseExcerpt);
+  });
+
   it("codes a redirect as redirect", async () => {
     const target = await receiverAnswering((_request, response) => {
       response.statusCode = 301;

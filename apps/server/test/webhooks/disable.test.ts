@@ -120,6 +120,14 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     assert.equal(toIt.body.error.metadata.reason, "endpoint_disabled");
     const toAll = await svc.request("POST", path, undefined, { credentials });
     assert.equal(toAll.status, 409, "no enabled endpoint subscribes");
+    assert.equal(toAll.body.error.metadata.reason, "no_subscribed_endpoint");
+    // Both refusals are in the OpenAPI document, under 409, for generated clients.
+    const doc = (await svc.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const refusals = JSON.stringify(doc.paths["/api/v1/events/{id}/redeliver"].post.responses["409"]);
+    assert.ok(
+      refusals?.includes("endpoint_disabled") && refusals.includes("no_subscribed_endpoint"),
+      refusals,
+    );
     assert.equal(await deliverDueWebhooks(deps), 0);
     assert.equal(target.received.length, 1);
 

@@ -113,7 +113,13 @@ describe("POST /api/v1/webhook-endpoints", () => {
   }
 
   it("allows loopback URLs in the sandbox, for local development", async () => {
-    for (const url of ["http://127.0.0.1:8080/hooks", "http://localhost:8080/hooks", "http://[::1]:8080/x"]) {
+    // `*.localhost` is loopback by definition (RFC 6761), whether or not a resolver knows it.
+    for (const url of [
+      "http://127.0.0.1:8080/hooks",
+      "http://localhost:8080/hooks",
+      "http://[::1]:8080/x",
+      "http://shop.localhost:8080/hooks",
+    ]) {
       const res = await create({ url, events: ["*"] });
       assert.equal(res.status, 201, `${url}: ${JSON.stringify(res.body)}`);
     }

@@ -7654,6 +7654,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description STATE_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
