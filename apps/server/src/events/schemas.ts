@@ -43,7 +43,10 @@ export const CreateEndpointBody = Type.Object(
       uniqueItems: true,
       description: `Event types to receive, or ["*"] for all: ${EVENT_TYPES.join(", ")}.`,
     }),
-    description: Type.Optional(Type.String({ maxLength: WEBHOOK_DESCRIPTION_LENGTH_MAX })),
+    // null, as the endpoint record shows an endpoint without one, is no description.
+    description: Type.Optional(
+      Type.Union([Type.String({ maxLength: WEBHOOK_DESCRIPTION_LENGTH_MAX }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );

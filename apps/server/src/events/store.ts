@@ -446,7 +446,7 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
         })),
       )
       .execute();
-    await sql`
+    const moved = await sql`
       update webhook_deliveries d
       set status = m.status, attempt_count = m.attempt_count, next_attempt_at = m.next_attempt_at,
         lease_id = null, leased_until = null, last_status_code = m.last_status_code,
@@ -457,6 +457,15 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
       )
       where d.id = m.id and d.lease_id = m.lease_id and d.status = 'pending'
     `.execute(trx);
+    // A delivery canceled while its attempt was out (its endpoint deleted or disabled) keeps its
+    // status, but counts the attempt it logs, so its count matches its attempts.
+    if (Number(moved.numAffectedRows ?? 0n) < moves.length) {
+      await sql`
+        update webhook_deliveries d set attempt_count = m.attempt_count
+        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (id uuid, attempt_count int)
+        where d.id = m.id and d.status = 'canceled' and d.attempt_count < m.attempt_count
+      `.execute(trx);
+    }
   });
 }
 

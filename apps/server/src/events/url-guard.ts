@@ -112,6 +112,8 @@ export function addressRefusal(
  * disguise the host to a reader: https://bank.example@10.0.0.1/).
  */
 function parseWebhookUrl(text: string, policy: Pick<UrlPolicy, "requireHttps">): URL {
+  // The URL parser drops surrounding spaces; the endpoint would keep them in its record.
+  if (text.trim() !== text) throw new UrlRefused("url must not start or end with spaces");
   let url: URL;
   try {
     url = new URL(text);

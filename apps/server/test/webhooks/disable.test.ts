@@ -106,6 +106,37 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     assert.equal(target.received[0]?.verifyError, undefined, "signed with the same secret as before");
   });
 
+  it("counts the attempt that was out when its endpoint was disabled, on the canceled delivery", async () => {
+    const deps = workerDeps();
+    const { target, credentials, endpointId } = await subscribed(deps.wallClock);
+    let arrived!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let release!: () => void;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    target.handle((_request, response) => {
+      arrived();
+      void answer.then(() => {
+        response.statusCode = 500;
+        response.end();
+      });
+    });
+    const event = await writeEvent(svc.deps, credentials.merchantId, "payment.received");
+    const run = deliverDueWebhooks(deps);
+    await sent;
+    assert.equal((await patch(credentials, endpointId, { disabled: true })).status, 200);
+    release();
+    await run;
+    const detail = await svc.request("GET", `/api/v1/events/${event.id}`, undefined, { credentials });
+    const [delivery] = detail.body.data.deliveries;
+    assert.equal(delivery.status, "canceled");
+    assert.equal(delivery.attempts.length, 1, "the attempt happened and is logged");
+    assert.equal(delivery.attemptCount, 1, "and counted");
+  });
+
   it("refuses a redelivery to a disabled endpoint, and leaves it out of a redelivery to all", async () => {
     const deps = workerDeps();
     const { target, credentials, endpointId } = await subscribed(deps.wallClock);

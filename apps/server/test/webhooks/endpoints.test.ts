@@ -102,6 +102,8 @@ describe("POST /api/v1/webhook-endpoints", () => {
       "description",
     ],
     ["a numeric url", { url: 42, events: ["*"] }, "url"],
+    ["a url with a leading space", { url: " https://hooks.example/", events: ["*"] }, "url"],
+    ["a url with a trailing line break", { url: "https://hooks.example/\n", events: ["*"] }, "url"],
   ];
   for (const [what, body, field] of invalid) {
     it(`refuses ${what} with 400 VALIDATION_ERROR naming ${field}`, async () => {
@@ -111,6 +113,12 @@ describe("POST /api/v1/webhook-endpoints", () => {
       assert.equal(res.body.error.metadata.field, field);
     });
   }
+
+  it("takes a null description as none, as the record shows one", async () => {
+    const res = await create({ url: "https://hooks.example/", events: ["*"], description: null });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data.description, null);
+  });
 
   it("allows loopback URLs in the sandbox, for local development", async () => {
     // `*.localhost` is loopback by definition (RFC 6761), whether or not a resolver knows it.

@@ -6518,7 +6518,7 @@ export interface operations {
             | "refund.canceled"
             | "*"
           )[];
-          description?: string;
+          description?: string | null;
         };
       };
     };
