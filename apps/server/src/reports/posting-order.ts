@@ -22,16 +22,19 @@ export interface PostedRow {
   posting_seq: bigint | string;
 }
 
-const compare = (a: PostedRow, b: PostedRow): number => {
-  const bySeq = BigInt(a.posting_seq) - BigInt(b.posting_seq);
-  if (bySeq !== 0n) return bySeq < 0n ? -1 : 1;
-  const byTime = a.created_at.getTime() - b.created_at.getTime();
-  if (byTime !== 0) return byTime;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-};
+/** A held row with its sort key read once: posting number, time, id. */
+interface Held<R> {
+  row: R;
+  seq: bigint;
+  at: number;
+}
 
+const before = <R extends PostedRow>(a: Held<R>, b: Held<R>): boolean =>
+  a.seq !== b.seq ? a.seq < b.seq : a.at !== b.at ? a.at < b.at : a.row.id < b.row.id;
+
+/** The rows held, as a binary min-heap by posting order: a push or a pop costs log(rows held). */
 export class PostingOrder<R extends PostedRow> {
-  private held: R[] = [];
+  private readonly heap: Held<R>[] = [];
 
   constructor(
     private readonly windowMs = LEDGER_EXPORT_REORDER_WINDOW_MS,
@@ -40,15 +43,49 @@ export class PostingOrder<R extends PostedRow> {
 
   /** The rows that can be written now, in posting order; all of them when `last` (the end). */
   take(rows: readonly R[], last: boolean): R[] {
-    this.held.push(...rows);
-    this.held.sort(compare);
-    if (last) return this.held.splice(0);
-    const readUpTo = rows.at(-1)?.created_at.getTime();
-    let ready = 0;
-    if (readUpTo !== undefined) {
-      while (ready < this.held.length && this.held[ready]!.created_at.getTime() + this.windowMs < readUpTo)
-        ready += 1;
+    for (const row of rows) {
+      this.push({ row, seq: BigInt(row.posting_seq), at: row.created_at.getTime() });
     }
-    return this.held.splice(0, Math.max(ready, this.held.length - this.rowsMax));
+    const readUpTo = rows.at(-1)?.created_at.getTime() ?? Number.NEGATIVE_INFINITY;
+    const out: R[] = [];
+    while (this.heap.length > 0) {
+      const ready = last || this.heap.length > this.rowsMax || this.heap[0]!.at + this.windowMs < readUpTo;
+      if (!ready) break;
+      out.push(this.pop().row);
+    }
+    return out;
+  }
+
+  private push(item: Held<R>): void {
+    const heap = this.heap;
+    heap.push(item);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private pop(): Held<R> {
+    const heap = this.heap;
+    const top = heap[0]!;
+    const end = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = end;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let least = i;
+        if (left < heap.length && before(heap[left]!, heap[least]!)) least = left;
+        if (right < heap.length && before(heap[right]!, heap[least]!)) least = right;
+        if (least === i) break;
+        [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+        i = least;
+      }
+    }
+    return top;
   }
 }

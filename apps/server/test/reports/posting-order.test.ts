@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { type PostedRow, PostingOrder } from "../../src/reports/posting-order.ts";
 
 const T0 = Date.parse("2026-12-05T00:00:00.000Z");
@@ -57,5 +58,39 @@ describe("the ledger export's posting order", () => {
       [1, 2],
     );
     assert.deepEqual(seqs(order.take([], true)), [3, 4, 5]);
+  });
+
+  it("writes every row in posting order when each was stamped less than the window before it was applied", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ gap: fc.nat({ max: 50 }), delay: fc.nat({ max: 999 }) }), { maxLength: 300 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }),
+        (postings, batchSizes) => {
+          // Applied one after another (numbers 1, 2, ...), each stamped `delay` ms before.
+          let applied = 0;
+          const rows = postings.map(({ gap, delay }, i) => {
+            applied += gap;
+            return row(i + 1, applied - delay);
+          });
+          // Read as the export reads them: by time, then number.
+          const read = [...rows].sort(
+            (a, b) =>
+              a.created_at.getTime() - b.created_at.getTime() ||
+              Number(a.posting_seq) - Number(b.posting_seq),
+          );
+          const order = new PostingOrder<PostedRow>(1_000, 100_000);
+          const written: PostedRow[] = [];
+          let at = 0;
+          for (let b = 0; at < read.length; b++) {
+            const size = batchSizes[b % batchSizes.length]!;
+            const batch = read.slice(at, at + size);
+            at += size;
+            written.push(...order.take(batch, batch.length < size));
+          }
+          written.push(...order.take([], true));
+          assert.deepEqual(seqs(written), seqs(rows));
+        },
+      ),
+    );
   });
 });
