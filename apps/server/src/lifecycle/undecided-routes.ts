@@ -6,6 +6,7 @@
  * - POST /withdraws/:id/resolve   { outcome, reason, bankReference? }: the operator decides one
  * - POST /refunds/:id/resolve     the same for a refund's payout
  */
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { operatorActor } from "../admin/actor.ts";
@@ -14,6 +15,7 @@ import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { AppError } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
+import { bankReferenceInUse } from "./bank-references.ts";
 import type { LifecycleContext } from "./context.ts";
 import { listUndecided, resolveRefund, resolveWithdraw } from "./undecided.ts";
 import {
@@ -142,6 +144,14 @@ function resolveErrors(kind: "withdraw" | "refund") {
       new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ...`, {
         status: "processing",
         reason: "payout_in_flight",
+      }),
+    ),
+    documented(
+      "paid with a bank reference a payout desk line or another resolution holds",
+      bankReferenceInUse("KB-20261205-0001", {
+        batch_id: null,
+        withdraw_id: "9b2f4c1e-7a3d-4e8b-9c6f-1d2e3f4a5b6c",
+        refund_id: null,
       }),
     ),
   ];

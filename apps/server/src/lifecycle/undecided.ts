@@ -36,6 +36,7 @@ import { refundView } from "../refunds/view.ts";
 import type { WithdrawRecord } from "../withdraws/schemas.ts";
 import { lockWithdraw } from "../withdraws/store.ts";
 import { withdrawView } from "../withdraws/view.ts";
+import { bankReferenceHolder, bankReferenceInUse, lockBankReference } from "./bank-references.ts";
 import { type BookedPayout, bookPayoutReport } from "./callbacks.ts";
 import { type LifecycleContext, providerHolding } from "./context.ts";
 import { watchResolvedPayout } from "./payouts.ts";
@@ -249,6 +250,12 @@ async function resolvePayout(
     }
     if (input.outcome === "failed")
       await refuseWhileMoneyInFlight(ctx, trx, subject, payout.row.provider, name);
+    // One bank reference pays one withdraw or refund, as on the payout desk (bank-references.ts).
+    if (input.outcome === "paid" && input.bankReference !== undefined) {
+      await lockBankReference(trx, input.bankReference);
+      const holder = await bankReferenceHolder(trx, input.bankReference);
+      if (holder) throw bankReferenceInUse(input.bankReference, holder);
+    }
     // The merchant's business time (CONTRACT 10), as every other move of the payout and its record.
     const at = businessNow(ctx.clock, payout.offsetMs);
     await insertResolution(trx, {

@@ -18,6 +18,7 @@ import { ok } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
 import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
 import type { App } from "../http/typed-app.ts";
+import { bankReferenceInUse } from "../lifecycle/bank-references.ts";
 import {
   BatchEnvelope,
   BatchIdParams,
@@ -29,7 +30,6 @@ import {
   RecordOutcomeBody,
 } from "./schemas.ts";
 import {
-  bankReferenceInUse,
   batchCsvFile,
   batchNotFound,
   createBatch,

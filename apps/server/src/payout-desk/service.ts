@@ -20,6 +20,7 @@
  * The batch lock makes one batch's outcomes go one at a time, so whichever is the last sees
  * every other and closes the batch.
  */
+
 import type { OperatorActor } from "../admin/actor.ts";
 import type { Config } from "../config.ts";
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
@@ -30,8 +31,9 @@ import { atOffset, type Clock } from "../lib/clock.ts";
 import { AppError, fieldError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { PAGE_SIZE_DEFAULT, PAYOUT_BATCH_ITEMS_MAX } from "../lib/limits.ts";
-import { type PayoutSubject, refundSubject, subjectOfRow, withdrawSubject } from "../lib/payout-subjects.ts";
+import { type PayoutSubject, refundSubject, withdrawSubject } from "../lib/payout-subjects.ts";
 import { recordAnomaly } from "../lifecycle/anomalies.ts";
+import { bankReferenceHolder, bankReferenceInUse, lockBankReference } from "../lifecycle/bank-references.ts";
 import { applyRefundPayoutReport } from "../refunds/reports.ts";
 import { lockRefund } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
@@ -51,7 +53,6 @@ import {
   claimPendingRefundsForBatch,
   closeBatchIfDone,
   findBatch,
-  findItemByBankReference,
   insertBatch,
   insertBatchItems,
   isBankReferenceConflict,
@@ -263,28 +264,6 @@ export function outcomeAlreadyRecorded(
   );
 }
 
-/**
- * A bank reference names one transfer: recorded for another withdraw (or refund) already, it is
- * refused, so one transfer is never booked as the payment of two.
- */
-export function bankReferenceInUse(
-  bankReference: string,
-  holder: { batch_id: string; withdraw_id: string | null; refund_id: string | null } | undefined,
-): AppError {
-  const subject = holder ? subjectOfRow(holder) : undefined;
-  const where = holder && subject ? ` for ${subject.kind} ${subject.id} (batch ${holder.batch_id})` : "";
-  return new AppError(
-    "STATE_CONFLICT",
-    `The bank reference ${bankReference} is already recorded${where}: one bank transfer pays one withdraw or refund. Check the reference with the bank.`,
-    {
-      reason: "bank_reference_in_use",
-      ...(holder && subject
-        ? { [subject.kind === "withdraw" ? "withdrawId" : "refundId"]: subject.id, batchId: holder.batch_id }
-        : {}),
-    },
-  );
-}
-
 /** Books the outcome on the line's withdraw or refund, as the bank's own report of it would be. */
 async function applyOutcome(
   trx: Trx,
@@ -371,9 +350,10 @@ async function recordInTransaction(
     if (!correctsToPaid(item, outcome)) throw outcomeAlreadyRecorded({ ...item, outcome: item.outcome });
   }
   if (outcome.bankReference !== null) {
-    // Outcomes of one batch are serialized by the batch lock, so this sees every reference
-    // committed before; two batches recording at once are kept apart by the unique index.
-    const holder = await findItemByBankReference(trx, outcome.bankReference);
+    // The reference's lock orders this recording with every other of it, a resolution's too
+    // (lifecycle/bank-references.ts); the desk's unique index stays as the last word.
+    await lockBankReference(trx, outcome.bankReference);
+    const holder = await bankReferenceHolder(trx, outcome.bankReference);
     if (holder) throw bankReferenceInUse(outcome.bankReference, holder);
   }
   await applyOutcome(trx, ctx, key.subject, outcome);
@@ -446,10 +426,7 @@ async function recordLineOutcome(
     // Another batch's recording of the same reference committed while this one ran: the index
     // refused this write and everything of this transaction was rolled back.
     if (outcome.bankReference === null || !isBankReferenceConflict(error)) throw error;
-    throw bankReferenceInUse(
-      outcome.bankReference,
-      await findItemByBankReference(ctx.db, outcome.bankReference),
-    );
+    throw bankReferenceInUse(outcome.bankReference, await bankReferenceHolder(ctx.db, outcome.bankReference));
   }
   return getBatch(ctx, key.batchId);
 }

@@ -230,22 +230,6 @@ export async function lockBatchItem(
     .executeTakeFirst();
 }
 
-/**
- * The item that already holds a bank reference, compared as the unique index compares them
- * (case-insensitively), or undefined.
- */
-export async function findItemByBankReference(
-  db: Db,
-  bankReference: string,
-): Promise<Pick<PayoutBatchItemRow, "batch_id" | "withdraw_id" | "refund_id"> | undefined> {
-  return db
-    .selectFrom("payout_batch_items")
-    .select(["batch_id", "withdraw_id", "refund_id"])
-    .where(sql<string>`lower(bank_reference)`, "=", sql<string>`lower(${bankReference})`)
-    .where("bank_reference", "is not", null)
-    .executeTakeFirst();
-}
-
 /** The unique index that keeps a bank reference to one withdraw (migration 0081). */
 const BANK_REFERENCE_INDEX = "payout_batch_items_bank_reference";
 
