@@ -250,12 +250,7 @@ async function resolvePayout(
     }
     if (input.outcome === "failed")
       await refuseWhileMoneyInFlight(ctx, trx, subject, payout.row.provider, name);
-    // One bank reference pays one withdraw or refund, as on the payout desk (bank-references.ts).
-    if (input.outcome === "paid" && input.bankReference !== undefined) {
-      await lockBankReference(trx, input.bankReference);
-      const holder = await bankReferenceHolder(trx, input.bankReference);
-      if (holder) throw bankReferenceInUse(input.bankReference, holder);
-    }
+    if (input.outcome === "paid") await refuseHeldBankReference(trx, input.bankReference);
     // The merchant's business time (CONTRACT 10), as every other move of the payout and its record.
     const at = businessNow(ctx.clock, payout.offsetMs);
     await insertResolution(trx, {
@@ -296,6 +291,14 @@ async function resolvePayout(
       },
     };
   });
+}
+
+/** One bank reference pays one withdraw or refund, as on the payout desk (bank-references.ts). */
+async function refuseHeldBankReference(trx: Trx, bankReference: string | undefined): Promise<void> {
+  if (bankReference === undefined) return;
+  await lockBankReference(trx, bankReference);
+  const holder = await bankReferenceHolder(trx, bankReference);
+  if (holder) throw bankReferenceInUse(bankReference, holder);
 }
 
 /**
