@@ -96,7 +96,8 @@ export function accountNameField(description: string) {
 
 /**
  * A bank's reference of a transfer as an operator types it from the bank's statement or app:
- * printable ASCII (letters, digits, punctuation, spaces inside), surrounding spaces ignored.
+ * printable ASCII (letters, digits, punctuation, spaces inside), surrounding spaces (U+0020 only)
+ * ignored.
  * Invisible and control characters, and letters of other scripts that look like Latin ones, are
  * refused: one transfer pays one payout, so a reference that reads as another one must not pass
  * as a different one (docs/payout-desk.md, "A bank reference pays one withdraw").
@@ -105,7 +106,8 @@ export function bankReferenceField(max: number, description: string, examples?: 
   return Type.String({
     minLength: 1,
     maxLength: max,
-    pattern: "^\\s*[!-~](?:[ -~]*[!-~])?\\s*$",
+    // Only the space itself around it: a tab, a line break or an invisible character is refused.
+    pattern: "^ *[!-~](?:[ -~]*[!-~])? *$",
     [ERROR_MESSAGE_KEYWORD]: `must be the bank's reference as it shows it: at most ${max} printable ASCII characters (letters, digits, punctuation, inner spaces)`,
     description,
     ...(examples ? { examples } : {}),

@@ -583,6 +583,10 @@ describe("payout desk, boundaries and refusals", () => {
       `${reference.slice(0, 2)}\u200b${reference.slice(2)}`,
       `${reference}\u0001`,
       `\u041a${reference.slice(1)}`,
+      // Around it only the space itself is ignored: a tab, a line break or a BOM is refused.
+      `\t${reference}`,
+      `${reference}\n`,
+      `${reference}\ufeff`,
     ]) {
       const refused = await outcome(second.id, b.id, { outcome: "paid", bankReference: typed });
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
