@@ -18,6 +18,7 @@ import { ok } from "../http/envelope.ts";
 import { documented } from "../http/openapi-errors.ts";
 import { EXAMPLE_IDS } from "../http/openapi-examples.ts";
 import type { App } from "../http/typed-app.ts";
+import { notFound } from "../lib/errors.ts";
 import { bankReferenceInUse } from "../lifecycle/bank-references.ts";
 import {
   BatchEnvelope,
@@ -100,12 +101,14 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
         operationId: "createPayoutBatch",
         "x-errors": [
           documented("Withdraws are paid through the provider (SATANG_PAYOUTS is not manual)", deskOff()),
+          documented("No merchant has the merchantId", notFound("Merchant")),
         ],
         description:
           "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
           "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
           "A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT " +
-          "(reason no_pending_withdraws); desk off: 409 (reason payout_desk_off).",
+          "(reason no_pending_withdraws); desk off: 409 (reason payout_desk_off); an unknown " +
+          "merchantId: 404.",
         body: CreateBatchBody,
         response: { 201: BatchEnvelope },
       },

@@ -25,6 +25,16 @@ const text = (max: number, description: string) =>
     [ERROR_MESSAGE_KEYWORD]: `must be a non-empty string of at most ${max} characters`,
   });
 
+/** One line of text shown wherever batches are listed: no control or invisible characters. */
+const label = (max: number, description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: "^[^\\p{Cc}\\p{Cf}]*[^\\s\\p{Cc}\\p{Cf}][^\\p{Cc}\\p{Cf}]*$",
+    description,
+    [ERROR_MESSAGE_KEYWORD]: `must be one line of at most ${max} characters with a visible one, and no control or invisible characters`,
+  });
+
 export const CreateBatchBody = Type.Object(
   {
     merchantId: Type.Optional(
@@ -43,7 +53,7 @@ export const CreateBatchBody = Type.Object(
       }),
     ),
     createdBy: Type.Optional(
-      text(
+      label(
         PAYOUT_BATCH_CREATED_BY_LENGTH_MAX,
         "Who creates the batch, for the record (default: the operator token's name, as the audit log has it)",
       ),

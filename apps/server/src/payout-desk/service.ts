@@ -28,12 +28,13 @@ import { unwatched } from "../db/transaction-scope.ts";
 import type { PayoutBatchItemRow, PayoutOutcome } from "../db/types.ts";
 import { type Page, page } from "../http/envelope.ts";
 import { atOffset, type Clock } from "../lib/clock.ts";
-import { AppError, fieldError } from "../lib/errors.ts";
+import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { PAGE_SIZE_DEFAULT, PAYOUT_BATCH_ITEMS_MAX } from "../lib/limits.ts";
 import { type PayoutSubject, refundSubject, withdrawSubject } from "../lib/payout-subjects.ts";
 import { recordAnomaly } from "../lifecycle/anomalies.ts";
 import { bankReferenceHolder, bankReferenceInUse, lockBankReference } from "../lifecycle/bank-references.ts";
+import { findMerchant } from "../merchants/store.ts";
 import { applyRefundPayoutReport } from "../refunds/reports.ts";
 import { lockRefund } from "../refunds/store.ts";
 import { moveRefund } from "../refunds/transitions.ts";
@@ -147,6 +148,8 @@ export async function createBatch(
     const now = ctx.clock.now();
     const max = input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX;
     const merchantId = input.merchantId?.toLowerCase();
+    // A mistyped merchant is named as such, not answered as one with nothing to pay.
+    if (merchantId !== undefined && !(await findMerchant(trx, merchantId))) throw notFound("Merchant");
     const withdraws = await claimPendingForBatch(trx, { limit: max, merchantId });
     const refunds = await claimPendingRefundsForBatch(trx, { limit: max, merchantId });
     const claimed = oldestFirst(withdraws, refunds, max);

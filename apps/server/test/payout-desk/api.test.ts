@@ -383,6 +383,19 @@ describe("payout desk, boundaries and refusals", () => {
     assert.equal(batch.body.data.createdBy, "admin-token", "without createdBy, the credential's name");
   });
 
+  it("refuses a batch for an unknown merchant with 404, and a createdBy that is not one visible line", async () => {
+    const unknown = await svc.admin("POST", "/admin/v1/payout-batches", {
+      merchantId: "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
+    });
+    assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.error.code, "RESOURCE_NOT_FOUND");
+    for (const createdBy of ["niran\nBatch 0000 (closed): fake", "niran\u202e", "\u200b", " "]) {
+      const refused = await svc.admin("POST", "/admin/v1/payout-batches", { createdBy });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.error.metadata.field, "createdBy");
+    }
+  });
+
   it("names a batch made without createdBy after the named operator token that made it", async () => {
     const shop = await fundedMerchant(svc, {}, 10_000n);
     await createWithdraw(shop, { amount: "100.00" });

@@ -1008,7 +1008,7 @@ export interface paths {
     put?: never;
     /**
      * Take pending withdraws into a payout batch (manual payout desk)
-     * @description SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or merchantId's; at most maxCount) and moves each to processing (withdraw.processing). A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT (reason no_pending_withdraws); desk off: 409 (reason payout_desk_off).
+     * @description SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or merchantId's; at most maxCount) and moves each to processing (withdraw.processing). A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT (reason no_pending_withdraws); desk off: 409 (reason payout_desk_off); an unknown merchantId: 404.
      */
     post: operations["createPayoutBatch"];
     delete?: never;
@@ -11927,6 +11927,15 @@ export interface operations {
       };
       /** @description INVALID_CREDENTIALS */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
         headers: {
           [name: string]: unknown;
         };
