@@ -1,3 +1,6 @@
+import assert from "node:assert/strict";
+import type { Credentials, TestService } from "./harness.ts";
+
 /**
  * A small RFC 4180 reader for tests: quoted cells with doubled quotes, commas and line breaks
  * inside quotes, CRLF row ends. Returns rows of cells, and the rows as objects by header.
@@ -39,4 +42,17 @@ export function csvRecords(text: string): Record<string, string>[] {
       throw new Error(`row of ${cells.length} cells, header of ${header.length}`);
     return Object.fromEntries(header.map((name, i) => [name, cells[i]!]));
   });
+}
+
+/** A merchant's `ledger.csv` for [from, to), checked answered 200, as rows by header. */
+export async function ledgerCsvRecords(
+  svc: TestService,
+  credentials: Credentials,
+  from: Date,
+  to: Date,
+): Promise<Record<string, string>[]> {
+  const range = `dateFrom=${encodeURIComponent(from.toISOString())}&dateTo=${encodeURIComponent(to.toISOString())}`;
+  const res = await svc.request("GET", `/api/v1/reports/ledger.csv?${range}`, undefined, { credentials });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return csvRecords(String(res.body));
 }

@@ -71,23 +71,20 @@ describe("a member named twice", () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
   });
 
-  it("is refused before the operator API and login read it too", async () => {
-    const login = await svc.app.inject({
-      method: "POST",
-      url: "/api/v1/auth/login",
-      payload: '{"email":"a@b.c","password":"x","password":"y"}',
-      headers: { "content-type": "application/json" },
-    });
-    assert.equal(login.statusCode, 400, login.body);
-    assert.equal(login.json().error.metadata.field, "password");
+  it("is refused on login too, naming the member only when it reads as a field name", async () => {
     // A name that no field has (a control character) is not echoed: the body is named.
-    const odd = await svc.app.inject({
-      method: "POST",
-      url: "/api/v1/auth/login",
-      payload: '{"email":"a@b.c","password":"x","\\u0001":1,"\\u0001":2}',
-      headers: { "content-type": "application/json" },
-    });
-    assert.equal(odd.statusCode, 400, odd.body);
-    assert.equal(odd.json().error.metadata.field, "body");
+    for (const [payload, field] of [
+      ['{"email":"a@b.c","password":"x","password":"y"}', "password"],
+      ['{"email":"a@b.c","password":"x","\\u0001":1,"\\u0001":2}', "body"],
+    ]) {
+      const login = await svc.app.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        payload,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(login.statusCode, 400, login.body);
+      assert.equal(login.json().error.metadata.field, field, payload);
+    }
   });
 });

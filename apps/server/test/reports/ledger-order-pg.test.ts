@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
-import { csvRecords } from "../helpers/csv.ts";
+import { ledgerCsvRecords } from "../helpers/csv.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { HOUR_MS } from "../helpers/lifecycle.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
@@ -45,16 +45,8 @@ describeOnPostgres("the ledger export after racing postings (PostgreSQL)", () =>
       for (const res of canceled) assert.equal(res.status, 200, JSON.stringify(res.body));
     }
 
-    const from = new Date(svc.clock.now().getTime() - HOUR_MS).toISOString();
-    const to = new Date(svc.clock.now().getTime() + HOUR_MS).toISOString();
-    const res = await svc.request(
-      "GET",
-      `/api/v1/reports/ledger.csv?dateFrom=${encodeURIComponent(from)}&dateTo=${encodeURIComponent(to)}`,
-      undefined,
-      { credentials: shop },
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const rows = csvRecords(String(res.body));
+    const now = svc.clock.now().getTime();
+    const rows = await ledgerCsvRecords(svc, shop, new Date(now - HOUR_MS), new Date(now + HOUR_MS));
     const last = new Map<string, bigint>();
     let checked = 0;
     for (const row of rows) {

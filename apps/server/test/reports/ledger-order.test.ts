@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { settlementJob } from "../../src/jobs/lifecycle.ts";
 import { EXPORT_BATCH_ROWS } from "../../src/lib/limits.ts";
-import { csvRecords } from "../helpers/csv.ts";
+import { ledgerCsvRecords } from "../helpers/csv.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { createPayment, HOUR_MS, simulatePaymentRequest } from "../helpers/lifecycle.ts";
 
@@ -38,16 +38,13 @@ describe("the ledger export's order", () => {
     svc.clock.advance(24 * HOUR_MS + 1000);
     while ((await settlementJob.runOnce(svc.deps)) > 0) {}
 
-    const from = new Date(svc.clock.now().getTime() - 3 * 24 * HOUR_MS).toISOString();
-    const to = new Date(svc.clock.now().getTime() + HOUR_MS).toISOString();
-    const res = await svc.request(
-      "GET",
-      `/api/v1/reports/ledger.csv?dateFrom=${encodeURIComponent(from)}&dateTo=${encodeURIComponent(to)}`,
-      undefined,
-      { credentials: merchant },
+    const now = svc.clock.now().getTime();
+    const rows = await ledgerCsvRecords(
+      svc,
+      merchant,
+      new Date(now - 3 * 24 * HOUR_MS),
+      new Date(now + HOUR_MS),
     );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const rows = csvRecords(String(res.body));
     assert.equal(rows.length, count * 4, "two entries per payment's success and two per settlement");
     assert.equal(new Set(rows.map((r) => r.entry_id)).size, rows.length, "no row twice across batches");
 
