@@ -234,3 +234,27 @@ export function formatDailyReport(report: DailyReportData): string {
   );
   return lines.join("\n");
 }
+
+export interface PaymentSearchPage {
+  data: Record<string, unknown>[];
+  total: number;
+  page: number;
+  totalPages: number;
+}
+
+/** The operator's search by merchant reference: one line per payment, its amount in THB. */
+export function formatPaymentSearch(found: PaymentSearchPage, reference: string): string {
+  if (found.total === 0) return `No payment has the merchant reference ${reference}`;
+  const lines = found.data.map((payment) =>
+    [
+      text(payment.id),
+      `merchant ${text(payment.merchantId)}`,
+      text(payment.status),
+      amount(payment.amount),
+      `reference ${text(payment.referenceId)}`,
+      `created ${text(payment.createdAt)}`,
+    ].join("  "),
+  );
+  const of = found.totalPages > 1 ? ` (page ${found.page} of ${found.totalPages})` : "";
+  return [`${found.total} payment(s) with the merchant reference ${reference}${of}:`, ...lines].join("\n");
+}

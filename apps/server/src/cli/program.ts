@@ -16,6 +16,7 @@ import { registerIntegrationCommands } from "./commands/integration.ts";
 import { registerListenCommand } from "./commands/listen.ts";
 import { registerMerchantCommands } from "./commands/merchant.ts";
 import { registerOperatorCommands } from "./commands/operator.ts";
+import { registerPaymentCommands } from "./commands/payment.ts";
 import { registerPayoutCommands } from "./commands/payouts.ts";
 import { registerRefundCommands } from "./commands/refund.ts";
 import { registerServerCommands } from "./commands/serve.ts";
@@ -38,6 +39,7 @@ const COMMAND_GROUPS: Array<(program: Command, context: CommandContext) => void>
   registerWalletCommands,
   registerWithdrawCommands,
   registerPayoutCommands,
+  registerPaymentCommands,
   registerRefundCommands,
   // After the withdraw, payouts and refund groups, which it adds to.
   registerUndecidedCommands,

@@ -18,11 +18,11 @@
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import type { Integration, Merchant, NewPayment, PaymentRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
-import type { Page } from "../http/envelope.ts";
+import { type Page, page } from "../http/envelope.ts";
 import { listPage, parseListQuery } from "../http/list-query.ts";
 import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { addMinutes, businessNow, type Clock } from "../lib/clock.ts";
-import { AppError, fieldError } from "../lib/errors.ts";
+import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { idempotencyKeyMismatch, requestHashOf, settleAgainst } from "../lib/idempotency.ts";
 import { isUuid, newId, randomToken, shortReference } from "../lib/ids.ts";
 import {
@@ -34,6 +34,7 @@ import {
   PROMPTPAY_QR_AMOUNT_SATANG_MAX,
 } from "../lib/limits.ts";
 import { formatThb, parseAmount } from "../lib/money.ts";
+import { findMerchant } from "../merchants/store.ts";
 import {
   COLLECTION_REFERENCE_LENGTH,
   COLLECTION_REFERENCE_PATTERN,
@@ -57,6 +58,7 @@ import {
   findPaymentForOperator,
   findPaymentGrouped,
   findPaymentsByKeyOrReference,
+  findPaymentsByMerchantReference,
   findSlottedPromptPay,
   giveUpReuseSlot,
   listPaymentRows,
@@ -636,13 +638,45 @@ export async function getPaymentForOperator(
   if (!isUuid(id)) throw paymentNotFound();
   const row = await findPaymentForOperator(ctx.db, id);
   if (!row) throw paymentNotFound();
+  return operatorPaymentView(row, ctx.config);
+}
+
+function operatorPaymentView(row: PaymentRow, config: ViewContext): OperatorPaymentView {
   return {
-    ...paymentView(row, ctx.config),
+    ...paymentView(row, config),
     merchantId: row.merchant_id,
     provider: row.provider,
     providerPaymentId: row.provider_payment_id,
     collectionReference: row.collection_reference,
   };
+}
+
+/**
+ * The operator's search by the merchant's own reference (CONTRACT 6: `merchantReference` and
+ * its alias `invoiceNo` are stored and searchable by the operator, never in records), compared
+ * exactly, of one merchant (an unknown one: 404) or of all, newest first. The records are the
+ * operator's view; the reference itself is not shown in them.
+ */
+export async function searchPaymentsByMerchantReference(
+  ctx: Pick<PaymentContext, "db" | "config">,
+  query: { merchantReference: string; merchantId?: string | undefined; page: number; limit: number },
+): Promise<Page<OperatorPaymentView>> {
+  const merchantId = query.merchantId?.toLowerCase();
+  if (merchantId !== undefined && !(isUuid(merchantId) && (await findMerchant(ctx.db, merchantId)))) {
+    throw notFound("Merchant");
+  }
+  const { rows, total } = await findPaymentsByMerchantReference(ctx.db, {
+    merchantReference: query.merchantReference,
+    merchantId,
+    offset: (query.page - 1) * query.limit,
+    limit: query.limit,
+  });
+  return page(
+    rows.map((row) => operatorPaymentView(row, ctx.config)),
+    total,
+    query.page,
+    query.limit,
+  );
 }
 
 export async function cancelPayment(

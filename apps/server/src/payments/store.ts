@@ -746,3 +746,27 @@ export async function deleteUninstructedPayment(db: Db, id: string): Promise<voi
 export async function findPaymentForOperator(db: Db, id: string): Promise<PaymentRow | undefined> {
   return db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst();
 }
+
+/**
+ * The operator's search by the merchant's own reference (`merchant_reference`, stored from
+ * `merchantReference` or `invoiceNo`), of one merchant or all, newest first; compared exactly.
+ * Read through `payments_by_merchant_reference` (migration 0120).
+ */
+export async function findPaymentsByMerchantReference(
+  db: Db,
+  search: { merchantReference: string; merchantId: string | undefined; offset: number; limit: number },
+): Promise<{ rows: PaymentRow[]; total: number }> {
+  let matching = db.selectFrom("payments").where("merchant_reference", "=", search.merchantReference);
+  if (search.merchantId !== undefined) matching = matching.where("merchant_id", "=", search.merchantId);
+  const [rows, counted] = await Promise.all([
+    matching
+      .selectAll()
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .offset(search.offset)
+      .limit(search.limit)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(counted.total) };
+}

@@ -56,7 +56,13 @@ describe("list parameters", () => {
     const underPayment = route.url.includes("/payments/:");
     if ("id" in params) params.id = underPayment ? paymentId : svc.credentials.merchantId;
     if ("payment_id" in params) params.payment_id = paymentId;
-    return send(target, { method: "GET", url: `${fillPath(route, params)}?${query}` });
+    // A list that needs a parameter (the operator's search by merchant reference) is given one.
+    const querySchema = (route.schema?.querystring as Schema | undefined) ?? {};
+    const required = ((querySchema as { required?: string[] }).required ?? []).map(
+      (name) =>
+        `${name}=${encodeURIComponent(String(sampleOne(validValue(querySchema.properties![name]!), 1)))}&`,
+    );
+    return send(target, { method: "GET", url: `${fillPath(route, params)}?${required.join("")}${query}` });
   };
 
   it("covers the lists of every caller", () => {

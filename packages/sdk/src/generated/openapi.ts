@@ -275,7 +275,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel refund
-     * @description A pending refund becomes canceled (refund.canceled) and its hold returns where it came from. Any other status answers 409 STATE_CONFLICT: a processing refund is with the bank.
+     * @description A pending refund becomes canceled (refund.canceled) and its hold returns where it came from. Any other status answers 400 VALIDATION_ERROR on status, as a cancel of a payment or withdraw does: a processing refund is with the bank.
      */
     post: operations["cancelRefund"];
     delete?: never;
@@ -721,6 +721,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/v1/payments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find payments by the merchant's own reference (merchantReference or invoiceNo)
+     * @description The payments whose merchantReference (or invoiceNo) is exactly this text, of one merchant or of all, newest first, in pages. The reference is stored and searchable here, and never shown in a record. None: an empty page.
+     */
+    get: operations["searchOperatorPayments"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/v1/operator-tokens": {
     parameters: {
       query?: never;
@@ -1008,7 +1028,7 @@ export interface paths {
     put?: never;
     /**
      * Take pending withdraws into a payout batch (manual payout desk)
-     * @description SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or merchantId's; at most maxCount) and moves each to processing (withdraw.processing). A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT (reason no_pending_withdraws); desk off: 409 (reason payout_desk_off); an unknown merchantId: 404.
+     * @description SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or merchantId's; at most maxCount) and moves each to processing (withdraw.processing). A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT (reason no_pending_withdraws); a merchantId whose wallet is frozen or closed: 409 (reason wallet_inactive; its payouts wait pending); desk off: 409 (reason payout_desk_off); an unknown merchantId: 404.
      */
     post: operations["createPayoutBatch"];
     delete?: never;
@@ -1695,12 +1715,6 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5213,15 +5227,6 @@ export interface operations {
       };
       /** @description REQUEST_TIMEOUT */
       408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description STATE_CONFLICT */
-      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9454,6 +9459,230 @@ export interface operations {
               collectionReference: string | null;
             };
           };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RESOURCE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description REQUEST_TIMEOUT */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  searchOperatorPayments: {
+    parameters: {
+      query: {
+        /** @description The merchant's own reference of the payment (merchantReference or invoiceNo at create), compared exactly */
+        merchantReference: string;
+        /** @description Only this merchant's payments (an unknown merchant: 404) */
+        merchantId?: string;
+        /** @description Page number, from 1 to 9007199254740991. A page beyond the last is empty. */
+        page?: number;
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *             "amount": "1000.00",
+           *             "currency": "THB",
+           *             "status": "requires_action",
+           *             "paymentMethod": "promptpay",
+           *             "referenceId": "order-1001",
+           *             "description": "Order 1001: 2 x Thai iced tea",
+           *             "metadata": {
+           *               "orderId": "1001"
+           *             },
+           *             "clientSecret": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60_secret_Jx4pQ9mT2vWc7LkR8sYb1nHd5fGa3eZu",
+           *             "nextAction": {
+           *               "type": "use_payment_app",
+           *               "paymentAppUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *               "qrCode": {
+           *                 "type": "promptpay",
+           *                 "payload": "00020101021229370016A000000677010111011300668123456785802TH53037645406100.006304ABCD",
+           *                 "imageUrl": "https://pay.example/pay/0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60/qr.png"
+           *               },
+           *               "qrImageUrl": "https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg"
+           *             },
+           *             "confirmedAt": null,
+           *             "capturedAt": null,
+           *             "canceledAt": null,
+           *             "expiresAt": "2026-01-15T12:00:00.000Z",
+           *             "createdAt": "2026-01-15T12:00:00.000Z",
+           *             "updatedAt": "2026-01-15T12:00:00.000Z",
+           *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *             "provider": "scb",
+           *             "providerPaymentId": "chrg_test_5xuy4w91xqz7d0pu3xg",
+           *             "collectionReference": "SAT7K2Q9XW4M"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "page": 1,
+           *         "limit": 20,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              data: {
+                /** Format: uuid */
+                id: string;
+                amount: string;
+                /** @enum {string} */
+                currency: "THB";
+                /** @enum {string} */
+                status:
+                  | "requires_payment_method"
+                  | "requires_confirmation"
+                  | "requires_action"
+                  | "processing"
+                  | "requires_capture"
+                  | "succeeded"
+                  | "canceled"
+                  | "expired"
+                  | "payment_failed";
+                paymentMethod: ("promptpay" | "bank_transfer") | null;
+                referenceId: string;
+                description: string | null;
+                metadata: {
+                  [key: string]: string;
+                } | null;
+                clientSecret: string | null;
+                nextAction:
+                  | (
+                      | {
+                          /** @enum {string} */
+                          type: "use_payment_app";
+                          paymentAppUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                           */
+                          qrImageUrl?: string;
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "redirect";
+                          redirectUrl?: string;
+                          qrCode?: {
+                            /** @enum {string} */
+                            type: "promptpay";
+                            /** @description EMVCo PromptPay payload (dynamic QR, tag 29) */
+                            payload: string;
+                            /** @description PNG of the payload */
+                            imageUrl: string;
+                          };
+                          /**
+                           * @description The QR image the payment's provider made, when it gives an image and no payload
+                           * @example https://api.provider.example/charges/chrg_5xuy4w91xqz7d0pu3xg/documents/qrcode.svg
+                           */
+                          qrImageUrl?: string;
+                        }
+                      | {
+                          /** @enum {string} */
+                          type: "display_bank_transfer_instructions";
+                          bankTransferInstructions: {
+                            bankName: string;
+                            accountNumber: string;
+                            accountName: string;
+                            /** @description THB with two decimals */
+                            amount: string;
+                            reference: string;
+                          };
+                        }
+                    )
+                  | null;
+                confirmedAt: string | null;
+                capturedAt: string | null;
+                canceledAt: string | null;
+                expiresAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** Format: uuid */
+                merchantId: string;
+                /** @description The connector that took the payment (its SATANG_PROVIDER name); null for the simulated bank */
+                provider: string | null;
+                /** @description The connector's own id of the payment (a charge id), or null */
+                providerPaymentId: string | null;
+                /** @description The payment's collection reference at its connector, or null */
+                collectionReference: string | null;
+              }[];
+              total: number;
+              page: number;
+              limit: number;
+              totalPages: number;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS */
