@@ -176,7 +176,8 @@ function cancelRoute(app: App, ctx: RefundContext): void {
         operationId: "cancelRefund",
         description:
           "A pending refund becomes canceled (refund.canceled) and its hold returns where it came " +
-          "from. Any other status answers 409 STATE_CONFLICT: a processing refund is with the bank.",
+          "from. Any other status answers 400 VALIDATION_ERROR on status, as a cancel of a payment or " +
+          "withdraw does: a processing refund is with the bank.",
         params: RefundIdParams,
         body: EmptyBody,
         response: { 200: RefundEnvelope },

@@ -86,14 +86,18 @@ export function refundWalletInactive(status: "frozen" | "closed"): AppError {
   return new AppError("WALLET_INACTIVE", `The merchant's wallet is ${status}`, { walletStatus: status });
 }
 
-/** 409 for a cancel of a refund that is no longer pending. */
+/**
+ * Why a refund cannot be canceled, answered as interface.md answers "a cancel of a
+ * non-cancellable payment or withdraw": 400 VALIDATION_ERROR on `status`. A processing refund is
+ * with the bank; an ended one (succeeded, failed, canceled) has nothing to cancel.
+ */
 export function refundNotCancelable(status: string): AppError {
-  return new AppError(
-    "STATE_CONFLICT",
+  return fieldError(
+    "VALIDATION_ERROR",
+    "status",
     status === "processing"
       ? "Refund cannot be canceled while processing: the transfer is already with the bank"
       : `Refund cannot be canceled: its status is ${status}`,
-    { status, reason: "invalid_transition" },
   );
 }
 
@@ -309,7 +313,7 @@ export async function listPaymentRefunds(
   return listRefunds(ctx, merchant, { ...query, paymentId: id });
 }
 
-/** pending -> canceled, the hold released; anything else 409 (a processing one is with the bank). */
+/** pending -> canceled, the hold released; anything else 400 on `status` (a processing one is with the bank). */
 export async function cancelRefund(
   ctx: RefundContext,
   merchant: Pick<Merchant, "id" | "clock_offset_ms">,

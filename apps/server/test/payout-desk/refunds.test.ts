@@ -123,7 +123,8 @@ describe("refunds through the payout desk", () => {
       {},
       { credentials: merchant },
     );
-    assert.equal(cancel.status, 409);
+    assert.equal(cancel.status, 400);
+    assert.equal(cancel.body.error.code, "VALIDATION_ERROR");
 
     // The CSV: the refund's line pays the customer's account in full, marked as a refund.
     const csv = await svc.admin("GET", `/admin/v1/payout-batches/${batch.id}/csv`);

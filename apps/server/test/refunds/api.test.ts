@@ -294,8 +294,10 @@ describe("refunds", () => {
     assert.equal(balances.wallet_held, 0n);
     assert.deepEqual(await eventTypes(svc.deps.db, before.id), ["refund.canceled"]);
     const again = await svc.request("POST", `/api/v1/refunds/${before.id}/cancel`, {}, { credentials: m });
-    assert.equal(again.status, 409);
-    assert.equal(again.body.error.code, "STATE_CONFLICT");
+    assert.equal(again.status, 400, "as a cancel of an ended payment or withdraw");
+    assert.equal(again.body.error.code, "VALIDATION_ERROR");
+    assert.equal(again.body.error.metadata.field, "status");
+    assert.match(again.body.error.message, /its status is canceled/);
   });
 
   it("simulates processing then succeeded: the hold is consumed and refund.processing, refund.succeeded are written", async () => {
@@ -306,7 +308,10 @@ describe("refunds", () => {
     assert.equal(processing.status, 200);
     assert.equal(processing.body.data.status, "processing");
     const cancel = await svc.request("POST", `/api/v1/refunds/${r.id}/cancel`, {}, { credentials: m });
-    assert.equal(cancel.status, 409, "a processing refund is with the bank");
+    assert.equal(cancel.status, 400, "a processing refund is with the bank");
+    assert.equal(cancel.body.error.code, "VALIDATION_ERROR");
+    assert.equal(cancel.body.error.metadata.field, "status");
+    assert.match(cancel.body.error.message, /while processing/);
     const succeeded = await simulateRefundRequest(svc, m, r.id, "succeeded");
     assert.equal(succeeded.status, 200);
     assert.equal(succeeded.body.data.status, "succeeded");

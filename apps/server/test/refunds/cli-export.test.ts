@@ -61,6 +61,25 @@ describe("refunds from the CLI and as CSV", () => {
     await assertLedgerConsistent(svc.deps.db);
   });
 
+  it("without --amount on a partly refunded payment, says the whole amount was asked and what to pass", async () => {
+    const m = await svc.newMerchant();
+    const payment = await succeededPayment(svc, m, "12345");
+    const part = await cli(["refund", "create", payment.id, "--amount", "345", "--reference", "cli-part"], m);
+    assert.equal(part.exitCode, 0, part.stderr);
+    const whole = await cli(["refund", "create", payment.id, "--reference", "cli-rest"], m);
+    assert.equal(whole.exitCode, 1);
+    assert.match(whole.stderr, /without --amount the payment's whole amount \(123\.45 THB\) is asked for/);
+    assert.match(whole.stderr, /120\.00 THB left to refund: pass --amount 12000\.00 to refund that/);
+    const rest = await cli(
+      ["refund", "create", payment.id, "--amount", "12000.00", "--reference", "cli-rest"],
+      m,
+    );
+    assert.equal(rest.exitCode, 0, rest.stderr);
+    const none = await cli(["refund", "create", payment.id, "--reference", "cli-none"], m);
+    assert.equal(none.exitCode, 1);
+    assert.match(none.stderr, /0\.00 THB left to refund\.\n/);
+  });
+
   for (const [event, status] of [
     ["refund.processing", "processing"],
     ["refund.succeeded", "succeeded"],

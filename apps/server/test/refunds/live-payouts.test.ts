@@ -233,7 +233,8 @@ describe("a live refund paid by SCB credit transfer", () => {
         credentials: live.merchant,
       },
     );
-    assert.equal(cancel.status, 409, "a refund with the bank cannot be canceled");
+    assert.equal(cancel.status, 400, "a refund with the bank cannot be canceled");
+    assert.equal(cancel.body.error.metadata.field, "status");
     live.advance((INQUIRY_DELAY_S + 1) * 1000);
     await Promise.all([reconcilePayouts(live.svc.deps), reconcilePayouts(live.otherProcess())]);
     assert.equal((await refundOf(refund.id)).status, "succeeded");

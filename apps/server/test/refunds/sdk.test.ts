@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { InvalidInputError, StateConflictError } from "@satang/sdk";
+import { InvalidInputError, ValidationError } from "@satang/sdk";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { refundReference, succeededPayment } from "../helpers/refunds.ts";
@@ -49,8 +49,9 @@ describe("SDK refunds", () => {
     });
     const canceled = await svc.sdk.refunds.cancel(second.id);
     assert.equal(canceled.status, "canceled");
-    const conflict = await svc.sdk.refunds.cancel(second.id).catch((e) => e);
-    assert.ok(conflict instanceof StateConflictError);
+    const refused = await svc.sdk.refunds.cancel(second.id).catch((e) => e);
+    assert.ok(refused instanceof ValidationError, String(refused));
+    assert.deepEqual(refused.metadata, { field: "status" });
 
     const ofPayment = await svc.sdk.refunds.listForPayment(payment.id, { sortOrder: "asc" });
     assert.deepEqual(

@@ -4,7 +4,7 @@
  * the SDK) a merchant's own code calls.
  */
 import type { Refund, Satang } from "@satang/sdk";
-import { satangToBaht } from "@satang/sdk";
+import { InvalidInputError, satangToBaht } from "@satang/sdk";
 import type { Command } from "commander";
 import { type CliIo, type CommandContext, EXIT_OK } from "../io.ts";
 import { reportDevError } from "../report.ts";
@@ -32,6 +32,21 @@ function line(refund: Refund): string {
 
 function print(io: CliIo, flags: DevFlags, data: unknown, text: string): void {
   io.stdout(flags.json ? `${JSON.stringify(data)}\n` : `${text}\n`);
+}
+
+/**
+ * A create without --amount asks for the payment's whole amount; when earlier refunds leave less,
+ * the refusal names an amount the user never typed: say where it came from and what to pass.
+ */
+function hintWholeAmount(io: CliIo, error: unknown, asked: string): void {
+  if (!(error instanceof InvalidInputError)) return;
+  const refundable = (error.metadata as { refundable?: unknown } | undefined)?.refundable;
+  if (typeof refundable !== "string") return;
+  io.stderr(
+    `satang: without --amount the payment's whole amount (${satangToBaht(asked)} THB) is asked for; ` +
+      `it has ${satangToBaht(refundable)} THB left to refund` +
+      (refundable === "0.00" ? ".\n" : `: pass --amount ${refundable} to refund that.\n`),
+  );
 }
 
 /** Runs one subcommand: its errors are reported with the developer commands' hints. */
@@ -68,11 +83,16 @@ export function registerRefundCommands(program: Command, context: CommandContext
   ).action(
     action(context, async (satang, paymentId: string, flags: CreateFlags) => {
       const amount = flags.amount ?? (await satang.payments.retrieve(paymentId)).amount;
-      const created = await satang.refunds.create(paymentId, {
-        amount,
-        referenceId: flags.reference,
-        ...(flags.reason === undefined ? {} : { reason: flags.reason }),
-      });
+      const created = await satang.refunds
+        .create(paymentId, {
+          amount,
+          referenceId: flags.reference,
+          ...(flags.reason === undefined ? {} : { reason: flags.reason }),
+        })
+        .catch((error: unknown) => {
+          if (flags.amount === undefined) hintWholeAmount(io, error, amount);
+          throw error;
+        });
       print(
         io,
         flags,
