@@ -42,6 +42,7 @@ import {
   type PayoutDeskContext,
   recordOutcome,
   recordRefundOutcome,
+  walletNotPaid,
 } from "./service.ts";
 
 const batchMissing = documented("No payout batch has this id", batchNotFound());
@@ -102,13 +103,15 @@ function createRoute(app: App, ctx: PayoutDeskContext): void {
         "x-errors": [
           documented("Withdraws are paid through the provider (SATANG_PAYOUTS is not manual)", deskOff()),
           documented("No merchant has the merchantId", notFound("Merchant")),
+          documented("The merchant's wallet is frozen or closed: its payouts wait", walletNotPaid("frozen")),
         ],
         description:
           "SATANG_PAYOUTS=manual only. Takes the oldest pending withdraws (all merchants, or " +
           "merchantId's; at most maxCount) and moves each to processing (withdraw.processing). " +
           "A withdraw is never in two open batches. Nothing pending: 409 STATE_CONFLICT " +
-          "(reason no_pending_withdraws); desk off: 409 (reason payout_desk_off); an unknown " +
-          "merchantId: 404.",
+          "(reason no_pending_withdraws); a merchantId whose wallet is frozen or closed: 409 (reason " +
+          "wallet_inactive; its payouts wait pending); desk off: 409 (reason payout_desk_off); an " +
+          "unknown merchantId: 404.",
         body: CreateBatchBody,
         response: { 201: BatchEnvelope },
       },

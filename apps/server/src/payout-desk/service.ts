@@ -130,6 +130,15 @@ async function takeLines(trx: Trx, claimed: readonly Claimed[], now: Date): Prom
   return taken;
 }
 
+/** A batch of one merchant whose wallet is frozen or closed: its payouts wait, none is taken. */
+export function walletNotPaid(status: "frozen" | "closed"): AppError {
+  return new AppError(
+    "STATE_CONFLICT",
+    `The merchant's wallet is ${status}: its pending withdraws and refunds are not paid until it is active again`,
+    { reason: "wallet_inactive", status },
+  );
+}
+
 /**
  * Creates a batch of the oldest pending withdraws and refunds (of one merchant when asked), at
  * most `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when
@@ -149,11 +158,14 @@ export async function createBatch(
     const max = input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX;
     const merchantId = input.merchantId?.toLowerCase();
     // A mistyped merchant is named as such, not answered as one with nothing to pay.
-    if (merchantId !== undefined && !(await findMerchant(trx, merchantId))) throw notFound("Merchant");
+    const merchant = merchantId === undefined ? undefined : await findMerchant(trx, merchantId);
+    if (merchantId !== undefined && !merchant) throw notFound("Merchant");
     const withdraws = await claimPendingForBatch(trx, { limit: max, merchantId });
     const refunds = await claimPendingRefundsForBatch(trx, { limit: max, merchantId });
     const claimed = oldestFirst(withdraws, refunds, max);
     if (claimed.length === 0) {
+      // A frozen or closed wallet's pending payouts wait: say so, not that nothing is pending.
+      if (merchant && merchant.wallet_status !== "active") throw walletNotPaid(merchant.wallet_status);
       const whose = input.merchantId === undefined ? "" : " of this merchant";
       throw new AppError(
         "STATE_CONFLICT",

@@ -363,7 +363,12 @@ describe("payout desk, boundaries and refusals", () => {
       assert.equal(set.status, 200, JSON.stringify(set.body));
       const none = await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId });
       assert.equal(none.status, 409, `${walletStatus}: ${JSON.stringify(none.body)}`);
-      assert.equal(none.body.error.metadata.reason, "no_pending_withdraws");
+      assert.deepEqual(
+        none.body.error.metadata,
+        { reason: "wallet_inactive", status: walletStatus },
+        "the operator is told why, not that nothing is pending",
+      );
+      assert.match(none.body.error.message, new RegExp(`wallet is ${walletStatus}`));
       const all = await svc.admin("POST", "/admin/v1/payout-batches", {});
       const taken =
         all.status === 201 ? all.body.data.items.map((i: { withdrawId: string }) => i.withdrawId) : [];
