@@ -22,7 +22,6 @@ import { formatAmount } from "../lib/money.ts";
 import type { LifecycleContext } from "../lifecycle/context.ts";
 import { simulatePayment } from "../lifecycle/payments.ts";
 import { qrPng } from "../payments/qr.ts";
-import { isFinal } from "../payments/statuses.ts";
 import { findHostedPayment } from "./store.ts";
 
 /**
@@ -241,12 +240,15 @@ export async function simulateHostedPayment(
  * The QR image of a payment that can still be paid. A final payment has no QR any more, so a
  * customer holding an old link cannot pay a canceled or expired payment.
  */
-export async function hostedQrPng(ctx: { db: Db }, id: string): Promise<Buffer> {
+export async function hostedQrPng(ctx: { db: Db; clock: Clock }, id: string): Promise<Buffer> {
   if (!isUuid(id)) throw paymentNotFound();
   const found = await findHostedPayment(ctx.db, id);
   if (!found) throw paymentNotFound();
-  const { payment } = found;
-  if (payment.qr_payload === null || isFinal(payment.status)) {
+  const { payment, clockOffsetMs } = found;
+  // Past its expiresAt an open payment is not offered, as the page stops offering it at the
+  // deadline, before the expiry job has marked it.
+  const state = pageStateOf(payment.status, payment.expires_at, businessNow(ctx.clock, clockOffsetMs));
+  if (payment.qr_payload === null || isFinalPageState(state)) {
     throw new AppError("RESOURCE_NOT_FOUND", "QR code not found");
   }
   return qrPng(payment.qr_payload);

@@ -325,6 +325,19 @@ describe("final payments", () => {
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().error.code, "RESOURCE_NOT_FOUND");
   });
+
+  it("stops serving the QR image at expiresAt, before the expiry job has marked the payment", async () => {
+    const { id, expiresAt } = (await create(validBody({ expiresInMinutes: 5 }))).body.data;
+    const qr = () => svc.app.inject({ method: "GET", url: `/pay/${id}/qr.png` });
+    svc.clock.set(new Date(Date.parse(expiresAt) - 1));
+    assert.equal((await qr()).statusCode, 200, "a millisecond before its deadline");
+    svc.clock.set(new Date(Date.parse(expiresAt)));
+    const res = await qr();
+    assert.equal(res.statusCode, 404, "at its deadline");
+    assert.equal(res.json().error.code, "RESOURCE_NOT_FOUND");
+    const stored = await svc.request("GET", `/api/v1/payments/${id}`);
+    assert.equal(stored.body.data.status, "requires_action", "the expiry job has not run");
+  });
 });
 
 describe("hosted page and QR image", () => {
