@@ -239,10 +239,11 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string, data
       message = node[ERROR_MESSAGE_KEYWORD] ?? message;
     }
   }
-  const described = wrongType
-    ? (ranked.find(({ error }) => error.keyword === "type" && error.instancePath === first.instancePath)
-        ?.error ?? first)
-    : first;
+  const described =
+    wrongType && first.keyword !== "repeated"
+      ? (ranked.find(({ error }) => error.keyword === "type" && error.instancePath === first.instancePath)
+          ?.error ?? first)
+      : first;
   return new AppError(code, describe(described, field, where, message), { field: field || where });
 }
 
@@ -261,6 +262,29 @@ function notDecimalError(name: string): ErrorObject {
     params: {},
     message: "must be a whole number written in decimal digits",
   };
+}
+
+/** A query parameter given more than once (`?limit=10&limit=20`), which its schema does not take. */
+function repeatedError(name: string): ErrorObject {
+  return {
+    instancePath: `/${name}`,
+    schemaPath: `#/properties/${name}`,
+    keyword: "repeated",
+    params: {},
+    message: "is given more than once: give it once",
+  };
+}
+
+/** The query parameters that arrived more than once (as an array) where the schema wants one value. */
+function repeatedParameters(schema: SchemaNode, data: unknown): string[] {
+  if (data === null || typeof data !== "object") return [];
+  return Object.entries(data as Record<string, unknown>)
+    .filter(([name, value]) => {
+      if (!Array.isArray(value)) return false;
+      const property = schema.properties?.[name] as { type?: unknown } | undefined;
+      return property !== undefined && property.type !== "array";
+    })
+    .map(([name]) => name);
 }
 
 /** The properties of a query or path schema that are integers. */
@@ -296,9 +320,17 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
       const value = (data as Record<string, unknown> | null)?.[name];
       return typeof value === "string" && !DECIMAL_DIGITS.test(value);
     });
+    const repeated = where === "query" ? repeatedParameters(schema as SchemaNode, data) : [];
     const unstorable = unstorableTextErrors(data);
-    if (fn(data) && unstorable.length === 0 && notDecimal.length === 0) return { value: data };
-    const errors = [...unstorable, ...notDecimal.map(notDecimalError), ...(fn.errors ?? [])];
+    if (fn(data) && unstorable.length === 0 && notDecimal.length === 0 && repeated.length === 0) {
+      return { value: data };
+    }
+    const errors = [
+      ...repeated.map(repeatedError),
+      ...unstorable,
+      ...notDecimal.map(notDecimalError),
+      ...(fn.errors ?? []),
+    ];
     return { error: toFieldError(schema as object, errors, where, data) };
   };
 };

@@ -396,6 +396,22 @@ describe("list payments: invalid query values", () => {
     });
   }
 
+  for (const [query, field] of [
+    ["page=1&page=2", "page"],
+    ["limit=10&limit=20", "limit"],
+    ["responseMode=both&responseMode=qr_code", "responseMode"],
+    ["status=succeeded&status=succeeded", "status"],
+    ["dateFrom=2026-01-01&dateFrom=2026-01-02", "dateFrom"],
+  ]) {
+    it(`says ${field} is given more than once in ${query}`, async () => {
+      const res = await svc.request("GET", `/api/v1/payments?${query}`);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, "VALIDATION_ERROR");
+      assert.equal(res.body.error.metadata.field, field);
+      assert.equal(res.body.error.message, `${field} is given more than once: give it once`);
+    });
+  }
+
   for (const query of [
     "limit=1",
     "limit=100",
