@@ -87,7 +87,7 @@ export async function createOperatorToken(
     throw fieldError(
       "VALIDATION_ERROR",
       "name",
-      `must be 1-${OPERATOR_TOKEN_NAME_MAX} characters once compatibility characters are folded (NFKC); this one is ${length}`,
+      `name must be 1-${OPERATOR_TOKEN_NAME_MAX} characters once compatibility characters are folded (NFKC); this one is ${length}`,
     );
   }
   // A name is what the audit log and the desk show of an actor: no control or invisible

@@ -15,6 +15,7 @@
  * thing being protected is the account, and an attacker has many addresses.
  */
 import { type Db, withTransaction } from "../db/handles.ts";
+import { unwatched } from "../db/transaction-scope.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -51,14 +52,19 @@ export async function beginLoginAttempt(
   const now = ctx.wallClock.now();
   const windowStart = new Date(now.getTime() - DASHBOARD_LOGIN_FAILURE_WINDOW_MS);
   const id = newId();
-  await withTransaction(ctx.db, async (trx) => {
-    await lockLoginEmail(trx, emailNormalized);
-    const failures = await recentFailures(trx, emailNormalized, windowStart);
-    if (failures.length >= DASHBOARD_LOGIN_FAILURES_MAX) throw lockedOut(failures, now);
-    await insertFailure(trx, { id, emailNormalized, at: now });
-  });
+  // The reservation is bookkeeping, never the request's action: written unwatched, so an audited
+  // request (replacing an authenticator) records its entry with its own change, not with this
+  // row, and a refused attempt records none ("Refused requests record nothing").
+  await unwatched(() =>
+    withTransaction(ctx.db, async (trx) => {
+      await lockLoginEmail(trx, emailNormalized);
+      const failures = await recentFailures(trx, emailNormalized, windowStart);
+      if (failures.length >= DASHBOARD_LOGIN_FAILURES_MAX) throw lockedOut(failures, now);
+      await insertFailure(trx, { id, emailNormalized, at: now });
+    }),
+  );
   // Failures that no longer count are of no use to anyone; logins are rare enough that
   // sweeping them on each one costs nothing worth measuring.
-  await deleteFailuresBefore(ctx.db, windowStart);
-  return { succeeded: () => deleteFailure(ctx.db, id) };
+  await unwatched(() => deleteFailuresBefore(ctx.db, windowStart));
+  return { succeeded: () => unwatched(() => deleteFailure(ctx.db, id)) };
 }

@@ -33,11 +33,15 @@ export const OWNERS: readonly DashboardRole[] = ["owner"];
 export const EXPORTERS: readonly DashboardRole[] = ["owner", "finance"];
 
 export const roleRefused = (role: DashboardRole, allowedRoles: readonly DashboardRole[]) =>
-  new AppError("FORBIDDEN", `A ${role} may not do this: it takes the role ${allowedRoles.join(" or ")}`, {
-    reason: "role",
-    role,
-    allowedRoles: [...allowedRoles],
-  });
+  new AppError(
+    "FORBIDDEN",
+    `A ${role} user may not do this: it takes the role ${allowedRoles.join(" or ")}`,
+    {
+      reason: "role",
+      role,
+      allowedRoles: [...allowedRoles],
+    },
+  );
 
 export const enrolmentRequired = () =>
   new AppError("FORBIDDEN", "Set up two-factor login first: owners in live must use an authenticator app", {

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { generate } from "otplib";
 import { DASHBOARD_PASSWORD, dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
@@ -207,6 +208,21 @@ describe("a dashboard user's action and its audit entry commit in one transactio
     const ownerId = session.user_id;
     const enrol = await owner.request("POST", "/two-factor/enrol", {});
     await oneEntryWith(enrol, "startTwoFactorEnrolment", ownerId, { table: "dashboard_users", id: ownerId });
+
+    // Replacing the authenticator needs its current code: a refused attempt records nothing
+    // (its lockout reservation is not the action), an accepted one its entry with the user.
+    const secret = enrol.body.data.secret as string;
+    const codeAt = (steps: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+    const confirmed = await owner.request("POST", "/two-factor/confirm", { otp: await codeAt(-1) });
+    await oneEntryWith(confirmed, "confirmTwoFactor", ownerId, { table: "dashboard_users", id: ownerId });
+    const refused = await owner.request("POST", "/two-factor/enrol", { otp: "000000" });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.deepEqual(await entriesOf(refused), [], "a refused replacement records nothing");
+    const replaced = await owner.request("POST", "/two-factor/enrol", { otp: await codeAt(0) });
+    await oneEntryWith(replaced, "startTwoFactorEnrolment", ownerId, {
+      table: "dashboard_users",
+      id: ownerId,
+    });
   });
 });
 
