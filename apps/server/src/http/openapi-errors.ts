@@ -55,6 +55,8 @@ export const PAYMENT_REUSED_HEADER = {
 export interface DocumentedError {
   when: string;
   body: ReturnType<typeof errorBody>;
+  /** The per-integration rate limit's refusal: its answer carries the X-RateLimit headers. */
+  rateLimitHeaders?: true;
 }
 
 declare module "fastify" {
@@ -172,8 +174,15 @@ const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" } },
 };
 
-function headersOf(status: number): Record<string, unknown> | undefined {
-  if (status === 429) return RATE_LIMIT_HEADERS;
+/**
+ * The headers of a status's answers: a 429 of the per-integration rate limit carries the
+ * X-RateLimit headers; another 429 (a dashboard login's lockout or its per-address limit) and a
+ * 503 carry Retry-After only.
+ */
+function headersOf(status: number, errors: DocumentedError[]): Record<string, unknown> | undefined {
+  if (status === 429) {
+    return errors.some((error) => error.rateLimitHeaders) ? RATE_LIMIT_HEADERS : RETRY_AFTER;
+  }
   if (status === 503) return RETRY_AFTER;
   return undefined;
 }
@@ -205,7 +214,7 @@ export function errorResponses(errors: DocumentedError[]): Record<string, unknow
     const list = byStatus.get(status) ?? [];
     const names = exampleNames(list);
     const codes = [...new Set(list.map((error) => error.body.error.code))];
-    const headers = headersOf(status);
+    const headers = headersOf(status, list);
     responses[String(status)] = {
       description: codes.join(" or "),
       ...(headers ? { headers } : {}),

@@ -144,10 +144,13 @@ function hmacErrors(config: Pick<Config, "env" | "rateLimitPerMinute">): Documen
       refused,
     ),
     documented("The key is valid but its merchant is disabled", merchantUnavailable()),
-    documented(
-      `More than ${config.rateLimitPerMinute} requests in a minute from this integration`,
-      rateLimitExceeded(config.rateLimitPerMinute, RATE_LIMIT_WINDOW_MS / 2, new Date(EXAMPLE_MOMENT)),
-    ),
+    {
+      ...documented(
+        `More than ${config.rateLimitPerMinute} requests in a minute from this integration`,
+        rateLimitExceeded(config.rateLimitPerMinute, RATE_LIMIT_WINDOW_MS / 2, new Date(EXAMPLE_MOMENT)),
+      ),
+      rateLimitHeaders: true,
+    },
   ];
 }
 

@@ -196,6 +196,27 @@ describe("documented errors", () => {
     assert.equal(reused.headers["satang-payment-reused"], "true");
   });
 
+  it("documents a dashboard login's 429 with Retry-After alone, as its lockout answers", async () => {
+    const login = operations().find(({ operation }) => operation.operationId === "logIn")!;
+    assert.deepEqual(Object.keys(login.operation.responses["429"].headers), ["Retry-After"]);
+    const email = `${randomUUID()}@nobody.example`;
+    let res = await svc.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/login",
+      payload: { email, password: "wrong-password" },
+    });
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      res = await svc.app.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        payload: { email, password: "wrong-password" },
+      });
+    }
+    assert.equal(res.statusCode, 429, res.body);
+    assert.ok(res.headers["retry-after"]);
+    assert.equal(res.headers["x-ratelimit-limit"], undefined);
+  });
+
   it("documents authentication, the rate limit, 408 and 503 with Retry-After on every HMAC operation", () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;
@@ -211,6 +232,7 @@ describe("documented errors", () => {
           `${where} 429 is RATE_LIMIT_EXCEEDED`,
         );
         assert.ok(operation.responses["429"].headers["Retry-After"], `${where} 429 Retry-After`);
+        assert.ok(operation.responses["429"].headers["X-RateLimit-Limit"], `${where} 429 X-RateLimit-Limit`);
       }
       assert.ok(operation.responses["503"]?.headers?.["Retry-After"], `${where} 503 with Retry-After`);
       // Any request can stop arriving (its headers, or its body): 408 with its own code.
