@@ -6,7 +6,8 @@
  *
  *   node --import tsx bench/count.ts                 # embedded store (PGlite)
  *   BENCH_DATABASE_URL=postgres://... node --import tsx bench/count.ts
- *   COUNT_VERBOSE=1 ...                              # also print each statement
+ *   COUNT_VERBOSE=1 ...                              # also print each statement (its first
+ *                                                    # COUNT_VERBOSE_CHARS characters, default 160)
  *
  * `countRequests()` is what bench/run.ts prints beside its load figures.
  */
@@ -259,6 +260,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(
       `${result.name.padEnd(30)} HTTP ${result.status}  statements ${result.statements}  round trips ${result.roundTrips}  commits ${result.commits}`,
     );
-    if (process.env.COUNT_VERBOSE) for (const text of result.texts) console.log(`    ${text.slice(0, 160)}`);
+    if (process.env.COUNT_VERBOSE)
+      for (const text of result.texts)
+        console.log(`    ${text.slice(0, Number(process.env.COUNT_VERBOSE_CHARS ?? 160))}`);
   }
 }
