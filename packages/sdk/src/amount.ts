@@ -10,6 +10,13 @@ const BAHT_AMOUNT = /^(-?)([0-9]{1,14})(?:\.([0-9]{1,2}))?$/;
 
 function integerSatang(value: bigint | number, what: string): bigint {
   if (typeof value === "bigint") return value;
+  if (typeof value !== "number")
+    throw new TypeError(`${what} must be a bigint or a number, got ${typeof value}`);
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new RangeError(
+      `${what} ${value} is beyond what a number holds exactly (2^53 - 1): pass it as a bigint`,
+    );
+  }
   if (!Number.isSafeInteger(value))
     throw new RangeError(`${what} must be a whole number of satang, got ${value}`);
   return BigInt(value);
@@ -25,6 +32,7 @@ export function toSatangString(satang: bigint | number): string {
  * "10000", "10000.0" and "10000.00"; refuses a fraction of a satang, which no Thai rail moves.
  */
 export function fromSatangString(amount: string): bigint {
+  if (typeof amount !== "string") throw new TypeError(`amount must be a string, got ${typeof amount}`);
   const match = WIRE_AMOUNT.exec(amount);
   if (!match) throw new RangeError(`not an amount string: ${JSON.stringify(amount)}`);
   const [, sign, whole, fraction = ""] = match;
@@ -37,6 +45,8 @@ export function fromSatangString(amount: string): bigint {
 
 /** Baht as typed by a person ("100", "100.5", "100.50") -> integer satang (10050n). */
 export function bahtToSatang(baht: string): bigint {
+  if (typeof baht !== "string")
+    throw new TypeError(`baht must be a string as a person typed it, got ${typeof baht}`);
   const match = BAHT_AMOUNT.exec(baht.trim());
   if (!match) throw new RangeError(`not a baht amount: ${JSON.stringify(baht)}`);
   const [, sign, whole, fraction = ""] = match;

@@ -107,6 +107,12 @@ async function* everyPage<T extends Listed, P extends ListQuery>(
   list: (params: P) => Promise<Page<T>>,
   params: P,
 ): AsyncGenerator<T> {
+  // Every record once: a starting page would leave out the pages before it.
+  if (params.page !== undefined) {
+    throw new TypeError(
+      "listAll reads the whole list from its first page: pass no page (list() reads one page)",
+    );
+  }
   const query = { ...params, limit: params.limit ?? PAGE_SIZE_MAX };
   if (query.sortBy === undefined || query.sortBy === "createdAt") yield* byCreationTime(list, query);
   else yield* byPageNumber(list, query);
@@ -117,7 +123,7 @@ async function* byPageNumber<T extends Listed, P extends ListQuery>(
   query: P & { limit: number },
 ): AsyncGenerator<T> {
   const yielded = new Set<string>();
-  for (let page = query.page ?? 1; ; page += 1) {
+  for (let page = 1; ; page += 1) {
     const result = await list({ ...query, page });
     for (const record of result.data) {
       if (yielded.has(record.id)) continue;
@@ -134,7 +140,7 @@ async function* byCreationTime<T extends Listed, P extends ListQuery>(
 ): AsyncGenerator<T> {
   const newestFirst = first.sortOrder !== "asc";
   let query = first;
-  let page = first.page ?? 1;
+  let page = 1;
   // The millisecond the next request starts from, and the records of it already yielded.
   let edge: number | undefined;
   let yieldedAtEdge = new Set<string>();
@@ -223,7 +229,7 @@ export class Payments extends Resource {
   }
 
   /** Every payment matching the filters, page after page: `for await (const p of ...listAll())`. */
-  listAll(params: ListPaymentsParams = {}): AsyncGenerator<Payment> {
+  listAll(params: Omit<ListPaymentsParams, "page"> = {}): AsyncGenerator<Payment> {
     return everyPage((p) => this.list(p), params);
   }
 }
@@ -259,7 +265,7 @@ export class Refunds extends Resource {
     return this.call("refunds.listForPayment", { params: { payment_id: paymentId }, query: params });
   }
 
-  listAll(params: ListRefundsParams = {}): AsyncGenerator<Refund> {
+  listAll(params: Omit<ListRefundsParams, "page"> = {}): AsyncGenerator<Refund> {
     return everyPage((p) => this.list(p), params);
   }
 }
@@ -292,7 +298,7 @@ export class Withdraws extends Resource {
     return this.call("withdraws.list", { query: params });
   }
 
-  listAll(params: ListWithdrawsParams = {}): AsyncGenerator<Withdraw> {
+  listAll(params: Omit<ListWithdrawsParams, "page"> = {}): AsyncGenerator<Withdraw> {
     return everyPage((p) => this.list(p), params);
   }
 }
@@ -343,7 +349,7 @@ export class Events extends Resource {
     return this.call("events.list", { query: params });
   }
 
-  listAll(params: ListEventsParams = {}): AsyncGenerator<SatangEvent> {
+  listAll(params: Omit<ListEventsParams, "page"> = {}): AsyncGenerator<SatangEvent> {
     return everyPage((p) => this.list(p), params);
   }
 
@@ -419,6 +425,11 @@ export class Satang {
     const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
     if (!Number.isInteger(maxRetries) || maxRetries < 0)
       throw new TypeError("maxRetries must be a whole number");
+    const signatureVersion = config.signatureVersion ?? "v2";
+    // A misspelt version must not quietly sign v1, which leaves the method, path and query unsigned.
+    if (signatureVersion !== "v1" && signatureVersion !== "v2") {
+      throw new TypeError(`signatureVersion must be "v1" or "v2", got ${JSON.stringify(signatureVersion)}`);
+    }
     const fetchImpl = config.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
     const http = new HttpClient({
       apiKey: config.apiKey,
@@ -427,7 +438,7 @@ export class Satang {
       fetch: fetchImpl,
       maxRetries,
       timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      signatureVersion: config.signatureVersion ?? "v2",
+      signatureVersion,
       sleep: config.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       random: Math.random,
     });

@@ -82,10 +82,33 @@ function queryString(query: object | undefined): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
+    if (value instanceof Date && Number.isNaN(value.getTime())) {
+      throw new TypeError(`${name} is an invalid Date`);
+    }
     search.set(name, value instanceof Date ? value.toISOString() : String(value));
   }
   const text = search.toString();
   return text === "" ? "" : `?${text}`;
+}
+
+function isRedirect(response: Response): boolean {
+  return response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
+}
+
+/** A redirect in front of the API (http to https, a moved host): baseUrl should name where it went. */
+function redirected(url: URL, response: Response, requestId: string | undefined): UnexpectedResponseError {
+  const location = response.headers.get("location");
+  const to = location ? ` to ${new URL(location, url).origin}` : "";
+  return new UnexpectedResponseError({
+    code: "UNEXPECTED_RESPONSE",
+    message:
+      `${url.origin} answered HTTP ${response.status || "3xx"}, a redirect${to}: set baseUrl to the address ` +
+      "the API answers at. The SDK does not follow redirects, which would send the signed request " +
+      "and its API key elsewhere.",
+    status: response.status,
+    metadata: undefined,
+    requestId,
+  });
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -186,6 +209,9 @@ export class HttpClient {
           method: route.method,
           headers,
           ...(body === "" ? {} : { body }),
+          // Never followed: a redirect would resend the signed request, and the API key, to
+          // wherever it points, or turn a POST into a GET. It is answered as an error below.
+          redirect: "manual",
           signal: AbortSignal.timeout(config.timeoutMs),
         });
         text = await response.text();
@@ -213,6 +239,7 @@ export class HttpClient {
       }
 
       const requestId = response.headers.get("x-request-id") ?? undefined;
+      if (isRedirect(response)) throw redirected(url, response, requestId);
       let envelope: { success?: unknown; data?: unknown; error?: Record<string, unknown> } | undefined;
       try {
         envelope = JSON.parse(text);

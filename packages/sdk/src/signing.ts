@@ -47,6 +47,9 @@ export function signRequest(input: SignInput): SignedHeaders {
   const hmac = createHmac("sha256", input.apiSecret);
   let signature: string;
   const version = input.version ?? (input.method && input.path ? "v2" : "v1");
+  if (version !== "v1" && version !== "v2") {
+    throw new TypeError(`version must be "v1" or "v2", got ${JSON.stringify(version)}`);
+  }
   if (version === "v2") {
     if (!input.method || !input.path) throw new Error("v2 signatures need the method and the path");
     hmac.update(`${timestamp}.${input.method.toUpperCase()}.${input.path}.${input.body}`);

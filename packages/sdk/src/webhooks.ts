@@ -63,7 +63,7 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object (a parsed body?)";
-  return `a ${typeof value}`;
+  return typeof value === "undefined" ? "undefined" : `a ${typeof value}`;
 }
 
 /**
