@@ -72,6 +72,16 @@ function storageRefused(code: string, message: string): boolean {
   return code === "42501" && /^could not (open|read|write|access|create|stat|fsync)/.test(message);
 }
 
+/**
+ * A database that refuses new connections for now (`ALTER DATABASE ... ALLOW_CONNECTIONS false`,
+ * as an operator does before a restore or a move): PostgreSQL reports it as
+ * object_not_in_prerequisite_state (55000), a SQLSTATE it also uses for a statement's own
+ * mistakes (a sequence's currval before nextval), so only that message is the database's state.
+ */
+function connectionsRefused(code: string, message: string): boolean {
+  return code === "55000" && /is not currently accepting connections/.test(message);
+}
+
 /** Node's socket errors and pg's own messages when the connection is gone or never came. */
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -108,7 +118,9 @@ function classifyOne(error: unknown): DatabaseFault | undefined {
     if (unavailableState(code) || NETWORK_CODES.has(code)) return "unavailable";
   }
   const message = error instanceof Error ? error.message : "";
-  if (code !== undefined && storageRefused(code, message)) return "unavailable";
+  if (code !== undefined && (storageRefused(code, message) || connectionsRefused(code, message))) {
+    return "unavailable";
+  }
   if (BUSY_MESSAGES.some((text) => message.includes(text))) return "busy";
   if (UNAVAILABLE_MESSAGES.some((text) => message.includes(text))) return "unavailable";
   return undefined;

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastif
 import { sql } from "kysely";
 import { adminAuthentication } from "../admin/auth.ts";
 import type { Config } from "../config.ts";
+import { databaseFault } from "../db/faults.ts";
 import type { Db } from "../db/handles.ts";
 import { errorBody, ok } from "../http/envelope.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
@@ -59,6 +60,20 @@ declare module "fastify" {
   }
 }
 
+/**
+ * A metric read from the database, or `unknown` while the database is unavailable (logged as a
+ * warning): one figure missing never fails the whole scrape. Any other error is thrown.
+ */
+async function unlessDatabaseDown<T>(app: FastifyInstance, read: Promise<T>, unknown: T): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (databaseFault(error) === undefined) throw error;
+    app.log.warn({ err: error }, "metrics: the database does not answer; its figures are left out");
+    return unknown;
+  }
+}
+
 /** The check in front of /metrics on the API port: METRICS_TOKEN, else the operator's check. */
 function metricsAuthentication(ctx: OpsContext) {
   const token = ctx.config.metrics.token;
@@ -74,8 +89,11 @@ function metricsAuthentication(ctx: OpsContext) {
 
 export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
+    const undecided = ctx.undecidedPayouts;
     const metrics = new HttpMetrics({
-      undecidedPayouts: ctx.undecidedPayouts,
+      // Read from the database at each scrape: while it does not answer, the figure is unknown
+      // (NaN), and the scrape still carries the process and HTTP metrics, its 503s among them.
+      undecidedPayouts: undecided && (() => unlessDatabaseDown(app, undecided(), Number.NaN)),
       connectorBreakers: ctx.connectorBreakers,
     });
     // Registered on the root (see skip-override below) before the other route plugins, so
@@ -106,12 +124,21 @@ export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {
       return reply
         .code(503)
         .header("Retry-After", "2")
-        .send(errorBody(new AppError("SERVICE_UNAVAILABLE", "Database is not reachable", { retryAfter: 2 })));
+        .send(
+          errorBody(
+            new AppError("SERVICE_UNAVAILABLE", "Database is not reachable", {
+              reason: "unavailable",
+              retryAfter: 2,
+            }),
+          ),
+        );
     });
 
     const render = async () => {
       const text = await metrics.render();
-      return ctx.extraMetrics ? `${text.trimEnd()}\n\n${await ctx.extraMetrics()}` : text;
+      if (!ctx.extraMetrics) return text;
+      const extra = await unlessDatabaseDown(app, ctx.extraMetrics(), "");
+      return extra === "" ? text : `${text.trimEnd()}\n\n${extra}`;
     };
     app.decorate("renderMetrics", async () => ({ contentType: metrics.contentType, text: await render() }));
     if (ctx.config.metrics.port !== undefined) return;

@@ -48,6 +48,10 @@ describe("database faults are classified", () => {
       "unavailable",
     );
     assert.equal(databaseFault(pgError("08006")), "unavailable");
+    assert.equal(
+      databaseFault(pgError("55000", 'database "shop" is not currently accepting connections')),
+      "unavailable",
+    );
     // A primary whose data directory became unreadable (the failover harness's second fault).
     assert.equal(
       databaseFault(pgError("42501", 'could not open file "base/16384/2619": Permission denied')),
@@ -64,6 +68,11 @@ describe("database faults are classified", () => {
   it("leaves every other error unexpected", () => {
     assert.equal(databaseFault(pgError("23505", "duplicate key")), undefined);
     assert.equal(databaseFault(pgError("22P02")), undefined);
+    // The same SQLSTATE for a statement's own mistake is not the database going away.
+    assert.equal(
+      databaseFault(pgError("55000", 'currval of sequence "s" is not yet defined in this session')),
+      undefined,
+    );
     // A missing grant is a deployment fault, not the database going away.
     assert.equal(databaseFault(pgError("42501", "permission denied for table payments")), undefined);
     assert.equal(databaseFault(new Error("boom")), undefined);
