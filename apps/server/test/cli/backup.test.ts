@@ -211,6 +211,22 @@ describe("backup and restore of the embedded store", () => {
     assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
     const missing = await satang(["restore", join(dataDir, "nowhere.tar.gz")], env);
     assert.equal(missing.code, 2);
+    // No embedded database under DATA_DIR (a server on PostgreSQL keeps only its key and token
+    // there): nothing to copy, and none is made.
+    const nothing = await satang(["backup", join(dataDir, "copy.tar.gz")], env);
+    assert.equal(nothing.code, 2, nothing.stdout);
+    assert.match(nothing.stderr, /No embedded database under DATA_DIR/);
+    assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
+    assert.equal(existsSync(join(dataDir, "copy.tar.gz")), false);
+    // --url asks that server for its copy, whatever DATA_DIR holds.
+    const port = await freePort();
+    const asked = await satang(
+      ["backup", join(dataDir, "copy.tar.gz"), "--url", `http://127.0.0.1:${port}`, "--token", ADMIN_TOKEN],
+      env,
+    );
+    assert.equal(asked.code, 3, asked.stderr);
+    assert.match(asked.stderr, new RegExp(`Cannot reach the Satang server at http://127.0.0.1:${port}`));
+    assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
     const pgEnv = { DATA_DIR: dataDir, DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" };
     for (const args of [
       ["backup", junk],

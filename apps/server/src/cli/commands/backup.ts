@@ -2,9 +2,11 @@
  * `satang backup <file>` and `satang restore <file>`: the embedded store's backups
  * (docs/operations.md). PostgreSQL is backed up by its own tools, so both refuse a DATABASE_URL.
  *
- * - backup: a consistent copy of the embedded database (a gzipped tar). While a server holds
- *   DATA_DIR the copy is the server's own (GET /admin/v1/backup, taken between two
- *   transactions, with the operator token); otherwise the command opens the database itself.
+ * - backup: a consistent copy of the embedded database (a gzipped tar). With --url, or while a
+ *   server holds DATA_DIR, the copy is the server's own (GET /admin/v1/backup, taken between
+ *   two transactions, with the operator token; a server on PostgreSQL refuses it); otherwise
+ *   the command opens the database under DATA_DIR itself, and refuses when there is none there
+ *   (it would have made an empty one and written a copy of nothing).
  *   The file is written to a temporary name, readable by its owner only, then renamed.
  * - restore: only with no server running (it takes DATA_DIR's lock). The copy is opened in a
  *   directory of its own first; only once it opens does it replace the database, whose former
@@ -72,6 +74,14 @@ async function copyFromServer(flags: ClientOptions, env: NodeJS.ProcessEnv): Pro
 
 /** A copy taken by opening the database here (no server holds it). */
 async function copyHere(config: Config): Promise<Buffer> {
+  const directory = join(config.dataDir, EMBEDDED_DATABASE_DIR);
+  if (!existsSync(directory)) {
+    throw new ConfigError(
+      `No embedded database under DATA_DIR (${resolve(directory)} does not exist), so there is nothing ` +
+        "to copy. For a running server's copy pass --url (a server on PostgreSQL is backed up with " +
+        "PostgreSQL's own tools: see docs/operations.md).",
+    );
+  }
   const { openConfiguredStore } = await import("../../server.ts");
   const store = await openConfiguredStore(config);
   try {
@@ -86,7 +96,8 @@ async function runBackup(file: string, flags: ClientOptions, io: CliIo): Promise
   const config = loadConfig(io.env);
   if (config.databaseUrl) throw new ConfigError(POSTGRES_BACKUPS);
   const owner = dataDirOwner(config.dataDir);
-  const copy = owner === undefined ? await copyHere(config) : await copyFromServer(flags, io.env);
+  const fromServer = flags.url !== undefined || owner !== undefined;
+  const copy = fromServer ? await copyFromServer(flags, io.env) : await copyHere(config);
   const target = resolve(file);
   const temporary = `${target}.${process.pid}.partial`;
   try {
@@ -95,7 +106,11 @@ async function runBackup(file: string, flags: ClientOptions, io: CliIo): Promise
   } finally {
     rmSync(temporary, { force: true });
   }
-  const from = owner === undefined ? "" : ` from the running server (pid ${owner})`;
+  const from = !fromServer
+    ? ""
+    : owner === undefined
+      ? ` from the server at ${resolveBaseUrl(flags, io.env)}`
+      : ` from the running server (pid ${owner})`;
   io.stdout(`Wrote a consistent copy of the embedded database${from} to ${target} (${copy.length} bytes).\n`);
 }
 
@@ -143,7 +158,10 @@ export function registerBackupCommands(program: Command, { io }: CommandContext)
     .command("backup")
     .description("write a consistent copy of the embedded database to a file (also while the server runs)")
     .argument("<file>", "where to write the copy (a gzipped tar)")
-    .option("--url <url>", "the running server's address (default SATANG_URL, else HOST and PORT)")
+    .option(
+      "--url <url>",
+      "take the copy from the server at this address (without it: from the server holding DATA_DIR, else from DATA_DIR's database)",
+    )
     .option("--token <token>", "operator token (default ADMIN_TOKEN, else DATA_DIR/admin-token)")
     .action(async (file: string, flags: ClientOptions) => runBackup(file, flags, io));
   program
