@@ -298,7 +298,9 @@ function publicBaseUrlSetting(raw: string | undefined): string | undefined {
 function webhookLoopbackSetting(env: NodeJS.ProcessEnv, envName: Environment): boolean {
   const allowLoopback = env.WEBHOOK_ALLOW_LOOPBACK ?? "";
   if (!["", "true", "false", "1", "0"].includes(allowLoopback)) {
-    throw new ConfigError(`WEBHOOK_ALLOW_LOOPBACK must be "true" or "false", got "${allowLoopback}"`);
+    throw new ConfigError(
+      `WEBHOOK_ALLOW_LOOPBACK must be "true" or "false" (or "1" or "0"), got "${allowLoopback}"`,
+    );
   }
   const loopbackAsked = allowLoopback === "true" || allowLoopback === "1";
   if (envName === "live" && loopbackAsked) {

@@ -21,8 +21,16 @@ function reportProcessError(error: unknown, io: CliIo): number {
   const code = (error as NodeJS.ErrnoException).code;
   // AggregateError (several addresses tried) can carry an empty message and only a code.
   const message = (error instanceof Error ? error.message : String(error)) || code || "unknown error";
+  const hostname = (error as { hostname?: unknown }).hostname;
   if (code === "EADDRINUSE") {
     io.stderr(`satang: ${message}: another process already listens there. Stop it, or set PORT.\n`);
+  } else if (code === "ENOTFOUND" && hostname !== undefined && hostname === io.env.HOST) {
+    // The listen's own lookup: HOST, not the database, names a host that does not resolve.
+    io.stderr(
+      `satang: HOST names ${String(hostname)}, which does not resolve (${message}); set HOST to an ` +
+        "address or a host name of this machine.\n",
+    );
+    return EXIT_USAGE;
   } else if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT") {
     io.stderr(
       `satang: cannot connect to the database named by DATABASE_URL (${message}). Is PostgreSQL running?\n`,
