@@ -92,7 +92,8 @@ font:16px/1.5 "Satang Sarabun",system-ui,-apple-system,"Segoe UI",Roboto,"Noto S
 .label{margin:0;color:#4f566b;font-size:.875rem}
 h1{margin:.125rem 0 1rem;font-size:1.375rem;line-height:1.3;overflow-wrap:anywhere}
 h2{margin:0 0 .75rem;font-size:1.0625rem}
-.amount{margin:.125rem 0 0;font-size:2.25rem;font-weight:700;line-height:1.2;font-variant-numeric:tabular-nums}
+.amount{margin:.125rem 0 0;font-size:2.25rem;font-weight:700;line-height:1.2;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.amount.long{font-size:min(2.25rem,7.5vw)}
 .amount .ccy{font-size:1rem;font-weight:600;color:#4f566b;text-decoration:none}
 .status{display:flex;align-items:center;justify-content:center;gap:.5rem;margin:1.25rem auto;padding:.5rem 1rem;border-radius:999px;width:fit-content;max-width:100%;font-weight:600;background:#eef4ff;color:#0b4f8a}
 .dot{flex:none;width:.625rem;height:.625rem;border-radius:50%;background:currentColor}
@@ -420,7 +421,7 @@ export function renderPaymentPage(view: HostedPayment, opts: PageOptions): strin
 <p class="label">${escapeHtml(m.payTo)}</p>
 <h1 id="merchant">${escapeHtml(view.merchantName)}</h1>
 <p class="label" id="amount-label">${escapeHtml(m.amount)}</p>
-<p class="amount" aria-describedby="amount-label"><span aria-hidden="true">฿</span>${amount} <abbr class="ccy" title="${escapeHtml(m.currencyName)}">THB</abbr></p>
+<p class="amount${amount.length > 12 ? " long" : ""}" aria-describedby="amount-label"><span aria-hidden="true">฿</span>${amount} <abbr class="ccy" title="${escapeHtml(m.currencyName)}">THB</abbr></p>
 ${orderDetails(view, m)}
 </section>
 ${statusRegion(view, m)}

@@ -13,6 +13,7 @@ import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { advanceClock, createPayment, simulatePaymentRequest } from "../helpers/lifecycle.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 const { MESSAGES } = await import(new URL("../../src/dashboard/assets/i18n.js", import.meta.url).href);
@@ -102,6 +103,36 @@ describe("dashboard roles in the browser", () => {
       assert.deepEqual(errors, []);
     } finally {
       await close();
+    }
+  });
+
+  it("hides what the server refuses the role: the test clock's reset (owners), an event's Redeliver (not finance)", async () => {
+    const shop = await svc.newMerchant();
+    const payment = await createPayment(svc, shop);
+    await simulatePaymentRequest(svc, shop, payment.id, "succeeded");
+    const events = await svc.request("GET", "/api/v1/events?type=payment.received", undefined, {
+      credentials: shop,
+    });
+    const eventId = events.body.data.data[0].id as string;
+    await advanceClock(svc, shop, 3600);
+    for (const role of ["developer", "finance", "owner"] as const) {
+      const login = await createDashboardUser(svc, shop.merchantId, undefined, role);
+      const { page, errors, close } = await signIn(origin, login);
+      try {
+        await page.getByRole("heading", { level: 1, name: en.overviewTitle }).waitFor();
+        const banner = page.locator("#test-clock", { hasText: "+1 h" });
+        await banner.waitFor();
+        const reset = await banner.getByRole("button", { name: en.testClockReset }).count();
+        assert.equal(reset, role === "owner" ? 1 : 0, `${role}: the reset button`);
+        assert.equal(await banner.getByText(en.testClockOwnerOnly).count(), role === "owner" ? 0 : 1, role);
+        await page.goto(`${origin}/dashboard#/events/${eventId}`);
+        await page.getByRole("heading", { level: 2, name: en.deliveries }).waitFor();
+        const redeliver = await page.getByRole("button", { name: en.redeliver }).count();
+        assert.equal(redeliver, role === "finance" ? 0 : 1, `${role}: Redeliver`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+      }
     }
   });
 

@@ -28,6 +28,7 @@ const en = {
   testClockDetail:
     "New records are stamped with the test clock. Records made while it ran ahead keep their times; open payments still expire at their expiry time.",
   testClockReset: "Reset the test clock",
+  testClockOwnerOnly: "An owner of the account can reset it.",
   testClockResetting: "Resetting…",
   testClockResetDone: "The test clock is back at real time.",
   durationDays: "{n} d",
@@ -451,6 +452,7 @@ const th = {
   testClockDetail:
     "รายการใหม่จะใช้เวลาตามนาฬิกาทดสอบ รายการที่สร้างขึ้นระหว่างที่นาฬิกาเดินเร็วจะคงเวลาเดิมไว้ และรายการชำระเงินที่ยังเปิดอยู่จะหมดอายุตามเวลาหมดอายุเดิม",
   testClockReset: "รีเซ็ตนาฬิกาทดสอบ",
+  testClockOwnerOnly: "เจ้าของบัญชีเป็นผู้รีเซ็ตได้",
   testClockResetting: "กำลังรีเซ็ต…",
   testClockResetDone: "นาฬิกาทดสอบกลับมาเป็นเวลาจริงแล้ว",
   durationDays: "{n} วัน",

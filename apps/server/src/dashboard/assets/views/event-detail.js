@@ -2,6 +2,7 @@
 // One event (#/events/{id}): what it is about, its payload as webhooks send it, each webhook
 // delivery with its attempts, and the button that sends it again.
 
+import { canBuild } from "../account.js";
 /** @import { Child } from "../dom.js" */
 /** @import { Delivery, DeliveryAttempt } from "../types.js" */
 import {
@@ -167,7 +168,8 @@ function redeliverControls(id) {
 export async function eventDetailView(id) {
   const [event, endpoints] = await Promise.all([getEvent(id), listWebhookEndpoints()]);
   const urls = new Map(endpoints.data.map((endpoint) => [endpoint.id, endpoint.url]));
-  const redeliver = redeliverControls(id);
+  // Redelivering is a developer's or an owner's (CONTRACT 13); finance reads the deliveries.
+  const redeliver = canBuild() ? redeliverControls(id) : undefined;
   return [
     backLink("events", "#/events", "backToEvents"),
     heading(t("eventTitle", { type: valueText("event", event.type) })),
@@ -194,11 +196,11 @@ export async function eventDetailView(id) {
           "div",
           { class: "actions" },
           h("button", { type: "button", class: "button secondary", onclick: () => refresh() }, t("refresh")),
-          redeliver.button,
+          redeliver?.button ?? null,
         ),
       ),
-      h("p", { id: "redeliver-help", class: "muted small" }, t("redeliverHelp")),
-      redeliver.status,
+      redeliver ? h("p", { id: "redeliver-help", class: "muted small" }, t("redeliverHelp")) : null,
+      redeliver?.status ?? null,
       event.deliveries.length === 0
         ? h("p", { class: "muted" }, t("noDeliveries"))
         : h(
