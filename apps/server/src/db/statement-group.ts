@@ -55,6 +55,13 @@ export interface StatementGroupOptions<I, O> {
   runGroup(items: readonly I[]): Promise<O[]>;
   /** One item alone, as it runs without grouping. */
   runOne(item: I): Promise<O>;
+  /**
+   * One item run alone again after its group failed for one item's data (default `runOne`).
+   * Every item of the failed group runs so at once, so a burst of one key's items (a merchant
+   * whose row another transaction holds) could take every pool connection, each waiting out the
+   * lock bound: given, it can queue them per key first (db/key-queue.ts), holding nothing.
+   */
+  runAgainAlone?(item: I): Promise<O>;
   /** The most items in one statement. */
   maxItems: number;
   /** The most groups in flight at once (each holds a database connection). */
@@ -243,15 +250,15 @@ export class StatementGroup<I, O> {
         for (const waiting of group) waiting.reject(error);
         return;
       }
-      await Promise.all(group.map((waiting) => this.#runAlone(waiting)));
+      await Promise.all(group.map((waiting) => this.#runAlone(waiting, this.#options.runAgainAlone)));
       return;
     }
     for (const [i, waiting] of group.entries()) waiting.resolve(outcomes[i] as O);
   }
 
-  async #runAlone(waiting: Waiting<I, O>): Promise<void> {
+  async #runAlone(waiting: Waiting<I, O>, run = this.#options.runOne): Promise<void> {
     try {
-      waiting.resolve(await this.#options.runOne(waiting.item));
+      waiting.resolve(await run(waiting.item));
     } catch (error) {
       waiting.reject(error);
     }

@@ -8,6 +8,7 @@ import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { type CachedStatement, cachedStatement } from "../db/compiled.ts";
 import { inFixedSet } from "../db/fixed-sets.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
+import { inTurn } from "../db/key-queue.ts";
 import { merchantListPages, type SortColumns } from "../db/pages.ts";
 import { runTogetherAndCommit, type Statement } from "../db/pg-driver.ts";
 import { isReplayRecordConflict, replayRecordRow, type SignatureUse } from "../db/replay-records.ts";
@@ -363,6 +364,11 @@ function writeGroupsOf(db: Db): { signed: PaymentWriteGroup; unsigned: PaymentWr
     new StatementGroup({
       runGroup: (writes) => insertPaymentGroup(db, writes),
       runOne: ({ row, use }) => insertPaymentWithReplayRecord(db, row, use),
+      // After a group failed (one of its rows waited past the group's lock bound: its merchant's
+      // row or key is held elsewhere), a merchant's writes retry two at a time (CONTRACT 14: one
+      // merchant's held lock must not take the pool from the others).
+      runAgainAlone: ({ row, use }) =>
+        inTurn(db, `payment-writes:${row.merchant_id}`, () => insertPaymentWithReplayRecord(db, row, use)),
       maxItems: PAYMENT_GROUP_ITEMS_MAX,
       maxInFlight: PAYMENT_GROUPS_IN_FLIGHT_MAX,
       busyHoldMs: PAYMENT_GROUP_BUSY_HOLD_MS,

@@ -14,6 +14,7 @@
  * in that same transaction.
  */
 import { type Db, type Trx, withTransaction } from "../db/handles.ts";
+import { boundLockWait, inTurn, type Turn } from "../db/key-queue.ts";
 import type { Integration, Merchant, NewRefund, RefundRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
@@ -151,8 +152,9 @@ export async function createRefund(
 ): Promise<CreateRefundResult> {
   if (!isUuid(paymentId)) throw refundPaymentNotFound();
   const checked = checkBody(paymentId.toLowerCase(), body);
-  const admit = () =>
+  const admit = (turn: Turn | undefined) =>
     withTransaction(ctx.db, async (trx) => {
+      await boundLockWait(trx, turn);
       if (replay) await replay.recordIn(trx);
       return admitRefund(trx, ctx, {
         merchantId: merchant.id,
@@ -161,14 +163,19 @@ export async function createRefund(
         checked,
       });
     });
-  try {
-    return await admit();
-  } catch (error) {
-    // Another payment's refund took this reference or key between our read and our insert: the
-    // transaction is gone; run once more, and the lookups answer (the replay, 409 or 422).
-    if (!isRefundKeyConflict(error)) throw error;
-    return admit();
-  }
+  // A merchant's refunds take their turns in this process, two at a time, before they take a
+  // connection (db/key-queue.ts): a burst against a payment or wallet held elsewhere waits here,
+  // holding nothing, and leaves the pool to the other merchants (CONTRACT 14).
+  return inTurn(ctx.db, `refunds:${merchant.id}`, async (turn) => {
+    try {
+      return await admit(turn);
+    } catch (error) {
+      // Another payment's refund took this reference or key between our read and our insert:
+      // the transaction is gone; run once more, and the lookups answer (the replay, 409 or 422).
+      if (!isRefundKeyConflict(error)) throw error;
+      return admit(undefined);
+    }
+  });
 }
 
 interface Admission {

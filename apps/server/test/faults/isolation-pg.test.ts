@@ -16,6 +16,7 @@ import { buildDeps } from "../../src/deps.ts";
 import { settlementJob } from "../../src/jobs/lifecycle.ts";
 import { type Credentials, startService, type TestResponse, type TestService } from "../helpers/harness.ts";
 import { createPayment, paymentBody, simulatePaymentRequest } from "../helpers/lifecycle.ts";
+import { refundReference, succeededPayment } from "../helpers/refunds.ts";
 import { describeOnPostgres } from "../helpers/store.ts";
 import { TcpProxy } from "../helpers/tcp-proxy.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
@@ -139,6 +140,70 @@ describeOnPostgres("database faults on PostgreSQL", () => {
       .where("merchant_id", "=", a.merchantId)
       .execute();
     assert.equal(payments.length, 1, "no refused create left anything behind");
+  });
+
+  it("a burst of one merchant's creates against its held row leaves the pool to the others", async () => {
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    await outside.query("begin");
+    await outside.query("select id from merchants where id = $1 for update", [a.merchantId]);
+    try {
+      // Far more than the pool (6): each would wait out the lock bound holding a connection.
+      const burst = Promise.all(
+        Array.from({ length: 40 }, () =>
+          svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a }),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      const [create, list] = await Promise.all([
+        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
+        svc.request("GET", "/api/v1/payments?limit=1", undefined, { credentials: b }),
+      ]);
+      const elapsed = Date.now() - started;
+      assert.equal(create.status, 201, JSON.stringify(create.body));
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      // Served without waiting for a connection a's creates hold: within the lock bound, not after it.
+      assert.ok(elapsed < LOCK_TIMEOUT_MS, `b waited ${elapsed} ms`);
+      for (const [i, res] of (await burst).entries()) assertUnavailable(res, `a's create ${i}`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
+  });
+
+  it("a burst of one merchant's refunds against its held payment leaves the pool to the others", async () => {
+    const payment = await succeededPayment(svc, a, "100000.00");
+    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
+    await outside.connect();
+    await outside.query("begin");
+    await outside.query("select id from payments where id = $1 for update", [payment.id]);
+    try {
+      const burst = Promise.all(
+        Array.from({ length: 40 }, () =>
+          svc.request(
+            "POST",
+            `/api/v1/payments/${payment.id}/refunds`,
+            { amount: "100.00", referenceId: refundReference() },
+            { credentials: a },
+          ),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      const [create, list] = await Promise.all([
+        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
+        svc.request("GET", "/api/v1/refunds?limit=1", undefined, { credentials: b }),
+      ]);
+      const elapsed = Date.now() - started;
+      assert.equal(create.status, 201, JSON.stringify(create.body));
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      assert.ok(elapsed < LOCK_TIMEOUT_MS, `b waited ${elapsed} ms`);
+      for (const [i, res] of (await burst).entries()) assertUnavailable(res, `a's refund ${i}`);
+    } finally {
+      await outside.query("rollback").catch(() => {});
+      await outside.end();
+    }
   });
 
   it("a settlement job held up by one merchant's locked wallet holds no row of another merchant", async () => {

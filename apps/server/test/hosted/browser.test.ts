@@ -389,7 +389,10 @@ describe("hosted payment page in Chromium", () => {
         // A phone's browser widens its layout to fit content too wide (innerWidth grows with it):
         // the page must be no wider than the screen, and the amount no wider than its box.
         const [pageWidth, amountWidth, amountBox] = await page.evaluate(() => {
-          const amount = document.querySelector(".amount") as HTMLElement;
+          const amount = document.querySelector(".amount") as unknown as {
+            scrollWidth: number;
+            clientWidth: number;
+          };
           return [document.documentElement.scrollWidth, amount.scrollWidth, amount.clientWidth];
         });
         assert.ok(
