@@ -244,7 +244,27 @@ function toFieldError(schema: object, errors: ErrorObject[], where: string, data
       ? (ranked.find(({ error }) => error.keyword === "type" && error.instancePath === first.instancePath)
           ?.error ?? first)
       : first;
+  const plus = where === "query" ? plusSentAsSpace(fieldNode, valueAt(data, path)) : undefined;
+  if (plus !== undefined) {
+    return new AppError(
+      code,
+      `${field} has a space where a + was: a + in a query string must be sent as %2B (${plus})`,
+      { field },
+    );
+  }
   return new AppError(code, describe(described, field, where, message), { field: field || where });
+}
+
+/**
+ * A query value that fails its pattern only because a `+` arrived as a space (an offset such as
+ * +07:00 written into a URL unencoded, which the query string reads as a space): the value as it
+ * should have been sent, or undefined.
+ */
+function plusSentAsSpace(node: SchemaNode | undefined, value: unknown): string | undefined {
+  const pattern = (node as { pattern?: unknown } | undefined)?.pattern;
+  if (typeof pattern !== "string" || typeof value !== "string" || !value.includes(" ")) return undefined;
+  const withPlus = value.replaceAll(" ", "+");
+  return new RegExp(pattern).test(withPlus) ? withPlus.replaceAll("+", "%2B") : undefined;
 }
 
 /**

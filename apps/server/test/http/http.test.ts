@@ -266,6 +266,22 @@ describe("readable validation messages", () => {
       assert.equal(res.body.error.metadata.field, "dateTo");
       assert.match(res.body.error.message, /^dateTo must be an ISO 8601 date/);
       assert.doesNotMatch(res.body.error.message, /pattern/);
+      // An offset's + written into the URL unencoded arrives as a space: said so, with the fix.
+      const plus = await svc.request("GET", "/api/v1/payments?dateFrom=2026-12-01T00:00:00+07:00");
+      assert.equal(plus.status, 400);
+      assert.equal(plus.body.error.metadata.field, "dateFrom");
+      assert.equal(
+        plus.body.error.message,
+        "dateFrom has a space where a + was: a + in a query string must be sent as %2B (2026-12-01T00:00:00%2B07:00)",
+      );
+      const fixed = await svc.request("GET", "/api/v1/payments?dateFrom=2026-12-01T00:00:00%2B07:00");
+      assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+      const other = await svc.request("GET", "/api/v1/payments?dateFrom=2026-12-01%20nonsense");
+      assert.match(
+        other.body.error.message,
+        /^dateFrom must be an ISO 8601 date/,
+        "a space that is not a + is not",
+      );
     } finally {
       await svc.close();
     }
