@@ -78,7 +78,11 @@ function toDayRow(row: {
   return { day: row.day, count: Number(row.count), amount: BigInt(row.amount) };
 }
 
-/** The merchant's payments and withdraws whose id or reference is exactly `term`. */
+/**
+ * The merchant's payments and withdraws whose id or reference is exactly `term`, and the
+ * payments whose bank-transfer reference it is (what the customer wrote in the transfer's note,
+ * upper case; found whatever its case).
+ */
 export async function findRecordsByTerm(db: Db, merchantId: string, term: string, idTerm: string | null) {
   const match = (table: "payments" | "withdraws") =>
     db
@@ -93,6 +97,17 @@ export async function findRecordsByTerm(db: Db, merchantId: string, term: string
       .orderBy("created_at", "desc")
       .limit(5)
       .execute();
-  const [payments, withdraws] = await Promise.all([match("payments"), match("withdraws")]);
-  return { payments, withdraws };
+  const byTransferReference = db
+    .selectFrom("payments")
+    .select(["id", "reference_id", "created_at"])
+    .where("merchant_id", "=", merchantId)
+    .where("bank_transfer_reference", "=", term.toUpperCase())
+    .execute();
+  const [payments, transfers, withdraws] = await Promise.all([
+    match("payments"),
+    byTransferReference,
+    match("withdraws"),
+  ]);
+  const found = new Set(payments.map((row) => row.id));
+  return { payments: [...payments, ...transfers.filter((row) => !found.has(row.id))], withdraws };
 }

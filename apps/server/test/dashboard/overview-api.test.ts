@@ -168,6 +168,17 @@ describe("GET /search", () => {
       const res = await user.request("GET", `/search?q=${encodeURIComponent(q)}`);
       assert.deepEqual(res.body.data.hits, [], q);
     }
+    // A bank transfer's reference, as the customer wrote it in the transfer's note, in any case.
+    const transfer = await createPayment(svc, shop, { paymentMethod: "bank_transfer" });
+    const transferReference = transfer.nextAction.bankTransferInstructions.reference as string;
+    for (const q of [transferReference, transferReference.toLowerCase()]) {
+      const res = await user.request("GET", `/search?q=${encodeURIComponent(q)}`);
+      assert.deepEqual(
+        res.body.data.hits,
+        [{ type: "payment", id: transfer.id, referenceId: transfer.referenceId }],
+        q,
+      );
+    }
     const empty = await user.request("GET", "/search");
     assert.equal(empty.status, 400);
     assert.equal(empty.body.error.code, "VALIDATION_ERROR");
