@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../../src/cli/program.ts";
-import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { runOperatorCli } from "../helpers/cli.ts";
+import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 
 let svc: TestService;
 
@@ -111,20 +111,7 @@ describe("GET /admin/v1/payments?merchantReference= (the operator's search)", ()
     const id = await paymentWith(shop, { merchantReference: "ORDER 7/2026" });
     await svc.app.listen({ host: "127.0.0.1", port: 0 });
     const url = `http://127.0.0.1:${(svc.app.server.address() as AddressInfo).port}`;
-    const satang = async (args: string[]) => {
-      let stdout = "";
-      let stderr = "";
-      const outcome = await runCli([...args, "--url", url, "--token", ADMIN_TOKEN], {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-        env: { PATH: process.env.PATH ?? "" },
-      });
-      return { code: "exitCode" in outcome ? outcome.exitCode : undefined, stdout, stderr };
-    };
+    const satang = (args: string[]) => runOperatorCli(url, args);
     const found = await satang(["payment", "find", "--merchant-reference", "ORDER 7/2026"]);
     assert.equal(found.code, 0, found.stderr);
     assert.match(found.stdout, /1 payment\(s\) with the merchant reference ORDER 7\/2026/);

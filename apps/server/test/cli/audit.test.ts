@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../../src/cli/program.ts";
+import { runOperatorCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 
 let svc: TestService;
@@ -21,20 +21,8 @@ after(async () => {
   await svc?.close();
 });
 
-async function satang(args: string[], token = ADMIN_TOKEN) {
-  let stdout = "";
-  let stderr = "";
-  const outcome = await runCli([...args, "--url", url, "--token", token], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: { PATH: process.env.PATH ?? "" },
-  });
-  assert.ok("exitCode" in outcome);
-  return { code: outcome.exitCode, stdout, stderr };
+function satang(args: string[], token = ADMIN_TOKEN) {
+  return runOperatorCli(url, args, token);
 }
 
 describe("satang operator-token and audit", () => {

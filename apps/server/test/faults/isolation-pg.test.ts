@@ -142,68 +142,64 @@ describeOnPostgres("database faults on PostgreSQL", () => {
     assert.equal(payments.length, 1, "no refused create left anything behind");
   });
 
-  it("a burst of one merchant's creates against its held row leaves the pool to the others", async () => {
+  /**
+   * Holds `table`'s row `id` from outside, sends forty of a's requests that wait on it (far more
+   * than the pool of 6: each would wait out the lock bound holding a connection), and checks that
+   * b's create and list are served within the lock bound while a's answer 503.
+   */
+  async function burstLeavesThePool(
+    table: "merchants" | "payments",
+    id: string,
+    send: () => Promise<TestResponse>,
+    list: string,
+  ) {
     const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
     await outside.connect();
     await outside.query("begin");
-    await outside.query("select id from merchants where id = $1 for update", [a.merchantId]);
+    await outside.query(`select id from ${table} where id = $1 for update`, [id]);
     try {
-      // Far more than the pool (6): each would wait out the lock bound holding a connection.
-      const burst = Promise.all(
-        Array.from({ length: 40 }, () =>
-          svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a }),
-        ),
-      );
+      const burst = Promise.all(Array.from({ length: 40 }, send));
       await new Promise((resolve) => setTimeout(resolve, 300));
       const started = Date.now();
-      const [create, list] = await Promise.all([
+      const [created, listed] = await Promise.all([
         svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
-        svc.request("GET", "/api/v1/payments?limit=1", undefined, { credentials: b }),
+        svc.request("GET", list, undefined, { credentials: b }),
       ]);
       const elapsed = Date.now() - started;
-      assert.equal(create.status, 201, JSON.stringify(create.body));
-      assert.equal(list.status, 200, JSON.stringify(list.body));
-      // Served without waiting for a connection a's creates hold: within the lock bound, not after it.
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      // Served without waiting for a connection a's requests hold: within the lock bound, not after it.
       assert.ok(elapsed < LOCK_TIMEOUT_MS, `b waited ${elapsed} ms`);
-      for (const [i, res] of (await burst).entries()) assertUnavailable(res, `a's create ${i}`);
+      for (const [i, res] of (await burst).entries()) assertUnavailable(res, `a's request ${i}`);
     } finally {
       await outside.query("rollback").catch(() => {});
       await outside.end();
     }
+  }
+
+  it("a burst of one merchant's creates against its held row leaves the pool to the others", async () => {
+    await burstLeavesThePool(
+      "merchants",
+      a.merchantId,
+      () => svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: a }),
+      "/api/v1/payments?limit=1",
+    );
   });
 
   it("a burst of one merchant's refunds against its held payment leaves the pool to the others", async () => {
     const payment = await succeededPayment(svc, a, "100000.00");
-    const outside = new pg.Client({ connectionString: svc.store.databaseUrl });
-    await outside.connect();
-    await outside.query("begin");
-    await outside.query("select id from payments where id = $1 for update", [payment.id]);
-    try {
-      const burst = Promise.all(
-        Array.from({ length: 40 }, () =>
-          svc.request(
-            "POST",
-            `/api/v1/payments/${payment.id}/refunds`,
-            { amount: "100.00", referenceId: refundReference() },
-            { credentials: a },
-          ),
+    await burstLeavesThePool(
+      "payments",
+      payment.id,
+      () =>
+        svc.request(
+          "POST",
+          `/api/v1/payments/${payment.id}/refunds`,
+          { amount: "100.00", referenceId: refundReference() },
+          { credentials: a },
         ),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const started = Date.now();
-      const [create, list] = await Promise.all([
-        svc.request("POST", "/api/v1/payments", paymentBody(), { credentials: b }),
-        svc.request("GET", "/api/v1/refunds?limit=1", undefined, { credentials: b }),
-      ]);
-      const elapsed = Date.now() - started;
-      assert.equal(create.status, 201, JSON.stringify(create.body));
-      assert.equal(list.status, 200, JSON.stringify(list.body));
-      assert.ok(elapsed < LOCK_TIMEOUT_MS, `b waited ${elapsed} ms`);
-      for (const [i, res] of (await burst).entries()) assertUnavailable(res, `a's refund ${i}`);
-    } finally {
-      await outside.query("rollback").catch(() => {});
-      await outside.end();
-    }
+      "/api/v1/refunds?limit=1",
+    );
   });
 
   it("a settlement job held up by one merchant's locked wallet holds no row of another merchant", async () => {

@@ -8,7 +8,6 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { runCli } from "../../src/cli/program.ts";
 import type { RefundRow } from "../../src/db/types.ts";
 import { payoutKeyOf, refundSubject } from "../../src/lib/payout-subjects.ts";
 import {
@@ -19,7 +18,7 @@ import {
 } from "../../src/lifecycle/payouts.ts";
 import { scbTables } from "../../src/providers/scb/db.ts";
 import { partnerTransactionId, partnerTransactionIdOf } from "../../src/providers/scb/references.ts";
-import { ADMIN_TOKEN } from "../helpers/harness.ts";
+import { runOperatorCli } from "../helpers/cli.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, createRefundRequest, refundBody } from "../helpers/refunds.ts";
@@ -521,23 +520,7 @@ describe("an undecided refund transfer", () => {
     await dispatchPendingRefunds(live.svc.deps);
     live.advance(ALERT_S * 1000);
     const address = live.svc.app.server.address() as { port: number };
-    const satang = async (args: string[]) => {
-      let stdout = "";
-      let stderr = "";
-      const outcome = await runCli(
-        [...args, "--url", `http://127.0.0.1:${address.port}`, "--token", ADMIN_TOKEN],
-        {
-          stdout: (text) => {
-            stdout += text;
-          },
-          stderr: (text) => {
-            stderr += text;
-          },
-          env: { PATH: process.env.PATH ?? "" },
-        },
-      );
-      return { code: "exitCode" in outcome ? outcome.exitCode : undefined, stdout, stderr };
-    };
+    const satang = (args: string[]) => runOperatorCli(`http://127.0.0.1:${address.port}`, args);
     const listed = await satang(["payouts", "undecided"]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`refund ${refund.id}  12\\.00 THB  scb`));
