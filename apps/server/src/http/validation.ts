@@ -340,11 +340,11 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
       const value = (data as Record<string, unknown> | null)?.[name];
       return typeof value === "string" && !DECIMAL_DIGITS.test(value);
     });
-    const repeated = where === "query" ? repeatedParameters(schema as SchemaNode, data) : [];
     const unstorable = unstorableTextErrors(data);
-    if (fn(data) && unstorable.length === 0 && notDecimal.length === 0 && repeated.length === 0) {
-      return { value: data };
-    }
+    if (fn(data) && unstorable.length === 0 && notDecimal.length === 0) return { value: data };
+    // Looked for only once the value is refused: a parameter given twice arrives as an array,
+    // which a one-value parameter's schema refuses, and the refusal then says why.
+    const repeated = where === "query" ? repeatedParameters(schema as SchemaNode, data) : [];
     const errors = [
       ...repeated.map(repeatedError),
       ...unstorable,
