@@ -1,31 +1,16 @@
 /**
  * The operator commands that move money: `satang wallet adjust` and `satang withdraw
- * approve|reject`, run as separate processes against a server listening in this test.
+ * approve|reject`, run as the entry point runs them (test/helpers/cli.ts) against a server
+ * listening in this test.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { type CliRun, runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
-import { satangArgv } from "../helpers/processes.ts";
 
-const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, satangArgv(args), {
-    cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function satang(args: string[]): Promise<CliRun> {
+  return runSatangCli(args);
 }
 
 const withdrawBody = (referenceId: string, amount: string) => ({

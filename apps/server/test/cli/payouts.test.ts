@@ -1,44 +1,22 @@
 /**
- * `satang payouts batch ...` run as a separate process, the way an operator runs it, against a
+ * `satang payouts batch ...` run as the entry point runs it (test/helpers/cli.ts), against a
  * manual-payout server listening in this test process.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { type CliRun, runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
-import { satangArgv } from "../helpers/processes.ts";
 import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
-const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 let dir = "";
 
-function satang(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, satangArgv(args), {
-    cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function satang(args: string[]): Promise<CliRun> {
+  return runSatangCli(args, { DATA_DIR: dir });
 }
 
 describe("satang payouts batch", () => {

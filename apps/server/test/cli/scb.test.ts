@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../../src/cli/program.ts";
 import { dispatchPendingWithdraws } from "../../src/lifecycle/payouts.ts";
 import { partnerTransactionId } from "../../src/providers/scb/references.ts";
+import { type CliRun, runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN } from "../helpers/harness.ts";
 import { fundWallet } from "../helpers/ledger.ts";
 import { createPayment, createWithdraw } from "../helpers/lifecycle.ts";
@@ -28,20 +28,8 @@ after(async () => {
   await live.close();
 });
 
-async function satang(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const outcome = await runCli([...args, ...target], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-  });
-  assert.ok("exitCode" in outcome);
-  return { code: outcome.exitCode, stdout, stderr };
+function satang(args: string[]): Promise<CliRun> {
+  return runSatangCli([...args, ...target]);
 }
 
 async function paidPayment() {

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../../src/cli/program.ts";
+import { type CliRun, runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { createWithdraw, ledgerKinds, simulateWithdrawRequest } from "../helpers/lifecycle.ts";
 import { fundedMerchant } from "../helpers/withdraws.ts";
@@ -20,20 +20,8 @@ let shop: Credentials;
 let target: string[] = [];
 let dir = "";
 
-async function satang(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const outcome = await runCli([...args, ...target], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir },
-  });
-  assert.ok("exitCode" in outcome);
-  return { code: outcome.exitCode, stdout, stderr };
+function satang(args: string[]): Promise<CliRun> {
+  return runSatangCli([...args, ...target], { DATA_DIR: dir });
 }
 
 before(async () => {

@@ -5,16 +5,14 @@
  * wall clock is injected, so the 15 minutes and the 12 hours pass without waiting.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import { passwordVerifications } from "../../src/dashboard/passwords.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
+import { runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
-import { satangArgv } from "../helpers/processes.ts";
 
 const PASSWORD = "correct horse battery";
 const MINUTE_MS = 60_000;
@@ -462,20 +460,4 @@ describe("satang user create", () => {
   });
 });
 
-const SERVER_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-function satang(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, satangArgv(args), {
-    cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const satang = (args: string[]) => runSatangCli(args);

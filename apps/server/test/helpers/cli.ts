@@ -1,6 +1,8 @@
 /**
- * The operator CLI run in this process, as the `satang` entry point runs it, against a server
- * at `url` with an operator token: what it printed and the exit code it finished with.
+ * The `satang` CLI run in this process, as the entry point runs it (`runCli`, the function
+ * bin/satang.js hands its argv and environment): what it printed and the exit code it finished
+ * with. A spawned process costs about 0.7 s of CPU to start; the launcher itself is tried as a
+ * process in test/cli/operator.test.ts.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../../src/cli/program.ts";
@@ -12,18 +14,27 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runOperatorCli(url: string, args: string[], token = ADMIN_TOKEN): Promise<CliRun> {
+/**
+ * Runs `satang <args>` with only PATH, HOME and `env` as its environment, as from a new shell.
+ * Only commands that finish (not `serve` or `worker`).
+ */
+export async function runSatangCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
-  const outcome = await runCli([...args, "--url", url, "--token", token], {
+  const outcome = await runCli(args, {
     stdout: (text) => {
       stdout += text;
     },
     stderr: (text) => {
       stderr += text;
     },
-    env: { PATH: process.env.PATH ?? "" },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
   });
   assert.ok("exitCode" in outcome, `\`satang ${args.join(" ")}\` finishes`);
   return { code: outcome.exitCode, stdout, stderr };
+}
+
+/** An operator command against the server at `url`, with an operator token. */
+export function runOperatorCli(url: string, args: string[], token = ADMIN_TOKEN): Promise<CliRun> {
+  return runSatangCli([...args, "--url", url, "--token", token]);
 }

@@ -35,7 +35,7 @@ const ALERT_S = 600;
 let live: LiveScb;
 
 before(async () => {
-  live = await startLiveScb({ timeoutMs: 5_000, env: { PAYOUT_UNDECIDED_ALERT_S: String(ALERT_S) } });
+  live = await startLiveScb({ timeoutMs: 3_000, env: { PAYOUT_UNDECIDED_ALERT_S: String(ALERT_S) } });
 });
 afterEach(async () => {
   live.sim.transferOutcome = { status: "CONFIRM_COMPLETED" };

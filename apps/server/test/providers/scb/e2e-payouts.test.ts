@@ -27,7 +27,7 @@ let live: LiveScb;
 
 before(async () => {
   // Short enough that a held answer is a timeout quickly; long enough for a loaded machine.
-  live = await startLiveScb({ timeoutMs: 5_000 });
+  live = await startLiveScb({ timeoutMs: 3_000 });
   await fundWallet(live.svc.deps, live.merchant.merchantId, 10_000_000n);
 });
 afterEach(async () => {

@@ -131,11 +131,13 @@ async function reconcileUntilDecided(id: string, stepMs: number, maxSteps: numbe
 
 describe("a send the lifecycle gave up on (issue 21, item 1)", () => {
   it("keeps a withdraw processing, and SCB paying nothing, when the first initiate is slow and the second is refused as duplicated", async () => {
-    // SCB takes the first initiate but answers it only after 20 s, past the lifecycle's 15 s.
-    live.sim.failNext("credit_initiate", { kind: "timeout_but_execute", holdMs: 20_000 });
+    // SCB takes the first initiate but answers it only after 6 s, past the lifecycle's bound of
+    // a send (PROVIDER_CALL_TIMEOUT_MS, shortened here to 3 s so the test waits seconds, not
+    // tens of seconds; the rule is the same at any bound shorter than SCB's own).
+    live.sim.failNext("credit_initiate", { kind: "timeout_but_execute", holdMs: 6_000 });
     const withdraw = await newWithdraw();
     const started = Date.now();
-    await dispatchPendingWithdraws(live.svc.deps);
+    await dispatchPendingWithdraws({ ...live.svc.deps, payoutCallTimeoutMs: 3_000 });
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
     // The reconciler initiates again with the same partner id; SCB refuses it as duplicated.
     live.sim.failNext("credit_initiate", {
@@ -154,7 +156,7 @@ describe("a send the lifecycle gave up on (issue 21, item 1)", () => {
     );
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"]);
     // The first initiate's answer comes back now: nobody may store or confirm its tokenizer.
-    await sleep(Math.max(0, started + 22_000 - Date.now()));
+    await sleep(Math.max(0, started + 8_000 - Date.now()));
     const scb = atScb(withdraw.id);
     assert.deepEqual([scb.confirms, scb.executions], [0, 0]);
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
