@@ -170,6 +170,10 @@ export const PaymentDetailEnvelope = envelope(
     customer: PaymentCustomer,
     /** The hosted payment page, as nextAction.paymentAppUrl names it (PUBLIC_BASE_URL/pay/{id}). */
     hostedPageUrl: Type.String(),
+    transferReference: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "A bank transfer's reference, what the customer writes in the transfer's note; kept after the payment ends, when nextAction no longer carries it. Null for PromptPay.",
+    }),
     timeline: Type.Array(TimelineEntry),
   }),
 );

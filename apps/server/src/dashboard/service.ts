@@ -44,7 +44,9 @@ export interface PaymentCustomer {
 
 /**
  * A payment as the API shows it, with what the API's record leaves out but the merchant's own
- * staff need: the customer's name, masked account and bank, and the hosted page's address.
+ * staff need: the customer's name, masked account and bank, the hosted page's address, and a bank
+ * transfer's reference (which the record's nextAction drops once the payment ends), to match a
+ * line of the bank statement to its payment.
  */
 export async function paymentDetail(
   ctx: Pick<PaymentContext, "db" | "config">,
@@ -54,6 +56,7 @@ export async function paymentDetail(
   payment: PaymentRecord;
   customer: PaymentCustomer;
   hostedPageUrl: string;
+  transferReference: string | null;
   timeline: TimelineEntry[];
 }> {
   const payment = await getPayment(ctx, merchant, id);
@@ -67,6 +70,7 @@ export async function paymentDetail(
       bankCode: row.customer_bank_code,
     },
     hostedPageUrl: paymentAppUrl(ctx.config, payment.id),
+    transferReference: row.bank_transfer_reference,
     timeline: await timelineOf(ctx, merchant.id, "payment", payment.id),
   };
 }

@@ -461,3 +461,22 @@ describe("on a withdraw-only merchant the overview data is consistent", () => {
     assert.equal(start - after, 1000);
   });
 });
+
+// Last, so the payment it adds and cancels is in no other test's lists or counts.
+describe("a bank transfer's reference on the payment detail", () => {
+  it("GET /payments/{id} keeps a bank transfer's reference after the payment ends; a PromptPay payment has none", async () => {
+    const transfer = await api("POST", "/api/v1/payments", paymentBody({ paymentMethod: "bank_transfer" }));
+    const reference = transfer.nextAction.bankTransferInstructions.reference;
+    assert.equal(typeof reference, "string");
+    const open = await user.request("GET", `/payments/${transfer.id}`);
+    assert.equal(open.body.data.transferReference, reference);
+    await api("POST", `/api/v1/payments/${transfer.id}/cancel`);
+    const ended = await user.request("GET", `/payments/${transfer.id}`);
+    assert.equal(ended.body.data.payment.status, "canceled");
+    assert.equal(ended.body.data.payment.nextAction, null, "the record no longer carries the instructions");
+    assert.equal(ended.body.data.transferReference, reference);
+    const promptpay = await user.request("GET", `/payments/${payments[0].id}`);
+    assert.equal(promptpay.body.data.payment.paymentMethod, "promptpay");
+    assert.equal(promptpay.body.data.transferReference, null);
+  });
+});

@@ -32,6 +32,7 @@ let origin: string;
 let shop: Credentials;
 let login: { email: string; password: string };
 let payment: any;
+let transfer: any;
 let withdraw: any;
 
 async function api(method: string, path: string, body?: unknown): Promise<any> {
@@ -68,6 +69,15 @@ before(async () => {
     metadata: { orderId: "7001", channel: "line-shop" },
   });
   svc.clock.advance(60_000);
+  transfer = await api("POST", "/api/v1/payments", {
+    amount: "89000.00",
+    referenceId: "order-7002",
+    paymentMethod: "bank_transfer",
+    customerBankAccountName: "Somchai Jaidee",
+    customerBankAccountNumber: "510-000-4321",
+    customerBankCode: "014",
+  });
+  await api("POST", `/api/v1/payments/${transfer.id}/cancel`);
   await fundWallet(svc.deps, shop.merchantId, 5_000_000n);
   withdraw = await api("POST", "/api/v1/withdraws", {
     amount: "250000.00",
@@ -107,12 +117,13 @@ async function visit(page: Page, hash: string): Promise<void> {
   await viewShown(page, hash);
 }
 
+/** The detail list's rows whose field name contains `name`. */
+const fieldRows = (page: Page, name: string) =>
+  page.locator(".fields > div").filter({ has: page.locator("dt", { hasText: name }) });
+
 /** The value beside a field's name in the detail's list. */
 async function field(page: Page, name: string): Promise<string> {
-  const row = page
-    .locator(".fields > div")
-    .filter({ has: page.locator("dt", { hasText: name }) })
-    .first();
+  const row = fieldRows(page, name).first();
   return ((await row.locator("dd").first().textContent()) ?? "").trim();
 }
 
@@ -137,7 +148,18 @@ describe("record details", () => {
       const link = page.getByRole("link", { name: en.openHostedPage });
       assert.equal(await link.getAttribute("href"), `${origin}/pay/${payment.id}`);
       assert.ok(!(await page.content()).includes("5100004321"), "the account number is never on the page");
+      assert.equal(
+        await fieldRows(page, en.fieldTransferReference).count(),
+        0,
+        "PromptPay has no transfer reference",
+      );
       await screenshot(page, "payment-detail-en");
+      // A bank transfer that ended still shows the reference its customer was to write.
+      await visit(page, `#/payments/${transfer.id}`);
+      assert.equal(
+        await field(page, en.fieldTransferReference),
+        transfer.nextAction.bankTransferInstructions.reference,
+      );
       await visit(page, `#/withdraws/${withdraw.id}`);
       assert.equal(await field(page, en.fieldBank), "Kasikornbank (004)");
       assert.equal(await field(page, en.fieldAccountNumber), "******7890");
@@ -156,6 +178,11 @@ describe("record details", () => {
       assert.equal(await field(page, th.fieldCustomerBank), "ธนาคารไทยพาณิชย์ (014)");
       assert.ok(await page.getByRole("link", { name: th.openHostedPage }).isVisible());
       await screenshot(page, "payment-detail-mobile-th");
+      await visit(page, `#/payments/${transfer.id}`);
+      assert.equal(
+        await field(page, th.fieldTransferReference),
+        transfer.nextAction.bankTransferInstructions.reference,
+      );
       await visit(page, `#/withdraws/${withdraw.id}`);
       assert.equal(await field(page, th.fieldBank), "ธนาคารกสิกรไทย (004)");
       await screenshot(page, "withdraw-detail-mobile-th");
@@ -188,7 +215,10 @@ describe("the Exports page", () => {
       const records = csvRecords(text.slice(1));
       assert.deepEqual(
         records.map((r) => [r.payment_id, r.amount_thb, r.customer_account]),
-        [[payment.id, "1250.00", "******4321"]],
+        [
+          [payment.id, "1250.00", "******4321"],
+          [transfer.id, "890.00", "******4321"],
+        ],
       );
       await page.getByText(en.exportDone.replace("{file}", download.suggestedFilename())).waitFor();
       await screenshot(page, "exports-en");

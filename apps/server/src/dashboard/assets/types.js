@@ -138,7 +138,7 @@
 /** @typedef {{ name: string, accountNumber: string, bankCode: string }} PaymentCustomer */
 /**
  * @typedef {{ payment: Payment, customer: PaymentCustomer, hostedPageUrl: string,
- *   timeline: TimelineEntry[] }} PaymentDetail
+ *   transferReference: string | null, timeline: TimelineEntry[] }} PaymentDetail
  */
 /** @typedef {{ withdraw: Withdraw, timeline: TimelineEntry[] }} WithdrawDetail */
 

@@ -32,7 +32,7 @@ function metadataList(metadata) {
  * @returns {Promise<Child[]>}
  */
 export async function paymentDetailView(id) {
-  const { payment, customer, hostedPageUrl, timeline } = await getPayment(id);
+  const { payment, customer, hostedPageUrl, transferReference, timeline } = await getPayment(id);
   const refunds = await refundsSection(payment);
   return [
     backLink("payments", "#/payments", "backToPayments"),
@@ -43,6 +43,10 @@ export async function paymentDetailView(id) {
         [t("fieldAmount"), formatSatang(payment.amount)],
         [t("fieldMethod"), payment.paymentMethod ? valueText("method", payment.paymentMethod) : null],
         [t("fieldReference"), mono(payment.referenceId)],
+        // What the customer writes in the transfer's note: matches a bank statement's line.
+        ...(transferReference
+          ? /** @type {[string, Child][]} */ ([[t("fieldTransferReference"), mono(transferReference)]])
+          : []),
         [t("fieldId"), mono(payment.id)],
         [t("fieldDescription"), payment.description],
         [t("fieldCustomerName"), customer.name],
