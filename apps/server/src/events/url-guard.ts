@@ -107,8 +107,8 @@ export function addressRefusal(
 }
 
 /**
- * The syntax rules: an absolute http(s) URL (https only when the policy says so) with a host,
- * without user name or password (they would be sent to the receiver in the clear, and they
+ * The syntax rules: an absolute http(s) URL (https only when the policy says so) with a host and
+ * a port from 1 to 65535 when it names one, without user name or password (they would be sent to the receiver in the clear, and they
  * disguise the host to a reader: https://bank.example@10.0.0.1/).
  */
 function parseWebhookUrl(text: string, policy: Pick<UrlPolicy, "requireHttps">): URL {
@@ -130,6 +130,9 @@ function parseWebhookUrl(text: string, policy: Pick<UrlPolicy, "requireHttps">):
     throw new UrlRefused("url must not contain a user name or password");
   }
   if (url.hostname === "") throw new UrlRefused("url must have a host");
+  // Port 0 parses, but no receiver listens on it: a connection to it goes to the scheme's
+  // default port instead, which is not the address the merchant registered.
+  if (url.port === "0") throw new UrlRefused("url must name a port from 1 to 65535");
   return url;
 }
 

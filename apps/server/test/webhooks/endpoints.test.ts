@@ -92,6 +92,8 @@ describe("POST /api/v1/webhook-endpoints", () => {
     ["a url that is not a URL", { url: "hooks.example/x", events: ["*"] }, "url"],
     ["an ftp url", { url: "ftp://hooks.example/x", events: ["*"] }, "url"],
     ["a url with credentials", { url: "https://user:pw@hooks.example/x", events: ["*"] }, "url"],
+    ["a url naming port 0", { url: "https://hooks.example:0/x", events: ["*"] }, "url"],
+    ["a url naming port 65536", { url: "https://hooks.example:65536/x", events: ["*"] }, "url"],
     ["a url whose host does not resolve", { url: "https://nowhere.example/x", events: ["*"] }, "url"],
     ["a private address", { url: "http://10.0.0.1/x", events: ["*"] }, "url"],
     ["the metadata address", { url: "http://169.254.169.254/latest/meta-data", events: ["*"] }, "url"],
@@ -113,6 +115,16 @@ describe("POST /api/v1/webhook-endpoints", () => {
       assert.equal(res.body.error.metadata.field, field);
     });
   }
+
+  it("accepts any port from 1 to 65535, and keeps it in the record", async () => {
+    for (const url of ["https://hooks.example:1/x", "https://hooks.example:65535/x"]) {
+      const res = await create({ url, events: ["*"] });
+      assert.equal(res.status, 201, `${url}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.data.url, url);
+      const removed = await svc.request("DELETE", `${PATH}/${res.body.data.id}`);
+      assert.equal(removed.status, 200);
+    }
+  });
 
   it("takes a null description as none, as the record shows one", async () => {
     const res = await create({ url: "https://hooks.example/", events: ["*"], description: null });
