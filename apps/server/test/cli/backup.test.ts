@@ -11,9 +11,9 @@ import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
-import { runCli } from "../../src/cli/program.ts";
 import { EMBEDDED_DATABASE_DIR } from "../../src/data-dir.ts";
 import { openStore } from "../../src/db/connect.ts";
+import { type CliRun, runSatangCli } from "../helpers/cli.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { paymentBody } from "../helpers/lifecycle.ts";
 import { spawnSatang, temporaryDir, type Worker, waitFor } from "../helpers/processes.ts";
@@ -29,20 +29,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function satang(args: string[], env: Record<string, string>) {
-  let stdout = "";
-  let stderr = "";
-  const outcome = await runCli(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: { PATH: process.env.PATH ?? "", ...env },
-  });
-  assert.ok("exitCode" in outcome);
-  return { code: outcome.exitCode, stdout, stderr };
+function satang(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runSatangCli(args, env);
 }
 
 class Server {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runCli } from "../../src/cli/program.ts";
+import { runSatangCli } from "../helpers/cli.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 import { satangArgv } from "../helpers/processes.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
@@ -42,20 +42,8 @@ function cleanEnv(env: Record<string, string>): Record<string, string> {
 }
 
 /** Runs one operator command in this process, as the entry point would. */
-async function satang(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  const outcome = await runCli(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: cleanEnv(env),
-  });
-  assert.ok("exitCode" in outcome, `\`satang ${args.join(" ")}\` finishes`);
-  return { code: outcome.exitCode, stdout, stderr };
+function satang(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return runSatangCli(args, { DATA_DIR: emptyDataDir, ...env });
 }
 
 /** Runs the CLI as a separate process through `entry`. */
