@@ -320,15 +320,28 @@ function integerProperties(schema: SchemaNode): string[] {
  * route's schemas again for each.
  */
 const bodyCache = new WeakMap<object, ValidateFunction>();
-const textCache = new WeakMap<object, ValidateFunction>();
+const queryCache = new WeakMap<object, ValidateFunction>();
+const pathCache = new WeakMap<object, ValidateFunction>();
+
+/**
+ * A query schema as it is checked: closed to parameters it does not name, as bodies are to
+ * unknown fields (CONTRACT 4). A misspelt filter (`stauts=paid`) is refused with its name in
+ * `metadata.field` rather than ignored, which would answer an unfiltered list or export as if it
+ * were the filtered one. A schema that states `additionalProperties` itself keeps it.
+ */
+function closedQuery(schema: object): object {
+  const node = schema as { type?: unknown; additionalProperties?: unknown };
+  if (node.type !== "object" || node.additionalProperties !== undefined) return schema;
+  return { ...schema, additionalProperties: false };
+}
 
 /** Fastify validator compiler for every route: the envelope, the codes, nested paths. */
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? bodyAjv : textAjv;
-  const cache = httpPart === "body" ? bodyCache : textCache;
+  const cache = httpPart === "body" ? bodyCache : httpPart === "querystring" ? queryCache : pathCache;
   let validate = cache.get(schema as object);
   if (!validate) {
-    validate = ajv.compile(schema as TSchema);
+    validate = ajv.compile((httpPart === "querystring" ? closedQuery(schema as object) : schema) as TSchema);
     cache.set(schema as object, validate);
   }
   const fn = validate;

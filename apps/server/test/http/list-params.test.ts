@@ -79,6 +79,39 @@ describe("list parameters", () => {
     }
   });
 
+  it("refuses a query parameter a route does not name with 400 naming it, as bodies refuse unknown fields", async () => {
+    const queried = svc.app.routeCatalog.filter(
+      (route) => route.method === "GET" && (route.schema?.querystring as Schema | undefined)?.properties,
+    );
+    const urls = queried.map((route) => route.url);
+    for (const url of [
+      "/api/v1/payments",
+      "/api/v1/payments/:payment_id",
+      "/api/v1/withdraws",
+      "/api/v1/refunds",
+      "/api/v1/events",
+      "/api/v1/reports/payments.csv",
+      "/api/v1/reports/withdraws.csv",
+      "/api/v1/reports/ledger.csv",
+      "/admin/v1/audit-log",
+      "/dashboard/api/payments",
+    ]) {
+      assert.ok(urls.includes(url), `${url} has no query schema`);
+    }
+    for (const route of queried) {
+      // A misspelt filter: answered as the unfiltered list or file, it would look filtered.
+      const named = (route.schema!.querystring as Schema).properties!;
+      const cases = ["stauts=succeeded", "STATUS=pending", "foo=", ...(named.limit ? ["limit=1&foo=1"] : [])];
+      for (const query of cases) {
+        const res = await get(route, query);
+        const unknown = query.split("&").at(-1)!.split("=")[0];
+        assert.equal(res.statusCode, 400, `${route.url}?${query}: ${res.body}`);
+        assert.equal(res.json().error.code, "VALIDATION_ERROR", `${route.url}?${query}`);
+        assert.equal(res.json().error.metadata.field, unknown, `${route.url}?${query}`);
+      }
+    }
+  });
+
   it("refuses a page or limit that is not an integer in range with 400 naming it", async () => {
     for (const route of lists) {
       for (const field of ["page", "limit"]) {

@@ -120,9 +120,18 @@ describe("list payments: paging", () => {
     }
   });
 
-  it("ignores unknown query parameters", async () => {
-    const res = await list(merchant, "foo=bar&merchantId=x&limit=5");
-    assert.equal(res.data.length, 5);
+  it("refuses a query parameter it does not name, so a misspelt filter never answers the whole list", async () => {
+    for (const [query, field] of [
+      ["foo=bar&limit=5", "foo"],
+      ["limit=5&stauts=succeeded", "stauts"],
+      ["merchantId=x&limit=5", "merchantId"],
+    ]) {
+      const res = await svc.request("GET", `/api/v1/payments?${query}`, undefined, { credentials: merchant });
+      assert.equal(res.status, 400, `${query}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, "VALIDATION_ERROR");
+      assert.equal(res.body.error.metadata.field, field, query);
+    }
+    assert.equal((await list(merchant, "limit=5")).data.length, 5);
   });
 });
 
