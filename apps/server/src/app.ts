@@ -158,8 +158,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     async (api) => {
       api.decorateRequest("auth", undefined);
       api.addHook("preValidation", hmacAuthentication(deps));
-      api.addHook("onSend", settleReplay(deps.config.env));
-      await registerRateLimit(api, deps);
+      const budget = await registerRateLimit(api, deps);
+      api.addHook("onSend", settleReplay(deps.config.env, budget.giveBack));
       api.addHook("preValidation", rejectUnparsedBody);
       if (options.extraApiRoutes) await api.register(options.extraApiRoutes);
       await api.register(paymentRoutes(deps), { prefix: "/payments" });

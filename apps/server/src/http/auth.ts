@@ -446,9 +446,14 @@ function pendingReplay(
  * record (refused, failed, or never reached its handler) records it now, before its answer
  * leaves, so the same signed request cannot be accepted later. When the signature turns out
  * to have been used before, the answer becomes the replay refusal (401), as it would have been
- * had the record been written first. A 2xx answer means the record committed with the write.
+ * had the record been written first, and the rate limiter, which counted the request before
+ * the replay was known, gives it back (`giveBack`): an authentication refusal spends nothing of
+ * the merchant's budget. A 2xx answer means the record committed with the write.
  */
-export function settleReplay(env: Config["env"]) {
+export function settleReplay(
+  env: Config["env"],
+  giveBack: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+) {
   const settle = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -464,6 +469,7 @@ export function settleReplay(env: Config["env"]) {
     }
     if (fresh || pending.written()) return payload;
     const replayed = refusal(REPLAYED(), request, env) as AppError;
+    await giveBack(request, reply);
     reply.code(replayed.status).header("content-type", "application/json; charset=utf-8");
     return JSON.stringify(errorBody(replayed));
   };

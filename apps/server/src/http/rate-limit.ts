@@ -15,9 +15,14 @@
  *   X-RateLimit-Remaining and X-RateLimit-Reset (seconds until the window resets).
  * - When Redis fails mid-flight the limiter lets requests through (and logs): taking payments
  *   matters more than counting them. A Redis that cannot be reached at start stops the start.
+ * - A signed write whose replay record is written in its own transaction is known to be a
+ *   replay only after the limiter counted it (http/auth.ts `settleReplay`): its answer, the
+ *   replay refusal, gives the request back to the window (`RequestBudget.giveBack`) and carries
+ *   no rate-limit headers, as every authentication refusal. A captured request sent again and
+ *   again so spends nothing of its merchant's budget.
  */
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -50,9 +55,23 @@ type IncrCallback = Parameters<FastifyRateLimitStore["incr"]>[1];
  * The plugin's own memory store reads Date.now(); this one reads the injected wall clock, so the
  * window is the service's notion of real time and tests can move it without waiting.
  */
-function wallClockStore(clock: Clock): FastifyRateLimitStoreCtor {
-  class WallClockStore implements FastifyRateLimitStore {
+interface GivingBackStore {
+  /** Takes one request back out of the window of `key`, if that window is still open. */
+  giveBack(key: string): Promise<void> | void;
+}
+
+function wallClockStore(clock: Clock, made: (store: GivingBackStore) => void): FastifyRateLimitStoreCtor {
+  class WallClockStore implements FastifyRateLimitStore, GivingBackStore {
     private readonly windows = new Map<string, { count: number; startMs: number }>();
+
+    constructor() {
+      made(this);
+    }
+
+    giveBack(key: string): void {
+      const window = this.windows.get(key);
+      if (window && window.count > 0) window.count -= 1;
+    }
 
     incr(key: string, callback: IncrCallback, timeWindow: number): void {
       const nowMs = clock.now().getTime();
@@ -107,6 +126,31 @@ async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
   return redis;
 }
 
+/**
+ * Takes one request back out of a key's window in Redis: only while the window (the key with
+ * its expiry) exists and holds a count, so a window that ended meanwhile is not made again
+ * without an expiry.
+ */
+const GIVE_BACK_LUA = `
+  local current = tonumber(redis.call('GET', KEYS[1]))
+  if current and current > 0 and redis.call('PTTL', KEYS[1]) > 0 then
+    return redis.call('DECR', KEYS[1])
+  end
+  return current or 0
+`;
+
+function redisGiveBack(app: FastifyInstance, redis: Redis): GivingBackStore {
+  return {
+    giveBack: async (key) => {
+      try {
+        await redis.eval(GIVE_BACK_LUA, 1, `${RATE_LIMIT_REDIS_NAMESPACE}${key}`);
+      } catch (err) {
+        app.log.warn({ err }, "rate-limit Redis error");
+      }
+    },
+  };
+}
+
 function integrationKey(request: FastifyRequest): string {
   // Authentication has always set this by now; the address is only a defensive fallback.
   return request.auth ? request.auth.integration.id : `ip:${request.ip}`;
@@ -122,7 +166,21 @@ interface RateLimitContext {
   wallClock: Clock;
 }
 
-export async function registerRateLimit(api: FastifyInstance, deps: RateLimitContext): Promise<void> {
+/** The limiter's hold on a request it counted. */
+export interface RequestBudget {
+  /**
+   * The request turned out to be refused by authentication after it was counted (a replayed
+   * write): it is taken back out of its window, and its answer loses the rate-limit headers.
+   */
+  giveBack(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+const RATE_LIMIT_HEADERS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"];
+
+export async function registerRateLimit(
+  api: FastifyInstance,
+  deps: RateLimitContext,
+): Promise<RequestBudget> {
   const max = deps.config.rateLimitPerMinute;
   const redis = deps.config.redisUrl ? await connectRedis(api, deps.config.redisUrl) : undefined;
   if (redis) {
@@ -130,6 +188,7 @@ export async function registerRateLimit(api: FastifyInstance, deps: RateLimitCon
       await redis.quit().catch(() => redis.disconnect());
     });
   }
+  let store: GivingBackStore | undefined = redis ? redisGiveBack(api, redis) : undefined;
 
   await api.register(rateLimit, {
     // Hooks are added below, in order, rather than per route by the plugin: route-level hooks
@@ -142,7 +201,12 @@ export async function registerRateLimit(api: FastifyInstance, deps: RateLimitCon
     keyGenerator: integrationKey,
     ...(redis
       ? { redis, nameSpace: RATE_LIMIT_REDIS_NAMESPACE, skipOnError: true }
-      : { store: wallClockStore(deps.wallClock) }),
+      : {
+          // The plugin's own store; a child made for a route's own limit is not given back to.
+          store: wallClockStore(deps.wallClock, (made) => {
+            store ??= made;
+          }),
+        }),
     addHeaders: {
       "x-ratelimit-limit": true,
       "x-ratelimit-remaining": true,
@@ -158,4 +222,10 @@ export async function registerRateLimit(api: FastifyInstance, deps: RateLimitCon
       rateLimitExceeded(context.max, context.ttl, deps.wallClock.now()),
   });
   api.addHook("preValidation", api.rateLimit());
+  return {
+    giveBack: async (request, reply) => {
+      for (const name of RATE_LIMIT_HEADERS) reply.removeHeader(name);
+      if (request.auth) await store?.giveBack(integrationKey(request));
+    },
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * The rate limit's budget shared in Redis (CONTRACT 1 and 10; docs/DEPLOYMENT.md): one budget per
- * integration across app instances, and a start refused when REDIS_URL names no Redis.
+ * integration across app instances, a replayed create given back to it, and a start refused when
+ * REDIS_URL names no Redis.
  *
  * Redis: TEST_REDIS_URL when set (CI sets it), otherwise redis://127.0.0.1:6379. The test runner
  * (scripts/test.mjs) runs a file named *-redis.test.ts when TEST_REDIS_URL is set, and then an
@@ -11,12 +12,14 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { signRequest } from "@satang/sdk";
 import { Redis } from "ioredis";
 import { buildApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
 import { RATE_LIMIT_REDIS_NAMESPACE } from "../../src/http/rate-limit.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { paymentBody } from "../helpers/lifecycle.ts";
 import { signedGet, testRoutes } from "../helpers/rate-limit.ts";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
@@ -77,6 +80,42 @@ describe("rate limit, shared in Redis", () => {
       const other = await svc.newMerchant({ name: "Quiet Redis Shop" });
       assert.equal((await signedGet(second, other, wall)).statusCode, 200);
       await probe.del(`${RATE_LIMIT_REDIS_NAMESPACE}${other.integrationId}`);
+    } finally {
+      await probe.del(key);
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("gives back a replayed create in the shared window: the count is what the accepted requests spent", async () => {
+    const creds = await svc.newMerchant({ name: `Replayed Redis Shop ${randomUUID()}` });
+    const key = `${RATE_LIMIT_REDIS_NAMESPACE}${creds.integrationId}`;
+    const first = await buildApp(deps, { extraApiRoutes: testRoutes });
+    const second = await buildApp(deps, { extraApiRoutes: testRoutes });
+    try {
+      await Promise.all([first.ready(), second.ready()]);
+      const body = JSON.stringify(paymentBody());
+      const headers = {
+        ...signRequest({
+          apiKey: creds.apiKey,
+          apiSecret: creds.apiSecret,
+          body,
+          timestamp: wall.now().getTime(),
+        }),
+        "content-type": "application/json",
+      };
+      const send = (app: typeof first) =>
+        app.inject({ method: "POST", url: "/api/v1/payments", payload: body, headers });
+      assert.equal((await send(first)).statusCode, 201);
+      for (let i = 0; i < 8; i++) {
+        const res = await send(i % 2 === 0 ? second : first);
+        assert.equal(res.statusCode, 401, `replay ${i + 1}: ${res.body}`);
+        assert.equal(res.headers["x-ratelimit-remaining"], undefined, `replay ${i + 1}`);
+      }
+      assert.equal(await probe.get(key), "1");
+      const next = await signedGet(second, creds, wall);
+      assert.equal(next.statusCode, 200, next.body);
+      assert.equal(next.headers["x-ratelimit-remaining"], "3");
     } finally {
       await probe.del(key);
       await first.close();

@@ -18,6 +18,7 @@ import {
   RATE_LIMIT_WINDOW_MS,
 } from "../../src/lib/limits.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
+import { paymentBody } from "../helpers/lifecycle.ts";
 import { signedGet, testRoutes } from "../helpers/rate-limit.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
@@ -126,6 +127,42 @@ describe("rate limit, in memory", () => {
     }
     for (let i = 0; i < 5; i++) assert.equal((await signedGet(app, creds, wall)).statusCode, 200);
     assert.equal((await signedGet(app, creds, wall)).statusCode, 429);
+  });
+
+  it("gives back a replayed create: refused as a replay, it spends nothing of the budget", async () => {
+    const creds = await svc.newMerchant({ name: "Replayed Shop" });
+    const body = JSON.stringify(paymentBody());
+    const headers = {
+      ...signRequest({
+        apiKey: creds.apiKey,
+        apiSecret: creds.apiSecret,
+        body,
+        timestamp: wall.now().getTime(),
+      }),
+      "content-type": "application/json",
+    };
+    const send = () => app.inject({ method: "POST", url: "/api/v1/payments", payload: body, headers });
+    const created = await send();
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.headers["x-ratelimit-remaining"], "4");
+    // More replays than the budget holds: each is the replay refusal, without rate-limit headers.
+    for (let i = 0; i < 12; i++) {
+      const res = await send();
+      assert.equal(res.statusCode, 401, `replay ${i + 1}: ${res.body}`);
+      assert.equal(res.json().error.code, "INVALID_CREDENTIALS");
+      assert.equal(res.json().error.metadata.reason, "replayed");
+      assert.equal(res.headers["x-ratelimit-limit"], undefined, `replay ${i + 1}`);
+      assert.equal(res.headers["x-ratelimit-remaining"], undefined, `replay ${i + 1}`);
+    }
+    // Sent together, as a flood of one captured request would be.
+    const together = await Promise.all(Array.from({ length: 8 }, send));
+    assert.deepEqual(
+      together.map((res) => res.statusCode),
+      together.map(() => 401),
+    );
+    const next = await signedGet(app, creds, wall);
+    assert.equal(next.statusCode, 200, next.body);
+    assert.equal(next.headers["x-ratelimit-remaining"], "3");
   });
 
   it("counts an authenticated request whatever its body, so bad bodies cannot flood the API", async () => {
