@@ -118,6 +118,20 @@ function decode(request: FastifyRequest, body: Buffer): string | undefined {
   }
 }
 
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * True unless the Content-Type names a charset other than UTF-8: JSON between systems is UTF-8
+ * (RFC 8259), and the body is read as UTF-8 whatever is declared, so a body declared in another
+ * charset (`charset=utf-16`, `iso-8859-1`) is refused (remembered, answered after authentication
+ * by `rejectUnparsedBody`) rather than read as something it says it is not. A bank's notice
+ * (`/providers/...`) is read from `rawBody`, which is kept, whatever charset it declares.
+ */
+function declaresUtf8(contentType: string | undefined): boolean {
+  const charset = contentType ? CHARSET_PARAMETER.exec(contentType)?.[1] : undefined;
+  return charset === undefined || /^utf-?8$/i.test(charset);
+}
+
 /** A body that does not parse as JSON. */
 export function invalidJsonBody(): AppError<"VALIDATION_ERROR"> {
   return new AppError("VALIDATION_ERROR", "Request body is not valid JSON", { field: "body" });
@@ -170,6 +184,11 @@ export function installBodyParsing(app: FastifyInstance): void {
         return;
       }
       request.rawBody = text;
+      if (text.length > 0 && !declaresUtf8(request.headers["content-type"])) {
+        request.bodyError = bodyError("Content-Type charset must be utf-8 (JSON is UTF-8)", "Content-Type");
+        done(null, undefined);
+        return;
+      }
       const parsed = parseObject(text);
       if (parsed instanceof AppError) {
         request.bodyError = parsed;

@@ -477,11 +477,26 @@ describe("HMAC authentication", () => {
         }),
       );
     }
-    const charset = await send("POST", "/api/v1/test/echo", {
-      body,
-      contentType: "application/json; charset=utf-8",
-    });
-    assert.equal(charset.statusCode, 200, charset.body);
+    for (const contentType of [
+      "application/json; charset=utf-8",
+      "application/json;charset=UTF-8",
+      'application/json; charset="utf8"',
+    ]) {
+      const res = await send("POST", "/api/v1/test/echo", { body, contentType });
+      assert.equal(res.statusCode, 200, `${contentType}: ${res.body}`);
+    }
+    // JSON is UTF-8 and is read so: a body declared in another charset is refused, not misread.
+    for (const contentType of [
+      "application/json; charset=utf-16",
+      "application/json; charset=iso-8859-1",
+      'application/json; charset="windows-874"',
+      "application/json; charset=",
+    ]) {
+      const res = await send("POST", "/api/v1/test/echo", { body, contentType });
+      assert.equal(res.statusCode, 400, `${contentType}: ${res.body}`);
+      assert.equal(res.json().error.code, "VALIDATION_ERROR");
+      assert.deepEqual(res.json().error.metadata, { field: "Content-Type" }, contentType);
+    }
   });
 
   it("puts X-Request-Id on every response, error or not", async () => {

@@ -225,6 +225,18 @@ describe("the confirmation route", () => {
       assert.equal(res.statusCode, 404);
       assert.equal(res.json().error.code, "RESOURCE_NOT_FOUND");
     }
+    // A notice is read whatever charset it declares (the public API refuses one other than UTF-8).
+    const declared = await live.svc.app.inject({
+      method: "POST",
+      url: `/providers/scb/confirmations/${CALLBACK_TOKEN}x`,
+      payload: JSON.stringify({
+        transactionId: "X1",
+        billPaymentRef1: "ABC",
+        transactionDateandTime: "2026-01-01T10:00:00",
+      }),
+      headers: { "content-type": "application/json; charset=ISO-8859-1" },
+    });
+    assert.equal(declared.statusCode, 404, declared.body);
     assert.equal(live.sim.of("bill_payment_inquiry").length, inquiries);
   });
 
