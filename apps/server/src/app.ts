@@ -2,7 +2,12 @@
  * buildApp(deps) assembles the HTTP service and returns it without listening, so tests inject
  * requests and `main.ts` decides where to listen.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { operatorAuditActor } from "./admin/actor.ts";
 import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
@@ -24,6 +29,7 @@ import { hostedRoutes } from "./hosted/routes.ts";
 import { hmacAuthentication, settleReplay, spendStraySignatures } from "./http/auth.ts";
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
 import { clientErrorHandler, installConnectionCap, serverTimeoutOptions } from "./http/connections.ts";
+import { errorBody } from "./http/envelope.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
 import { fontRoutes } from "./http/fonts.ts";
 import { registerOpenApi } from "./http/openapi.ts";
@@ -34,6 +40,7 @@ import { installRouteCatalog } from "./http/route-catalog.ts";
 import { installSecurityHeaders } from "./http/security-headers.ts";
 import { serializerCompiler } from "./http/serializer.ts";
 import { validatorCompiler } from "./http/validation.ts";
+import { AppError } from "./lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES, REFERENCE_ID_LENGTH_MAX } from "./lib/limits.ts";
 import { lifecycleAdminRoutes } from "./lifecycle/admin-routes.ts";
 import { providerCallbackRoutes } from "./lifecycle/callback-routes.ts";
@@ -53,6 +60,9 @@ import { landingRoutes } from "./sandbox/landing.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { withdrawAdminRoutes } from "./withdraws/admin-routes.ts";
 import { withdrawRoutes } from "./withdraws/routes.ts";
+
+/** Retry-After of a request that arrives while the service shuts down (another process serves it). */
+const CLOSING_RETRY_AFTER_S = 1;
 
 interface BuildOptions {
   /** pino options, or false for no logging (tests). */
@@ -94,7 +104,9 @@ function fastifyOptions(deps: Deps, options: BuildOptions): FastifyServerOptions
     bodyLimit: BODY_SIZE_MAX_BYTES,
     genReqId: requestIdFor,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // A request that arrives once close has begun is answered by the app's own hook (buildApp),
+    // in the envelope with Retry-After, not by Fastify's bare 503.
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: "idle",
     ...serverTimeoutOptions(deps.config.http),
@@ -103,6 +115,39 @@ function fastifyOptions(deps: Deps, options: BuildOptions): FastifyServerOptions
     // worst case; Fastify's default of 100 would answer a valid by-reference lookup with 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 3 * REFERENCE_ID_LENGTH_MAX },
   };
+}
+
+/**
+ * What the app does once close has begun (docs/operations.md, "Shutdown"): a request that
+ * arrives then is not started but answered 503 SERVICE_UNAVAILABLE with Retry-After, in the
+ * envelope with its request id and headers as every answer (CONTRACT 14), so a client or load
+ * balancer sends it again, here once the service is back or to another process; and an answer
+ * to a request in flight closes its connection after it, so the drain does not wait for the
+ * client's keep-alive to run out. Every answer also spends a stray v1 signature (http/auth.ts).
+ */
+function installDrain(app: FastifyInstance, spendStray: (request: FastifyRequest) => Promise<void>): void {
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  // Callback style: every request passes this hook, and only a refused one is answered here.
+  app.addHook("onRequest", (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header("Retry-After", String(CLOSING_RETRY_AFTER_S));
+    reply.code(503).send(
+      errorBody(
+        new AppError("SERVICE_UNAVAILABLE", "The service is shutting down; retry shortly", {
+          retryAfter: CLOSING_RETRY_AFTER_S,
+        }),
+      ),
+    );
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
+    await spendStray(request);
+    if (closing) reply.header("connection", "close");
+    return payload;
+  });
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -115,19 +160,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installSecurityHeaders(app, deps.config);
   installBodyParsing(app);
   installErrorHandling(app);
-  const spendStray = spendStraySignatures(deps);
-  // Once close has begun, an answer to a request in flight closes its connection after it, so
-  // the drain does not wait for the client's keep-alive to run out (docs/operations.md).
-  let closing = false;
-  app.addHook("preClose", (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook("onSend", async (request, reply, payload) => {
-    await spendStray(request);
-    if (closing) reply.header("connection", "close");
-    return payload;
-  });
+  installDrain(app, spendStraySignatures(deps));
   await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });
 
   // Answers a connector could not read are logged with the app's logger.

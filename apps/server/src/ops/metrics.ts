@@ -98,6 +98,7 @@ export class HttpMetrics {
 
   async render(): Promise<string> {
     const [process, http] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
-    return `${process.trimEnd()}\n\n${http}`;
+    // The exposition format writes an unknown value `NaN`; prom-client writes `Nan`.
+    return `${process.trimEnd()}\n\n${http}`.replace(/ Nan$/gm, " NaN");
   }
 }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,6 +89,20 @@ async function rawExchange(port: number, text: string): Promise<string> {
     });
     socket.on("error", reject);
     socket.on("close", () => resolve(received));
+  });
+}
+
+/** Sends `text` on an open connection and reads everything until the server closes it. */
+function exchangeOn(socket: Socket, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      received += chunk;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(received));
+    socket.write(text);
   });
 }
 
@@ -178,8 +192,22 @@ describe("first start, restarts and shutdown on the embedded store", () => {
         body: (await r.json()) as Json,
       }));
       await slow.started;
+      // A connection opened before close began, whose first request comes after it.
+      const early = connect(port, "127.0.0.1");
+      await new Promise((resolve) => early.once("connect", resolve));
       const closing = server.close();
       assert.equal(server.close(), closing, "close is idempotent");
+      const refused = await exchangeOn(early, "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
+      const [head = "", refusedBody = ""] = refused.split("\r\n\r\n");
+      assert.match(head, /^HTTP\/1\.1 503 /, refused);
+      assert.match(head, /\r\nretry-after: 1\r\n/i, head);
+      assert.match(head, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, head);
+      assert.match(head, /\r\nx-content-type-options: nosniff\r\n/i, head);
+      assert.match(head, /\r\nconnection: close\r\n/i, head);
+      const envelope = JSON.parse(refusedBody) as Json;
+      assert.equal(envelope.success, false);
+      assert.equal(envelope.error.code, "SERVICE_UNAVAILABLE");
+      assert.deepEqual(envelope.error.metadata, { retryAfter: 1 });
       const late = await fetch(`${server.url}/admin/v1/merchants/${demo.merchantId}`, {
         headers: { authorization: `Bearer ${adminToken}` },
       }).then(

@@ -159,6 +159,15 @@ describe("backup and restore of the embedded store", () => {
       name.startsWith(`${EMBEDDED_DATABASE_DIR}.before-restore-`),
     );
     assert.equal(kept.length, 1, "the database it replaced is kept");
+    // The restored database is private like every store: directories 0700, files 0600.
+    const open: string[] = [];
+    const walk = (path: string) => {
+      const stat = statSync(path);
+      if ((stat.mode & 0o077) !== 0) open.push(`${path} ${(stat.mode & 0o777).toString(8)}`);
+      if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    };
+    walk(join(dataDir, EMBEDDED_DATABASE_DIR));
+    assert.deepEqual(open.slice(0, 5), [], `${open.length} restored paths open to other users`);
 
     // The ledger of the restored database balances.
     const store = await openStore({ dataDir: join(dataDir, EMBEDDED_DATABASE_DIR) });

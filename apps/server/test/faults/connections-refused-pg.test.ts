@@ -59,7 +59,7 @@ describeOnPostgres("a database that refuses connections", () => {
     assert.deepEqual(ready.json().error.metadata, { reason: "unavailable", retryAfter: 2 });
     const { text } = await svc.app.renderMetrics();
     // prom-client writes NaN as "Nan", which Prometheus reads as NaN (any case).
-    assert.match(text, /^satang_payouts_undecided nan$/im, "unknown while the database does not answer");
+    assert.match(text, /^satang_payouts_undecided NaN$/m, "unknown while the database does not answer");
     assert.match(text, /^satang_http_requests_total\{/m, "the HTTP metrics are still there");
 
     await admin(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);

@@ -17,6 +17,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, ConfigError, loadConfig } from "../../config.ts";
 import { DATA_DIR_LOCK_FILE, EMBEDDED_DATABASE_DIR } from "../../data-dir.ts";
+import { tightenDataDir } from "../../data-dir-permissions.ts";
 import {
   ApiError,
   addressSource,
@@ -138,6 +139,9 @@ async function runRestore(file: string, io: CliIo): Promise<void> {
       rmSync(incoming, { recursive: true, force: true });
       throw new ConfigError(`${source} is not a Satang backup that opens: ${(error as Error).message}`);
     }
+    // PGlite writes its files 0666 whatever the umask: the restored database is made private
+    // before it takes its place, as every store is (data-dir-permissions.ts).
+    tightenDataDir(incoming);
     let kept = "";
     if (existsSync(current)) {
       kept = `${current}.before-restore-${stamp}`;
