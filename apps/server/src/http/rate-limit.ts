@@ -51,15 +51,16 @@ const LOCAL_STORE_SWEEP_AT_KEYS = 10_000;
 
 type IncrCallback = Parameters<FastifyRateLimitStore["incr"]>[1];
 
-/**
- * The plugin's own memory store reads Date.now(); this one reads the injected wall clock, so the
- * window is the service's notion of real time and tests can move it without waiting.
- */
 interface GivingBackStore {
   /** Takes one request back out of the window of `key`, if that window is still open. */
   giveBack(key: string): Promise<void> | void;
 }
 
+/**
+ * The plugin's own memory store reads Date.now(); this one reads the injected wall clock, so the
+ * window is the service's notion of real time and tests can move it without waiting. `made` is
+ * told of each store made from it, so the limiter can give a request back to its window.
+ */
 function wallClockStore(clock: Clock, made: (store: GivingBackStore) => void): FastifyRateLimitStoreCtor {
   class WallClockStore implements FastifyRateLimitStore, GivingBackStore {
     private readonly windows = new Map<string, { count: number; startMs: number }>();
