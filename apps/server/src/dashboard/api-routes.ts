@@ -248,6 +248,7 @@ function createApiKeyRoute(app: App, ctx: DashboardApiContext): void {
   app.post(
     "/api-keys",
     {
+      config: { twoFactorInLive: true },
       preValidation: emptyBodyAsObject,
       schema: { body: CreateIntegrationBody, response: { 201: CreatedIntegrationEnvelope } },
     },

@@ -8,6 +8,11 @@
  * the dashboard API, before the body is validated), so a hidden button is never the only guard:
  * a refused request is 403 FORBIDDEN. While an owner in live has not enrolled two-factor login,
  * only routes marked `config.beforeTwoFactor` answer; the rest are 403 FORBIDDEN too.
+ *
+ * An API key carries the merchant's whole API (payments, withdraws to any account, refunds,
+ * exports), more than any role but the owner may do in the dashboard. So in live a route marked
+ * `config.twoFactorInLive` (creating an API key) also needs two-factor login of a developer,
+ * whom the dashboard otherwise does not hold to it: a stolen password alone cannot mint a key.
  */
 import type { FastifyRequest } from "fastify";
 import type { DashboardRole } from "../db/types.ts";
@@ -20,6 +25,8 @@ declare module "fastify" {
     roles?: readonly DashboardRole[];
     /** Open to an owner who must still enrol two-factor login (enrolment itself, who am I). */
     beforeTwoFactor?: boolean;
+    /** In live, only for a user with two-factor login, whatever the role (creating an API key). */
+    twoFactorInLive?: boolean;
   }
 }
 
@@ -48,6 +55,13 @@ export const enrolmentRequired = () =>
     reason: "two_factor_enrolment_required",
   });
 
+export const keyNeedsTwoFactor = () =>
+  new AppError(
+    "FORBIDDEN",
+    "Set up two-factor login first: in live, a new API key needs a user with an authenticator app",
+    { reason: "two_factor_enrolment_required" },
+  );
+
 const READS = new Set(["GET", "HEAD"]);
 
 /** The roles a route allows: its own list, else reads for all and writes for builders. */
@@ -62,4 +76,5 @@ export async function authorizeRole(request: FastifyRequest): Promise<void> {
   if (session.twoFactorRequired && config.beforeTwoFactor !== true) throw enrolmentRequired();
   const allowed = allowedRoles(request.method, config.roles);
   if (!allowed.includes(session.user.role)) throw roleRefused(session.user.role, allowed);
+  if (config.twoFactorInLive === true && session.secondFactorMissingInLive) throw keyNeedsTwoFactor();
 }

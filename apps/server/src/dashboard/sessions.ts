@@ -52,6 +52,11 @@ export interface DashboardSession {
   merchant: Merchant;
   /** An owner in live without two-factor login: nothing but enrolment is allowed (CONTRACT 13). */
   twoFactorRequired: boolean;
+  /**
+   * Any user in live without two-factor login: a route that makes credentials carrying the
+   * merchant's whole API (`config.twoFactorInLive`, creating an API key) is refused to it.
+   */
+  secondFactorMissingInLive: boolean;
 }
 
 declare module "fastify" {
@@ -143,6 +148,7 @@ export function sessionAuthentication(ctx: SessionContext) {
       user,
       merchant,
       twoFactorRequired: twoFactorRequired(ctx.config.env, user),
+      secondFactorMissingInLive: ctx.config.env === "live" && !user.twoFactorEnabled,
     };
   };
 }

@@ -438,4 +438,33 @@ describe("two-factor login in live", () => {
     });
     assert.equal(res.statusCode, 200, "only owners must enrol");
   });
+
+  it("makes a new API key only for a user with two-factor login, a developer too", async () => {
+    const shop = await live.newMerchant();
+    const developer = await dashboardUser(live, shop.merchantId, "developer");
+    assert.equal((await developer.request("GET", "/me")).body.data.twoFactorRequired, false);
+    const before = await developer.request("GET", "/api-keys");
+    assert.equal(before.status, 200, "reads are not held");
+    const endpoint = await developer.request("POST", "/webhook-endpoints", {
+      url: "https://8.8.8.8/hooks",
+      events: ["payment.received"],
+    });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    // A key carries the merchant's whole API: a password alone does not mint one in live.
+    const refused = await developer.request("POST", "/api-keys", { name: "ci" });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "FORBIDDEN");
+    assert.equal(refused.body.error.metadata.reason, "two_factor_enrolment_required");
+    const keys = await developer.request("GET", "/api-keys");
+    assert.equal(keys.body.data.total, before.body.data.total, "nothing was made");
+
+    const started = await developer.request("POST", "/two-factor/enrol");
+    const secret = started.body.data.secret as string;
+    assert.equal(
+      (await developer.request("POST", "/two-factor/confirm", { otp: await codeAtOf(secret) })).status,
+      200,
+    );
+    const created = await developer.request("POST", "/api-keys", { name: "ci" });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  });
 });
