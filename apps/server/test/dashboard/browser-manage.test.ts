@@ -72,6 +72,14 @@ describe("webhook endpoints in the dashboard", () => {
   it("adds, tests, rotates and deletes an endpoint (desktop, English)", async () => {
     const { page, errors, close } = await openWebhooks(DESKTOP, en);
     try {
+      // A refused URL is told as the form's field with the server's reason, not as a filter.
+      await page.getByLabel(en.endpointUrl, { exact: true }).fill("javascript:alert(1)");
+      await page.getByRole("button", { name: en.createEndpoint }).click();
+      await page
+        .getByText(
+          fill(en.invalidFormField, { field: "url", detail: "url must be an absolute http or https URL" }),
+        )
+        .waitFor();
       await page.getByLabel(en.endpointUrl, { exact: true }).fill(receiver.url);
       await page.getByLabel(en.endpointDescription).fill("Order system");
       await page.getByRole("button", { name: en.createEndpoint }).click();

@@ -282,7 +282,10 @@ export function describeError(error, context = "filter") {
   }
   if (error.code === "FORBIDDEN") return t("roleForbidden", { role: roleName(currentRole()) });
   if (error.code === "VALIDATION_ERROR" && field) {
-    return t(context === "form" ? "invalidFormField" : "invalidFilter", { field: String(field) });
+    // A form's field is told with the server's reason (in English, as the API answers it).
+    if (context === "form")
+      return t("invalidFormField", { field: String(field), detail: error.message.replace(/\.$/, "") });
+    return t("invalidFilter", { field: String(field) });
   }
   return t("requestFailed", { code: error.code });
 }

@@ -7,6 +7,7 @@
 /** @import { ApiKey, CreatedApiKey } from "../types.js" */
 import { canBuild, readOnlyNotice } from "../account.js";
 import {
+  ApiError,
   createApiKey,
   describeError,
   listApiKeys,
@@ -111,7 +112,10 @@ function createKeyForm() {
       await refresh();
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      formError.textContent = describeError(error);
+      // In live a key is made only by a user with two-factor login (docs/security.md).
+      const needsTwoFactor =
+        error instanceof ApiError && error.metadata?.reason === "two_factor_enrolment_required";
+      formError.textContent = needsTwoFactor ? t("keyNeedsTwoFactor") : describeError(error, "form");
       formError.hidden = false;
       createButton.disabled = false;
       createButton.textContent = t("createKey");

@@ -105,7 +105,7 @@ function createForm() {
       await refresh();
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      formError.textContent = describeError(error);
+      formError.textContent = describeError(error, "form");
       formError.hidden = false;
       submit.disabled = false;
       submit.textContent = t("createEndpoint");
