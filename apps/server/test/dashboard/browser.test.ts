@@ -370,6 +370,17 @@ describe("dashboard in Chromium", () => {
         await column(page, en.colReference),
         secondPage.data.map((p: any) => p.referenceId),
       );
+      // A page past the last says so, and leads to the last one.
+      await visit(page, `#/payments?limit=2&page=${firstPage.totalPages + 7}`);
+      await page
+        .getByText(
+          `${firstPage.total} result(s) · page ${firstPage.totalPages + 7} is past the last page, ${firstPage.totalPages}.`,
+        )
+        .waitFor();
+      await page.getByRole("link", { name: en.goToLastPage }).click();
+      await page
+        .getByText(`${firstPage.total} result(s) · page ${firstPage.totalPages} of ${firstPage.totalPages}`)
+        .waitFor();
 
       // Dates are Bangkok calendar days, the "to" day included.
       const bangkokDay = (iso: string) =>

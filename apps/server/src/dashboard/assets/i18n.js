@@ -137,6 +137,8 @@ const en = {
   colActions: "Actions",
 
   resultsSummary: "{total} result(s) · page {page} of {pages}",
+  pastLastPage: "{total} result(s) · page {page} is past the last page, {pages}.",
+  goToLastPage: "Go to the last page",
   noResults: "Nothing matches these filters.",
   nothingYet: "Nothing here yet.",
   pagination: "Pagination",
@@ -564,6 +566,8 @@ const th = {
   colActions: "การดำเนินการ",
 
   resultsSummary: "{total} รายการ · หน้า {page} จาก {pages}",
+  pastLastPage: "{total} รายการ · หน้า {page} เกินหน้าสุดท้าย (หน้า {pages})",
+  goToLastPage: "ไปหน้าสุดท้าย",
   noResults: "ไม่มีรายการที่ตรงกับตัวกรองนี้",
   nothingYet: "ยังไม่มีรายการ",
   pagination: "การแบ่งหน้า",

@@ -114,12 +114,19 @@ export async function listView(list, params) {
     ];
   }
   const summaryId = uid("summary");
+  const pages = Math.max(result.totalPages, 1);
+  // A page past the last (an old link, a hand-typed address) is empty though the list is not.
+  const pastLast = result.total > 0 && result.page > pages;
   const summary = h(
     "p",
     { id: summaryId, class: "summary", role: "status", tabindex: "-1", "data-focus-on-update": true },
-    t("resultsSummary", { total: result.total, page: result.page, pages: Math.max(result.totalPages, 1) }),
+    t(pastLast ? "pastLastPage" : "resultsSummary", { total: result.total, page: result.page, pages }),
   );
-  const empty = activeFilterCount(list, params) > 0 ? t("noResults") : t("nothingYet");
+  const empty = pastLast
+    ? link(pageHref(list, params, pages), t("goToLastPage"))
+    : activeFilterCount(list, params) > 0
+      ? t("noResults")
+      : t("nothingYet");
   return [
     title,
     filterPanel(list, params),
