@@ -114,7 +114,7 @@ export function mono(text) {
  * @param {MessageKey} textKey
  */
 export function backLink(key, fallback, textKey) {
-  return h("p", { class: "back" }, link(lastListHref(key, fallback), `← ${t(textKey)}`));
+  return h("p", { class: "back" }, link(lastListHref(key, fallback), t(textKey)));
 }
 
 /**
