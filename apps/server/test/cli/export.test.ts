@@ -112,6 +112,50 @@ describe("satang export", () => {
     const ledger = await run(["export", "ledger", "--from", day(-1), "--to", day(2)]);
     assert.equal(ledger.code, 0, ledger.stderr);
     assert.match(ledger.stdout, /^entry_id,/);
+    // The ledger's own filters reach the server; one it does not take is refused before a request.
+    const filtered = await run([
+      "export",
+      "ledger",
+      "--from",
+      day(-1),
+      "--to",
+      day(2),
+      "--account",
+      "wallet_held",
+      "--type",
+      "withdraw_hold",
+    ]);
+    assert.equal(filtered.code, 0, filtered.stderr);
+    assert.deepEqual(csvRecords(filtered.stdout), [], "no withdraw was held");
+    const wrongKind = await run([
+      "export",
+      "ledger",
+      "--from",
+      day(-1),
+      "--to",
+      day(2),
+      "--account",
+      "nowhere",
+    ]);
+    assert.equal(wrongKind.code, 1, "the server refuses an unknown account");
+    assert.match(wrongKind.stderr, /VALIDATION_ERROR.*field: account/);
+    const status = await run(["export", "ledger", "--from", day(-1), "--to", day(2), "--status", "paid"]);
+    assert.equal(status.code, 2, status.stderr);
+    assert.match(
+      status.stderr,
+      /--status does not apply to the ledger export \(it takes --type and --account\)/,
+    );
+    const account = await run([
+      "export",
+      "payments",
+      "--from",
+      day(-1),
+      "--to",
+      day(2),
+      "--account",
+      "wallet_held",
+    ]);
+    assert.equal(account.code, 2, account.stderr);
   });
 
   it("prints the API's refusal for a range over 366 days (exit 1) and needs --from and --to (exit 2)", async () => {

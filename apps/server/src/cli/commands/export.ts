@@ -11,7 +11,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { signRequest } from "@satang/sdk";
 import { Argument, type Command } from "commander";
-import { ApiError, addressSource, UnreachableError } from "../client.ts";
+import { ApiError, addressSource, UnreachableError, UsageError } from "../client.ts";
 import { type CliIo, type CommandContext, EXIT_OK } from "../io.ts";
 import { reportError } from "../report.ts";
 import { type DevFlags, devClient, devFlags } from "./dev-options.ts";
@@ -24,6 +24,35 @@ interface ExportFlags extends DevFlags {
   to: string;
   out?: string;
   status?: string;
+  type?: string;
+  account?: string;
+}
+
+/**
+ * The filters each kind takes (its export's query parameters, reports/schemas.ts): a filter
+ * given to a kind without it is refused here (exit 2), as the server would refuse the parameter,
+ * rather than sent and answered as an unfiltered file.
+ */
+const FILTERS: Record<ExportKind, readonly ("status" | "type" | "account")[]> = {
+  payments: ["status"],
+  withdraws: ["status"],
+  refunds: ["status"],
+  ledger: ["type", "account"],
+};
+
+/** The export's query: the range and the filters given, each one this kind takes. */
+function exportQuery(kind: ExportKind, flags: ExportFlags): URLSearchParams {
+  const query = new URLSearchParams({ dateFrom: flags.from, dateTo: flags.to });
+  for (const filter of ["status", "type", "account"] as const) {
+    const value = flags[filter];
+    if (value === undefined) continue;
+    if (!FILTERS[kind].includes(filter)) {
+      const takes = FILTERS[kind].map((name) => `--${name}`).join(" and ");
+      throw new UsageError(`--${filter} does not apply to the ${kind} export (it takes ${takes})`);
+    }
+    query.set(filter, value);
+  }
+  return query;
 }
 
 const HELP_AFTER = `
@@ -33,7 +62,8 @@ Dates are ISO 8601 (2026-01-01, or 2026-01-01T00:00:00+07:00); rows created at o
 Examples:
   satang export payments --from 2026-01-01 --to 2026-02-01 --out payments-january.csv
   satang export withdraws --from 2026-01-01 --to 2026-01-02 --status paid
-  satang export ledger --from 2026-01-01 --to 2027-01-01 > ledger-2026.csv`;
+  satang export ledger --from 2026-01-01 --to 2027-01-01 > ledger-2026.csv
+  satang export ledger --from 2026-01-01 --to 2026-02-01 --account wallet_available`;
 
 async function refusal(response: Response): Promise<ApiError> {
   const text = await response.text();
@@ -55,8 +85,7 @@ async function refusal(response: Response): Promise<ApiError> {
 /** Streams one export to `out` (a file) or to the CLI's stdout. */
 async function runExport(kind: ExportKind, flags: ExportFlags, io: CliIo): Promise<void> {
   const { baseUrl } = devClient(flags, io.env);
-  const query = new URLSearchParams({ dateFrom: flags.from, dateTo: flags.to });
-  if (flags.status) query.set("status", flags.status);
+  const query = exportQuery(kind, flags);
   const path = `/api/v1/reports/${kind}.csv?${query.toString()}`;
   const headers = signRequest({
     apiKey: (flags.apiKey ?? io.env.SATANG_API_KEY) as string,
@@ -110,7 +139,15 @@ export function registerExportCommand(program: Command, { io, finish }: CommandC
       .addArgument(new Argument("<kind>", "what to export").choices(KINDS))
       .requiredOption("--from <date>", "first day or instant (inclusive), ISO 8601")
       .requiredOption("--to <date>", "end day or instant (exclusive), ISO 8601")
-      .option("--status <status>", "only rows in this status (payments and withdraws)")
+      .option("--status <status>", "only rows in this status (payments, withdraws, refunds)")
+      .option(
+        "--type <kind>",
+        "ledger: only movements of this kind of transaction (settlement, withdraw_hold, ...)",
+      )
+      .option(
+        "--account <account>",
+        "ledger: only movements on this account (wallet_available, wallet_held, ...)",
+      )
       .option("--out <file>", "write the CSV to this file instead of stdout"),
   )
     .addHelpText("after", HELP_AFTER)
