@@ -80,16 +80,9 @@ function slowRoute() {
 
 /** Sends `text` as it is on a new connection and reads everything until the server closes it. */
 async function rawExchange(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(text));
-    let received = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      received += chunk;
-    });
-    socket.on("error", reject);
-    socket.on("close", () => resolve(received));
-  });
+  const socket = connect(port, "127.0.0.1");
+  await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  return exchangeOn(socket, text);
 }
 
 /** Sends `text` on an open connection and reads everything until the server closes it. */

@@ -113,33 +113,15 @@ describe("satang export", () => {
     assert.equal(ledger.code, 0, ledger.stderr);
     assert.match(ledger.stdout, /^entry_id,/);
     // The ledger's own filters reach the server; one it does not take is refused before a request.
-    const filtered = await run([
-      "export",
-      "ledger",
-      "--from",
-      day(-1),
-      "--to",
-      day(2),
-      "--account",
-      "wallet_held",
-      "--type",
-      "withdraw_hold",
-    ]);
+    const ledgerWith = (...filters: string[]) =>
+      run(["export", "ledger", "--from", day(-1), "--to", day(2), ...filters]);
+    const filtered = await ledgerWith("--account", "wallet_held", "--type", "withdraw_hold");
     assert.equal(filtered.code, 0, filtered.stderr);
     assert.deepEqual(csvRecords(filtered.stdout), [], "no withdraw was held");
-    const wrongKind = await run([
-      "export",
-      "ledger",
-      "--from",
-      day(-1),
-      "--to",
-      day(2),
-      "--account",
-      "nowhere",
-    ]);
+    const wrongKind = await ledgerWith("--account", "nowhere");
     assert.equal(wrongKind.code, 1, "the server refuses an unknown account");
     assert.match(wrongKind.stderr, /VALIDATION_ERROR.*field: account/);
-    const status = await run(["export", "ledger", "--from", day(-1), "--to", day(2), "--status", "paid"]);
+    const status = await ledgerWith("--status", "paid");
     assert.equal(status.code, 2, status.stderr);
     assert.match(
       status.stderr,

@@ -12,15 +12,13 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { signRequest } from "@satang/sdk";
 import { Redis } from "ioredis";
 import { buildApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
 import { RATE_LIMIT_REDIS_NAMESPACE } from "../../src/http/rate-limit.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
-import { paymentBody } from "../helpers/lifecycle.ts";
-import { signedGet, testRoutes } from "../helpers/rate-limit.ts";
+import { capturedCreate, signedGet, testRoutes } from "../helpers/rate-limit.ts";
 
 const REDIS_URL = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 
@@ -94,18 +92,7 @@ describe("rate limit, shared in Redis", () => {
     const second = await buildApp(deps, { extraApiRoutes: testRoutes });
     try {
       await Promise.all([first.ready(), second.ready()]);
-      const body = JSON.stringify(paymentBody());
-      const headers = {
-        ...signRequest({
-          apiKey: creds.apiKey,
-          apiSecret: creds.apiSecret,
-          body,
-          timestamp: wall.now().getTime(),
-        }),
-        "content-type": "application/json",
-      };
-      const send = (app: typeof first) =>
-        app.inject({ method: "POST", url: "/api/v1/payments", payload: body, headers });
+      const send = capturedCreate(first, creds, wall);
       assert.equal((await send(first)).statusCode, 201);
       for (let i = 0; i < 8; i++) {
         const res = await send(i % 2 === 0 ? second : first);

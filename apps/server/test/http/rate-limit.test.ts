@@ -18,8 +18,7 @@ import {
   RATE_LIMIT_WINDOW_MS,
 } from "../../src/lib/limits.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
-import { paymentBody } from "../helpers/lifecycle.ts";
-import { signedGet, testRoutes } from "../helpers/rate-limit.ts";
+import { capturedCreate, signedGet, testRoutes } from "../helpers/rate-limit.ts";
 import { LIVE_PROVIDER_ENV } from "../helpers/scb/setup.ts";
 
 function assertRefused(res: LightMyRequestResponse, limit: number, resetAt: Date, retryAfter: number) {
@@ -131,17 +130,8 @@ describe("rate limit, in memory", () => {
 
   it("gives back a replayed create: refused as a replay, it spends nothing of the budget", async () => {
     const creds = await svc.newMerchant({ name: "Replayed Shop" });
-    const body = JSON.stringify(paymentBody());
-    const headers = {
-      ...signRequest({
-        apiKey: creds.apiKey,
-        apiSecret: creds.apiSecret,
-        body,
-        timestamp: wall.now().getTime(),
-      }),
-      "content-type": "application/json",
-    };
-    const send = () => app.inject({ method: "POST", url: "/api/v1/payments", payload: body, headers });
+    const create = capturedCreate(app, creds, wall);
+    const send = () => create();
     const created = await send();
     assert.equal(created.statusCode, 201, created.body);
     assert.equal(created.headers["x-ratelimit-remaining"], "4");
