@@ -158,7 +158,13 @@ export function inputErrors(schema: FastifySchema, sources: InputErrorSources): 
     out.push(...textPartError(schema.params, "params", "A path parameter is malformed"));
   }
   if (isSchema(schema.querystring)) {
-    out.push(...textPartError(schema.querystring, "querystring", "A query parameter is invalid, or is not one of this operation's"));
+    out.push(
+      ...textPartError(
+        schema.querystring,
+        "querystring",
+        "A query parameter is invalid, or is not one of this operation's",
+      ),
+    );
   }
   return out;
 }
