@@ -123,7 +123,12 @@ export const BatchItemSchema = Type.Object({
   amount: Type.String({ description: "Decimal string, as in the public API" }),
   destinationType: Type.String(),
   bankCode: Type.String(),
-  bankName: nullableString,
+  bankName: Type.Union([Type.String(), Type.Null()], {
+    description: "The bank's name in English; null for a code the service does not name",
+  }),
+  bankNameTh: Type.Union([Type.String(), Type.Null()], {
+    description: "The bank's name in Thai (the desk shows it in Thai mode); null as for bankName",
+  }),
   bankAccountNumber: Type.String({ description: "Masked; the CSV carries it in full" }),
   bankAccountName: Type.String(),
   withdrawStatus: Type.Union([Type.String(), Type.Null()], { description: "null on a refund line" }),

@@ -36,6 +36,7 @@ export function batchItemView(item: BatchItemView): BatchItemRecord {
     destinationType: item.destination_type,
     bankCode: item.bank_code,
     bankName: findBank(item.bank_code)?.name ?? null,
+    bankNameTh: findBank(item.bank_code)?.nameTh ?? null,
     bankAccountNumber: maskAccountNumber(item.bank_account_number),
     bankAccountName: item.bank_account_name,
     withdrawStatus: item.withdraw_status,

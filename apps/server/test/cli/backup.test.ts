@@ -215,6 +215,10 @@ describe("backup and restore of the embedded store", () => {
     assert.match(nothing.stderr, /No embedded database under DATA_DIR/);
     assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
     assert.equal(existsSync(join(dataDir, "copy.tar.gz")), false);
+    // A copy to a directory that does not exist is a usage mistake, found before any copy is taken.
+    const nowhere = await satang(["backup", join(dataDir, "no-such-dir", "copy.tar.gz")], env);
+    assert.equal(nowhere.code, 2, nowhere.stderr);
+    assert.match(nowhere.stderr, /no-such-dir is not a directory, so the copy cannot be written/);
     // --url asks that server for its copy, whatever DATA_DIR holds.
     const port = await freePort();
     const asked = await satang(

@@ -116,6 +116,7 @@ describe("payout desk page", () => {
       assert.equal(await row1.locator("td.withdraw-status").textContent(), "Processing");
       assert.equal(await row1.locator("td.destination").textContent(), "Bank account");
       assert.equal(await row2.locator("td.destination").textContent(), "Wallet");
+      assert.equal(await row1.locator("td.bank").textContent(), "004 Kasikornbank");
       await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-batch.png"), fullPage: true });
 
       const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
@@ -160,6 +161,8 @@ describe("payout desk page", () => {
       assert.equal(await page.locator("#items thead th").nth(5).textContent(), "จำนวนเงิน (บาท)");
       assert.equal(await row1.locator("td.amount").textContent(), "฿1,500.00");
       assert.equal(await row2.locator("td.destination").textContent(), "วอลเล็ต");
+      // The bank is named in Thai too: the operator matches it against a Thai bank's screen.
+      assert.equal(await row1.locator("td.bank").textContent(), "004 ธนาคารกสิกรไทย");
       assert.equal(await row1.locator("td.withdraw-status").textContent(), "จ่ายแล้ว");
       assert.equal(await row1.locator("td.recorded-by").textContent(), "admin-token ผ่าน หน้าระบบจ่ายเงินถอน");
       await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-thai.png"), fullPage: true });

@@ -12067,6 +12067,7 @@ export interface operations {
            *             "destinationType": "bank_account",
            *             "bankCode": "004",
            *             "bankName": "Kasikornbank",
+           *             "bankNameTh": "text",
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
@@ -12124,7 +12125,10 @@ export interface operations {
                 amount: string;
                 destinationType: string;
                 bankCode: string;
+                /** @description The bank's name in English; null for a code the service does not name */
                 bankName: string | null;
+                /** @description The bank's name in Thai (the desk shows it in Thai mode); null as for bankName */
+                bankNameTh: string | null;
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
@@ -12258,6 +12262,7 @@ export interface operations {
            *             "destinationType": "bank_account",
            *             "bankCode": "004",
            *             "bankName": "Kasikornbank",
+           *             "bankNameTh": "text",
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
@@ -12315,7 +12320,10 @@ export interface operations {
                 amount: string;
                 destinationType: string;
                 bankCode: string;
+                /** @description The bank's name in English; null for a code the service does not name */
                 bankName: string | null;
+                /** @description The bank's name in Thai (the desk shows it in Thai mode); null as for bankName */
+                bankNameTh: string | null;
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
@@ -12504,6 +12512,7 @@ export interface operations {
            *             "destinationType": "bank_account",
            *             "bankCode": "004",
            *             "bankName": "Kasikornbank",
+           *             "bankNameTh": "text",
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
@@ -12561,7 +12570,10 @@ export interface operations {
                 amount: string;
                 destinationType: string;
                 bankCode: string;
+                /** @description The bank's name in English; null for a code the service does not name */
                 bankName: string | null;
+                /** @description The bank's name in Thai (the desk shows it in Thai mode); null as for bankName */
+                bankNameTh: string | null;
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;
@@ -12718,6 +12730,7 @@ export interface operations {
            *             "destinationType": "bank_account",
            *             "bankCode": "004",
            *             "bankName": "Kasikornbank",
+           *             "bankNameTh": "text",
            *             "bankAccountNumber": "******7890",
            *             "bankAccountName": "Somchai Jaidee",
            *             "withdrawStatus": "processing",
@@ -12775,7 +12788,10 @@ export interface operations {
                 amount: string;
                 destinationType: string;
                 bankCode: string;
+                /** @description The bank's name in English; null for a code the service does not name */
                 bankName: string | null;
+                /** @description The bank's name in Thai (the desk shows it in Thai mode); null as for bankName */
+                bankNameTh: string | null;
                 /** @description Masked; the CSV carries it in full */
                 bankAccountNumber: string;
                 bankAccountName: string;

@@ -12,8 +12,8 @@
  *   directory of its own first; only once it opens does it replace the database, whose former
  *   directory is kept beside it (pglite.before-restore-<time>) rather than deleted.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, ConfigError, loadConfig } from "../../config.ts";
 import { DATA_DIR_LOCK_FILE, EMBEDDED_DATABASE_DIR } from "../../data-dir.ts";
@@ -96,14 +96,21 @@ async function copyHere(config: Config): Promise<Buffer> {
 async function runBackup(file: string, flags: ClientOptions, io: CliIo): Promise<void> {
   const config = loadConfig(io.env);
   if (config.databaseUrl) throw new ConfigError(POSTGRES_BACKUPS);
+  const target = resolve(file);
+  // Checked before a copy is asked for, so a mistyped path costs no copy of the database.
+  const folder = dirname(target);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError(`${folder} is not a directory, so the copy cannot be written to ${target}`);
+  }
   const owner = dataDirOwner(config.dataDir);
   const fromServer = flags.url !== undefined || owner !== undefined;
   const copy = fromServer ? await copyFromServer(flags, io.env) : await copyHere(config);
-  const target = resolve(file);
   const temporary = `${target}.${process.pid}.partial`;
   try {
     writeFileSync(temporary, copy, { mode: 0o600, flag: "wx" });
     renameSync(temporary, target);
+  } catch (error) {
+    throw new ConfigError(`The copy could not be written to ${target}: ${(error as Error).message}`);
   } finally {
     rmSync(temporary, { force: true });
   }

@@ -24,7 +24,7 @@ const TIME_ZONE = "Asia/Bangkok";
 const base = document.documentElement.dataset.base ?? "";
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 
-/** @typedef {{ position: number, kind?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string | null, refundStatus?: string | null, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
+/** @typedef {{ position: number, kind?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankNameTh?: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string | null, refundStatus?: string | null, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
 /** @typedef {{ id: string, status: string, createdBy: string, itemCount: number, totalAmount: string, paidAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
 
 // ---- Language -------------------------------------------------------------------------------
@@ -403,6 +403,12 @@ function outcomeCell(batchId, item) {
   return el("td", { class: "outcome" }, [el("div", { class: "record" }, [reference, paid, reason, failed])]);
 }
 
+/** The line's bank: its code and its name in the page's language. @param {Item} item */
+function bankText(item) {
+  const name = lang === "th" ? (item.bankNameTh ?? item.bankName) : item.bankName;
+  return `${item.bankCode} ${name ?? ""}`.trim();
+}
+
 /**
  * One line of the batch. A refund line is marked as such: a "Refund" label beside its destination,
  * the refund's id in the id column, and the refund's status.
@@ -413,7 +419,7 @@ function itemRow(batchId, item) {
   return el("tr", { "data-withdraw": item.withdrawId ?? "" }, [
     el("td", { class: "num" }, [String(item.position)]),
     el("td", { class: "destination" }, [valueText("destination", item.destinationType)]),
-    el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`.trim()]),
+    el("td", { class: "bank" }, [bankText(item)]),
     el("td", { class: "mono" }, [item.bankAccountNumber]),
     el("td", {}, [item.bankAccountName]),
     el("td", { class: "num amount" }, [thb(item.amount)]),
@@ -435,7 +441,7 @@ function refundRow(batchId, item) {
       el("span", { class: "line-kind refund" }, [t("refundLine")]),
       ` ${valueText("destination", item.destinationType)}`,
     ]),
-    el("td", {}, [`${item.bankCode} ${item.bankName ?? ""}`.trim()]),
+    el("td", { class: "bank" }, [bankText(item)]),
     el("td", { class: "mono" }, [item.bankAccountNumber]),
     el("td", {}, [item.bankAccountName]),
     el("td", { class: "num amount" }, [thb(item.amount)]),
