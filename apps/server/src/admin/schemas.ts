@@ -25,6 +25,7 @@ import {
   URL_LENGTH_MAX,
 } from "../lib/limits.ts";
 import { parseAmount } from "../lib/money.ts";
+import { PROMPTPAY_ID_MESSAGE, PROMPTPAY_ID_PATTERN } from "../merchants/promptpay-id.ts";
 import type { MerchantInput } from "../merchants/service.ts";
 import { EXAMPLE_CONNECTOR_NAME } from "../providers/registry.ts";
 
@@ -85,22 +86,15 @@ const nullableCollectionAccount = Type.Union([collectionAccount, Type.Null()], {
   [ERROR_MESSAGE_KEYWORD]: `${COLLECTION_ACCOUNT_MESSAGE}, or null`,
 });
 
-const PROMPTPAY_MESSAGE =
-  "must be a mobile number (10 digits starting with 0), a national id (13 digits) or an e-wallet id (15 digits)";
-
-/** Digits with optional `-` and spaces between them: 0 + 9 digits, 13 digits or 15 digits. */
-const SEP = DIGIT_SEPARATOR_CLASS;
-const PROMPTPAY_PATTERN = `^(?:0(?:${SEP}*[0-9]){9}|[0-9](?:${SEP}*[0-9]){12}|[0-9](?:${SEP}*[0-9]){14})$`;
-
 const promptpayId = Type.String({
-  pattern: PROMPTPAY_PATTERN,
+  pattern: PROMPTPAY_ID_PATTERN,
   description: "The PromptPay id payment QR codes pay to",
-  [ERROR_MESSAGE_KEYWORD]: PROMPTPAY_MESSAGE,
+  [ERROR_MESSAGE_KEYWORD]: PROMPTPAY_ID_MESSAGE,
 });
 
 const nullablePromptpayId = Type.Union([promptpayId, Type.Null()], {
   description: "The PromptPay id payment QR codes pay to; null removes it",
-  [ERROR_MESSAGE_KEYWORD]: `${PROMPTPAY_MESSAGE}, or null`,
+  [ERROR_MESSAGE_KEYWORD]: `${PROMPTPAY_ID_MESSAGE}, or null`,
 });
 
 const promptpayReuse = Type.Boolean({

@@ -4,7 +4,7 @@
 import { type Config, liveProviderNames } from "../config.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
-import { normalizeAccountNumber, withoutSeparators } from "../lib/account-number.ts";
+import { normalizeAccountNumber } from "../lib/account-number.ts";
 import { isBankCode } from "../lib/bank-codes.ts";
 import type { Clock } from "../lib/clock.ts";
 import { fieldError, notFound } from "../lib/errors.ts";
@@ -15,6 +15,7 @@ import {
   SETTLEMENT_DELAY_HOURS_MAX,
 } from "../lib/limits.ts";
 import { formatAmount } from "../lib/money.ts";
+import { normalizePromptpayId, PROMPTPAY_ID_MESSAGE } from "./promptpay-id.ts";
 import { findMerchant, insertMerchant, updateMerchantRow } from "./store.ts";
 
 /**
@@ -47,19 +48,6 @@ export interface MerchantInput {
   status?: Merchant["status"];
   /** The live connector the merchant's payments go to (docs/providers/routing.md); null unpins. */
   provider?: string | null;
-}
-
-/**
- * PromptPay proxy ids: a Thai mobile number (10 digits, starting with 0), a national or tax id
- * (13 digits) or an e-wallet id (15 digits). `-` and spaces are accepted and removed, as for
- * bank account numbers. Returns the digits, or null when the input is none of these.
- */
-function normalizePromptpayId(input: unknown): string | null {
-  if (typeof input !== "string") return null;
-  const digits = withoutSeparators(input);
-  if (!/^[0-9]+$/.test(digits)) return null;
-  if (digits.length === 10) return digits.startsWith("0") ? digits : null;
-  return digits.length === 13 || digits.length === 15 ? digits : null;
 }
 
 function checkName(value: string, field: string, max: number): string {
@@ -125,11 +113,7 @@ function normalizeMerchantInput<T extends Partial<MerchantInput>>(input: T): T {
   if (input.promptpayId !== undefined && input.promptpayId !== null) {
     const promptpayId = normalizePromptpayId(input.promptpayId);
     if (promptpayId === null) {
-      throw fieldError(
-        "VALIDATION_ERROR",
-        "promptpayId",
-        "promptpayId must be a mobile number (10 digits), a national id (13 digits) or an e-wallet id (15 digits)",
-      );
+      throw fieldError("VALIDATION_ERROR", "promptpayId", `promptpayId ${PROMPTPAY_ID_MESSAGE}`);
     }
     out.promptpayId = promptpayId;
   }

@@ -222,10 +222,10 @@ describe("operator API: merchants", () => {
     assert.equal(after.body.data.wallet.walletBalance, 2500);
   });
 
-  it("accepts national ids (13 digits) and e-wallet ids (15 digits) as PromptPay ids", async () => {
+  it("accepts national ids (13 digits with their check digit) and e-wallet ids (15 digits) as PromptPay ids", async () => {
     assert.equal(
-      (await create({ name: "A", promptpayId: "1234567890123" })).body.data.promptpayId,
-      "1234567890123",
+      (await create({ name: "A", promptpayId: "1234567890121" })).body.data.promptpayId,
+      "1234567890121",
     );
     assert.equal(
       (await create({ name: "B", promptpayId: "123456789012345" })).body.data.promptpayId,
@@ -294,6 +294,12 @@ describe("operator API: merchants", () => {
       ],
       [{ name: "A", promptpayId: "12345" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: "1812345678" }, "VALIDATION_ERROR", "promptpayId"],
+      // A landline (02 Bangkok, 05 the north) is not a PromptPay mobile number.
+      [{ name: "A", promptpayId: "0212345678" }, "VALIDATION_ERROR", "promptpayId"],
+      [{ name: "A", promptpayId: "053-123-456" }, "VALIDATION_ERROR", "promptpayId"],
+      // A national id whose last digit is not its check digit (1234567890121 is).
+      [{ name: "A", promptpayId: "1234567890123" }, "VALIDATION_ERROR", "promptpayId"],
+      [{ name: "A", promptpayId: "1-2345-67890-12-0" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: 812345678 }, "VALIDATION_ERROR", "promptpayId"],
       // Tabs and line breaks are not the spaces an id or account number may carry.
       [{ name: "A", promptpayId: "081\t234\t5678" }, "VALIDATION_ERROR", "promptpayId"],
@@ -378,7 +384,7 @@ describe("operator API: merchants", () => {
       monthlyWithdrawLimit: "90000.00",
       settlementDelayHours: 12,
       collectionAccount: { bankCode: "002", accountNumber: "987 654 3210 12", accountName: "Patched Ltd." },
-      promptpayId: "1234567890123",
+      promptpayId: "1234567890121",
       promptpayReuse: false,
       walletStatus: "frozen",
       withdrawVerificationThreshold: "500000.00",
@@ -394,7 +400,7 @@ describe("operator API: merchants", () => {
         status: "disabled",
         settlementDelayHours: 12,
         collectionAccount: { bankCode: "002", accountNumber: "987654321012", accountName: "Patched Ltd." },
-        promptpayId: "1234567890123",
+        promptpayId: "1234567890121",
         promptpayReuse: false,
         provider: null,
         walletStatus: "frozen",

@@ -93,9 +93,9 @@ describe("promptpay nextAction", () => {
   });
 
   it("names a national id merchant with tag 29/02 and an e-wallet merchant with tag 29/03", async () => {
-    const national = await svc.newMerchant({ promptpayId: "1-2345-67890-12-3" });
+    const national = await svc.newMerchant({ promptpayId: "1-2345-67890-12-1" });
     const natPayload = (await create(validBody(), national)).body.data.nextAction.qrCode.payload;
-    assert.deepEqual(readAnyId(natPayload), { type: "NATID", target: "1234567890123", amount: 10.5 });
+    assert.deepEqual(readAnyId(natPayload), { type: "NATID", target: "1234567890121", amount: 10.5 });
     assert.ok(parse(natPayload, true));
 
     const wallet = await svc.newMerchant({ promptpayId: "123456789012345" });
