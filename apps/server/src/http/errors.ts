@@ -40,6 +40,11 @@ function fromFramework(error: FastifyError): AppError | undefined {
   return undefined;
 }
 
+/** A URL the router cannot decode (`/api/v1/refunds/%ZZ`). */
+export function malformedUrl(): AppError {
+  return new AppError("VALIDATION_ERROR", "The request URL is malformed", { field: "path" });
+}
+
 /**
  * Errors the router raises before any hook runs (an undecodable URL, a path parameter longer
  * than the router accepts) still get the envelope and a request id.
@@ -52,7 +57,7 @@ export function frameworkErrorHandler(
   const known =
     error.code === "FST_ERR_MAX_PARAM_LENGTH"
       ? new AppError("VALIDATION_ERROR", "A path parameter is too long", { field: "path" })
-      : new AppError("VALIDATION_ERROR", "The request URL is malformed", { field: "path" });
+      : malformedUrl();
   reply.header("X-Request-Id", randomUUID());
   reply.code(known.status).send(errorBody(known));
 }

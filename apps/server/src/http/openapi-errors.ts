@@ -144,6 +144,8 @@ export interface InputErrorSources {
   /** The body can be too large or not JSON: 413 and 400 for every route that takes one. */
   payloadTooLarge: AppError;
   invalidJson: AppError;
+  /** A path that does not decode (`%ZZ`): 400 for every route with a path parameter. */
+  malformedUrl: AppError;
 }
 
 /** The 400 and 413 errors a route's schemas and body parsing give it. */
@@ -156,15 +158,12 @@ export function inputErrors(schema: FastifySchema, sources: InputErrorSources): 
   }
   if (isSchema(schema.params)) {
     out.push(...textPartError(schema.params, "params", "A path parameter is malformed"));
+    out.push(documented("The path does not decode (a stray %)", sources.malformedUrl));
   }
   if (isSchema(schema.querystring)) {
-    out.push(
-      ...textPartError(
-        schema.querystring,
-        "querystring",
-        "A query parameter is invalid, or is not one of this operation's",
-      ),
-    );
+    out.push(...textPartError(schema.querystring, "querystring", "A query parameter is invalid"));
+    const stranger = refusalOf(schema.querystring, "querystring", { unexpectedParameter: "x" });
+    if (stranger) out.push(documented("A query parameter is not one of this operation's", stranger));
   }
   return out;
 }

@@ -22,7 +22,7 @@ import { credentialsRefused, merchantUnavailable } from "./auth.ts";
 import { invalidJsonBody } from "./body.ts";
 import { requestTimedOut } from "./connections.ts";
 import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
-import { payloadTooLarge, serviceUnavailable } from "./errors.ts";
+import { malformedUrl, payloadTooLarge, serviceUnavailable } from "./errors.ts";
 import {
   type DocumentedError,
   documented,
@@ -265,7 +265,11 @@ export async function registerOpenApi(
   config: Pick<Config, "publicBaseUrl" | "env" | "rateLimitPerMinute">,
   options: OpenApiOptions,
 ): Promise<void> {
-  const inputSources = { payloadTooLarge: payloadTooLarge(), invalidJson: invalidJsonBody() };
+  const inputSources = {
+    payloadTooLarge: payloadTooLarge(),
+    invalidJson: invalidJsonBody(),
+    malformedUrl: malformedUrl(),
+  };
   const scopeErrors = hmacErrors(config);
   const adminErrors = [documented("The operator token is missing or wrong", options.adminTokenRefused)];
   await app.register(swagger, {

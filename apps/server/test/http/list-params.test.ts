@@ -13,7 +13,7 @@ import type { CatalogRoute } from "../../src/http/route-catalog.ts";
 import { dashboardUser } from "../helpers/dashboard.ts";
 import { startService, type TestService } from "../helpers/harness.ts";
 import { fundWallet } from "../helpers/ledger.ts";
-import { createPayment, createWithdraw } from "../helpers/lifecycle.ts";
+import { createPayment, createWithdraw, paymentBody } from "../helpers/lifecycle.ts";
 import { createRefund, succeededPayment } from "../helpers/refunds.ts";
 
 const BAD_NUMBERS = ["1e309", "Infinity", "-Infinity", "NaN", "0", "-1", "1.5", ""];
@@ -110,6 +110,54 @@ describe("list parameters", () => {
         assert.equal(res.json().error.metadata.field, unknown, `${route.url}?${query}`);
       }
     }
+  });
+
+  it("refuses any query parameter on a JSON API route that takes none, before it acts", async () => {
+    const api = svc.app.routeCatalog.filter(
+      (route) =>
+        ["/api/", "/admin/", "/dashboard/api/"].some((prefix) => route.url.startsWith(prefix)) &&
+        route.url !== "/api/v1/openapi.json",
+    );
+    const none = api.filter((route) => {
+      const query = route.schema?.querystring as Schema | undefined;
+      assert.ok(query, `${route.method} ${route.url} has no query schema`);
+      return Object.keys(query.properties ?? {}).length === 0;
+    });
+    const urls = none.map((route) => `${route.method} ${route.url}`);
+    for (const url of [
+      "GET /api/v1/balance",
+      "GET /api/v1/withdraws/:withdraw_id",
+      "POST /api/v1/payments",
+    ]) {
+      assert.ok(urls.includes(url), `${url} is not among the routes without query parameters`);
+    }
+    // Reads and deletes are refused whatever their path names: validation comes before any lookup.
+    for (const route of none.filter(
+      (candidate) => candidate.method === "GET" || candidate.method === "DELETE",
+    )) {
+      const params = sampleOne(validValue((route.schema?.params as Schema) ?? {}), 1) as Record<
+        string,
+        unknown
+      >;
+      const res = await send(target, {
+        method: route.method,
+        url: `${fillPath(route, params)}?currency=USD`,
+      });
+      assert.equal(res.statusCode, 400, `${route.method} ${route.url}?currency=USD: ${res.body}`);
+      assert.equal(res.json().error.code, "VALIDATION_ERROR", route.url);
+      assert.equal(res.json().error.metadata.field, "currency", route.url);
+    }
+    // A write with a valid body and a stray parameter writes nothing.
+    const before = (await send(target, { method: "GET", url: "/api/v1/payments?limit=1" })).json().data.total;
+    const created = await send(target, {
+      method: "POST",
+      url: "/api/v1/payments?status=succeeded",
+      body: paymentBody({ referenceId: "query-refused-1" }),
+    });
+    assert.equal(created.statusCode, 400, created.body);
+    assert.equal(created.json().error.metadata.field, "status");
+    const after = (await send(target, { method: "GET", url: "/api/v1/payments?limit=1" })).json().data.total;
+    assert.equal(after, before);
   });
 
   it("refuses a page or limit that is not an integer in range with 400 naming it", async () => {

@@ -3903,6 +3903,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
         headers: {
@@ -4165,6 +4174,15 @@ export interface operations {
               status: "active" | "frozen" | "closed";
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
@@ -5039,6 +5057,15 @@ export interface operations {
               canceledAt: string | null;
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
@@ -6303,6 +6330,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
         headers: {
@@ -6701,6 +6737,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
       401: {
         headers: {
@@ -6814,6 +6859,15 @@ export interface operations {
               updatedAt: string;
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
@@ -7445,6 +7499,15 @@ export interface operations {
               }[];
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS or AUTHENTICATION_ERROR */
@@ -8479,6 +8542,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS */
       401: {
         headers: {
@@ -9122,6 +9194,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS */
       401: {
         headers: {
@@ -9459,6 +9540,15 @@ export interface operations {
               collectionReference: string | null;
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS */
@@ -12344,6 +12434,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS */
       401: {
         headers: {
@@ -12402,6 +12501,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
       };
       /** @description INVALID_CREDENTIALS */
       401: {
@@ -13202,6 +13310,15 @@ export interface operations {
           };
         };
       };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description INVALID_CREDENTIALS */
       401: {
         headers: {
@@ -13392,6 +13509,15 @@ export interface operations {
               scbReference: string;
             };
           };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description INVALID_CREDENTIALS */
@@ -13692,6 +13818,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
       };
       /** @description INVALID_CREDENTIALS */
       401: {
