@@ -1,13 +1,15 @@
 /**
  * Name similarity for the matching-payout guard (CONTRACT 7): lowercase, remove all whitespace
  * and Unicode punctuation, keep everything else (titles, Thai script), then
- * similarity = 1 - Levenshtein(a, b) / max(len a, len b), counted in code points.
+ * similarity = 1 - Levenshtein(a, b) / max(len a, len b), counted in code points. Names are
+ * first put in Unicode's composed form (NFC), which changes no letter: "é" typed as e and an
+ * accent is the one code point "é", so one name written two ways is still one name.
  */
 
 const REMOVED = /[\s\p{P}]/gu;
 
 export function normalizeName(name: string): string {
-  return name.toLowerCase().replace(REMOVED, "");
+  return name.normalize("NFC").toLowerCase().replace(REMOVED, "");
 }
 
 /** Levenshtein distance over code points (not UTF-16 units), two rows of memory. */

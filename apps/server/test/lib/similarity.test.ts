@@ -21,6 +21,12 @@ describe("payout guard name normalization and similarity", () => {
     assert.equal(nameSimilarity("SOMCHAI JAIDEE", "somchai-jaidee."), 1);
   });
 
+  it("reads one name typed composed or decomposed as the same name", () => {
+    assert.equal(nameSimilarity("Ame\u0301lie Dupont", "Am\u00e9lie Dupont"), 1);
+    assert.equal(namesSimilarAbove("Ame\u0301lie Dupont", "Am\u00e9lie Dupont", 0.9), true);
+    assert.equal(normalizeName("Ame\u0301lie"), "am\u00e9lie");
+  });
+
   it("counts Thai code points, not UTF-16 units", () => {
     assert.equal(levenshtein("สมชาย", "สมชาญ"), 1);
     assert.equal(similarity("สมชาย", "สมชาญ"), 0.8);
