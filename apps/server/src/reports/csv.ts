@@ -60,7 +60,11 @@ export const UTF8_BOM = "\uFEFF";
 
 /** The Asia/Bangkok calendar day (YYYY-MM-DD) of an instant: the day a Thai merchant calls it. */
 export function bangkokDay(at: Date): string {
-  return new Date(at.getTime() + BANGKOK_OFFSET_MS).toISOString().slice(0, 10);
+  // From the date's parts, not toISOString's text, which writes a year past 9999 as "+010000"
+  // (the last Bangkok day of a range ending 9999-12-31T23:59:59.999Z is 10000-01-01).
+  const day = new Date(at.getTime() + BANGKOK_OFFSET_MS);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${String(day.getUTCFullYear()).padStart(4, "0")}-${two(day.getUTCMonth() + 1)}-${two(day.getUTCDate())}`;
 }
 
 /** `[utc, bangkok]` cells of an instant, both empty when there is none. */

@@ -229,6 +229,11 @@ describe("for spreadsheets", () => {
       await disposition("dateFrom=2026-01-01&dateTo=2026-02-01"),
       'attachment; filename="payments-2026-01-01-2026-02-01.csv"',
     );
+    // The latest range there is: its last Bangkok day is in the year 10000.
+    assert.equal(
+      await disposition("dateFrom=9999-12-30&dateTo=9999-12-31T23:59:59.999Z"),
+      'attachment; filename="payments-9999-12-30-10000-01-01.csv"',
+    );
   });
 });
 
