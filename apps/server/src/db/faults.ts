@@ -2,7 +2,8 @@
  * Database conditions the service expects and answers with 503 SERVICE_UNAVAILABLE and
  * Retry-After instead of 500 (CONTRACT 14): the database is unreachable or lost the connection,
  * a bound was hit (lock wait, statement time, wait for a pool connection), or a serialization
- * failure or deadlock outlived its retries. Everything else is unexpected.
+ * failure or deadlock outlived its retries, or a statement prepared before a migration no longer
+ * fits the schema. Everything else is unexpected.
  */
 
 /** Why a database error is expected; undefined for anything else. */
@@ -38,6 +39,22 @@ export class NoPrimaryError extends Error {
 
 /** Serialization failure and deadlock: the whole transaction may be run again. */
 const RETRYABLE_SQLSTATES = new Set(["40001", "40P01"]);
+
+/**
+ * A named prepared statement (db/prepared.ts) whose result no longer fits the schema: a
+ * migration changed a table it reads (a column added to a `select *`) while this process held
+ * it prepared, as during a rolling deploy where another release migrates first. PostgreSQL
+ * refuses it (feature_not_supported, 0A000, with this message) rather than answer rows of a
+ * shape the statement was not prepared for; the connection is closed (db/pg-driver.ts) and the
+ * whole transaction may be run again on another, which prepares it anew.
+ */
+export function stalePlan(error: unknown): boolean {
+  return (
+    codeOf(error) === "0A000" &&
+    error instanceof Error &&
+    error.message.includes("cached plan must not change result type")
+  );
+}
 
 /**
  * SQLSTATEs of a bound hit: lock_not_available (lock_timeout, NOWAIT), query_canceled
@@ -113,7 +130,7 @@ function classifyOne(error: unknown): DatabaseFault | undefined {
   if (error instanceof NoPrimaryError) return "unavailable";
   const code = codeOf(error);
   if (code !== undefined) {
-    if (RETRYABLE_SQLSTATES.has(code)) return "conflict";
+    if (RETRYABLE_SQLSTATES.has(code) || stalePlan(error)) return "conflict";
     if (BUSY_SQLSTATES.has(code)) return "busy";
     if (unavailableState(code) || NETWORK_CODES.has(code)) return "unavailable";
   }
@@ -143,8 +160,11 @@ export function databaseFault(error: unknown, depth = 0): DatabaseFault | undefi
   return databaseFault((error as { cause?: unknown }).cause, depth + 1);
 }
 
-/** Whether running the whole transaction again may succeed (serialization failure, deadlock). */
+/**
+ * Whether running the whole transaction again may succeed (serialization failure, deadlock, a
+ * prepared statement a migration made stale).
+ */
 export function isRetryableConflict(error: unknown): boolean {
   const code = codeOf(error);
-  return code !== undefined && RETRYABLE_SQLSTATES.has(code);
+  return code !== undefined && (RETRYABLE_SQLSTATES.has(code) || stalePlan(error));
 }

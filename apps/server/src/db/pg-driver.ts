@@ -37,6 +37,7 @@ import {
 } from "kysely";
 import type pg from "pg";
 import { beginStatement, type DatabaseBounds } from "./bounds.ts";
+import { stalePlan } from "./faults.ts";
 import type { Db, Trx } from "./handles.ts";
 
 type PipelineClient = pg.PoolClient & {
@@ -137,18 +138,30 @@ export class PgConnection implements DatabaseConnection {
    * that is (or has become) a standby, so it is closed when released instead of pooled.
    */
   private onReadOnlyNode = false;
+  /**
+   * A statement this connection prepared by name no longer fits the schema (`stalePlan`): the
+   * connection is closed when released, so its named statements go with it and the next one
+   * prepares them again against the schema as it is now.
+   */
+  private preparedStale = false;
 
   constructor(readonly client: PipelineClient) {}
 
-  /** Whether the connection must be closed rather than pooled; clears the mark. */
-  takeDiscard(): boolean {
-    const discard = this.onReadOnlyNode;
+  /** Why the connection must be closed rather than pooled, if it must; clears the mark. */
+  takeDiscard(): "read-only node" | "stale prepared statements" | undefined {
+    const discard = this.onReadOnlyNode
+      ? "read-only node"
+      : this.preparedStale
+        ? "stale prepared statements"
+        : undefined;
     this.onReadOnlyNode = false;
+    this.preparedStale = false;
     return discard;
   }
 
   private noteFailure(error: unknown): never {
     if (readOnlyNode(error)) this.onReadOnlyNode = true;
+    if (stalePlan(error)) this.preparedStale = true;
     throw error;
   }
 
@@ -278,12 +291,15 @@ class PgDriver implements Driver {
     // the primary it was found as forgotten (db/primary.ts), so the next connection is made
     // anew, to the node that is primary now.
     pg.takeSettledEnd();
-    if (!pg.takeDiscard()) {
+    const discard = pg.takeDiscard();
+    if (discard === undefined) {
       pg.client.release();
       return;
     }
-    (pg.client as { readOnlyNodeSeen?: () => void }).readOnlyNodeSeen?.();
-    pg.client.release(new Error("connection reached a read-only node"));
+    if (discard === "read-only node") {
+      (pg.client as { readOnlyNodeSeen?: () => void }).readOnlyNodeSeen?.();
+    }
+    pg.client.release(new Error(`connection closed: ${discard}`));
   }
 
   async destroy(): Promise<void> {

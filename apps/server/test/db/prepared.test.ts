@@ -4,6 +4,8 @@ import { sql } from "kysely";
 import type pg from "pg";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { openStore, type Store } from "../../src/db/connect.ts";
+import { databaseFault } from "../../src/db/faults.ts";
+import { withTransaction } from "../../src/db/handles.ts";
 import { nameStatements, PLANNED_PER_CALL, StatementNames, statementName } from "../../src/db/prepared.ts";
 import { openTestStore, type TestStore } from "../helpers/store.ts";
 
@@ -102,6 +104,43 @@ describe("prepared statements on the store", () => {
     const expected = statementName("select $1::int + 1 as n");
     // The embedded store runs every statement unnamed, whatever the setting.
     assert.deepEqual(names.includes(expected), store.kind === "postgres");
+  });
+
+  it("outlives a migration that changes what a prepared statement answers: the transaction runs again, a lone statement is a conflict once", async () => {
+    // A process of one release holds `select *` prepared while another release adds a column
+    // (a rolling deploy): PostgreSQL then refuses the prepared statement.
+    const one = store.databaseUrl ? await openStore({ databaseUrl: store.databaseUrl, poolSize: 1 }) : store;
+    const table = `stale_plan_${process.pid}`;
+    try {
+      await sql.raw(`create table ${table} (id int primary key, a int)`).execute(one.db);
+      await sql.raw(`insert into ${table} values (1, 10)`).execute(one.db);
+      const read = (db: typeof one.db) =>
+        db
+          .selectFrom(table as "payments")
+          .selectAll()
+          .where("id", "=", 1 as never);
+      for (let i = 0; i < 2; i += 1) assert.equal(((await read(one.db).executeTakeFirst()) as any).a, 10);
+      await sql.raw(`alter table ${table} add column b int default 7`).execute(one.db);
+      // In a transaction: run again on a new connection, which prepares the statement anew.
+      const row = await withTransaction(one.db, (trx) => read(trx).executeTakeFirst());
+      assert.deepEqual(row, { id: 1, a: 10, b: 7 });
+      await sql.raw(`alter table ${table} add column c int default 8`).execute(one.db);
+      // Alone: answered as a conflict (503 with Retry-After), and the next call reads the new shape.
+      const alone = await read(one.db)
+        .executeTakeFirst()
+        .then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        );
+      if (one.kind === "postgres") {
+        assert.ok("error" in alone, "the stale statement was refused");
+        assert.equal(databaseFault(alone.error), "conflict");
+      }
+      assert.deepEqual(await read(one.db).executeTakeFirst(), { id: 1, a: 10, b: 7, c: 8 });
+    } finally {
+      await sql.raw(`drop table if exists ${table}`).execute(one.db);
+      if (one !== store) await one.close();
+    }
   });
 
   it("prepares nothing by name when switched off", async () => {
