@@ -108,8 +108,9 @@ export function resolveToken(options: ClientOptions, env: NodeJS.ProcessEnv): st
     const token = readFileSync(file, "utf8").trim();
     if (token !== "") return token;
   }
+  const where = env.DATA_DIR ? "" : " (or set DATA_DIR to the data directory the server was started with)";
   throw new UsageError(
-    `No admin token: pass --token, set ADMIN_TOKEN, or start the sandbox server once so that ${file} exists.`,
+    `No admin token: pass --token, set ADMIN_TOKEN, or start the sandbox server once so that ${file} exists${where}.`,
   );
 }
 

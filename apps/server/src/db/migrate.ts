@@ -37,9 +37,21 @@ const MIGRATION_LOCK_KEY = 3853314791062309107n;
 /** The table that records applied migrations: Kysely's migrator's, so earlier stores read on. */
 const MIGRATION_TABLE = "kysely_migration";
 
-/** Applied names must be a prefix of MIGRATIONS' order: anything else is a store of another build. */
+/**
+ * Applied names must be a prefix of MIGRATIONS' order: anything else is a store of another build.
+ * A migration this release does not know is a later release's: the database was upgraded, and
+ * this release must not run on it (docs/operations.md, "Upgrades").
+ */
 function pending(applied: string[]): [string, string[]][] {
   const names = Object.keys(MIGRATIONS).sort();
+  const unknown = applied.find((name) => !(name in MIGRATIONS));
+  if (unknown !== undefined) {
+    throw new Error(
+      `this database was migrated by a later release of Satang (its migration ${unknown} is not one ` +
+        "this release has), so this release does not run on it: start that release again, or restore " +
+        "the backup taken before the upgrade (docs/operations.md, Upgrades). Nothing was changed.",
+    );
+  }
   applied.forEach((name, i) => {
     if (names[i] !== name) {
       throw new Error(

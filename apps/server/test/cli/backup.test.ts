@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -227,6 +228,35 @@ describe("backup and restore of the embedded store", () => {
     );
     assert.equal(asked.code, 3, asked.stderr);
     assert.match(asked.stderr, new RegExp(`Cannot reach the Satang server at http://127.0.0.1:${port}`));
+    // A server of an earlier release, without the backup route, is named as such.
+    const earlier = createHttpServer((_request, response) => {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          success: false,
+          error: { code: "RESOURCE_NOT_FOUND", message: "Route GET /admin/v1/backup not found" },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => earlier.listen(0, "127.0.0.1", resolve));
+    try {
+      const old = await satang(
+        [
+          "backup",
+          join(dataDir, "copy.tar.gz"),
+          "--url",
+          `http://127.0.0.1:${(earlier.address() as AddressInfo).port}`,
+          "--token",
+          ADMIN_TOKEN,
+        ],
+        env,
+      );
+      assert.equal(old.code, 2, old.stderr);
+      assert.match(old.stderr, /has no backup route \(it runs an earlier release of Satang\): stop it/);
+      assert.equal(existsSync(join(dataDir, "copy.tar.gz")), false);
+    } finally {
+      await new Promise<void>((resolve) => earlier.close(() => resolve()));
+    }
     assert.equal(existsSync(join(dataDir, EMBEDDED_DATABASE_DIR)), false);
     const pgEnv = { DATA_DIR: dataDir, DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" };
     for (const args of [

@@ -61,6 +61,13 @@ async function copyFromServer(flags: ClientOptions, env: NodeJS.ProcessEnv): Pro
   }
   const body = Buffer.from(await response.arrayBuffer());
   if (response.ok) return body;
+  if (response.status === 404 && body.toString("utf8").includes("Route GET /admin/v1/backup not found")) {
+    // A server of a release from before `satang backup`: its database is copied with it stopped.
+    throw new ConfigError(
+      `The server at ${baseUrl} has no backup route (it runs an earlier release of Satang): stop it ` +
+        "and run satang backup again, which then copies DATA_DIR's database itself.",
+    );
+  }
   let error: { code?: string; message?: string; metadata?: Record<string, unknown> } = {};
   try {
     error = (JSON.parse(body.toString("utf8")) as { error: typeof error }).error ?? {};
