@@ -25,8 +25,8 @@ export function nextTimestamp(now: number = Date.now()): number {
 export interface SignInput {
   apiKey: string;
   apiSecret: string;
-  /** The exact body text that will be sent ("" when there is none). */
-  body: string;
+  /** The exact body text that will be sent; omitted (or "") when there is none, as on a GET. */
+  body?: string;
   method?: string;
   /** Path with query string, needed for v2. */
   path?: string;
@@ -43,6 +43,11 @@ export interface SignedHeaders {
 }
 
 export function signRequest(input: SignInput): SignedHeaders {
+  // A body given as an object (not the JSON text sent) would be signed as "[object Object]".
+  if (input.body !== undefined && typeof input.body !== "string") {
+    throw new TypeError("body must be the exact text that will be sent (JSON.stringify it first)");
+  }
+  const body = input.body ?? "";
   const timestamp = String(input.timestamp ?? nextTimestamp());
   const hmac = createHmac("sha256", input.apiSecret);
   let signature: string;
@@ -52,10 +57,10 @@ export function signRequest(input: SignInput): SignedHeaders {
   }
   if (version === "v2") {
     if (!input.method || !input.path) throw new Error("v2 signatures need the method and the path");
-    hmac.update(`${timestamp}.${input.method.toUpperCase()}.${input.path}.${input.body}`);
+    hmac.update(`${timestamp}.${input.method.toUpperCase()}.${input.path}.${body}`);
     signature = `v2=${hmac.digest("hex")}`;
   } else {
-    hmac.update(`${timestamp}.${input.body}`);
+    hmac.update(`${timestamp}.${body}`);
     signature = `sha256=${hmac.digest("hex")}`;
   }
   return { "X-API-Key": input.apiKey, "X-Timestamp": timestamp, "X-Signature": signature };

@@ -47,6 +47,19 @@ describe("signRequest", () => {
     assert.equal(headers["X-Signature"], `sha256=${hmac("sec_secret", "1700000000001.")}`);
   });
 
+  it("signs a request without a body when body is left out, and refuses a body that is not text", () => {
+    const get = { ...keys, method: "GET", path: "/api/v1/balance", timestamp: 1_700_000_000_004 };
+    assert.deepEqual(signRequest(get), signRequest({ ...get, body: "" }));
+    assert.equal(
+      signRequest(get)["X-Signature"],
+      `v2=${hmac("sec_secret", "1700000000004.GET./api/v1/balance.")}`,
+    );
+    assert.throws(
+      () => signRequest({ ...get, body: { amount: "1.00" } as unknown as string }),
+      (error: unknown) => error instanceof TypeError && /JSON\.stringify/.test((error as Error).message),
+    );
+  });
+
   it("refuses a v2 signature without the method or the path", () => {
     assert.throws(
       () => signRequest({ ...keys, body: "", version: "v2", method: "GET" }),

@@ -170,10 +170,17 @@ async function triggerRefund(options: TriggerOptions, steps: Steps): Promise<Ref
     steps.say(`Canceled refund ${refund.id} (${refund.status})`);
     return refund;
   }
-  const outcome =
-    event === "refund.succeeded" ? "succeeded" : event === "refund.failed" ? "failed" : "processing";
-  refund = await satang.sandbox.simulateRefund(refund.id, outcome);
-  steps.say(`Simulated the bank: ${outcome} (${refund.status})`);
+  // Each step the bank takes is its own simulation, and each is said (refund.processing first).
+  const outcomes: Array<"processing" | "succeeded" | "failed"> =
+    event === "refund.succeeded"
+      ? ["processing", "succeeded"]
+      : event === "refund.failed"
+        ? ["processing", "failed"]
+        : ["processing"];
+  for (const outcome of outcomes) {
+    refund = await satang.sandbox.simulateRefund(refund.id, outcome);
+    steps.say(`Simulated the bank: ${outcome} (${refund.status})`);
+  }
   return refund;
 }
 

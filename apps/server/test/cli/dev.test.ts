@@ -336,6 +336,13 @@ describe("satang trigger, every event", () => {
     assert.match(out.stdout, /^Triggering withdraw\.paid\n/);
     assert.match(out.stdout, /Created withdraw [0-9a-f-]{36} of 100\.00 THB \(pending\)/);
     assert.match(out.stdout, /Simulated the bank: paid \(paid\)/);
+    // A refund's steps are said one by one too: the bank takes it, then pays it.
+    const refund = io(envFor(merchant));
+    assert.deepEqual(await runCli(["trigger", "refund.succeeded"], refund.cliIo), { exitCode: 0 });
+    assert.match(
+      refund.out.stdout,
+      /Simulated the bank: processing \(processing\)\nSimulated the bank: succeeded \(succeeded\)/,
+    );
   });
 
   it("exits 2 on usage errors, 1 on API refusals and 3 when the server cannot be reached", async () => {

@@ -78,7 +78,7 @@ export function registerRefundCommands(program: Command, context: CommandContext
       .description("refund a succeeded payment, in whole or in part")
       .argument("<paymentId>", "the payment to refund")
       .option("--amount <satang>", "amount in satang (default: the payment's whole amount)")
-      .requiredOption("--reference <referenceId>", "your reference, unique among your refunds")
+      .requiredOption("--reference <referenceId>", "your reference, unique among your refunds (required)")
       .option("--reason <text>", "why the money goes back"),
   ).action(
     action(context, async (satang, paymentId: string, flags: CreateFlags) => {
