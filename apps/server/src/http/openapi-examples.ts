@@ -49,6 +49,7 @@ const BY_NAME: Record<string, unknown> = {
   bankAccountNumber: "******7890",
   bankCode: "004",
   bankName: "Kasikornbank",
+  bankNameTh: "ธนาคารกสิกรไทย",
   accountName: "My Shop Co., Ltd.",
   accountNumber: "1234567890",
   description: "Order 1001: 2 x Thai iced tea",
