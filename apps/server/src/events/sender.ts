@@ -64,6 +64,8 @@ const EXCERPT_READ_BYTES = 2 * WEBHOOK_RESPONSE_EXCERPT_MAX_BYTES;
 interface Answer {
   status: number;
   excerpt: Buffer;
+  /** The Location a redirect named, if any. */
+  location?: string;
 }
 
 /** The receiver closed a kept-alive connection just as it was reused: safe to send again. */
@@ -100,9 +102,11 @@ function send(target: VettedTarget, input: PostInput, signal: AbortSignal): Prom
   return new Promise((resolve, reject) => {
     const transport = target.url.protocol === "https:" ? https : http;
     let status: number | undefined;
+    let location: string | undefined;
     const excerpt: Buffer[] = [];
     let kept = 0;
-    const answer = () => resolve({ status: status ?? 0, excerpt: Buffer.concat(excerpt) });
+    const answer = () =>
+      resolve({ status: status ?? 0, excerpt: Buffer.concat(excerpt), ...(location ? { location } : {}) });
     const request = transport.request({
       host: target.host,
       port: target.url.port === "" ? undefined : Number(target.url.port),
@@ -115,6 +119,8 @@ function send(target: VettedTarget, input: PostInput, signal: AbortSignal): Prom
     });
     request.on("response", (response) => {
       status = response.statusCode ?? 0;
+      const named = response.headers.location;
+      if (status >= 300 && status < 400 && typeof named === "string") location = named;
       let received = 0;
       response.on("data", (chunk: Buffer) => {
         received += chunk.length;
@@ -159,6 +165,19 @@ function excerptText(bytes: Buffer, redact: readonly string[]): string {
   return utf8Prefix(Buffer.from(text), WEBHOOK_RESPONSE_EXCERPT_MAX_BYTES);
 }
 
+/**
+ * Where a redirect pointed, as the attempt's error says it (point the endpoint there instead):
+ * resolved against the endpoint's URL, control characters escaped, secrets blanked as in excerpts.
+ */
+function redirectTarget(location: string, input: PostInput): string {
+  let text = location;
+  try {
+    text = new URL(location, input.url).href;
+  } catch {}
+  text = text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return excerptText(Buffer.from(text), input.redact ?? []);
+}
+
 function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof UrlRefused) return `refused: ${error.message}`;
   if (error instanceof DeadlineExceeded) return error.message;
@@ -190,13 +209,15 @@ export async function postWebhook(input: PostInput): Promise<AttemptOutcome> {
       vetWebhookUrl(input.url, input.policy, input.resolve),
       whenAborted(controller.signal),
     ]);
-    const { status, excerpt } = await sendOnce(target, input, controller.signal);
+    const { status, excerpt, location } = await sendOnce(target, input, controller.signal);
     const errorCode = errorCodeOfStatus(status);
     const error =
       errorCode === null
         ? null
         : errorCode === "redirect"
-          ? `redirect (${status}) not followed`
+          ? truncate(
+              `redirect (${status}) not followed${location ? ` (to ${redirectTarget(location, input)})` : ""}`,
+            )
           : `receiver answered ${status}`;
     return {
       succeeded: errorCode === null,

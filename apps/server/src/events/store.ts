@@ -424,6 +424,9 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
       last_status_code: record.statusCode,
       last_error: record.error,
       completed_at: finished ? record.finishedAt : null,
+      succeeded: record.succeeded,
+      finished_at: record.finishedAt,
+      attempt_id: record.attemptId,
     };
   });
   await db.transaction().execute(async (trx) => {
@@ -457,13 +460,26 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
       )
       where d.id = m.id and d.lease_id = m.lease_id and d.status = 'pending'
     `.execute(trx);
-    // A delivery canceled while its attempt was out (its endpoint deleted or disabled) keeps its
-    // status, but counts the attempt it logs, so its count matches its attempts.
+    // A delivery canceled while its attempt was out (its endpoint deleted or disabled) counts the
+    // attempt it logs and says what the endpoint answered; an attempt answered 2xx delivered the
+    // event, so that delivery reads succeeded. No retry follows either way, and its attempt says so.
     if (Number(moved.numAffectedRows ?? 0n) < moves.length) {
       await sql`
-        update webhook_deliveries d set attempt_count = m.attempt_count
-        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (id uuid, attempt_count int)
-        where d.id = m.id and d.status = 'canceled' and d.attempt_count < m.attempt_count
+        with settled as (
+          update webhook_deliveries d
+          set attempt_count = m.attempt_count, last_status_code = m.last_status_code,
+            last_error = m.last_error,
+            status = case when m.succeeded then 'succeeded' else d.status end,
+            completed_at = case when m.succeeded then m.finished_at else d.completed_at end
+          from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (
+            id uuid, attempt_count int, last_status_code int, last_error text, succeeded boolean,
+            finished_at timestamptz, attempt_id uuid
+          )
+          where d.id = m.id and d.status = 'canceled' and d.attempt_count < m.attempt_count
+          returning m.attempt_id
+        )
+        update webhook_delivery_attempts a set next_retry_at = null
+        from settled where a.id = settled.attempt_id
       `.execute(trx);
     }
   });

@@ -154,6 +154,21 @@ describe("the attempt record", () => {
     const { attempt } = await firstAttempt(target.url);
     assert.equal(attempt.statusCode, 301);
     assert.equal(attempt.errorCode, "redirect");
+    assert.equal(attempt.error, "redirect (301) not followed (to https://example.com/)");
+  });
+
+  it("says a relative redirect's target in full, with secrets and control characters out of it", async () => {
+    const target = await receiverAnswering((_request, response) => {
+      response.statusCode = 307;
+      response.setHeader("location", "/v2/hook?key=whsec_abcdefABCDEF0123&x=%0d");
+      response.end();
+    });
+    const { attempt } = await firstAttempt(target.url);
+    assert.equal(attempt.errorCode, "redirect");
+    assert.equal(
+      attempt.error,
+      `redirect (307) not followed (to ${new URL("/v2/hook", target.url).href}?key=whsec_[redacted]&x=%0d)`,
+    );
   });
 
   it("codes a receiver that does not answer in time as timeout, with no status and no excerpt", async () => {

@@ -106,7 +106,11 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     assert.equal(target.received[0]?.verifyError, undefined, "signed with the same secret as before");
   });
 
-  it("counts the attempt that was out when its endpoint was disabled, on the canceled delivery", async () => {
+  /**
+   * Disables the endpoint while its one attempt is out, then lets the receiver answer `status`;
+   * the delivery of that event as the API shows it afterwards.
+   */
+  async function disabledWhileOut(status: number) {
     const deps = workerDeps();
     const { target, credentials, endpointId } = await subscribed(deps.wallClock);
     let arrived!: () => void;
@@ -120,7 +124,7 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     target.handle((_request, response) => {
       arrived();
       void answer.then(() => {
-        response.statusCode = 500;
+        response.statusCode = status;
         response.end();
       });
     });
@@ -131,10 +135,28 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     release();
     await run;
     const detail = await svc.request("GET", `/api/v1/events/${event.id}`, undefined, { credentials });
-    const [delivery] = detail.body.data.deliveries;
+    return detail.body.data.deliveries[0];
+  }
+
+  it("counts the attempt that was out when its endpoint was disabled, on the canceled delivery, with its answer and no retry", async () => {
+    const delivery = await disabledWhileOut(500);
     assert.equal(delivery.status, "canceled");
     assert.equal(delivery.attempts.length, 1, "the attempt happened and is logged");
     assert.equal(delivery.attemptCount, 1, "and counted");
+    assert.equal(delivery.lastStatusCode, 500, "the delivery says what the endpoint answered");
+    assert.equal(delivery.attempts[0].statusCode, 500);
+    assert.equal(delivery.attempts[0].nextRetryAt, null, "no retry follows a canceled delivery");
+    assert.equal(delivery.nextAttemptAt ?? null, null);
+  });
+
+  it("reads succeeded when the attempt that was out when its endpoint was disabled was answered 2xx", async () => {
+    const delivery = await disabledWhileOut(200);
+    assert.equal(delivery.status, "succeeded", "the endpoint received it");
+    assert.equal(delivery.lastStatusCode, 200);
+    assert.equal(delivery.attemptCount, 1);
+    assert.equal(delivery.attempts[0].succeeded, true);
+    assert.equal(delivery.attempts[0].nextRetryAt, null);
+    assert.ok(delivery.completedAt, "completed when its attempt was answered");
   });
 
   it("refuses a redelivery to a disabled endpoint, and leaves it out of a redelivery to all", async () => {
