@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { afterLastChange, notBeforeLastChange } from "../db/change-times.ts";
 import { isFixedValue } from "../db/fixed-sets.ts";
-import type { Db } from "../db/handles.ts";
+import type { Db, Trx } from "../db/handles.ts";
 import { createdWithin, selectPage } from "../db/pages.ts";
 import type {
   EventRow,
@@ -460,29 +460,33 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
       )
       where d.id = m.id and d.lease_id = m.lease_id and d.status = 'pending'
     `.execute(trx);
-    // A delivery canceled while its attempt was out (its endpoint deleted or disabled) counts the
-    // attempt it logs and says what the endpoint answered; an attempt answered 2xx delivered the
-    // event, so that delivery reads succeeded. No retry follows either way, and its attempt says so.
-    if (Number(moved.numAffectedRows ?? 0n) < moves.length) {
-      await sql`
-        with settled as (
-          update webhook_deliveries d
-          set attempt_count = m.attempt_count, last_status_code = m.last_status_code,
-            last_error = m.last_error,
-            status = case when m.succeeded then 'succeeded' else d.status end,
-            completed_at = case when m.succeeded then m.finished_at else d.completed_at end
-          from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (
-            id uuid, attempt_count int, last_status_code int, last_error text, succeeded boolean,
-            finished_at timestamptz, attempt_id uuid
-          )
-          where d.id = m.id and d.status = 'canceled' and d.attempt_count < m.attempt_count
-          returning m.attempt_id
-        )
-        update webhook_delivery_attempts a set next_retry_at = null
-        from settled where a.id = settled.attempt_id
-      `.execute(trx);
-    }
+    if (Number(moved.numAffectedRows ?? 0n) < moves.length) await settleCanceled(trx, moves);
   });
+}
+
+/**
+ * A delivery canceled while its attempt was out (its endpoint deleted or disabled) counts the
+ * attempt it logs and says what the endpoint answered; an attempt answered 2xx delivered the
+ * event, so that delivery reads succeeded. No retry follows either way, and its attempt says so.
+ */
+async function settleCanceled(trx: Trx, moves: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  await sql`
+      with settled as (
+        update webhook_deliveries d
+        set attempt_count = m.attempt_count, last_status_code = m.last_status_code,
+          last_error = m.last_error,
+          status = case when m.succeeded then 'succeeded' else d.status end,
+          completed_at = case when m.succeeded then m.finished_at else d.completed_at end
+        from jsonb_to_recordset(${JSON.stringify(moves)}::jsonb) as m (
+          id uuid, attempt_count int, last_status_code int, last_error text, succeeded boolean,
+          finished_at timestamptz, attempt_id uuid
+        )
+        where d.id = m.id and d.status = 'canceled' and d.attempt_count < m.attempt_count
+        returning m.attempt_id
+      )
+      update webhook_delivery_attempts a set next_retry_at = null
+      from settled where a.id = settled.attempt_id
+    `.execute(trx);
 }
 
 /**
