@@ -2,6 +2,8 @@
  * Entry point of the `satang` command (bin/satang.js, `npm start`). The commands live in
  * cli/program.ts; this file only connects them to the process.
  */
+// First: an older Node.js stops here, before any other module runs.
+import "./node-version.ts";
 import { runCli } from "./cli/program.ts";
 
 const outcome = await runCli(process.argv.slice(2), {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import semver from "semver";
+import { NODE_MINIMUM, nodeTooOld } from "../../src/node-version.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -88,6 +89,25 @@ describe("Node version", () => {
       semver.satisfies(process.versions.node, promise ?? ""),
       `Node ${process.versions.node} (the one running the tests) is not in ${promise}`,
     );
+  });
+
+  it("is what the entry point checks: an older Node stops with a sentence naming both versions", () => {
+    const promise = semver.minVersion(
+      String((readJson(join(REPO_ROOT, "package.json")).engines as { node: string }).node),
+    );
+    assert.equal(NODE_MINIMUM, promise?.version);
+    assert.equal(nodeTooOld(process.versions.node), undefined);
+    for (const newer of [NODE_MINIMUM, "20.19.1", "20.20.0", "22.0.0", "24.3.1"]) {
+      assert.equal(nodeTooOld(newer), undefined, newer);
+    }
+    for (const older of ["20.18.9", "20.12.2", "18.20.4", "20.0.0"]) {
+      assert.match(
+        nodeTooOld(older) ?? "",
+        new RegExp(
+          `needs Node\\.js ${NODE_MINIMUM.replace(/\./g, "\\.")} or newer; this is Node\\.js ${older.replace(/\./g, "\\.")}`,
+        ),
+      );
+    }
   });
 
   it("is the README's 'Node.js X or newer'", () => {
