@@ -174,7 +174,7 @@ function redirectTarget(location: string, input: PostInput): string {
   try {
     text = new URL(location, input.url).href;
   } catch {}
-  text = text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  text = text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return excerptText(Buffer.from(text), input.redact ?? []);
 }
 
