@@ -98,8 +98,12 @@ export async function withinTime(probe: Promise<unknown>, timeoutMs: number): Pr
   }
 }
 
-/** `select 1` on a connection of its own, closed afterwards whatever happened. */
-async function postgresReachable(target: PostgresTarget, timeoutMs: number): Promise<boolean> {
+/**
+ * `select 1` on a connection of its own, closed afterwards whatever happened; with `query`
+ * false, only the connection and its login (a transaction-pooling PgBouncer answers a login
+ * without taking a server connection, so its full pool does not make it look down).
+ */
+async function postgresReachable(target: PostgresTarget, timeoutMs: number, query = true): Promise<boolean> {
   const client = new target.Client({
     connectionString: target.connectionString,
     connectionTimeoutMillis: timeoutMs,
@@ -107,12 +111,30 @@ async function postgresReachable(target: PostgresTarget, timeoutMs: number): Pro
   client.on("error", () => {});
   try {
     return await withinTime(
-      client.connect().then(() => client.query("select 1")),
+      client.connect().then(() => (query ? client.query("select 1") : undefined)),
       timeoutMs,
     );
   } finally {
     client.end().catch(() => {});
   }
+}
+
+/**
+ * Behind a pooler (DATABASE_DIRECT_URL set): the pooler takes a login, and PostgreSQL itself
+ * answers `select 1` on a direct connection. A `select 1` through the pooler would wait in its
+ * queue behind every process's transactions, so a pool full of busy ones would make every node
+ * unready at once while the database is healthy.
+ */
+async function pooledReachable(
+  pooler: PostgresTarget,
+  direct: PostgresTarget,
+  timeoutMs: number,
+): Promise<boolean> {
+  const [login, database] = await Promise.all([
+    postgresReachable(pooler, timeoutMs, false),
+    postgresReachable(direct, timeoutMs),
+  ]);
+  return login && database;
 }
 
 /**
@@ -219,7 +241,10 @@ function openPostgresStore(databaseUrl: string, options: StoreOptions, bounds: D
   return {
     db,
     kind: "postgres",
-    reachable: (timeoutMs) => postgresReachable(target, timeoutMs),
+    reachable: (timeoutMs) =>
+      options.listenUrl
+        ? pooledReachable(target, listenTarget, timeoutMs)
+        : postgresReachable(target, timeoutMs),
     changes,
     close: () => closeBoth(changes, db),
   };
