@@ -39,12 +39,27 @@ export interface JobLogger {
   warn?(details: object, message: string): void;
 }
 
+/**
+ * The code of an error, or of the first error it wraps (`cause`, AggregateError) that has one;
+ * null when none has (pg's "Connection terminated unexpectedly" carries no SQLSTATE).
+ */
+function codeWithin(error: unknown, depth = 0): string | null {
+  if (error === null || typeof error !== "object" || depth > 4) return null;
+  const own = (error as { code?: unknown }).code;
+  if (typeof own === "string") return own;
+  for (const inner of error instanceof AggregateError ? error.errors : []) {
+    const code = codeWithin(inner, depth + 1);
+    if (code !== null) return code;
+  }
+  return codeWithin((error as { cause?: unknown }).cause, depth + 1);
+}
+
 /** Logs a failed run: a warning for an expected database condition, an error otherwise. */
 export function logJobFailure(log: JobLogger, job: string, err: unknown): void {
   const fault = databaseFault(err);
   if (fault && log.warn) {
-    const code = (err as { code?: unknown } | null)?.code;
-    log.warn({ job, fault, code }, "background job waits for the database");
+    const error = err instanceof Error ? err.message : String(err);
+    log.warn({ job, fault, code: codeWithin(err), error }, "background job waits for the database");
     return;
   }
   log.error({ err, job }, "background job failed");

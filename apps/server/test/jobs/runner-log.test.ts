@@ -47,6 +47,26 @@ describe("background job failures in the log", () => {
     assert.ok(lines.every((line) => !("err" in line.details)));
   });
 
+  it("names the code of a wrapped error, and says so when there is none, with the message always", () => {
+    const { lines, log } = recorder();
+    const wrapped = new Error("query failed", { cause: pgError("57P01", "terminating connection") });
+    logJobFailure(log, "settlement", wrapped);
+    logJobFailure(
+      log,
+      "settlement",
+      new AggregateError([new Error("x"), pgError("ECONNREFUSED", "refused")]),
+    );
+    logJobFailure(log, "settlement", new Error("Connection terminated unexpectedly"));
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.details.fault, line.details.code, line.details.error]),
+      [
+        ["warn", "unavailable", "57P01", "query failed"],
+        ["warn", "unavailable", "ECONNREFUSED", ""],
+        ["warn", "unavailable", null, "Connection terminated unexpectedly"],
+      ],
+    );
+  });
+
   it("logs anything else as an error with the error itself", () => {
     const { lines, log } = recorder();
     const bug = new TypeError("cannot read properties of undefined");
