@@ -13,8 +13,9 @@
  * - A refused request gets 429 RATE_LIMIT_EXCEEDED with metadata { limit, remaining, resetAt,
  *   retryAfter } and Retry-After; every counted response carries X-RateLimit-Limit,
  *   X-RateLimit-Remaining and X-RateLimit-Reset (seconds until the window resets).
- * - When Redis fails mid-flight the limiter lets requests through (and logs): taking payments
- *   matters more than counting them. A Redis that cannot be reached at start stops the start.
+ * - When Redis fails the limiter lets requests through (and logs): taking payments matters more
+ *   than counting them. That holds at start too: a node started while Redis is down serves, and
+ *   counts once Redis answers.
  * - A signed write whose replay record is written in its own transaction is known to be a
  *   replay only after the limiter counted it (http/auth.ts `settleReplay`): its answer, the
  *   replay refusal, gives the request back to the window (`RequestBudget.giveBack`) and carries
@@ -107,6 +108,17 @@ function wallClockStore(clock: Clock, made: (store: GivingBackStore) => void): F
   return WallClockStore;
 }
 
+/** REDIS_URL without its password, for the log. */
+function redactedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "redacted";
+    return parsed.toString();
+  } catch {
+    return "(not a URL)";
+  }
+}
+
 async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -115,13 +127,27 @@ async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
   });
-  redis.on("error", (err: Error) => app.log.warn({ err }, "rate-limit Redis error"));
+  let down = false;
+  redis.on("error", (err: Error) => {
+    // A Redis that stays down is said once, not at every reconnect attempt.
+    if (!down) app.log.warn({ err }, "rate-limit Redis error");
+    down = true;
+  });
+  redis.on("ready", () => {
+    if (down) app.log.info("rate-limit Redis answers again: the shared limit holds");
+    down = false;
+  });
   try {
     await redis.connect();
   } catch (err) {
-    redis.disconnect();
-    throw new Error(
-      `REDIS_URL: cannot connect to Redis for the shared rate limit (${(err as Error).message})`,
+    // The limit is not worth an outage: a node started (restarted, added) while Redis is down
+    // serves, letting requests through as when Redis fails later (skipOnError), and counts
+    // again once Redis answers (ioredis keeps reconnecting). Said at error level, since until
+    // then the limit holds nowhere.
+    down = true;
+    app.log.error(
+      { err, redisUrl: redactedRedisUrl(url) },
+      "REDIS_URL: Redis does not answer; requests are let through without the rate limit until it does",
     );
   }
   return redis;
