@@ -209,7 +209,11 @@ interface HmacAuthenticationContext {
  */
 const openedSecrets = new WeakMap<Integration, string>();
 
-/** Expired replay records are swept now and then by whichever request comes along. */
+/**
+ * Expired replay records are swept now and then by whichever request comes along: every this
+ * many requests that record one (a write, a create recording its own in its transaction, a v1
+ * read), so the table holds about ten minutes of them whatever the mix of requests.
+ */
 const SWEEP_EVERY_WRITES = 200;
 
 interface SignedHeaders {
@@ -344,13 +348,18 @@ export function hmacAuthentication(deps: HmacAuthenticationContext) {
     const auth: AuthContext = { integration, merchant };
     if (read) {
       // A read may repeat its signature; a v1 one is recorded so no write can use it later.
-      if (signed.version === "sha256") await recordUse(useOf(signed));
+      if (signed.version === "sha256") {
+        await recordUse(useOf(signed));
+        sweep(request, deps.wallClock.now());
+      }
     } else if (request.routeOptions.config?.replayInTransaction) {
       const pending = pendingReplay(useOf(signed), recordUse, () =>
         refusal(REPLAYED(), request, deps.config.env),
       );
       auth.replay = pending;
       unsettled.set(request, pending);
+      // Recorded with the create it authorizes (payments, withdraws, refunds), counted here.
+      sweep(request, deps.wallClock.now());
     } else {
       if (!(await recordUse(useOf(signed)))) throw REPLAYED();
       sweep(request, deps.wallClock.now());
