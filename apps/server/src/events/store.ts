@@ -317,20 +317,21 @@ async function leaseDueRows(
       where e.endpoint_id is not null
     ),
     picked as (
-      select c.id, c.next_attempt_at
+      select c.id, c.due_at
       from allowances a
       cross join lateral (
-        select d.id, d.next_attempt_at
+        -- Oldest due first: an untried delivery is due since it was made (migration 0121).
+        select d.id, coalesce(d.next_attempt_at, d.created_at) as due_at
         from webhook_deliveries d
         where d.endpoint_id = a.endpoint_id
           and d.status = 'pending'
           and (d.next_attempt_at is null or d.next_attempt_at <= ${now})
           and (d.leased_until is null or d.leased_until <= ${now})
-        order by d.next_attempt_at nulls first, d.id
+        order by coalesce(d.next_attempt_at, d.created_at), d.id
         limit greatest(a.allowance, 0)
         for update skip locked
       ) c
-      order by c.next_attempt_at nulls first, c.id
+      order by c.due_at, c.id
       limit ${options.capacity}
     )
     update webhook_deliveries d
@@ -375,7 +376,7 @@ export async function claimDueDeliveries(db: Db, options: ClaimOptions): Promise
       "w.disabled_at as endpointDisabledAt",
     ])
     .where("d.id", "in", [...attempts.keys()])
-    .orderBy("d.next_attempt_at", (ob) => ob.asc().nullsFirst())
+    .orderBy(sql`coalesce(d.next_attempt_at, d.created_at)`)
     .orderBy("d.id")
     .execute();
   return rows.map(({ endpointDeletedAt, endpointDisabledAt, ...row }) => ({

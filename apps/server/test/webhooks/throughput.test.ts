@@ -133,6 +133,24 @@ describe("a backlog through the job runner", () => {
     assert.equal(deps.dispatcher.limitOf(endpointId), 1);
   });
 
+  it("sends an endpoint's untried deliveries oldest first, whatever their ids", async () => {
+    const target = await receiver();
+    const credentials = await svc.newMerchant();
+    await subscribe(target, ["*"], credentials);
+    // One event at a time, each delivery made after the one before; their ids are random.
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      made.push((await writeEvent(svc.deps, credentials.merchantId, "payment.received")).id);
+    }
+    // One at a time to the endpoint: the order of arrival is the order of the claims.
+    const deps = worker({ perEndpointInitial: 1, perEndpointInFlight: 1 });
+    for (let sent = 0; sent < made.length; ) sent += await deliverDueWebhooks(deps);
+    assert.deepEqual(
+      target.received.map((delivery) => delivery.payload?.id),
+      made,
+    );
+  });
+
   it("delivers everything to a fast endpoint while a hanging one holds only its own few slots", async () => {
     const slow = await receiver();
     const held: Array<() => void> = [];

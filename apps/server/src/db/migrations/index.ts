@@ -46,6 +46,7 @@ import { statements as auditActorFolded } from "./0117_audit_actor_folded.ts";
 import { statements as refundRefundableWithheld } from "./0118_refund_refundable_withheld.ts";
 import { statements as ledgerPostingSeqUnderLock } from "./0119_ledger_posting_seq_under_lock.ts";
 import { statements as paymentsByMerchantReference } from "./0120_payments_by_merchant_reference.ts";
+import { statements as webhookDeliveriesOldestFirst } from "./0121_webhook_deliveries_oldest_first.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -91,4 +92,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0118_refund_refundable_withheld": refundRefundableWithheld,
   "0119_ledger_posting_seq_under_lock": ledgerPostingSeqUnderLock,
   "0120_payments_by_merchant_reference": paymentsByMerchantReference,
+  "0121_webhook_deliveries_oldest_first": webhookDeliveriesOldestFirst,
 };
