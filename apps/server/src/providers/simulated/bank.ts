@@ -174,7 +174,17 @@ export interface SimulatedBankContext {
   secrets: SecretBox;
   /** Failure switches (the conformance suite's); none in a sandbox. */
   faults?: SimulatedFaults;
+  /** The most payments the bank remembers (BOOKED_PAYMENTS_MAX unless set). */
+  bookedPaymentsMax?: number;
 }
+
+/**
+ * The payments the simulated bank remembers, newest last: a sandbox that runs for months keeps
+ * this many, not every payment it was ever paid (its book is memory, not the database). A notice
+ * is checked against the book right after the payment is booked, so only a much later replay of
+ * an old notice meets a payment the book has let go of, and is answered "not found".
+ */
+export const BOOKED_PAYMENTS_MAX = 100_000;
 
 /** A payment the bank took: the customer paid `amountSatang` under `reference`. */
 export interface BookedPayment {
@@ -191,10 +201,30 @@ export class SimulatedBank implements Provider, SandboxBank {
   readonly faults: SimulatedFaults;
   /** The callback secret once read: it never changes, so each bank object reads it once. */
   private secret: Promise<string> | undefined;
+  /** By transaction id, oldest first (a Map keeps its insertion order). */
   private readonly paymentBook = new Map<string, BookedPayment>();
+  /** The same payments by reference, so a search by reference reads only its own. */
+  private readonly byReference = new Map<string, BookedPayment[]>();
+  private readonly bookedMax: number;
 
   constructor(private readonly deps: SimulatedBankContext) {
     this.faults = deps.faults ?? NO_FAULTS;
+    this.bookedMax = deps.bookedPaymentsMax ?? BOOKED_PAYMENTS_MAX;
+  }
+
+  /** Books a payment, letting the oldest go once the book holds `bookedMax`. */
+  private book(payment: BookedPayment): void {
+    this.paymentBook.set(payment.transactionId, payment);
+    const same = this.byReference.get(payment.reference);
+    if (same) same.push(payment);
+    else this.byReference.set(payment.reference, [payment]);
+    while (this.paymentBook.size > this.bookedMax) {
+      const [oldestId, oldest] = this.paymentBook.entries().next().value as [string, BookedPayment];
+      this.paymentBook.delete(oldestId);
+      const rest = (this.byReference.get(oldest.reference) ?? []).filter((kept) => kept !== oldest);
+      if (rest.length > 0) this.byReference.set(oldest.reference, rest);
+      else this.byReference.delete(oldest.reference);
+    }
   }
 
   private callbackSecret(): Promise<string> {
@@ -352,7 +382,7 @@ export class SimulatedBank implements Provider, SandboxBank {
       amountSatang: input.amountSatang,
       paidAt: this.deps.clock.now(),
     };
-    this.paymentBook.set(payment.transactionId, payment);
+    this.book(payment);
     const notice = await this.signCallback("payment.succeeded", {
       paymentId: input.paymentId,
       transactionId: payment.transactionId,
@@ -369,7 +399,7 @@ export class SimulatedBank implements Provider, SandboxBank {
 
   /** Every payment the bank took under `reference`. */
   bookedPaymentsOf(reference: string): BookedPayment[] {
-    return [...this.paymentBook.values()].filter((payment) => payment.reference === reference);
+    return [...(this.byReference.get(reference) ?? [])];
   }
 }
 

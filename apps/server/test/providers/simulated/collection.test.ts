@@ -114,4 +114,33 @@ describe("the sandbox's bank", () => {
     assert.equal(deps.provider, deps.simulator);
     assert.equal((deps.provider as SimulatedBank).faults, NO_FAULTS);
   });
+
+  it("remembers at most its limit of payments, the newest, by transaction and by reference alike", async () => {
+    const store = await openTestStore();
+    try {
+      const bank = new SimulatedBank({
+        db: store.db,
+        clock: systemClock,
+        wallClock: systemClock,
+        secrets: new SecretBox(Buffer.alloc(32, 2)),
+        bookedPaymentsMax: 3,
+      });
+      const paid = [];
+      for (const reference of ["A", "B", "A", "C", "A"]) {
+        paid.push((await bank.pay({ paymentId: randomUUID(), reference, amountSatang: 100n })).payment);
+      }
+      // The two oldest (A and B) are let go; the three newest are kept, and found both ways.
+      assert.equal(bank.bookedPayment(paid[0]!.transactionId), undefined);
+      assert.equal(bank.bookedPayment(paid[1]!.transactionId), undefined);
+      for (const kept of paid.slice(2)) assert.equal(bank.bookedPayment(kept.transactionId), kept);
+      assert.deepEqual(
+        bank.bookedPaymentsOf("A").map((payment) => payment.transactionId),
+        [paid[2]!.transactionId, paid[4]!.transactionId],
+      );
+      assert.deepEqual(bank.bookedPaymentsOf("B"), []);
+      assert.deepEqual(bank.bookedPaymentsOf("C"), [paid[3]]);
+    } finally {
+      await store.close();
+    }
+  });
 });
