@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { EMBEDDED_PARSERS } from "../../src/db/connect.ts";
+import { EMBEDDED_PARSERS, EMBEDDED_START_PARAMS } from "../../src/db/connect.ts";
 
 /** Idle databases kept per process: enough for the files that open a few stores at once. */
 const IDLE_MAX = 3;
@@ -55,6 +55,7 @@ async function open(snapshotPath: string): Promise<ReusableDatabase> {
   const lite = await PGlite.create({
     loadDataDir: new Blob([await snapshotBytes]),
     parsers: EMBEDDED_PARSERS,
+    startParams: [...EMBEDDED_START_PARAMS],
   });
   const tables = (
     await lite.query<{ name: string }>(
