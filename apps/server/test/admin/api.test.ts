@@ -231,6 +231,10 @@ describe("operator API: merchants", () => {
       (await create({ name: "B", promptpayId: "123456789012345" })).body.data.promptpayId,
       "123456789012345",
     );
+    // Mobile numbers of every prefix in use: 06, 08 and 09.
+    for (const mobile of ["0612345678", "0812345678", "0912345678"]) {
+      assert.equal((await create({ name: "M", promptpayId: mobile })).body.data.promptpayId, mobile);
+    }
   });
 
   it("refuses invalid fields with the field's code and its path", async () => {
@@ -294,7 +298,8 @@ describe("operator API: merchants", () => {
       ],
       [{ name: "A", promptpayId: "12345" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: "1812345678" }, "VALIDATION_ERROR", "promptpayId"],
-      // A landline (02 Bangkok, 05 the north) is not a PromptPay mobile number.
+      // A landline (02 Bangkok, 05 the north, 07 the south) is not a PromptPay mobile number.
+      [{ name: "A", promptpayId: "0712345678" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: "0212345678" }, "VALIDATION_ERROR", "promptpayId"],
       [{ name: "A", promptpayId: "053-123-456" }, "VALIDATION_ERROR", "promptpayId"],
       // A national id whose last digit is not its check digit (1234567890121 is).

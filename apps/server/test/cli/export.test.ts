@@ -97,24 +97,17 @@ describe("satang export", () => {
   });
 
   it("prints to stdout without --out, and passes --status", async () => {
-    const result = await run([
-      "export",
-      "payments",
-      "--from",
-      day(-1),
-      "--to",
-      day(2),
-      "--status",
-      "canceled",
-    ]);
+    // One export of `kind` over the test's days, with `filters`.
+    const exportWith = (kind: string, ...filters: string[]) =>
+      run(["export", kind, "--from", day(-1), "--to", day(2), ...filters]);
+    const result = await exportWith("payments", "--status", "canceled");
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(csvRecords(result.stdout), []);
-    const ledger = await run(["export", "ledger", "--from", day(-1), "--to", day(2)]);
+    const ledger = await exportWith("ledger");
     assert.equal(ledger.code, 0, ledger.stderr);
     assert.match(ledger.stdout, /^entry_id,/);
     // The ledger's own filters reach the server; one it does not take is refused before a request.
-    const ledgerWith = (...filters: string[]) =>
-      run(["export", "ledger", "--from", day(-1), "--to", day(2), ...filters]);
+    const ledgerWith = (...filters: string[]) => exportWith("ledger", ...filters);
     const filtered = await ledgerWith("--account", "wallet_held", "--type", "withdraw_hold");
     assert.equal(filtered.code, 0, filtered.stderr);
     assert.deepEqual(csvRecords(filtered.stdout), [], "no withdraw was held");
@@ -127,16 +120,7 @@ describe("satang export", () => {
       status.stderr,
       /--status does not apply to the ledger export \(it takes --type and --account\)/,
     );
-    const account = await run([
-      "export",
-      "payments",
-      "--from",
-      day(-1),
-      "--to",
-      day(2),
-      "--account",
-      "wallet_held",
-    ]);
+    const account = await exportWith("payments", "--account", "wallet_held");
     assert.equal(account.code, 2, account.stderr);
   });
 
