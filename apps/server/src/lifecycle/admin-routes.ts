@@ -20,7 +20,7 @@ import type { App } from "../http/typed-app.ts";
 import { notFound } from "../lib/errors.ts";
 import { PAGE_SIZE_DEFAULT } from "../lib/limits.ts";
 import { listAnomalies } from "./anomalies.ts";
-import { advanceMerchantClock, resetMerchantClock } from "./clock.ts";
+import { advanceMerchantClock, DUE_WORK_LEFT, resetMerchantClock } from "./clock.ts";
 import type { LifecycleContext } from "./context.ts";
 import {
   AdminClockEnvelope,
@@ -51,7 +51,9 @@ function merchantClockRoutes(app: App, ctx: LifecycleContext): void {
       },
     },
     async (request) => {
-      const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds);
+      const clock = await advanceMerchantClock(ctx, request.params.id, request.body.seconds, (err) =>
+        request.log.warn({ err }, DUE_WORK_LEFT),
+      );
       return ok({ merchantId: request.params.id.toLowerCase(), ...clock });
     },
   );

@@ -77,9 +77,42 @@ async function recordIfAnomaly(
   });
 }
 
-/** Closes the payout attempt record, if the subject has one, once its outcome is booked. */
-async function completePayout(trx: Trx, subject: PayoutSubject, at: Date): Promise<void> {
-  if (await findPayout(trx, subject)) await updatePayout(trx, subject, { state: "completed", at });
+/**
+ * The notice of a transfer the operator resolved `failed` (its attempt `watching`) that the bank
+ * then executed after all, however the bank says so (its callback, or the reconciler's
+ * inquiry): booked as a late success, and recorded for the operator, whose decision it
+ * contradicts (docs/lifecycle.md).
+ */
+function resolvedFailedThenPaid(subject: PayoutSubject, row: WithdrawRow | RefundRow): Refusal {
+  const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
+  return {
+    reason: "resolved_failed_then_paid",
+    message: `${name} was resolved failed by the operator, but the bank shows the transfer executed: booked as a late success, debited again`,
+    anomaly: true,
+    merchantId: row.merchant_id,
+    subjectStatus: row.status,
+    amountSatang: row.amount_satang,
+  };
+}
+
+/**
+ * Closes the payout attempt record, if the subject has one, once its outcome is booked; a paid
+ * outcome on an attempt the operator resolved failed answers its notice (the wallet's own
+ * notice, an overdrawn one, comes first).
+ */
+async function completePayout(
+  trx: Trx,
+  subject: PayoutSubject,
+  outcome: "paid" | "failed",
+  row: WithdrawRow | RefundRow,
+  notice: Refusal | undefined,
+): Promise<Refusal | undefined> {
+  const payout = await findPayout(trx, subject);
+  if (!payout) return notice;
+  await updatePayout(trx, subject, { state: "completed", at: row.updated_at });
+  if (outcome === "paid" && payout.state === "watching")
+    return notice ?? resolvedFailedThenPaid(subject, row);
+  return notice;
 }
 
 /** A payout report booked on its withdraw or refund: what it did, and the record as it is now. */
@@ -103,15 +136,15 @@ export async function bookPayoutReport(
   if (subject.kind === "refund") {
     const result = await applyRefundPayoutReport(trx, ctx, subject.id, outcome, reason);
     if (result.kind === "refused") return { kind: "refused", refusal: result.refusal, refund: result.refund };
-    await completePayout(trx, subject, result.refund.updated_at);
-    return { kind: "applied", refund: result.refund, notice: result.notice };
+    const notice = await completePayout(trx, subject, outcome, result.refund, result.notice);
+    return { kind: "applied", refund: result.refund, notice };
   }
   const result = await applyPayoutReport(trx, ctx, subject.id, outcome);
   if (result.kind === "refused")
     return { kind: "refused", refusal: result.refusal, withdraw: result.withdraw };
   // The booked move stamped the withdraw with the merchant's business time of the report.
-  await completePayout(trx, subject, result.withdraw.updated_at);
-  return { kind: "applied", withdraw: result.withdraw, notice: result.notice };
+  const notice = await completePayout(trx, subject, outcome, result.withdraw, result.notice);
+  return { kind: "applied", withdraw: result.withdraw, notice };
 }
 
 function applyPayout(

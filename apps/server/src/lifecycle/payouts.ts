@@ -131,22 +131,15 @@ async function watchedAnswer(
     await refusedAnswer(trx, ctx, provider, subject, "paid", booked, at);
     return;
   }
-  const row = booked.withdraw ?? booked.refund;
-  const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
+  // Booked on a watched attempt, the late success carries its notice (lifecycle/callbacks.ts).
+  if (!booked.notice) return;
   await recordAnomaly(trx, ctx, {
     provider: provider.name,
     subjectType: subject.kind,
     subjectId: subject.id,
     report: "payout.paid",
     callbackId: null,
-    refusal: booked.notice ?? {
-      reason: "resolved_failed_then_paid",
-      message: `${name} was resolved failed by the operator, but the bank shows the transfer executed: booked as a late success, debited again`,
-      anomaly: true,
-      merchantId: row?.merchant_id ?? null,
-      subjectStatus: row?.status ?? "paid",
-      amountSatang: row?.amount_satang ?? null,
-    },
+    refusal: booked.notice,
   });
 }
 
@@ -684,8 +677,8 @@ export async function simulateWithdraw(
   const id = withdrawId.toLowerCase();
   const bank = simulatorOf(ctx);
   let row = await current(ctx, merchantId, id);
-  if (ctx.config.payouts === "manual" || (await takenByPayoutDesk(ctx.db, { withdrawId: id })))
-    throw payoutDeskConflict("Withdraw", row.status);
+  const inBatch = await takenByPayoutDesk(ctx.db, { withdrawId: id });
+  if (ctx.config.payouts === "manual" || inBatch) throw payoutDeskConflict("Withdraw", row.status, inBatch);
   if (row.status === "awaiting_verification") {
     throw conflict(row, "Withdraw is awaiting the operator's verification: the provider has not received it");
   }

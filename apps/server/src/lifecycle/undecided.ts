@@ -248,8 +248,7 @@ async function resolvePayout(
         { status: row.status, reason: "not_undecided" },
       );
     }
-    if (input.outcome === "failed")
-      await refuseWhileMoneyInFlight(ctx, trx, subject, payout.row.provider, name);
+    if (input.outcome === "failed") await refuseWhileMoneyInFlight(ctx, trx, subject, payout, name);
     if (input.outcome === "paid") await refuseHeldBankReference(trx, input.bankReference);
     // The merchant's business time (CONTRACT 10), as every other move of the payout and its record.
     const at = businessNow(ctx.clock, payout.offsetMs);
@@ -318,8 +317,10 @@ async function stillAskTheBank(
 
 /**
  * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "payout_in_flight"`) while the
- * connector holding the payout is not configured on this server (nobody can ask the bank), or
- * while it has a step that may move money on its way (`moneyInFlight`): a
+ * connector holding the payout is not configured on this server (nobody can ask the bank),
+ * while the lifecycle's send of it is within its lease (`sending`: handed to the connector and
+ * not yet answered, whichever connector it is, the sandbox's bank included), or while the
+ * connector has a step that may move money on its way (`moneyInFlight`): a
  * create or confirm claimed just before the operator's decision would otherwise reach the bank
  * after the hold was released. The payout attempt is locked already, so no later step can be
  * claimed (providers/payout-fence.ts).
@@ -328,9 +329,18 @@ async function refuseWhileMoneyInFlight(
   ctx: LifecycleContext,
   trx: Trx,
   subject: PayoutSubject,
-  provider: string,
+  payout: { row: { provider: string; state: string; next_check_at: Date }; offsetMs: bigint },
   name: string,
 ): Promise<void> {
+  const provider = payout.row.provider;
+  const now = businessNow(ctx.clock, payout.offsetMs);
+  if (payout.row.state === "sending" && now < payout.row.next_check_at) {
+    throw new AppError(
+      "STATE_CONFLICT",
+      `${name} cannot be resolved failed yet: its payout was handed to ${provider} and may still reach the bank; its answer, or the check from ${payout.row.next_check_at.toISOString()}, decides first`,
+      { status: "processing", reason: "payout_in_flight" },
+    );
+  }
   const connector = providerHolding(ctx, provider);
   if (!connector) {
     // Nobody can ask the bank that holds it whether it paid: a release now could follow a

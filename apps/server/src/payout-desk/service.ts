@@ -153,7 +153,9 @@ export async function createBatch(
 ): Promise<BatchRecord> {
   if (ctx.config.payouts !== "manual") throw deskOff();
   const id = newId();
-  await withTransaction(ctx.db, async (trx) => {
+  // The answer is read in the action's transaction: once it commits, nothing is left to fail,
+  // so an error answer (a 503 busy, say) always means no batch was taken.
+  return withTransaction(ctx.db, async (trx) => {
     const now = ctx.clock.now();
     const max = input.maxCount ?? PAYOUT_BATCH_ITEMS_MAX;
     const merchantId = input.merchantId?.toLowerCase();
@@ -182,10 +184,9 @@ export async function createBatch(
       at: now,
     });
     await insertBatchItems(trx, id, taken);
-    // The batch is the record the action created (its audit entry names it).
-    return { id };
+    // The batch is the record the action created (its audit entry names it by the answer's id).
+    return getBatch({ db: trx }, id);
   });
-  return getBatch(ctx, id);
 }
 
 export async function getBatch(ctx: Pick<PayoutDeskContext, "db">, id: string): Promise<BatchRecord> {
@@ -431,7 +432,12 @@ async function recordLineOutcome(
   const outcome = outcomeOf(body);
   const key = { batchId: batchId.toLowerCase(), subject };
   try {
-    await withTransaction(ctx.db, (trx) => recordInTransaction(trx, ctx, key, outcome, actor));
+    // The answer is read in the action's transaction (as createBatch's is): an error answer
+    // always means nothing was recorded.
+    return await withTransaction(ctx.db, async (trx) => {
+      await recordInTransaction(trx, ctx, key, outcome, actor);
+      return getBatch({ db: trx }, key.batchId);
+    });
   } catch (error) {
     if (error instanceof RefusedForTheOperator) {
       // Its own transaction, and not the operator's action: a refused request audits nothing.
@@ -443,5 +449,4 @@ async function recordLineOutcome(
     if (outcome.bankReference === null || !isBankReferenceConflict(error)) throw error;
     throw bankReferenceInUse(outcome.bankReference, await bankReferenceHolder(ctx.db, outcome.bankReference));
   }
-  return getBatch(ctx, key.batchId);
 }

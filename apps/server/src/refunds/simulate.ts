@@ -88,8 +88,9 @@ export async function simulateRefund(
   const row = await withTransaction(ctx.db, async (trx) => {
     const locked = await lockRefund(trx, id);
     if (!locked || locked.merchant_id !== merchantId) throw refundNotFound();
-    if (ctx.config.payouts === "manual" || (await takenByPayoutDesk(trx, { refundId: id })))
-      throw payoutDeskConflict("Refund", locked.status);
+    const inBatch = await takenByPayoutDesk(trx, { refundId: id });
+    if (ctx.config.payouts === "manual" || inBatch)
+      throw payoutDeskConflict("Refund", locked.status, inBatch);
     const moves = movesFor(outcome, locked.status);
     if (!moves) {
       throw refundConflict(

@@ -13,7 +13,12 @@ import { EmptyBody } from "../http/fields.ts";
 import { documented } from "../http/openapi-errors.ts";
 import type { App } from "../http/typed-app.ts";
 import { recordAnomaly } from "../lifecycle/anomalies.ts";
-import { advanceMerchantClock, readMerchantClock, resetMerchantClock } from "../lifecycle/clock.ts";
+import {
+  advanceMerchantClock,
+  DUE_WORK_LEFT,
+  readMerchantClock,
+  resetMerchantClock,
+} from "../lifecycle/clock.ts";
 import { type LifecycleContext, simulatorOf } from "../lifecycle/context.ts";
 import { reportRefused, simulatePayment } from "../lifecycle/payments.ts";
 import { conflict, simulateWithdraw } from "../lifecycle/payouts.ts";
@@ -163,7 +168,12 @@ function advanceClockRoute(app: App, ctx: LifecycleContext): void {
         response: { 200: ClockEnvelope },
       },
     },
-    async (request) => ok(await advanceMerchantClock(ctx, merchantOf(request).id, request.body.seconds)),
+    async (request) =>
+      ok(
+        await advanceMerchantClock(ctx, merchantOf(request).id, request.body.seconds, (err) =>
+          request.log.warn({ err }, DUE_WORK_LEFT),
+        ),
+      ),
   );
 }
 

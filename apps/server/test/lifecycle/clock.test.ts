@@ -5,8 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { PoolAcquireTimeoutError } from "../../src/db/faults.ts";
 import { paymentExpiryJob } from "../../src/jobs/lifecycle.ts";
 import { CLOCK_ADVANCE_SECONDS_MAX, CLOCK_OFFSET_MAX_MS } from "../../src/lib/limits.ts";
+import { advanceMerchantClock } from "../../src/lifecycle/clock.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import {
@@ -130,6 +132,39 @@ describe("the merchant's test clock", () => {
     });
     assert.equal(after.body.data.status, "expired");
     assert.deepEqual(await eventTypes(svc.deps.db, payment.id), ["payment.expired"]);
+  });
+  it("answers the moved clock once it moved, even when the work it made due fails: a retry would move it twice", async () => {
+    const merchant = await svc.newMerchant();
+    const payment = await createPayment(svc, merchant, { expiresInMinutes: 15 });
+    // Every statement after the clock's own UPDATE fails as a pool wait past its bound would.
+    let moved = false;
+    const failing = svc.deps.db.withPlugin({
+      transformQuery(args) {
+        if (moved) throw new PoolAcquireTimeoutError(2000);
+        const node = args.node as { kind: string; table?: { table?: { identifier?: { name?: string } } } };
+        if (node.kind === "UpdateQueryNode" && node.table?.table?.identifier?.name === "merchants")
+          moved = true;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const warned: unknown[] = [];
+    const view = await advanceMerchantClock(
+      { ...svc.deps, db: failing },
+      merchant.merchantId,
+      3600,
+      (error) => warned.push(error),
+    );
+    assert.equal(view.offsetSeconds, 3600);
+    assert.equal(warned.length, 1);
+    assert.ok(warned[0] instanceof PoolAcquireTimeoutError);
+    assert.equal(await offsetOf(merchant.merchantId), 3_600_000n, "moved once");
+    // What it left is the workers' (they compare each record with its merchant's time).
+    while ((await paymentExpiryJob.runOnce(svc.deps)) > 0) {}
+    const read = await svc.request("GET", `/api/v1/payments/${payment.id}`, undefined, {
+      credentials: merchant,
+    });
+    assert.equal(read.body.data.status, "expired");
   });
 });
 

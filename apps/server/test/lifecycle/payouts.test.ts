@@ -378,6 +378,33 @@ describe("late success", () => {
     await assertLedgerConsistent(svc.deps.db);
   });
 
+  it("tells the operator when the bank's own report pays a withdraw the operator resolved failed", async () => {
+    const own = await fundedMerchant(svc, {}, 10_000n);
+    const withdraw = await createWithdraw(svc, own, { amount: "1000.00" });
+    await simulateWithdrawRequest(svc, own, withdraw.id, "indeterminate");
+    const resolved = await svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "The bank's statement does not show it",
+    });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    assert.equal((await payoutRow(svc.deps, withdraw.id)).state, "watching");
+    // The bank's callback (the simulate route takes its path) says it executed after all.
+    const paid = await simulateWithdrawRequest(svc, own, withdraw.id, "paid");
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(paid.body.data.status, "paid");
+    assert.equal((await payoutRow(svc.deps, withdraw.id)).state, "completed");
+    assert.deepEqual(await anomaliesOf(svc.deps.db, withdraw.id), [
+      { reason: "resolved_failed_then_paid", report: "payout.paid" },
+    ]);
+    const listed = await svc.admin("GET", `/admin/v1/anomalies?merchantId=${own.merchantId}`);
+    assert.match(JSON.stringify(listed.body.data), /resolved failed by the operator/);
+    // A late success of a failure the bank itself reported is no decision contradicted: no notice.
+    const other = await createWithdraw(svc, own, { amount: "100.00" });
+    await simulateWithdrawRequest(svc, own, other.id, "failed");
+    await simulateWithdrawRequest(svc, own, other.id, "paid");
+    assert.deepEqual(await anomaliesOf(svc.deps.db, other.id), []);
+  });
+
   it("pays an overdrawn wallet back with each settlement and operator credit smaller than the debt", async () => {
     const own = await fundedMerchant(svc, { settlementDelayHours: 0 }, 1_000n);
     const withdraw = await createWithdraw(svc, own, { amount: "1000.00" });
@@ -781,6 +808,43 @@ describe("automatic pickup with an unreliable provider", () => {
       "the later send's answer is booked",
     );
     assert.equal(await statusOf(auto.deps, withdraw.id), "processing");
+  });
+
+  it("refuses the operator's failed while a send is within its lease: it may still reach the bank", async () => {
+    const answer = deferred<"accepted" | "paid" | "failed">();
+    provider.held.push(answer.promise);
+    const own = await fundedMerchant(auto, {}, 10_000n);
+    const withdraw = await createWithdraw(auto, own, { amount: "1000.00" });
+    const dispatching = drain(auto.deps, payoutDispatchJob);
+    await until(() => sendsOf(withdraw.id).length === 1);
+    assert.equal((await payoutRow(auto.deps, withdraw.id)).state, "sending");
+    const who = { actor: "test-operator", requestId: null };
+    const early = resolveWithdraw(
+      auto.deps,
+      withdraw.id,
+      { outcome: "failed", reason: "Not on the statement" },
+      who,
+    );
+    await assert.rejects(early, (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.code, "STATE_CONFLICT");
+      assert.equal((error.metadata as { reason?: string }).reason, "payout_in_flight");
+      assert.match(error.message, /may still reach the bank/);
+      return true;
+    });
+    assert.deepEqual(await ledgerKinds(auto.deps.db, withdraw.id), ["withdraw_hold"], "the hold kept");
+    // Past the lease the send is the reconciler's to ask about, and the operator may decide.
+    auto.clock.advance(PAYOUT_SEND_LEASE_MS);
+    const resolved = await resolveWithdraw(
+      auto.deps,
+      withdraw.id,
+      { outcome: "failed", reason: "Not on the statement" },
+      who,
+    );
+    assert.equal(resolved.withdraw.status, "failed");
+    answer.resolve("failed");
+    await dispatching;
+    assert.deepEqual(await ledgerKinds(auto.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
 
   it("books a check's answer only while no later check claimed the payout", async () => {

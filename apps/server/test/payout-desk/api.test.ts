@@ -16,6 +16,7 @@ import { AppError } from "../../src/lib/errors.ts";
 import { dispatchPendingWithdraws, simulateWithdraw } from "../../src/lifecycle/payouts.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { assertLedgerConsistent } from "../helpers/ledger.ts";
+import { statementsOf } from "../helpers/statements.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -417,6 +418,32 @@ describe("payout desk, boundaries and refusals", () => {
     assert.equal(batch.body.data.createdBy, name);
   });
 
+  it("answers a batch and an outcome from the action's own transaction: nothing is read after its commit", async () => {
+    // A read after the commit could fail (a pool wait bound, CONTRACT 14) and answer 503 for a
+    // batch or an outcome already recorded, which the operator would take as not done.
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    const withdraw = await createWithdraw(shop, { amount: "100.00" });
+    const afterCommit = (statements: string[]) => {
+      const commit = statements.findIndex((text) => /^commit\b/i.test(text));
+      assert.ok(commit >= 0, statements.join("\n"));
+      return statements.slice(commit + 1);
+    };
+    const created = await statementsOf(() =>
+      svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId }),
+    );
+    assert.equal(created.result.status, 201, JSON.stringify(created.result.body));
+    assert.deepEqual(afterCommit(created.statements), []);
+    const recorded = await statementsOf(() =>
+      outcome(created.result.body.data.id, withdraw.id, {
+        outcome: "paid",
+        bankReference: `AC-${withdraw.id}`,
+      }),
+    );
+    assert.equal(recorded.result.status, 200, JSON.stringify(recorded.result.body));
+    assert.equal(recorded.result.body.data.items[0].outcome, "paid");
+    assert.deepEqual(afterCommit(recorded.statements), []);
+  });
+
   it("checks outcomes: paid needs a reference, failed a reason; unknown batch or item 404; no token 401", async () => {
     const shop = await fundedMerchant(svc, {}, 10_000n);
     const w = await createWithdraw(shop, { amount: "100.00" });
@@ -460,12 +487,14 @@ describe("payout desk, boundaries and refusals", () => {
     const pending = await simulate("processing");
     assert.equal(pending.status, 409, JSON.stringify(pending.body));
     assert.deepEqual(pending.body.error.metadata, { status: "pending", reason: "payout_desk" });
+    assert.match(pending.body.error.message, /the desk takes it into a batch/);
     const batch = (await svc.admin("POST", "/admin/v1/payout-batches", { merchantId: shop.merchantId })).body
       .data;
     for (const report of ["failed", "paid", "indeterminate"]) {
       const res = await simulate(report);
       assert.equal(res.status, 409, JSON.stringify(res.body));
       assert.deepEqual(res.body.error.metadata, { status: "processing", reason: "payout_desk" });
+      assert.match(res.body.error.message, /in a batch of the operator's payout desk/);
     }
     // Restarted with SATANG_PAYOUTS=provider while the batch is open: the desk's line is still the
     // desk's, and the simulated bank, which never received it, decides nothing.
@@ -476,12 +505,25 @@ describe("payout desk, boundaries and refusals", () => {
         (error: unknown) =>
           error instanceof AppError &&
           (error.metadata as { reason?: string }).reason === "payout_desk" &&
-          /a batch of the desk/.test(error.message),
+          /in a batch of the operator's payout desk/.test(error.message),
         report,
       );
     }
     assert.equal(await withdrawStatus(shop, w.id), "processing");
     assert.equal(await walletBalance(shop), 9_900, "the hold is kept while the desk may be paying it");
+    // One handed to the simulated bank before the desk was turned on is in no batch: the message
+    // says where it is, and who decides it.
+    const handed = await createWithdraw(shop, { amount: "50.00" });
+    await simulateWithdraw(providerMode, shop.merchantId, handed.id, "indeterminate");
+    const report = await svc.request(
+      "POST",
+      `/api/v1/sandbox/withdraws/${handed.id}/simulate`,
+      { outcome: "paid" },
+      { credentials: shop },
+    );
+    assert.equal(report.status, 409, JSON.stringify(report.body));
+    assert.match(report.body.error.message, /handed to a payout connector before SATANG_PAYOUTS=manual/);
+    assert.match(report.body.error.message, /the operator resolves this withdraw/);
     const paid = await outcome(batch.id, w.id, { outcome: "paid", bankReference: "SIM-DESK-1" });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     assert.equal(await withdrawStatus(shop, w.id), "paid");
