@@ -12,7 +12,9 @@
  * An API key carries the merchant's whole API (payments, withdraws to any account, refunds,
  * exports), more than any role but the owner may do in the dashboard. So in live a route marked
  * `config.twoFactorInLive` (creating an API key) also needs two-factor login of a developer,
- * whom the dashboard otherwise does not hold to it: a stolen password alone cannot mint a key.
+ * whom the dashboard otherwise does not hold to it, and a session signed in with its code: once
+ * a user has enrolled, neither a stolen password nor a session signed in with the password
+ * alone (one made before the user enrolled, or in which the user enrolled) mints a key.
  */
 import type { FastifyRequest } from "fastify";
 import type { DashboardRole } from "../db/types.ts";
@@ -62,6 +64,13 @@ export const keyNeedsTwoFactor = () =>
     { reason: "two_factor_enrolment_required" },
   );
 
+export const keyNeedsTwoFactorLogin = () =>
+  new AppError(
+    "FORBIDDEN",
+    "Sign out and sign in again with your authenticator's code: in live, a new API key needs a session signed in with two-factor login, and this one was signed in with the password alone",
+    { reason: "two_factor_login_required" },
+  );
+
 const READS = new Set(["GET", "HEAD"]);
 
 /** The roles a route allows: its own list, else reads for all and writes for builders. */
@@ -76,5 +85,6 @@ export async function authorizeRole(request: FastifyRequest): Promise<void> {
   if (session.twoFactorRequired && config.beforeTwoFactor !== true) throw enrolmentRequired();
   const allowed = allowedRoles(request.method, config.roles);
   if (!allowed.includes(session.user.role)) throw roleRefused(session.user.role, allowed);
-  if (config.twoFactorInLive === true && session.secondFactorMissingInLive) throw keyNeedsTwoFactor();
+  if (config.twoFactorInLive === true && session.secondFactorMissingInLive !== undefined)
+    throw session.secondFactorMissingInLive === "enrolment" ? keyNeedsTwoFactor() : keyNeedsTwoFactorLogin();
 }

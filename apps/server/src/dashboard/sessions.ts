@@ -53,10 +53,12 @@ export interface DashboardSession {
   /** An owner in live without two-factor login: nothing but enrolment is allowed (CONTRACT 13). */
   twoFactorRequired: boolean;
   /**
-   * Any user in live without two-factor login: a route that makes credentials carrying the
-   * merchant's whole API (`config.twoFactorInLive`, creating an API key) is refused to it.
+   * In live, why a route that makes credentials carrying the merchant's whole API
+   * (`config.twoFactorInLive`, creating an API key) is refused to this session, or undefined:
+   * its user has no two-factor login (`enrolment`), or the session was signed in without a code
+   * (`login`: it was made before the user enrolled, in it or elsewhere).
    */
-  secondFactorMissingInLive: boolean;
+  secondFactorMissingInLive: "enrolment" | "login" | undefined;
 }
 
 declare module "fastify" {
@@ -123,6 +125,8 @@ export async function login(
       created_at: now,
       expires_at: expiresAt,
       revoked_at: null,
+      // The code was checked above when the user is enrolled: this session proved both factors.
+      second_factor: user.totp_secret !== null,
     });
     await deleteSessionsExpiredBy(trx, now);
     return { token, expiresAt: expiresAt.toISOString(), user: userView(user) };
@@ -148,9 +152,15 @@ export function sessionAuthentication(ctx: SessionContext) {
       user,
       merchant,
       twoFactorRequired: twoFactorRequired(ctx.config.env, user),
-      secondFactorMissingInLive: ctx.config.env === "live" && !user.twoFactorEnabled,
+      secondFactorMissingInLive: secondFactorMissing(ctx.config.env, user, found.session.second_factor),
     };
   };
+}
+
+function secondFactorMissing(env: Config["env"], user: UserRecord, signedInWithCode: boolean) {
+  if (env !== "live") return undefined;
+  if (!user.twoFactorEnabled) return "enrolment";
+  return signedInWithCode ? undefined : "login";
 }
 
 /** CONTRACT 13: in live, an owner must enrol two-factor login before anything but enrolment. */

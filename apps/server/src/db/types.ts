@@ -506,6 +506,8 @@ interface DashboardSessionsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: Date | null;
+  /** Signed in with a two-factor code (0122): in live, only such a session makes an API key. */
+  second_factor: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** One failed (or still running) dashboard login of an email, for the lockout (0007). */

@@ -186,6 +186,7 @@ const ForbiddenMetadata = Type.Union([
     closed,
   ),
   reasonOnly("two_factor_enrolment_required"),
+  reasonOnly("two_factor_login_required"),
 ]);
 
 const RateLimitMetadata = Type.Object(

@@ -464,7 +464,41 @@ describe("two-factor login in live", () => {
       (await developer.request("POST", "/two-factor/confirm", { otp: await codeAtOf(secret) })).status,
       200,
     );
-    const created = await developer.request("POST", "/api-keys", { name: "ci" });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    // Enrolled in a session signed in with the password alone: whoever holds that session (or
+    // the password) could have enrolled an authenticator of their own in it, so it still makes
+    // no key; a session signed in with the code does.
+    const sameSession = await developer.request("POST", "/api-keys", { name: "ci" });
+    assert.equal(sameSession.status, 403, JSON.stringify(sameSession.body));
+    assert.equal(sameSession.body.error.metadata.reason, "two_factor_login_required");
+    assert.match(sameSession.body.error.message, /sign in again with your authenticator's code/);
+    assert.equal((await developer.request("GET", "/api-keys")).body.data.total, before.body.data.total);
+    const signedIn = await login(live, {
+      email: developer.email,
+      password: DASHBOARD_PASSWORD,
+      otp: await codeAtOf(secret, 1),
+    });
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    const created = await live.app.inject({
+      method: "POST",
+      url: "/dashboard/api/api-keys",
+      payload: JSON.stringify({ name: "ci" }),
+      headers: { authorization: `Bearer ${signedIn.body.data.token}`, "content-type": "application/json" },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+  });
+
+  it("keeps an owner's session signed in before enrolment from making a key, but opens the dashboard to it", async () => {
+    const shop = await live.newMerchant();
+    const owner = await dashboardUser(live, shop.merchantId);
+    const started = await owner.request("POST", "/two-factor/enrol");
+    const secret = started.body.data.secret as string;
+    assert.equal(
+      (await owner.request("POST", "/two-factor/confirm", { otp: await codeAtOf(secret) })).status,
+      200,
+    );
+    assert.equal((await owner.request("GET", "/payments")).status, 200);
+    const refused = await owner.request("POST", "/api-keys", { name: "ci" });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.metadata.reason, "two_factor_login_required");
   });
 });

@@ -1413,6 +1413,10 @@ export interface components {
               | {
                   /** @enum {string} */
                   reason: "two_factor_enrolment_required";
+                }
+              | {
+                  /** @enum {string} */
+                  reason: "two_factor_login_required";
                 };
           }
         | {

@@ -419,6 +419,8 @@ const en = {
   twoFactorRequiredNote: "Owners of a live account must turn on two-factor login before using the dashboard.",
   keyNeedsTwoFactor:
     "In a live account, a new API key needs two-factor login: turn it on on the Security page first.",
+  keyNeedsTwoFactorLogin:
+    "In live, a new API key needs a session signed in with your authenticator's code. Sign out and sign in again with the code, then create the key.",
   startEnrolment: "Set up an authenticator app",
   scanQr: "Scan this QR code with your authenticator app, or type the key into it by hand:",
   qrAlt: "QR code to add this account to an authenticator app",
@@ -844,6 +846,8 @@ const th = {
   twoFactorOffNote: "บัญชีของคุณยังไม่ได้เปิดการยืนยันสองขั้นตอน",
   twoFactorRequiredNote: "เจ้าของบัญชีที่ใช้งานจริงต้องเปิดการยืนยันสองขั้นตอนก่อนใช้แดชบอร์ด",
   keyNeedsTwoFactor: "บัญชีที่ใช้งานจริงต้องเปิดการยืนยันสองขั้นตอนก่อนสร้าง API key ใหม่ โปรดเปิดที่หน้าความปลอดภัยก่อน",
+  keyNeedsTwoFactorLogin:
+    "บัญชีที่ใช้งานจริงต้องเข้าสู่ระบบด้วยรหัสจากแอปยืนยันตัวตนก่อนสร้าง API key ใหม่ โปรดออกจากระบบแล้วเข้าสู่ระบบอีกครั้งพร้อมรหัส แล้วจึงสร้างคีย์",
   startEnrolment: "ตั้งค่าแอปยืนยันตัวตน",
   scanQr: "สแกนคิวอาร์โค้ดนี้ด้วยแอปยืนยันตัวตน หรือพิมพ์คีย์ลงในแอปเอง:",
   qrAlt: "คิวอาร์โค้ดสำหรับเพิ่มบัญชีนี้ในแอปยืนยันตัวตน",

@@ -47,6 +47,7 @@ import { statements as refundRefundableWithheld } from "./0118_refund_refundable
 import { statements as ledgerPostingSeqUnderLock } from "./0119_ledger_posting_seq_under_lock.ts";
 import { statements as paymentsByMerchantReference } from "./0120_payments_by_merchant_reference.ts";
 import { statements as webhookDeliveriesOldestFirst } from "./0121_webhook_deliveries_oldest_first.ts";
+import { statements as dashboardSessionSecondFactor } from "./0122_dashboard_session_second_factor.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -93,4 +94,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0119_ledger_posting_seq_under_lock": ledgerPostingSeqUnderLock,
   "0120_payments_by_merchant_reference": paymentsByMerchantReference,
   "0121_webhook_deliveries_oldest_first": webhookDeliveriesOldestFirst,
+  "0122_dashboard_session_second_factor": dashboardSessionSecondFactor,
 };

@@ -112,10 +112,15 @@ function createKeyForm() {
       await refresh();
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      // In live a key is made only by a user with two-factor login (docs/security.md).
-      const needsTwoFactor =
-        error instanceof ApiError && error.metadata?.reason === "two_factor_enrolment_required";
-      formError.textContent = needsTwoFactor ? t("keyNeedsTwoFactor") : describeError(error, "form");
+      // In live a key is made only by a user with two-factor login, in a session signed in with
+      // its code (docs/security.md).
+      const reason = error instanceof ApiError ? error.metadata?.reason : undefined;
+      formError.textContent =
+        reason === "two_factor_enrolment_required"
+          ? t("keyNeedsTwoFactor")
+          : reason === "two_factor_login_required"
+            ? t("keyNeedsTwoFactorLogin")
+            : describeError(error, "form");
       formError.hidden = false;
       createButton.disabled = false;
       createButton.textContent = t("createKey");
