@@ -10,12 +10,14 @@
  *   BENCH_DATABASE_URL=postgres://...      # the PostgreSQL server (a fresh database per run)
  *   BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_WALLETS, BENCH_WITHDRAWS_SEED, BENCH_PAYMENTS_SEED
  *   DATABASE_PREPARED_STATEMENTS=off       # the service without named prepared statements
+ *   BENCH_WAL=as-is                        # PostgreSQL's WAL as found, not recycled first
+ *                                          # (lib/database.ts recycledWal)
  */
 import { cpus } from "node:os";
 import { migrateToLatest } from "../apps/server/src/db/migrate.ts";
 import { countRequests } from "./count.ts";
 import { type Context, settingsOf } from "./lib/context.ts";
-import { createBenchDatabase, DEFAULT_BENCH_URL, settle } from "./lib/database.ts";
+import { createBenchDatabase, DEFAULT_BENCH_URL, recycledWal, settle } from "./lib/database.ts";
 import { printRows, type Row } from "./lib/report.ts";
 import { serveProcesses, startServe, startServer, stopServer } from "./lib/servers.ts";
 import { openBench } from "./lib/setup.ts";
@@ -64,6 +66,7 @@ async function scenarios(ctx: Context, url: string, serverUrl: string): Promise<
 const serverUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_BENCH_URL;
 const database = await createBenchDatabase(serverUrl, "run");
 process.env.BENCH_DATABASE_URL = database.url;
+const wal = await recycledWal(database.url);
 const bench = await openBench(database.url);
 await migrateToLatest(bench.store.db);
 const baseline = await startServer("baseline");
@@ -82,6 +85,6 @@ const prepared = process.env.DATABASE_PREPARED_STATEMENTS === "off" ? "off" : "o
 console.log(
   `PostgreSQL; ${cpus().length} cores; ${settings.connections} connections, ${settings.seconds} s per load` +
     `${settings.quick ? " (--quick)" : ""}; named prepared statements ${prepared}; ` +
-    `${serveProcesses()} satang serve process${serveProcesses() > 1 ? "es" : ""}; ${Math.round((Date.now() - started) / 1000)} s`,
+    `${serveProcesses()} satang serve process${serveProcesses() > 1 ? "es" : ""}; ${wal}; ${Math.round((Date.now() - started) / 1000)} s`,
 );
 printRows(ctx.rows);
