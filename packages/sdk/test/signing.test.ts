@@ -6,13 +6,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import {
-  type FetchLike,
-  InvalidCredentialsError,
-  nextTimestamp,
-  type Satang,
-  signRequest,
-} from "../src/index.ts";
+import { type FetchLike, InvalidCredentialsError, type Satang, signRequest } from "../src/index.ts";
 import { customer, type ListeningService, listeningService, ref } from "./helpers/server.ts";
 
 const hmac = (secret: string, message: string) => createHmac("sha256", secret).update(message).digest("hex");
@@ -71,48 +65,6 @@ describe("signRequest", () => {
       () => signRequest({ ...keys, body: "", version: "v2", method: "GET" }),
       /method and the path/,
     );
-  });
-
-  it("keeps its timestamps at the clock's however many different requests it signs a second", () => {
-    // 5,000 different writes signed as fast as the machine goes: each may share a millisecond with
-    // another, since the server refuses only a (key, timestamp, signature) it has seen.
-    let last = 0;
-    for (let i = 0; i < 5_000; i += 1) {
-      const headers = signRequest({ ...keys, method: "POST", path: "/api/v1/payments", body: `{"n":${i}}` });
-      const timestamp = Number(headers["X-Timestamp"]);
-      assert.ok(timestamp >= last, "never goes back");
-      last = timestamp;
-    }
-    assert.ok(last <= Date.now(), `${last - Date.now()} ms ahead of the clock`);
-  });
-
-  it("never signs one request twice with one timestamp: the same request again gets the next millisecond", () => {
-    const seen = new Set<string>();
-    let last = 0;
-    for (let i = 0; i < 200; i += 1) {
-      for (const input of [
-        { ...keys, method: "GET", path: "/api/v1/balance" },
-        // A v1 read and an empty-body v1 write sign the same text: never at one timestamp.
-        { ...keys, body: "" },
-        { ...keys, method: "POST", path: "/api/v1/payments/x/cancel", version: "v1" as const },
-      ]) {
-        const headers = signRequest(input);
-        const triple = `${headers["X-API-Key"]} ${headers["X-Timestamp"]} ${headers["X-Signature"]}`;
-        assert.equal(seen.has(triple), false, triple);
-        seen.add(triple);
-        assert.ok(Number(headers["X-Timestamp"]) >= last);
-        last = Number(headers["X-Timestamp"]);
-      }
-    }
-  });
-
-  it("never signs with a timestamp nextTimestamp handed out: that one is the caller's, to sign by hand", () => {
-    for (let i = 0; i < 50; i += 1) {
-      const mine = nextTimestamp();
-      const headers = signRequest({ ...keys, body: "" });
-      assert.ok(Number(headers["X-Timestamp"]) > mine);
-      assert.ok(nextTimestamp() > Number(headers["X-Timestamp"]), "and nextTimestamp stays strictly later");
-    }
   });
 });
 
