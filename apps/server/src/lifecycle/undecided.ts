@@ -215,6 +215,13 @@ const refundNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Refund not foun
 /** What the operator's decision needs of its subject, locked: its status and its merchant. */
 type LockSubject = (trx: Trx) => Promise<{ status: string; merchant_id: string } | undefined>;
 
+/** Why a processing withdraw or refund without a connector's attempt is not the operator's to resolve. */
+function notHeldByConnector(ctx: LifecycleContext, name: string): string {
+  if (ctx.config.payouts === "manual" || ctx.config.env === "live")
+    return `${name} is not held by a payout connector: the payout desk records its outcome`;
+  return `${name} is not held by a payout connector: the payout desk records its outcome when it is in a batch, and otherwise the sandbox's simulate route reports what the simulated bank did`;
+}
+
 /**
  * The operator decides an undecided payout of `subject`: in one transaction the attempt and the
  * subject are locked (the order the lifecycle takes them), the decision is recorded and booked
@@ -244,7 +251,7 @@ async function resolvePayout(
         "STATE_CONFLICT",
         row.status !== "processing"
           ? `${name} is ${row.status}: only a processing ${subject.kind} can be resolved`
-          : `${name} is not held by a payout connector: the payout desk records its outcome`,
+          : notHeldByConnector(ctx, name),
         { status: row.status, reason: "not_undecided" },
       );
     }
@@ -318,8 +325,8 @@ async function stillAskTheBank(
 /**
  * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "payout_in_flight"`) while the
  * connector holding the payout is not configured on this server (nobody can ask the bank),
- * while the lifecycle's send of it is within its lease (`sending`: handed to the connector and
- * not yet answered, whichever connector it is, the sandbox's bank included), or while the
+ * while the lifecycle's send of it has no answer yet (`sending`: handed to the connector and not
+ * answered, whichever connector it is, the sandbox's bank included), or while the
  * connector has a step that may move money on its way (`moneyInFlight`): a
  * create or confirm claimed just before the operator's decision would otherwise reach the bank
  * after the hold was released. The payout attempt is locked already, so no later step can be
@@ -329,15 +336,17 @@ async function refuseWhileMoneyInFlight(
   ctx: LifecycleContext,
   trx: Trx,
   subject: PayoutSubject,
-  payout: { row: { provider: string; state: string; next_check_at: Date }; offsetMs: bigint },
+  payout: { row: { provider: string; state: string; next_check_at: Date } },
   name: string,
 ): Promise<void> {
   const provider = payout.row.provider;
-  const now = businessNow(ctx.clock, payout.offsetMs);
-  if (payout.row.state === "sending" && now < payout.row.next_check_at) {
+  // Whatever the time: the lease is counted on the merchant's test clock in sandbox, which an
+  // advance moves past while the send is still on its way. The reconciler asks the bank once
+  // the lease has passed and records its answer, and the attempt is then no longer `sending`.
+  if (payout.row.state === "sending") {
     throw new AppError(
       "STATE_CONFLICT",
-      `${name} cannot be resolved failed yet: its payout was handed to ${provider} and may still reach the bank; its answer, or the check from ${payout.row.next_check_at.toISOString()}, decides first`,
+      `${name} cannot be resolved failed yet: its payout was handed to ${provider} and may still reach the bank; its answer, or the reconciler's question to the bank from ${payout.row.next_check_at.toISOString()}, decides first`,
       { status: "processing", reason: "payout_in_flight" },
     );
   }

@@ -810,7 +810,7 @@ describe("automatic pickup with an unreliable provider", () => {
     assert.equal(await statusOf(auto.deps, withdraw.id), "processing");
   });
 
-  it("refuses the operator's failed while a send is within its lease: it may still reach the bank", async () => {
+  it("refuses the operator's failed while a send has no answer, whatever the clock: it may still reach the bank", async () => {
     const answer = deferred<"accepted" | "paid" | "failed">();
     provider.held.push(answer.promise);
     const own = await fundedMerchant(auto, {}, 10_000n);
@@ -833,8 +833,17 @@ describe("automatic pickup with an unreliable provider", () => {
       return true;
     });
     assert.deepEqual(await ledgerKinds(auto.deps.db, withdraw.id), ["withdraw_hold"], "the hold kept");
-    // Past the lease the send is the reconciler's to ask about, and the operator may decide.
+    // The lease is counted on the merchant's clock, which a sandbox advance moves past while the
+    // send is still on its way: still refused.
     auto.clock.advance(PAYOUT_SEND_LEASE_MS);
+    await assert.rejects(
+      resolveWithdraw(auto.deps, withdraw.id, { outcome: "failed", reason: "Not on the statement" }, who),
+      (error: unknown) => error instanceof AppError && error.code === "STATE_CONFLICT",
+    );
+    // The bank answers (it has the transfer, undecided): now the operator may decide.
+    answer.resolve("accepted");
+    await dispatching;
+    assert.equal((await payoutRow(auto.deps, withdraw.id)).state, "accepted");
     const resolved = await resolveWithdraw(
       auto.deps,
       withdraw.id,
@@ -842,8 +851,6 @@ describe("automatic pickup with an unreliable provider", () => {
       who,
     );
     assert.equal(resolved.withdraw.status, "failed");
-    answer.resolve("failed");
-    await dispatching;
     assert.deepEqual(await ledgerKinds(auto.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
 

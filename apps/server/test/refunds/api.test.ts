@@ -312,6 +312,18 @@ describe("refunds", () => {
     assert.equal(cancel.body.error.code, "VALIDATION_ERROR");
     assert.equal(cancel.body.error.metadata.field, "status");
     assert.match(cancel.body.error.message, /while processing/);
+    // The simulated bank has it, not a connector's payout attempt: the operator's resolution
+    // says where its outcome comes from (not the desk, which this sandbox does not run).
+    const resolve = await svc.admin("POST", `/admin/v1/refunds/${r.id}/resolve`, {
+      outcome: "failed",
+      reason: "Not on the statement",
+    });
+    assert.equal(resolve.status, 409, JSON.stringify(resolve.body));
+    assert.equal(resolve.body.error.metadata.reason, "not_undecided");
+    assert.match(
+      resolve.body.error.message,
+      /the sandbox's simulate route reports what the simulated bank did/,
+    );
     const succeeded = await simulateRefundRequest(svc, m, r.id, "succeeded");
     assert.equal(succeeded.status, 200);
     assert.equal(succeeded.body.data.status, "succeeded");
