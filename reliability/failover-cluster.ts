@@ -128,6 +128,24 @@ export class FailoverCluster {
     };
   }
 
+  /**
+   * `pg_autoctl config set` on a running keeper. The keeper rewrites its configuration file in
+   * place as its state moves, and a `config set` that reads it mid-write finds it empty ("Failed
+   * to find section pg_autoctl"): read again after a moment, a few times.
+   */
+  private async setKeeperConfig(pgdata: string, name: string, value: string): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        this.run(["config", "set", "--pgdata", pgdata, name, value]);
+        return;
+      } catch (error) {
+        const text = String((error as { stderr?: unknown }).stderr ?? error);
+        if (attempt >= 10 || !/Failed to (find section|parse configuration file)/.test(text)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+
   private run(args: string[]): string {
     const { file, args: argv, env } = this.command(args);
     return execFileSync(file, argv, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -212,7 +230,7 @@ export class FailoverCluster {
         180_000,
       );
       for (const [name, value] of Object.entries(KEEPER_SETTINGS))
-        this.run(["config", "set", "--pgdata", pgdata, name, String(value)]);
+        await this.setKeeperConfig(pgdata, name, String(value));
       this.run(["reload", "--pgdata", pgdata]);
     }
   }
