@@ -43,7 +43,8 @@ function merchantClockRoutes(app: App, ctx: LifecycleContext): void {
         operationId: "advanceMerchantTestClock",
         description:
           "Moves only that merchant's business time, never back; work that becomes due is done " +
-          "before the answer.",
+          "before the answer (if it fails after the clock moved, the answer is still the moved " +
+          "clock and the workers finish it).",
         params: MerchantIdParams,
         "x-errors": [documented("No merchant has this id", notFound("Merchant"))],
         body: ClockAdvanceBody,

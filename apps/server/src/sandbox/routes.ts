@@ -163,7 +163,8 @@ function advanceClockRoute(app: App, ctx: LifecycleContext): void {
         description:
           "Only this merchant's business time moves; authentication, rate limits and webhook " +
           "timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, " +
-          "settlement) is done before the answer.",
+          "settlement) is done before the answer; if that work fails after the clock moved, the " +
+          "answer is still the moved clock (200) and the workers finish it.",
         body: ClockAdvanceBody,
         response: { 200: ClockEnvelope },
       },

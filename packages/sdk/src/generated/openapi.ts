@@ -375,7 +375,7 @@ export interface paths {
     put?: never;
     /**
      * Move the merchant's test clock forward
-     * @description Only this merchant's business time moves; authentication, rate limits and webhook timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, settlement) is done before the answer.
+     * @description Only this merchant's business time moves; authentication, rate limits and webhook timestamps keep the wall clock. Work that becomes due (expiry, verification expiry, settlement) is done before the answer; if that work fails after the clock moved, the answer is still the moved clock (200) and the workers finish it.
      */
     post: operations["advanceTestClock"];
     delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
     put?: never;
     /**
      * Move a merchant's sandbox test clock forward (sandbox only)
-     * @description Moves only that merchant's business time, never back; work that becomes due is done before the answer.
+     * @description Moves only that merchant's business time, never back; work that becomes due is done before the answer (if it fails after the clock moved, the answer is still the moved clock and the workers finish it).
      */
     post: operations["advanceMerchantTestClock"];
     delete?: never;
