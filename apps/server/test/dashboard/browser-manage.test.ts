@@ -110,6 +110,8 @@ describe("webhook endpoints in the dashboard", () => {
       assert.match(rotated, /^whsec_/);
       assert.notEqual(rotated, secret);
       await page.getByRole("button", { name: en.done }).click();
+      // "Done" draws the list again once it is read; a click before that lands on the old rows.
+      await page.getByRole("heading", { name: en.rotatedTitle }).waitFor({ state: "detached" });
 
       await page.getByRole("button", { name: `${en.deleteEndpoint}: ${receiver.url}` }).click();
       await page.getByRole("button", { name: en.confirmDelete }).click();
