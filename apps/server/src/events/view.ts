@@ -59,7 +59,12 @@ export function endpointView(row: WebhookEndpointRow, wallNow: Date): EndpointRe
 
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 
-function attemptView(row: WebhookDeliveryAttemptRow) {
+/**
+ * An attempt as shown. `retryPlanned` is false for the last attempt of a delivery that is no
+ * longer pending (canceled with its endpoint, or finished): no retry follows it, whatever was
+ * planned when it ended.
+ */
+function attemptView(row: WebhookDeliveryAttemptRow, retryPlanned: boolean) {
   return {
     attemptNumber: row.attempt_number,
     succeeded: row.succeeded,
@@ -70,7 +75,7 @@ function attemptView(row: WebhookDeliveryAttemptRow) {
     responseExcerpt: row.response_excerpt,
     startedAt: row.started_at.toISOString(),
     finishedAt: row.finished_at.toISOString(),
-    nextRetryAt: iso(row.next_retry_at),
+    nextRetryAt: retryPlanned ? iso(row.next_retry_at) : null,
   };
 }
 
@@ -86,7 +91,9 @@ export function deliveryView(delivery: WebhookDeliveryRow, attempts: WebhookDeli
     lastError: delivery.last_error,
     createdAt: delivery.created_at.toISOString(),
     completedAt: iso(delivery.completed_at),
-    attempts: attempts.map(attemptView),
+    attempts: attempts.map((attempt, i) =>
+      attemptView(attempt, delivery.status === "pending" || i < attempts.length - 1),
+    ),
   };
 }
 

@@ -99,13 +99,26 @@ function errorBody(code: ParserAnswer["code"], message: string): string {
   return JSON.stringify({ success: false, error: { code, message } });
 }
 
+/**
+ * The security headers every answer carries (http/security-headers.ts), for the answers written
+ * outside Fastify.
+ */
+const OUTSIDE_SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Cache-Control": "no-store",
+} as const;
+const RAW_SECURITY_HEADERS = Object.entries(OUTSIDE_SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join("");
+
 /** Writes a whole answer in the envelope on a socket the HTTP server no longer reads, and closes it. */
 function answerAndClose(socket: Socket, { code, reason, message }: ParserAnswer, id: string): void {
   const body = errorBody(code, message);
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${ERROR_STATUS[code]} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\n${RAW_SECURITY_HEADERS}` +
+        `Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
@@ -144,6 +157,7 @@ export function installProtocolAnswers(app: FastifyInstance): void {
       "Content-Type": "application/json; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),
       "X-Request-Id": requestIdFor(request),
+      ...OUTSIDE_SECURITY_HEADERS,
       Connection: "close",
     });
     response.end(body);

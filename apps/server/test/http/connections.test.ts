@@ -47,6 +47,12 @@ function parse(raw: string): { status: number; headers: string; body: any } {
   return { status, headers: head.toLowerCase(), body: body ? JSON.parse(body) : undefined };
 }
 
+/** Every answer carries the security headers (docs/operations.md), those written outside Fastify too. */
+function assertSecurityHeaders(headers: string): void {
+  assert.match(headers, /\r\nx-content-type-options: nosniff\r\n/);
+  assert.match(headers, /\r\ncache-control: no-store\r\n/);
+}
+
 describe("connection limits", () => {
   let svc: TestService;
   let port: number;
@@ -77,6 +83,7 @@ describe("connection limits", () => {
     const answer = parse(await closed);
     assert.equal(answer.status, 408);
     assert.match(answer.headers, /\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    assertSecurityHeaders(answer.headers);
     assert.deepEqual(answer.body, {
       success: false,
       error: { code: "REQUEST_TIMEOUT", message: "The request was not received in time" },
@@ -125,6 +132,7 @@ describe("connection limits", () => {
       assert.equal(answer.body.success, false);
       assert.equal(answer.body.error.code, "VALIDATION_ERROR");
       assert.match(answer.headers, /x-request-id: [0-9a-f-]{36}/);
+      assertSecurityHeaders(answer.headers);
     });
   }
 
@@ -149,6 +157,7 @@ describe("connection limits", () => {
       assert.match(answer.body.error.message, message);
       assert.match(answer.headers, /x-request-id: [0-9a-f-]{36}/);
       assert.match(answer.headers, /connection: close/);
+      assertSecurityHeaders(answer.headers);
     });
   }
 
@@ -159,6 +168,7 @@ describe("connection limits", () => {
     assert.equal(answer.status, 400);
     assert.deepEqual(answer.body.error.metadata, { field: "Host" });
     assert.match(answer.headers, /x-request-id: no-host-1\r\n/);
+    assertSecurityHeaders(answer.headers);
   });
 
   it("serves an HTTP/1.0 request without Host, which needs none", async () => {

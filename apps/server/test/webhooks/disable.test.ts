@@ -149,6 +149,29 @@ describe("PATCH /api/v1/webhook-endpoints/{id}", () => {
     assert.equal(delivery.nextAttemptAt ?? null, null);
   });
 
+  it("shows no retry after the last attempt of a delivery canceled between its attempts", async () => {
+    const deps = workerDeps();
+    const { target, credentials, endpointId } = await subscribed(deps.wallClock);
+    target.respondWith(500);
+    const event = await writeEvent(svc.deps, credentials.merchantId, "payment.received");
+    assert.equal(await deliverDueWebhooks(deps), 1);
+    const read = async () =>
+      (await svc.request("GET", `/api/v1/events/${event.id}`, undefined, { credentials })).body.data
+        .deliveries[0];
+    const failedOnce = await read();
+    assert.equal(failedOnce.status, "pending");
+    assert.ok(failedOnce.attempts[0].nextRetryAt, "a retry is planned while the delivery is pending");
+    assert.equal(failedOnce.nextAttemptAt, failedOnce.attempts[0].nextRetryAt);
+
+    assert.equal((await patch(credentials, endpointId, { disabled: true })).status, 200);
+    const canceled = await read();
+    assert.equal(canceled.status, "canceled");
+    assert.equal(canceled.nextAttemptAt, null);
+    assert.equal(canceled.attempts.length, 1);
+    assert.equal(canceled.attempts[0].statusCode, 500, "the attempt is kept as it happened");
+    assert.equal(canceled.attempts[0].nextRetryAt, null, "but no retry follows it");
+  });
+
   it("reads succeeded when the attempt that was out when its endpoint was disabled was answered 2xx", async () => {
     const delivery = await disabledWhileOut(200);
     assert.equal(delivery.status, "succeeded", "the endpoint received it");
