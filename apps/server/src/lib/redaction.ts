@@ -105,9 +105,11 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (te
   // Anything else token-like: 32 or more base64url characters in one run (session tokens, the
   // generated operator token, hashes), except a UUID, which is an id and stays readable.
   { shape: TOKEN_SHAPE, mayHold: mayHoldToken },
-  // A secret named in a query string or a form: clientSecret=..., token=..., password=...
+  // A secret named in a query string or a form: clientSecret=..., access_token=..., pass=...,
+  // any name that ends in one of these words (case aside).
   {
-    shape: /(?<=\b(?:clientSecret|client_secret|secret|token|password|apiSecret|signature)=)[^&\s"\\]+/gi,
+    shape:
+      /(?<=(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|password|passwd|pass|pwd|otp|signature|apikey|api_key|api-key|accesskey|access_key|privatekey|private_key)=)[^&\s"\\]+/gi,
     markers: ["="],
   },
 ];

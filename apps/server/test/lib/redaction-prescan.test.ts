@@ -116,3 +116,19 @@ describe("redaction's one-pass checks", () => {
     assert.equal(redactText('"n":1234567890'), '"n":1234567890');
   });
 });
+
+describe("secrets named in a query string or a form", () => {
+  it("hide the value of every secret-like name, whatever its prefix or case, and nothing else", () => {
+    const cases: [string, string][] = [
+      ["/pay/x/status?clientSecret=abc&x=1", "/pay/x/status?clientSecret=[redacted]&x=1"],
+      ["GET /cb?access_token=abc123 HTTP/1.1", "GET /cb?access_token=[redacted] HTTP/1.1"],
+      ["a?pass=hunter2&user=me", "a?pass=[redacted]&user=me"],
+      ["a?PWD=hunter2", "a?PWD=[redacted]"],
+      ["a?otp=123456", "a?otp=[redacted]"],
+      ["a?x-api-key=k1&refresh_token=r1", "a?x-api-key=[redacted]&refresh_token=[redacted]"],
+      ["a?Password=p&apiSecret=s&sig=1", "a?Password=[redacted]&apiSecret=[redacted]&sig=1"],
+      ["a?referenceId=order-1&status=paid", "a?referenceId=order-1&status=paid"],
+    ];
+    for (const [line, expected] of cases) assert.equal(redactText(line, []), expected, line);
+  });
+});
