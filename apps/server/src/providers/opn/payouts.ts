@@ -109,14 +109,41 @@ function destinationOf(row: OpnTransferRow): Destination {
   return { bankCode: row.bank_code, accountNumber: row.account_number, accountName: row.account_name };
 }
 
-/** Opn's transfer, in the lifecycle's terms. */
+/**
+ * Failure codes that end a transfer whatever `fail_fast` says: a deleted transfer is never sent.
+ * `transfer_sent` is never read as a failure: Opn lists it without saying what it means, and its
+ * name says the transfer went out.
+ */
+const FINAL_WHATEVER_FAIL_FAST = new Set(["transfer_deleted"]);
+const NEVER_A_FAILURE = new Set(["transfer_sent"]);
+
+/**
+ * Opn's transfer, in the lifecycle's terms. `paid: true` is paid, whatever else the transfer
+ * shows. A `failure_code` ends the payout only when Opn will not retry the transfer: Opn's
+ * transfer says so with `fail_fast: true` (every transfer is created with it). With `fail_fast`
+ * false Opn retries a failed transfer (an `insufficient_balance` until the balance allows), so
+ * it may yet be paid: the payout stays undecided and its hold kept (CONTRACT 15), and the next
+ * check asks again.
+ */
 function stepOfTransfer(transfer: OpnTransfer): Step {
   const providerReference = transfer.id;
-  if (transfer.deleted === true) return { kind: "failed", providerReference, reason: "transfer_deleted" };
-  if (typeof transfer.failure_code === "string" && transfer.failure_code !== "") {
-    return { kind: "failed", providerReference, reason: transfer.failure_code };
-  }
   if (transfer.paid === true) return { kind: "paid", providerReference };
+  if (transfer.deleted === true) return { kind: "failed", providerReference, reason: "transfer_deleted" };
+  const code =
+    typeof transfer.failure_code === "string" && transfer.failure_code !== "" ? transfer.failure_code : null;
+  if (code !== null && !NEVER_A_FAILURE.has(code)) {
+    if (transfer.fail_fast === true || FINAL_WHATEVER_FAIL_FAST.has(code)) {
+      return { kind: "failed", providerReference, reason: code };
+    }
+    return {
+      kind: "taken",
+      providerReference,
+      note: `Opn reports ${code} and retries the transfer (fail_fast false): it may yet be paid`,
+    };
+  }
+  if (code !== null) {
+    return { kind: "taken", providerReference, note: `Opn reports ${code}: not read as a failure` };
+  }
   if (transfer.sent === true)
     return { kind: "taken", providerReference, note: "Opn has sent the transfer to the bank" };
   return { kind: "taken", providerReference, note: "Opn has not sent the transfer yet" };
@@ -355,6 +382,9 @@ export class OpnPayouts implements Provider {
       {
         amount: opnAmount(row.amount_satang),
         recipient,
+        // Opn does not retry a failed transfer made so: its failure is final, and the payout's
+        // hold can be released on it (stepOfTransfer).
+        fail_fast: true,
         metadata: { [OPN_METADATA_PAYOUT_KEY]: row.payout_key },
       },
       { signal, idempotencyKey: `satang-transfer-${row.payout_key}` },

@@ -49,6 +49,8 @@ export interface OpnTransfer {
   paid?: unknown;
   sent_at?: unknown;
   paid_at?: unknown;
+  /** True when Opn will not retry the transfer after a failure. */
+  fail_fast?: unknown;
   failure_code?: unknown;
   failure_message?: unknown;
   deleted?: unknown;

@@ -124,6 +124,8 @@ export class OpnSimulator {
   readonly requests: { method: string; path: string; headers: IncomingMessage["headers"]; body: Json }[] = [];
   webhookUrl: string | null;
   loseWebhooks = false;
+  /** Transfers are made with `fail_fast: false` whatever the create asked (Opn retries them). */
+  failFastIgnored = false;
   private failures: (SimFailure & { left: number })[] = [];
   private hangs = 0;
   private hangMs = 0;
@@ -284,7 +286,13 @@ export class OpnSimulator {
 
   markTransferPaid(transferId: string): void {
     this.markTransferSent(transferId);
-    Object.assign(this.transfer(transferId), { paid: true, paid_at: nowIso() });
+    // A transfer Opn retried after a failure and then paid no longer shows the failure.
+    Object.assign(this.transfer(transferId), {
+      paid: true,
+      paid_at: nowIso(),
+      failure_code: null,
+      failure_message: null,
+    });
   }
 
   failTransfer(transferId: string, code = "transfer_failed"): void {
@@ -486,7 +494,8 @@ export class OpnSimulator {
       sent_at: null,
       paid_at: null,
       deleted: false,
-      fail_fast: false,
+      // As Opn: true only when the create asked for it, unless the test says Opn ignores it.
+      fail_fast: body.fail_fast === "true" && !this.failFastIgnored,
       failure_code: null,
       failure_message: null,
       metadata: (body.metadata as Json | undefined) ?? {},

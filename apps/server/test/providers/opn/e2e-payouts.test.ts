@@ -103,6 +103,33 @@ describe("live payouts through Opn", () => {
     assert.match(String(payout.last_error), /insufficient_balance/, "Opn's failure code is kept");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
+
+  it("keeps the hold of a transfer Opn retries after a failure (fail_fast false) until Opn pays it", async () => {
+    live.sim.failFastIgnored = true;
+    try {
+      const { withdraw, recipient } = await sentWithdraw("5550003737", "1300.00");
+      live.sim.verifyRecipient(recipient.id);
+      await checkAgain();
+      const [transfer] = live.sim.transfersFor(withdraw.id);
+      assert.ok(transfer);
+      live.sim.failTransfer(transfer.id, "insufficient_balance");
+      await checkAgain();
+      await checkAgain();
+      assert.equal((await withdrawOf(withdraw.id)).status, "processing", "Opn may yet pay it");
+      assert.deepEqual(
+        await ledgerKinds(live.svc.deps.db, withdraw.id),
+        ["withdraw_hold"],
+        "the hold is kept",
+      );
+      live.sim.markTransferPaid(transfer.id);
+      await checkAgain();
+      assert.equal((await withdrawOf(withdraw.id)).status, "paid");
+      assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
+      assert.equal(live.sim.transfersFor(withdraw.id).length, 1, "never sent twice");
+    } finally {
+      live.sim.failFastIgnored = false;
+    }
+  });
 });
 
 /** The connector as another process's check runs it, on the service's database and clock. */

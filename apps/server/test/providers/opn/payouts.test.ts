@@ -149,6 +149,62 @@ describe("Opn payouts", () => {
     });
   });
 
+  it("creates every transfer with fail_fast, so that Opn's failure is final", async () => {
+    const input = payout();
+    await withVerifiedRecipient(input);
+    await payouts.getPayout(input.idempotencyKey);
+    const [transfer] = sim.transfersFor(input.idempotencyKey);
+    assert.equal(transfer?.fail_fast, true);
+  });
+
+  it("keeps a transfer Opn retries after a failure (fail_fast false) undecided, then books it paid", async () => {
+    sim.failFastIgnored = true;
+    try {
+      const input = payout();
+      await withVerifiedRecipient(input);
+      await payouts.getPayout(input.idempotencyKey);
+      const [transfer] = sim.transfersFor(input.idempotencyKey);
+      assert.equal(transfer?.fail_fast, false);
+      sim.failTransfer(transfer!.id, "insufficient_balance");
+      const retried = await payouts.getPayout(input.idempotencyKey);
+      assert.equal(retried.status, "accepted", "Opn retries it: it may yet be paid");
+      assert.match(String("note" in retried ? retried.note : ""), /insufficient_balance.*retries/);
+      sim.markTransferPaid(transfer!.id);
+      assert.deepEqual(await payouts.getPayout(input.idempotencyKey), {
+        status: "paid",
+        providerReference: transfer!.id,
+      });
+      assert.equal(sim.transfersFor(input.idempotencyKey).length, 1, "never created again");
+    } finally {
+      sim.failFastIgnored = false;
+    }
+  });
+
+  it("reads a deleted transfer as failed whatever fail_fast says, and transfer_sent never as failed", async () => {
+    sim.failFastIgnored = true;
+    try {
+      const deleted = payout();
+      await withVerifiedRecipient(deleted);
+      await payouts.getPayout(deleted.idempotencyKey);
+      const [gone] = sim.transfersFor(deleted.idempotencyKey);
+      sim.failTransfer(gone!.id, "transfer_deleted");
+      assert.deepEqual(await payouts.getPayout(deleted.idempotencyKey), {
+        status: "failed",
+        providerReference: gone!.id,
+        reason: "transfer_deleted",
+      });
+    } finally {
+      sim.failFastIgnored = false;
+    }
+    const sent = payout();
+    await withVerifiedRecipient(sent);
+    await payouts.getPayout(sent.idempotencyKey);
+    const [transfer] = sim.transfersFor(sent.idempotencyKey);
+    assert.equal(transfer?.fail_fast, true);
+    sim.failTransfer(transfer!.id, "transfer_sent");
+    assert.equal((await payouts.getPayout(sent.idempotencyKey)).status, "accepted");
+  });
+
   it("fails with recipient_not_verified past OPN_RECIPIENT_VERIFY_MAX_S, with no transfer ever created", async () => {
     // A clock of its own: the other payouts' times stay near Opn's.
     const clock = new ManualClock(Date.now());
