@@ -188,4 +188,21 @@ describe("README examples", () => {
     assert.equal(found, "order-1001 10000.00 requires_action");
     assert.notEqual(id, curl.data.id);
   });
+
+  it("drains and exits 0 when npm start alone is sent SIGTERM, as a process manager does", async () => {
+    // Not the process group: npm passes the signal to its script's shell, which must be the
+    // server itself (`exec`), or the server would be left running, or killed without draining.
+    const exited = new Promise<number | null | "still running">((resolve) => {
+      service.once("close", (code) => resolve(code));
+      setTimeout(() => resolve("still running"), 30_000).unref();
+    });
+    service.kill("SIGTERM");
+    assert.equal(await exited, 0, serviceOutput);
+    assert.match(serviceOutput, /shutting down: draining in-flight requests/);
+    const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    assert.equal(stillServing, false, "nothing answers on the port once npm start has exited");
+  });
 });
