@@ -33,6 +33,7 @@ import {
   reconcileIntervalOf,
 } from "./providers/registry.ts";
 import { Router, type RouterOptions } from "./providers/routing/router.ts";
+import { SharedBreakers } from "./providers/routing/shared.ts";
 import type { SandboxBank } from "./providers/sandbox-bank.ts";
 
 export interface Deps {
@@ -118,7 +119,11 @@ function payoutProvider(
 
 /** The router over the live connectors, or undefined when there are none (the sandbox). */
 function routerOf(input: DepsInput, connectors: readonly Connector[], wallClock: Clock): Router | undefined {
-  return connectors.length === 0 ? undefined : new Router(connectors, { clock: wallClock, ...input.routing });
+  if (connectors.length === 0) return undefined;
+  // A failed read keeps the last one (the next is 2 s later); a failed write leaves the other
+  // processes to their own breakers, as before this was shared.
+  const shared = new SharedBreakers({ db: input.db, clock: wallClock });
+  return new Router(connectors, { clock: wallClock, shared, ...input.routing });
 }
 
 export function buildDeps(input: DepsInput): Deps {

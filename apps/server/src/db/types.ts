@@ -497,6 +497,13 @@ interface AuditLogTable {
   client_address: string;
 }
 
+/** A connector's breaker as the process that last opened or closed it left it (0123). */
+interface ConnectorBreakersTable {
+  connector: string;
+  open: boolean;
+  changed_at: Timestamp;
+}
+
 /** A dashboard login (0007). Only the token's SHA-256 is stored; times are wall-clock. */
 interface DashboardSessionsTable {
   id: string;
@@ -682,6 +689,7 @@ export interface Database {
   sandbox_payouts: SandboxPayoutsTable;
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
+  connector_breakers: ConnectorBreakersTable;
   dashboard_login_failures: DashboardLoginFailuresTable;
   payout_batches: PayoutBatchesTable;
   payout_batch_items: PayoutBatchItemsTable;

@@ -230,6 +230,15 @@ export const CONNECTOR_BREAKER_WINDOW_MS = 60_000;
  */
 export const CONNECTOR_BREAKER_COOLDOWN_MS = 30_000;
 /**
+ * How long a breaker another process opened keeps this process off the connector when that
+ * process records nothing more (it stopped, or has nothing left to ask the connector): two
+ * minutes. A process that finds the connector still down opens its breaker again after each
+ * failed probe, which renews it; one that finds it back closes it for every process.
+ */
+export const SHARED_BREAKER_HOLD_MS = 120_000;
+/** How often a process reads the breakers the others recorded: at most once every 2 seconds. */
+export const SHARED_BREAKER_REFRESH_MS = 2_000;
+/**
  * The bound of one `instruct` the router waits for before it counts a failure and tries the next
  * connector. Eight seconds: a customer is waiting for the QR, and every connector tried must fit
  * within a client's usual 30 s request timeout (two connectors and the database with room left).

@@ -48,6 +48,7 @@ import { statements as ledgerPostingSeqUnderLock } from "./0119_ledger_posting_s
 import { statements as paymentsByMerchantReference } from "./0120_payments_by_merchant_reference.ts";
 import { statements as webhookDeliveriesOldestFirst } from "./0121_webhook_deliveries_oldest_first.ts";
 import { statements as dashboardSessionSecondFactor } from "./0122_dashboard_session_second_factor.ts";
+import { statements as connectorBreakers } from "./0123_connector_breakers.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -95,4 +96,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0120_payments_by_merchant_reference": paymentsByMerchantReference,
   "0121_webhook_deliveries_oldest_first": webhookDeliveriesOldestFirst,
   "0122_dashboard_session_second_factor": dashboardSessionSecondFactor,
+  "0123_connector_breakers": connectorBreakers,
 };

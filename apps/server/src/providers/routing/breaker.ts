@@ -24,6 +24,8 @@ export const BREAKER_STATE_GAUGE: Record<BreakerState, number> = { closed: 0, ha
 
 export interface BreakerOptions {
   clock: Clock;
+  /** Told when the breaker opens (`true`) or closes (`false`): shared.ts records it for the other processes. */
+  onChange?: (open: boolean) => void;
   failuresMax?: number;
   windowMs?: number;
   cooldownMs?: number;
@@ -31,6 +33,7 @@ export interface BreakerOptions {
 
 export class CircuitBreaker {
   private readonly clock: Clock;
+  private readonly onChange: ((open: boolean) => void) | undefined;
   readonly failuresMax: number;
   readonly windowMs: number;
   readonly cooldownMs: number;
@@ -42,6 +45,7 @@ export class CircuitBreaker {
 
   constructor(options: BreakerOptions) {
     this.clock = options.clock;
+    this.onChange = options.onChange;
     this.failuresMax = options.failuresMax ?? CONNECTOR_BREAKER_FAILURES_MAX;
     this.windowMs = options.windowMs ?? CONNECTOR_BREAKER_WINDOW_MS;
     this.cooldownMs = options.cooldownMs ?? CONNECTOR_BREAKER_COOLDOWN_MS;
@@ -89,11 +93,13 @@ export class CircuitBreaker {
     this.openedAtMs = now;
     this.probeAtMs = null;
     this.failures = [];
+    this.onChange?.(true);
   }
 
   private close(): void {
     this.openedAtMs = null;
     this.probeAtMs = null;
     this.failures = [];
+    this.onChange?.(false);
   }
 }

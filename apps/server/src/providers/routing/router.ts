@@ -19,6 +19,7 @@ import { CONNECTOR_INSTRUCT_TIMEOUT_MS } from "../../lib/limits.ts";
 import type { Connector, InstructInput, Instruction } from "../port.ts";
 import { BREAKER_STATE_GAUGE, type BreakerOptions, type BreakerState, CircuitBreaker } from "./breaker.ts";
 import { observedConnector } from "./observed.ts";
+import type { SharedBreakerView } from "./shared.ts";
 
 export type Instructed = Extract<Instruction, { status: "instructed" }>;
 
@@ -37,7 +38,9 @@ export interface RouterOptions {
   clock: Clock;
   /** The bound of one `instruct`; CONNECTOR_INSTRUCT_TIMEOUT_MS unless a test shortens it. */
   instructTimeoutMs?: number;
-  breaker?: Omit<BreakerOptions, "clock">;
+  breaker?: Omit<BreakerOptions, "clock" | "onChange">;
+  /** The breakers other processes recorded (shared.ts); without it, this process's alone. */
+  shared?: SharedBreakerView;
 }
 
 export interface ConnectorHealth {
@@ -51,14 +54,40 @@ export class Router {
   private readonly connectors: readonly Connector[];
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly instructTimeoutMs: number;
+  private readonly shared: SharedBreakerView | undefined;
 
   constructor(connectors: readonly Connector[], options: RouterOptions) {
     this.connectors = connectors;
     this.instructTimeoutMs = options.instructTimeoutMs ?? CONNECTOR_INSTRUCT_TIMEOUT_MS;
+    this.shared = options.shared;
     for (const connector of connectors) {
       if (this.breakers.has(connector.name)) throw new Error(`connector ${connector.name} is listed twice`);
-      this.breakers.set(connector.name, new CircuitBreaker({ ...options.breaker, clock: options.clock }));
+      const shared = options.shared;
+      this.breakers.set(
+        connector.name,
+        new CircuitBreaker({
+          ...options.breaker,
+          clock: options.clock,
+          ...(shared ? { onChange: (open: boolean) => shared.record(connector.name, open) } : {}),
+        }),
+      );
     }
+  }
+
+  /**
+   * Whether a new payment may be offered to the connector: its breaker lets it (closed, or the
+   * half-open probe), and while that breaker is closed no other process recorded it open.
+   */
+  private mayOffer(name: string, breaker: CircuitBreaker | undefined): breaker is CircuitBreaker {
+    if (!breaker) return false;
+    if (breaker.state() === "closed" && this.shared?.isOpen(name)) return false;
+    return breaker.tryAcquire();
+  }
+
+  /** A breaker's state, with another process's open record over a closed breaker of this one. */
+  private stateOf(name: string): BreakerState {
+    const state = this.breakers.get(name)?.state() ?? "closed";
+    return state === "closed" && this.shared?.isOpen(name) ? "open" : state;
   }
 
   /** The connectors' names, in failover order. */
@@ -86,7 +115,7 @@ export class Router {
   health(): ConnectorHealth[] {
     return this.connectors.map((connector) => ({
       connector: connector.name,
-      state: this.breakers.get(connector.name)?.state() ?? "closed",
+      state: this.stateOf(connector.name),
     }));
   }
 
@@ -117,7 +146,7 @@ export class Router {
         continue;
       }
       const breaker = this.breakers.get(connector.name);
-      if (!breaker?.tryAcquire()) {
+      if (!this.mayOffer(connector.name, breaker)) {
         refusals.push({ connector: connector.name, reason: "breaker_open", detail: null });
         continue;
       }
