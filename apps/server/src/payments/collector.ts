@@ -41,6 +41,8 @@ export interface PaymentRouter {
       }
     | { status: "unavailable" }
   >;
+  /** Ends a canceled payment's charge at its connector: null when done (or nothing to end), else why not. */
+  revoke?(connector: string, providerPaymentId: string): Promise<string | null>;
   /** The longest one `instruct` can take, every connector tried: how long a replay waits for it. */
   instructBoundMs(): number;
 }

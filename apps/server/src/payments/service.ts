@@ -696,6 +696,12 @@ export async function cancelPayment(
     if (!current) throw paymentNotFound();
     throw paymentNotCancelable(current.status);
   });
+  // A live connector's charge (Opn's) would still take the customer's money until its own expiry:
+  // it is ended now, before the answer (best effort: a charge paid all the same is refused as an
+  // anomaly, docs/lifecycle.md "Late confirmation").
+  if (row.provider !== null && row.provider_payment_id !== null) {
+    await ctx.router?.revoke?.(row.provider, row.provider_payment_id);
+  }
   return paymentView(row, ctx.config);
 }
 

@@ -171,6 +171,12 @@ export interface CollectionPort {
    * day's figures), inside the lifecycle's transaction; absent: the connector keeps none.
    */
   keepShown?(db: Db, outcome: ShownOutcome): Promise<void>;
+  /**
+   * Ends a canceled payment's charge at the provider, so that the customer can no longer pay it.
+   * Throws when the provider did not end it; the cancel stands either way. Absent: there is no
+   * charge to end (SCB's QR names the biller and a reference, which any bank app can pay).
+   */
+  revoke?(providerPaymentId: string, signal: AbortSignal): Promise<void>;
 }
 
 /** A notice as it arrived on the connector's route, with the answer the service gave it. */

@@ -97,6 +97,18 @@ export class OpnCollection implements CollectionPort {
     private readonly clock: Clock,
   ) {}
 
+  /** Expires a canceled payment's pending charge (`POST /charges/{id}/expire`). */
+  async revoke(providerPaymentId: string, signal: AbortSignal): Promise<void> {
+    if (!CHARGE_ID.test(providerPaymentId)) throw new Error(`${providerPaymentId} is not an Opn charge id`);
+    const answer = await this.client.post<OpnCharge>(`/charges/${providerPaymentId}/expire`, {}, { signal });
+    if (answer.ok) return;
+    throw new Error(
+      answer.kind === "refused"
+        ? `Opn did not expire the charge: ${answer.code} (${answer.message})`
+        : answer.error,
+    );
+  }
+
   async instruct(input: InstructInput): Promise<Instruction> {
     if (input.method !== "promptpay") {
       return { status: "unavailable", error: `Opn collects promptpay only, not ${input.method}` };

@@ -161,6 +161,28 @@ export class Router {
     return { status: "unavailable", refusals };
   }
 
+  /**
+   * Ends a canceled payment's charge at the connector that made it, within the instruct bound:
+   * null when it did (or the connector has no charge to end), otherwise why not. Never throws.
+   */
+  async revoke(name: string, providerPaymentId: string): Promise<string | null> {
+    const collection = this.connectors.find((connector) => connector.name === name)?.collection;
+    if (!collection?.revoke) return null;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.instructTimeoutMs} ms`)),
+      this.instructTimeoutMs,
+    );
+    try {
+      await collection.revoke(providerPaymentId, controller.signal);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private candidates(pinned: string | null): readonly Connector[] {
     if (pinned === null) return this.connectors;
     return this.connectors.filter((connector) => connector.name === pinned);

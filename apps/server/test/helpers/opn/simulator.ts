@@ -343,6 +343,15 @@ export class OpnSimulator {
     }
     const [, resource, resourceId] = url.pathname.split("/");
     if (resource === "charges" && method === "POST" && !resourceId) return send(...this.createCharge(body));
+    if (resource === "charges" && method === "POST" && resourceId && url.pathname.endsWith("/expire")) {
+      const charge = this.charges.get(resourceId);
+      if (!charge) return send(404, errorBody("not_found", `charge ${resourceId} was not found`));
+      if (charge.status !== "pending") {
+        return send(400, errorBody("failed_expire", `charge ${resourceId} is ${charge.status}`));
+      }
+      Object.assign(charge, { status: "expired", expired: true, expired_at: nowIso() });
+      return send(200, charge);
+    }
     if (resource === "charges" && method === "GET" && resourceId) {
       const charge = this.charges.get(resourceId);
       return charge

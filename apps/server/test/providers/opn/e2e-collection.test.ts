@@ -69,6 +69,32 @@ describe("a live PromptPay payment through Opn", () => {
     assert.deepEqual(await eventTypes(live.svc.deps.db, payment.id), ["payment.received"]);
   });
 
+  it("expires the charge at Opn when the payment is canceled, so the customer can no longer pay it", async () => {
+    const { payment, charge } = await newPayment();
+    const canceled = await live.svc.request("POST", `/api/v1/payments/${payment.id}/cancel`, undefined, {
+      credentials: live.merchant,
+    });
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    assert.equal(canceled.body.data.status, "canceled");
+    assert.ok(
+      live.sim.requests.some((r) => r.method === "POST" && r.path === `/charges/${charge.id}/expire`),
+      "Opn was asked to expire the charge",
+    );
+    assert.equal(live.sim.charges.get(charge.id)?.status, "expired");
+    assert.throws(() => live.sim.pay(charge.id), /expired/, "Opn takes no payment for it");
+  });
+
+  it("still cancels when Opn does not expire the charge", async () => {
+    const { payment, charge } = await newPayment();
+    live.sim.failNext({ method: "POST", path: `/charges/${charge.id}/expire`, status: 503 });
+    const canceled = await live.svc.request("POST", `/api/v1/payments/${payment.id}/cancel`, undefined, {
+      credentials: live.merchant,
+    });
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    assert.equal(canceled.body.data.status, "canceled");
+    assert.equal(live.sim.charges.get(charge.id)?.status, "pending");
+  });
+
   it("credits once however often the webhook is sent", async () => {
     const { payment, charge } = await newPayment();
     const webhook = await live.sim.pay(charge.id);
