@@ -86,13 +86,7 @@ describe("live payouts through Opn", () => {
   });
 
   it("fails the withdraw with Opn's code when the transfer fails, releasing its hold", async () => {
-    const { withdraw, recipient } = await sentWithdraw("5550001111", "1200.00");
-    live.sim.verifyRecipient(recipient.id);
-    await checkAgain();
-    const [transfer] = live.sim.transfersFor(withdraw.id);
-    assert.ok(transfer);
-    live.sim.failTransfer(transfer.id, "insufficient_balance");
-    await checkAgain();
+    const { withdraw } = await transferFailedAtOpn("5550001111", "1200.00");
     const row = await withdrawOf(withdraw.id);
     assert.equal(row.status, "failed");
     const payout = await live.svc.deps.db
@@ -107,13 +101,7 @@ describe("live payouts through Opn", () => {
   it("keeps the hold of a transfer Opn retries after a failure (fail_fast false) until Opn pays it", async () => {
     live.sim.failFastIgnored = true;
     try {
-      const { withdraw, recipient } = await sentWithdraw("5550003737", "1300.00");
-      live.sim.verifyRecipient(recipient.id);
-      await checkAgain();
-      const [transfer] = live.sim.transfersFor(withdraw.id);
-      assert.ok(transfer);
-      live.sim.failTransfer(transfer.id, "insufficient_balance");
-      await checkAgain();
+      const { withdraw, transfer } = await transferFailedAtOpn("5550003737", "1300.00");
       await checkAgain();
       assert.equal((await withdrawOf(withdraw.id)).status, "processing", "Opn may yet pay it");
       assert.deepEqual(
@@ -131,6 +119,18 @@ describe("live payouts through Opn", () => {
     }
   });
 });
+
+/** A withdraw whose transfer Opn made and then reported `insufficient_balance`, checked once since. */
+async function transferFailedAtOpn(accountNumber: string, amount: string) {
+  const { withdraw, recipient } = await sentWithdraw(accountNumber, amount);
+  live.sim.verifyRecipient(recipient.id);
+  await checkAgain();
+  const [transfer] = live.sim.transfersFor(withdraw.id);
+  assert.ok(transfer);
+  live.sim.failTransfer(transfer.id, "insufficient_balance");
+  await checkAgain();
+  return { withdraw, transfer };
+}
 
 /** The connector as another process's check runs it, on the service's database and clock. */
 function anotherCheck(): OpnPayouts {

@@ -3,54 +3,9 @@ import { describe, it } from "node:test";
 import type { PaymentMethod } from "../../../src/db/types.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { CONNECTOR_BREAKER_COOLDOWN_MS, CONNECTOR_BREAKER_FAILURES_MAX } from "../../../src/lib/limits.ts";
-import type { CollectionPort, Connector, InstructInput, Instruction } from "../../../src/providers/port.ts";
+import type { InstructInput } from "../../../src/providers/port.ts";
 import { Router } from "../../../src/providers/routing/router.ts";
-
-type Behaviour = "instructed" | "unavailable" | "hang" | "throw";
-
-interface Fake extends Connector {
-  calls: InstructInput[];
-  behaviour: Behaviour;
-}
-
-function fake(
-  name: string,
-  methods: PaymentMethod[] = ["promptpay"],
-  behaviour: Behaviour = "instructed",
-): Fake {
-  const self: Fake = {
-    name,
-    callbackToken: undefined,
-    payouts: undefined,
-    calls: [],
-    behaviour,
-    collection: {
-      methods,
-      instruct: async (input: InstructInput): Promise<Instruction> => {
-        self.calls.push(input);
-        if (self.behaviour === "unavailable") return { status: "unavailable", error: `${name} is down` };
-        if (self.behaviour === "throw") throw new Error(`${name} broke`);
-        if (self.behaviour === "hang") {
-          return new Promise((resolve) => {
-            input.signal?.addEventListener("abort", () =>
-              resolve({ status: "unavailable", error: "aborted" }),
-            );
-          });
-        }
-        return {
-          status: "instructed",
-          providerPaymentId: `${name}_1`,
-          qrPayload: `qr:${name}`,
-          qrImageUrl: null,
-        };
-      },
-      readNotice: () => ({ status: "malformed", error: "unused" }),
-      inquire: async () => ({ status: "malformed", error: "unused" }),
-      find: async () => ({ status: "unavailable", error: "unused" }),
-    } satisfies CollectionPort,
-  };
-  return self;
-}
+import { fake } from "../../helpers/fake-connector.ts";
 
 const input = (method: PaymentMethod = "promptpay"): InstructInput => ({
   paymentId: "pay_1",

@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { PaymentMethod } from "../../../src/db/types.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import {
   CONNECTOR_BREAKER_COOLDOWN_MS,
@@ -15,30 +14,11 @@ import {
   SHARED_BREAKER_HOLD_MS,
   SHARED_BREAKER_REFRESH_MS,
 } from "../../../src/lib/limits.ts";
-import type { Connector, InstructInput } from "../../../src/providers/port.ts";
+import type { InstructInput } from "../../../src/providers/port.ts";
 import { Router } from "../../../src/providers/routing/router.ts";
 import { SharedBreakers } from "../../../src/providers/routing/shared.ts";
+import { fake } from "../../helpers/fake-connector.ts";
 import { openTestStore, type TestStore } from "../../helpers/store.ts";
-
-function connector(name: string): Connector {
-  return {
-    name,
-    callbackToken: undefined,
-    payouts: undefined,
-    collection: {
-      methods: ["promptpay"] as PaymentMethod[],
-      instruct: async () => ({
-        status: "instructed",
-        providerPaymentId: `${name}_1`,
-        qrPayload: `qr:${name}`,
-        qrImageUrl: null,
-      }),
-      readNotice: () => ({ status: "malformed", error: "unused" }),
-      inquire: async () => ({ status: "malformed", error: "unused" }),
-      find: async () => ({ status: "unavailable", error: "unused" }),
-    },
-  };
-}
 
 const input: InstructInput = {
   paymentId: "pay_1",
@@ -60,7 +40,7 @@ after(async () => {
 /** A process: its router over SCB then Opn, and its view of the shared breakers. */
 function processOn(clock: ManualClock) {
   const shared = new SharedBreakers({ db: store.db, clock });
-  const router = new Router([connector("scb"), connector("opn")], { clock, shared });
+  const router = new Router([fake("scb"), fake("opn")], { clock, shared });
   return { shared, router };
 }
 
