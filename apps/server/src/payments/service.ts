@@ -696,7 +696,7 @@ export async function cancelPayment(
     if (!current) throw paymentNotFound();
     throw paymentNotCancelable(current.status);
   });
-  // A live connector's charge (Opn's) would still take the customer's money until its own expiry:
+  // A live connector's charge would still take the customer's money until its own expiry:
   // it is ended now, before the answer (best effort: a charge paid all the same is refused as an
   // anomaly, docs/lifecycle.md "Late confirmation").
   if (row.provider !== null && row.provider_payment_id !== null) {

@@ -174,7 +174,7 @@ export interface CollectionPort {
   /**
    * Ends a canceled payment's charge at the provider, so that the customer can no longer pay it.
    * Throws when the provider did not end it; the cancel stands either way. Absent: there is no
-   * charge to end (SCB's QR names the biller and a reference, which any bank app can pay).
+   * charge to end (a bill payment QR names the biller and a reference, which any bank app can pay).
    */
   revoke?(providerPaymentId: string, signal: AbortSignal): Promise<void>;
 }
