@@ -95,6 +95,24 @@ export function mayHoldAccountNumber(text: string): boolean {
   return false;
 }
 
+/** The characters of a query or form field's name, brackets and their escapes included. */
+const NAME_CHARS = "A-Za-z0-9_.\\-\\[\\]%";
+/** Words that make a field's name a secret's wherever they stand in it. */
+const SECRET_NAME_WORDS = [
+  "secret",
+  "token",
+  "password",
+  "passwd",
+  "passphrase",
+  "passcode",
+  "pwd",
+  "otp",
+  "signature",
+  "api[_-]?key",
+  "access[_-]?key",
+  "private[_-]?key",
+].join("|");
+
 const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (text: string) => boolean }[] = [
   // API keys and API secrets: sk_test_..., sk_live_..., sec_...
   { shape: /\b(?:sk_(?:test|live)_|sec_)[A-Za-z0-9_-]{8,}/g, markers: ["sk_test_", "sk_live_", "sec_"] },
@@ -105,11 +123,14 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (te
   // Anything else token-like: 32 or more base64url characters in one run (session tokens, the
   // generated operator token, hashes), except a UUID, which is an id and stays readable.
   { shape: TOKEN_SHAPE, mayHold: mayHoldToken },
-  // A secret named in a query string or a form: clientSecret=..., access_token=..., pass=...,
-  // any name that ends in one of these words (case aside).
+  // A secret named in a query string or a form: any name holding one of these words
+  // (clientSecret=, access_token=, API_SECRET_KEY=, user[password]=, passphrase=) or ending in
+  // `pass` (pass=, db_pass=), whatever its case, brackets (also %5B/%5D) included in the name.
   {
-    shape:
-      /(?<=(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|password|passwd|pass|pwd|otp|signature|apikey|api_key|api-key|accesskey|access_key|privatekey|private_key)=)[^&\s"\\]+/gi,
+    shape: new RegExp(
+      `(?<=(?:^|[^${NAME_CHARS}])[${NAME_CHARS}]*(?:(?:${SECRET_NAME_WORDS})[${NAME_CHARS}]*|pass(?:\\]|%5D)?)=)[^&\\s"\\\\]+`,
+      "gi",
+    ),
     markers: ["="],
   },
 ];

@@ -191,6 +191,14 @@ function cancelRoute(app: App, ctx: PaymentContext): void {
         ],
       },
     },
-    async (request) => ok(await cancelPayment(ctx, merchantOf(request), request.params.payment_id)),
+    async (request) =>
+      ok(
+        await cancelPayment(ctx, merchantOf(request), request.params.payment_id, (detail) =>
+          request.log.warn(
+            { paymentId: request.params.payment_id, ...detail },
+            "canceled, but its connector did not end the charge: a payment of it is refused as an anomaly",
+          ),
+        ),
+      ),
   );
 }

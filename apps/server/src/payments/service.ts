@@ -683,6 +683,8 @@ export async function cancelPayment(
   ctx: PaymentContext,
   merchant: Merchant,
   id: string,
+  /** Told why a live connector's charge was not ended (the route logs it for the operator). */
+  onRevokeFailed?: (detail: { connector: string; providerPaymentId: string; error: string }) => void,
 ): Promise<PaymentRecord> {
   if (!isUuid(id)) throw paymentNotFound();
   const row = await withTransaction(ctx.db, async (trx) => {
@@ -699,8 +701,11 @@ export async function cancelPayment(
   // A live connector's charge would still take the customer's money until its own expiry:
   // it is ended now, before the answer (best effort: a charge paid all the same is refused as an
   // anomaly, docs/lifecycle.md "Late confirmation").
-  if (row.provider !== null && row.provider_payment_id !== null) {
-    await ctx.router?.revoke?.(row.provider, row.provider_payment_id);
+  if (row.provider !== null && row.provider_payment_id !== null && ctx.router?.revoke) {
+    const error = await ctx.router.revoke(row.provider, row.provider_payment_id);
+    if (error !== null) {
+      onRevokeFailed?.({ connector: row.provider, providerPaymentId: row.provider_payment_id, error });
+    }
   }
   return paymentView(row, ctx.config);
 }

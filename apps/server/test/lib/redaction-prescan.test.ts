@@ -127,7 +127,15 @@ describe("secrets named in a query string or a form", () => {
       ["a?otp=123456", "a?otp=[redacted]"],
       ["a?x-api-key=k1&refresh_token=r1", "a?x-api-key=[redacted]&refresh_token=[redacted]"],
       ["a?Password=p&apiSecret=s&sig=1", "a?Password=[redacted]&apiSecret=[redacted]&sig=1"],
+      ["a?user[password]=h&x=1", "a?user[password]=[redacted]&x=1"],
+      ["a?user%5Bpassword%5D=h", "a?user%5Bpassword%5D=[redacted]"],
+      ["OPN_SECRET_KEY=skey_test_5xyz1234567890abc", "OPN_SECRET_KEY=[redacted]"],
+      ["passphrase=x&passcode=y&db_pass=z", "passphrase=[redacted]&passcode=[redacted]&db_pass=[redacted]"],
       ["a?referenceId=order-1&status=paid", "a?referenceId=order-1&status=paid"],
+      [
+        "a?amount=100.00&paymentId=0b7c6b0e-4a53-4b0a-9a3e-1f2e3d4c5b6a",
+        "a?amount=100.00&paymentId=0b7c6b0e-4a53-4b0a-9a3e-1f2e3d4c5b6a",
+      ],
     ];
     for (const [line, expected] of cases) assert.equal(redactText(line, []), expected, line);
   });

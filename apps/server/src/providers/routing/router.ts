@@ -168,13 +168,19 @@ export class Router {
   async revoke(name: string, providerPaymentId: string): Promise<string | null> {
     const collection = this.connectors.find((connector) => connector.name === name)?.collection;
     if (!collection?.revoke) return null;
+    // A connector found down is not waited for: the cancel answers at once.
+    if (this.stateOf(name) === "open") return "the connector's breaker is open: not asked";
     const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new Error(`no answer within ${this.instructTimeoutMs} ms`)),
-      this.instructTimeoutMs,
-    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`no answer within ${this.instructTimeoutMs} ms`);
+        controller.abort(error);
+        reject(error);
+      }, this.instructTimeoutMs);
+    });
     try {
-      await collection.revoke(providerPaymentId, controller.signal);
+      await Promise.race([collection.revoke(providerPaymentId, controller.signal), timeout]);
       return null;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);

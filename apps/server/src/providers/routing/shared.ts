@@ -9,7 +9,9 @@
  * probes it (its breaker goes half-open after the cool-down) and records the outcome: closed
  * when the connector answers again, open again (renewed) when it does not. So the API processes
  * of a deployment whose worker alone asks the reconciling questions skip a connector the worker
- * found down, and take it back once the worker finds it up, or once the hold runs out.
+ * found down, and take it back once the worker finds it up, or once the hold runs out. A record
+ * made before this process started does not count: a restarted process does not take its own
+ * breaker's last state for another's (its breakers start closed), and one renewed since does.
  */
 import type { Db } from "../../db/handles.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -34,7 +36,13 @@ export interface SharedBreakersOptions {
 }
 
 export class SharedBreakers implements SharedBreakerView {
-  private open = new Set<string>();
+  /** The connectors recorded open as last read, each with when it was recorded. */
+  private open = new Map<string, number>();
+  /**
+   * When this process began: a record from before it (its own, written before a restart, or
+   * another process's not renewed since) does not count; this process's breakers start closed.
+   */
+  private readonly startedAtMs: number;
   /** What this process recorded itself: its own breaker decides those, not the row it wrote. */
   private readonly own = new Map<string, boolean>();
   private readAtMs = Number.NEGATIVE_INFINITY;
@@ -45,12 +53,15 @@ export class SharedBreakers implements SharedBreakerView {
   constructor(private readonly options: SharedBreakersOptions) {
     this.holdMs = options.holdMs ?? SHARED_BREAKER_HOLD_MS;
     this.refreshMs = options.refreshMs ?? SHARED_BREAKER_REFRESH_MS;
+    this.startedAtMs = options.clock.now().getTime();
   }
 
   isOpen(connector: string): boolean {
     this.refreshSoon();
     if (this.own.get(connector) === true) return false;
-    return this.open.has(connector);
+    const recordedAtMs = this.open.get(connector);
+    // Within the hold as of now, not only as of the last read (which may be minutes old).
+    return recordedAtMs !== undefined && this.options.clock.now().getTime() - recordedAtMs < this.holdMs;
   }
 
   record(connector: string, open: boolean): void {
@@ -65,8 +76,9 @@ export class SharedBreakers implements SharedBreakerView {
   async refresh(): Promise<void> {
     const now = this.options.clock.now();
     this.readAtMs = now.getTime();
-    const open = await openBreakersSince(this.options.db, new Date(now.getTime() - this.holdMs));
-    this.open = new Set(open);
+    const since = Math.max(now.getTime() - this.holdMs, this.startedAtMs);
+    const open = await openBreakersSince(this.options.db, new Date(since));
+    this.open = new Map(open.map(({ connector, changedAt }) => [connector, changedAt.getTime()]));
     // A row this process wrote open and another closed since: this process no longer owns it.
     for (const [connector, ownOpen] of this.own)
       if (ownOpen && !this.open.has(connector)) this.own.delete(connector);

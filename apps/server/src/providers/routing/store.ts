@@ -10,13 +10,16 @@ export async function recordBreaker(db: Db, connector: string, open: boolean, at
     .execute();
 }
 
-/** The connectors some process recorded open at or after `since`. */
-export async function openBreakersSince(db: Db, since: Date): Promise<string[]> {
+/** The connectors some process recorded open at or after `since`, with when. */
+export async function openBreakersSince(
+  db: Db,
+  since: Date,
+): Promise<{ connector: string; changedAt: Date }[]> {
   const rows = await db
     .selectFrom("connector_breakers")
-    .select("connector")
+    .select(["connector", "changed_at"])
     .where("open", "=", true)
     .where("changed_at", ">=", since)
     .execute();
-  return rows.map((row) => row.connector);
+  return rows.map((row) => ({ connector: row.connector, changedAt: row.changed_at }));
 }

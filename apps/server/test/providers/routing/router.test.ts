@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { PaymentMethod } from "../../../src/db/types.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { CONNECTOR_BREAKER_COOLDOWN_MS, CONNECTOR_BREAKER_FAILURES_MAX } from "../../../src/lib/limits.ts";
-import type { InstructInput } from "../../../src/providers/port.ts";
+import type { Connector, InstructInput } from "../../../src/providers/port.ts";
 import { Router } from "../../../src/providers/routing/router.ts";
 import { fake } from "../../helpers/fake-connector.ts";
 
@@ -121,5 +121,46 @@ describe("connector router", () => {
 
   it("refuses a list naming a connector twice", () => {
     assert.throws(() => new Router([fake("a"), fake("a")], { clock: new ManualClock() }), /twice/);
+  });
+});
+
+describe("ending a canceled payment's charge (revoke)", () => {
+  function revoking(name: string, revoke: (id: string) => Promise<void>) {
+    const base = fake(name);
+    const calls: string[] = [];
+    const connector: Connector = {
+      ...base,
+      collection: {
+        ...base.collection!,
+        revoke: async (id: string) => {
+          calls.push(id);
+          await revoke(id);
+        },
+      },
+    };
+    return { connector, calls };
+  }
+
+  it("asks the connector that made the payment, and says why when it did not end the charge", async () => {
+    const a = revoking("a", async () => {});
+    const b = revoking("b", async () => {
+      throw new Error("b refused: failed_expire");
+    });
+    const router = new Router([a.connector, b.connector, fake("c")], { clock: new ManualClock() });
+    assert.equal(await router.revoke("a", "chrg_1"), null);
+    assert.deepEqual(a.calls, ["chrg_1"]);
+    assert.equal(await router.revoke("b", "chrg_2"), "b refused: failed_expire");
+    assert.equal(await router.revoke("c", "chrg_3"), null, "a connector with no charge to end");
+    assert.equal(await router.revoke("gone", "chrg_4"), null);
+  });
+
+  it("gives up at the instruct bound, and does not wait for a connector whose breaker is open", async () => {
+    const hanging = revoking("a", (id) => new Promise(() => void id));
+    const clock = new ManualClock();
+    const router = new Router([hanging.connector], { clock, instructTimeoutMs: 50 });
+    assert.match(String(await router.revoke("a", "chrg_1")), /no answer within 50 ms|abort/i);
+    for (let i = 0; i < CONNECTOR_BREAKER_FAILURES_MAX; i += 1) router.breaker("a")?.observe(false);
+    assert.match(String(await router.revoke("a", "chrg_2")), /breaker is open/);
+    assert.deepEqual(hanging.calls, ["chrg_1"], "not asked while open");
   });
 });

@@ -112,7 +112,26 @@ describe("connector breakers shared between processes", () => {
     await settle(one.shared, other.shared);
     assert.equal(other.shared.isOpen("opn"), true);
     clock.advance(SHARED_BREAKER_HOLD_MS + SHARED_BREAKER_REFRESH_MS);
+    assert.equal(other.shared.isOpen("opn"), false, "as of now, not as of the last read");
     await settle(other.shared);
     assert.equal(other.shared.isOpen("opn"), false);
+  });
+
+  it("does not let a restarted process take its own last record for another's", async () => {
+    const clock = new ManualClock(Date.now() + 2 * 86_400_000);
+    const before = processOn(clock);
+    for (let i = 0; i < CONNECTOR_BREAKER_FAILURES_MAX; i += 1) before.router.breaker("scb")?.observe(false);
+    await settle(before.shared);
+    // The process restarts (its breakers closed again): the record it left does not count...
+    clock.advance(1_000);
+    const restarted = processOn(clock);
+    await settle(restarted.shared);
+    assert.equal(await routedBy(restarted.router), "scb");
+    // ... but one another process makes after the restart does.
+    const other = processOn(clock);
+    clock.advance(1_000);
+    for (let i = 0; i < CONNECTOR_BREAKER_FAILURES_MAX; i += 1) other.router.breaker("scb")?.observe(false);
+    await settle(other.shared, restarted.shared);
+    assert.equal(await routedBy(restarted.router), "opn");
   });
 });
