@@ -170,22 +170,11 @@ export class Router {
     if (!collection?.revoke) return null;
     // A connector found down is not waited for: the cancel answers at once.
     if (this.stateOf(name) === "open") return "the connector's breaker is open: not asked";
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new Error(`no answer within ${this.instructTimeoutMs} ms`);
-        controller.abort(error);
-        reject(error);
-      }, this.instructTimeoutMs);
-    });
     try {
-      await Promise.race([collection.revoke(providerPaymentId, controller.signal), timeout]);
+      await this.withinBound((signal) => collection.revoke!(providerPaymentId, signal));
       return null;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -199,8 +188,22 @@ export class Router {
     input: InstructInput,
     call: (signal: AbortSignal) => Promise<Instruction>,
   ): Promise<Instructed | { status: "failed"; reason: "unavailable" | "timeout" | "error"; detail: string }> {
+    try {
+      const answer = await this.withinBound(call, input.signal);
+      if (answer.status === "instructed") return answer;
+      return { status: "failed", reason: "unavailable", detail: answer.error };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return { status: "failed", reason: error instanceof InstructTimeout ? "timeout" : "error", detail };
+    }
+  }
+
+  /**
+   * `call` within the instruct bound: past it, the call's signal is aborted and the answer is an
+   * InstructTimeout, whether or not the call heeds its signal. `outer` aborting aborts it too.
+   */
+  private async withinBound<T>(call: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
     const controller = new AbortController();
-    const outer = input.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
@@ -212,12 +215,7 @@ export class Router {
       }, this.instructTimeoutMs);
     });
     try {
-      const answer = await Promise.race([call(controller.signal), timeout]);
-      if (answer.status === "instructed") return answer;
-      return { status: "failed", reason: "unavailable", detail: answer.error };
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      return { status: "failed", reason: error instanceof InstructTimeout ? "timeout" : "error", detail };
+      return await Promise.race([call(controller.signal), timeout]);
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener("abort", onOuterAbort);
