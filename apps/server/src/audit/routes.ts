@@ -37,6 +37,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     record: "ledger_entry",
     id: "response",
     merchant: "params.id",
+    inResult: "adjustment",
   },
   [`POST ${A}/merchants/:id/users`]: {
     action: "createDashboardUser",

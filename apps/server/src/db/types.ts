@@ -498,6 +498,14 @@ interface AuditLogTable {
 }
 
 /** A connector's breaker as the process that last opened or closed it left it (0123). */
+/** An operator wallet adjustment's idempotency key (0124): the ledger transaction it made. */
+interface WalletAdjustmentKeysTable {
+  merchant_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  transaction_id: string;
+}
+
 interface ConnectorBreakersTable {
   connector: string;
   open: boolean;
@@ -690,6 +698,7 @@ export interface Database {
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   connector_breakers: ConnectorBreakersTable;
+  wallet_adjustment_keys: WalletAdjustmentKeysTable;
   dashboard_login_failures: DashboardLoginFailuresTable;
   payout_batches: PayoutBatchesTable;
   payout_batch_items: PayoutBatchItemsTable;

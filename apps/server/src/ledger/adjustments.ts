@@ -3,10 +3,16 @@
  * merchant's available wallet, with a reason. Taken under the same wallet lock as withdraw
  * admission, so a debit and a withdraw racing for the same money are decided one after the
  * other and the wallet never goes below zero.
+ *
+ * An adjustment may carry an idempotency key (unique per merchant, 0124): the key is looked up
+ * under the wallet lock, so of concurrent requests with one key the first makes the
+ * adjustment and the others find it. A retry with the same body gets the adjustment it made
+ * (and moves no money); the key with another body is 422, as for creates (lib/idempotency.ts).
  */
-import { type Db, withTransaction } from "../db/handles.ts";
+import { type Db, type Trx, withTransaction } from "../db/handles.ts";
 import { businessNow, type Clock } from "../lib/clock.ts";
 import { AppError, notFound } from "../lib/errors.ts";
+import { replayOf, requestHashOf } from "../lib/idempotency.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { describeSatang, formatAmount } from "../lib/money.ts";
 import { findMerchant } from "../merchants/store.ts";
@@ -16,6 +22,8 @@ import { type PostedTransaction, postOperatorAdjustment } from "./postings.ts";
 interface AdjustmentInput {
   amountSatang: bigint;
   reason: string;
+  /** The operator's key for retries, with the body as it came (its hash decides a replay). */
+  idempotency?: { key: string; body: object };
 }
 
 /** The ledger entry an adjustment produced, as the operator API shows it. */
@@ -26,9 +34,17 @@ interface AdjustmentRecord {
   reason: string;
   balanceAfter: string;
   createdAt: string;
+  idempotencyKey: string | null;
 }
 
-function adjustmentView(posted: PostedTransaction, reason: string): AdjustmentRecord {
+/** What an adjustment request did: made the adjustment, or found the one its key made. */
+export type AdjustmentResult = { outcome: "created" | "replayed"; adjustment: AdjustmentRecord };
+
+function adjustmentView(
+  posted: PostedTransaction,
+  reason: string,
+  idempotencyKey: string | null,
+): AdjustmentRecord {
   const wallet = posted.entries.find((entry) => entry.account === "wallet_available");
   if (!wallet) throw new Error("an operator adjustment without a wallet line");
   return {
@@ -38,6 +54,45 @@ function adjustmentView(posted: PostedTransaction, reason: string): AdjustmentRe
     reason,
     balanceAfter: formatAmount(wallet.balanceAfterSatang),
     createdAt: posted.createdAt.toISOString(),
+    idempotencyKey,
+  };
+}
+
+/** The adjustment a key made, as it answered then; undefined when the key is new. */
+async function adjustmentOfKey(
+  trx: Trx,
+  merchantId: string,
+  key: string,
+  requestHash: string,
+): Promise<AdjustmentRecord | undefined> {
+  const found = await trx
+    .selectFrom("wallet_adjustment_keys as k")
+    .innerJoin("ledger_transactions as t", "t.id", "k.transaction_id")
+    .innerJoin("ledger_entries as e", "e.transaction_id", "t.id")
+    .innerJoin("ledger_accounts as a", "a.id", "e.account_id")
+    .select([
+      "k.idempotency_key",
+      "k.request_hash",
+      "t.id",
+      "t.reason",
+      "t.created_at",
+      "e.amount_satang",
+      "e.balance_after_satang",
+    ])
+    .where("k.merchant_id", "=", merchantId)
+    .where("k.idempotency_key", "=", key)
+    .where("a.kind", "=", "wallet_available")
+    .executeTakeFirst();
+  if (!found) return undefined;
+  replayOf(found, requestHash);
+  return {
+    id: found.id,
+    merchantId,
+    amount: formatAmount(found.amount_satang),
+    reason: found.reason ?? "",
+    balanceAfter: formatAmount(found.balance_after_satang),
+    createdAt: found.created_at.toISOString(),
+    idempotencyKey: found.idempotency_key,
   };
 }
 
@@ -45,15 +100,22 @@ export async function adjustWallet(
   ctx: { db: Db; clock: Clock },
   merchantId: string,
   input: AdjustmentInput,
-): Promise<AdjustmentRecord> {
+): Promise<AdjustmentResult> {
   if (!isUuid(merchantId)) throw notFound("Merchant");
   if (input.amountSatang === 0n) throw new Error("a wallet adjustment needs a non-zero amount");
-  const posted = await withTransaction(ctx.db, async (trx) => {
+  const key = input.idempotency?.key ?? null;
+  const requestHash = input.idempotency ? requestHashOf(input.idempotency.body) : null;
+  return withTransaction(ctx.db, async (trx): Promise<AdjustmentResult> => {
     // Only `trx` is used in here: on the embedded store a second connection would wait for
     // the one this transaction holds.
     const merchant = await findMerchant(trx, merchantId);
     if (!merchant) throw notFound("Merchant");
     const wallet = await lockWallet(trx, merchantId);
+    // Under the wallet lock: a concurrent request with this key has committed or not begun.
+    if (key !== null && requestHash !== null) {
+      const made = await adjustmentOfKey(trx, merchantId, key, requestHash);
+      if (made) return { outcome: "replayed", adjustment: made };
+    }
     // A credit is applied whatever the wallet holds (it pays back an overdrawn wallet, 0112);
     // a debit may not take the wallet below zero.
     if (input.amountSatang < 0n && wallet.availableSatang + input.amountSatang < 0n) {
@@ -63,13 +125,24 @@ export async function adjustWallet(
         { available: formatAmount(wallet.availableSatang), amount: formatAmount(input.amountSatang) },
       );
     }
-    return postOperatorAdjustment(trx, {
+    const posted = await postOperatorAdjustment(trx, {
       adjustmentId: newId(),
       merchantId,
       amountSatang: input.amountSatang,
       reason: input.reason,
       at: businessNow(ctx.clock, merchant.clock_offset_ms),
     });
+    if (key !== null && requestHash !== null) {
+      await trx
+        .insertInto("wallet_adjustment_keys")
+        .values({
+          merchant_id: merchantId,
+          idempotency_key: key,
+          request_hash: requestHash,
+          transaction_id: posted.id,
+        })
+        .execute();
+    }
+    return { outcome: "created", adjustment: adjustmentView(posted, input.reason, key) };
   });
-  return adjustmentView(posted, input.reason);
 }

@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from "typebox";
 import { envelopeSchema } from "../http/envelope.ts";
-import { signedAmountField } from "../http/fields.ts";
+import { idempotencyKeyField, signedAmountField } from "../http/fields.ts";
 import { ADJUSTMENT_REASON_LENGTH_MAX } from "../lib/limits.ts";
 
 export const AdjustmentBody = Type.Object(
@@ -19,6 +19,15 @@ export const AdjustmentBody = Type.Object(
       pattern: "\\S",
       description: `Why the operator adjusts the wallet; 1-${ADJUSTMENT_REASON_LENGTH_MAX} characters.`,
     }),
+    idempotencyKey: Type.Optional(
+      Type.String({
+        ...idempotencyKeyField(),
+        description:
+          "1-255 printable ASCII characters, unique per merchant. A retry with the key and the same " +
+          "body answers 200 with the adjustment it made (header Idempotent-Replayed: true) and moves " +
+          "no money; the key with another body answers 422 IDEMPOTENCY_KEY_MISMATCH.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,6 +40,9 @@ const AdjustmentSchema = Type.Object({
   reason: Type.String(),
   balanceAfter: Type.String({ description: "Available wallet after the adjustment" }),
   createdAt: Type.String({ format: "date-time" }),
+  idempotencyKey: Type.Union([Type.String(), Type.Null()], {
+    description: "The key the adjustment was made with, or null",
+  }),
 });
 
 export const AdjustmentEnvelope = envelopeSchema(AdjustmentSchema);

@@ -103,6 +103,22 @@ describe("an operator's action and its audit entry commit in one transaction", (
       table: "ledger_transactions",
       id: adjustmentId,
     });
+    // A keyed adjustment and its retry: each request leaves one entry, both naming the one adjustment.
+    const keyedBody = { amount: "+20.00", reason: "keyed", idempotencyKey: unique("adjust") };
+    const keyed = await svc.admin("POST", `/admin/v1/merchants/${merchantId}/wallet/adjustments`, keyedBody);
+    const keyedId = keyed.body.data.id as string;
+    await oneEntryWith(keyed, "adjustMerchantWallet", keyedId, { table: "ledger_transactions", id: keyedId });
+    const retried = await svc.admin(
+      "POST",
+      `/admin/v1/merchants/${merchantId}/wallet/adjustments`,
+      keyedBody,
+    );
+    assert.equal(retried.status, 200);
+    // The retry changed nothing, so its entry is written on its own as it answers.
+    assert.deepEqual(
+      (await entriesOf(retried)).map(({ action, record_id }) => [action, record_id]),
+      [["adjustMerchantWallet", keyedId]],
+    );
 
     const user = await svc.admin("POST", `/admin/v1/merchants/${merchantId}/users`, {
       email: `${unique("owner")}@shop.example`,

@@ -90,6 +90,32 @@ describe("satang wallet and withdraw commands", () => {
     );
   });
 
+  it("runs an adjustment with --idempotency-key twice and moves the money once", async () => {
+    const merchant = await svc.newMerchant();
+    const adjust = () =>
+      satang([
+        "wallet",
+        "adjust",
+        "--merchant",
+        merchant.merchantId,
+        "--amount",
+        "700.00",
+        "--reason",
+        "retried float",
+        "--idempotency-key",
+        "float-cli-1",
+        ...target,
+      ]);
+    const first = await adjust();
+    assert.equal(first.code, 0, first.stderr);
+    const again = await adjust();
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout), JSON.parse(first.stdout));
+    assert.equal(JSON.parse(first.stdout).idempotencyKey, "float-cli-1");
+    const shown = await svc.admin("GET", `/admin/v1/merchants/${merchant.merchantId}`);
+    assert.equal(shown.body.data.wallet.walletBalance, 700, JSON.stringify(shown.body.data));
+  });
+
   it("refuses a debit larger than the wallet with exit code 1 and INSUFFICIENT_BALANCE", async () => {
     const run = await satang([
       "wallet",

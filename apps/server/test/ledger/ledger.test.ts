@@ -580,9 +580,11 @@ describe("ledger: operator wallet adjustments", () => {
       "balanceAfter",
       "createdAt",
       "id",
+      "idempotencyKey",
       "merchantId",
       "reason",
     ]);
+    assert.equal(entry.idempotencyKey, null);
     assert.match(entry.id, /^[0-9a-f-]{36}$/);
     assert.equal(entry.merchantId, merchant.merchantId);
     assert.equal(entry.amount, "150000.00");
@@ -670,6 +672,104 @@ describe("ledger: operator wallet adjustments", () => {
     const res = await adjust(merchant.merchantId, { amount: "nonsense" }, "not-the-token-at-all");
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, "INVALID_CREDENTIALS");
+  });
+
+  describe("with an idempotency key", () => {
+    it("answers a retry with the same body 200 with the adjustment it made, and moves the money once", async () => {
+      const merchant = await svc.newMerchant();
+      const body = { amount: "150000", reason: "opening float", idempotencyKey: "float-2026-12-06" };
+      const first = await adjust(merchant.merchantId, body);
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.equal(first.headers["idempotent-replayed"], undefined);
+      assert.equal(first.body.data.idempotencyKey, "float-2026-12-06");
+      // The same body with its keys in another order is the same request.
+      const retry = await adjust(merchant.merchantId, {
+        idempotencyKey: "float-2026-12-06",
+        reason: "opening float",
+        amount: "150000",
+      });
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.headers["idempotent-replayed"], "true");
+      assert.deepEqual(retry.body.data, first.body.data);
+      assert.equal((await ledgerBalances(svc.deps.db, merchant.merchantId)).wallet_available, 150_000n);
+      const postings = await svc.deps.db
+        .selectFrom("ledger_transactions")
+        .select("id")
+        .where("merchant_id", "=", merchant.merchantId)
+        .where("kind", "=", "operator_adjustment")
+        .execute();
+      assert.deepEqual(
+        postings.map((row) => row.id),
+        [first.body.data.id],
+      );
+    });
+
+    it("answers the key with another body 422 IDEMPOTENCY_KEY_MISMATCH and moves nothing", async () => {
+      const merchant = await svc.newMerchant();
+      const key = "correction-17";
+      assert.equal(
+        (await adjust(merchant.merchantId, { amount: "1000", reason: "r", idempotencyKey: key })).status,
+        201,
+      );
+      for (const body of [
+        { amount: "1001", reason: "r", idempotencyKey: key },
+        { amount: "1000", reason: "another reason", idempotencyKey: key },
+        { amount: "-1000", reason: "r", idempotencyKey: key },
+      ]) {
+        const res = await adjust(merchant.merchantId, body);
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.equal(res.body.error.code, "IDEMPOTENCY_KEY_MISMATCH");
+      }
+      assert.equal((await ledgerBalances(svc.deps.db, merchant.merchantId)).wallet_available, 1_000n);
+    });
+
+    it("replays a debit after the wallet it emptied, not refusing it for the balance", async () => {
+      const merchant = await svc.newMerchant();
+      await adjust(merchant.merchantId, { amount: "500", reason: "credit" });
+      const body = { amount: "-500", reason: "take it back", idempotencyKey: "debit-1" };
+      const first = await adjust(merchant.merchantId, body);
+      assert.equal(first.status, 201);
+      const retry = await adjust(merchant.merchantId, body);
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.data.balanceAfter, "0.00");
+      assert.equal((await ledgerBalances(svc.deps.db, merchant.merchantId)).wallet_available, 0n);
+    });
+
+    it("makes one adjustment of eight concurrent requests with one key; the others get it", async () => {
+      const merchant = await svc.newMerchant();
+      const body = { amount: "250", reason: "concurrent", idempotencyKey: "same-key" };
+      const results = await Promise.all(Array.from({ length: 8 }, () => adjust(merchant.merchantId, body)));
+      assert.deepEqual(
+        results.map((r) => r.status).sort(),
+        [200, 200, 200, 200, 200, 200, 200, 201],
+        JSON.stringify(results.map((r) => r.body)),
+      );
+      assert.equal(new Set(results.map((r) => r.body.data.id)).size, 1);
+      assert.equal((await ledgerBalances(svc.deps.db, merchant.merchantId)).wallet_available, 250n);
+    });
+
+    it("keeps keys per merchant: another merchant's key of the same text is a new adjustment", async () => {
+      const [a, b] = [await svc.newMerchant(), await svc.newMerchant()];
+      const body = { amount: "300", reason: "shared text", idempotencyKey: "k-1" };
+      assert.equal((await adjust(a.merchantId, body)).status, 201);
+      assert.equal((await adjust(b.merchantId, body)).status, 201);
+      assert.equal((await ledgerBalances(svc.deps.db, b.merchantId)).wallet_available, 300n);
+    });
+
+    it("takes keys of 1 to 255 printable ASCII characters and refuses others with 400 VALIDATION_ERROR", async () => {
+      const merchant = await svc.newMerchant();
+      for (const key of ["k", "x".repeat(255), " ~!"]) {
+        const res = await adjust(merchant.merchantId, { amount: "1", reason: "r", idempotencyKey: key });
+        assert.equal(res.status, 201, `${key.length}: ${JSON.stringify(res.body)}`);
+      }
+      for (const key of ["", "x".repeat(256), "caf\u00e9", "tab\there", 42]) {
+        const res = await adjust(merchant.merchantId, { amount: "1", reason: "r", idempotencyKey: key });
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assert.equal(res.body.error.code, "VALIDATION_ERROR");
+        assert.equal(res.body.error.metadata.field, "idempotencyKey");
+      }
+      assert.equal((await ledgerBalances(svc.deps.db, merchant.merchantId)).wallet_available, 3n);
+    });
   });
 
   it("serializes concurrent debits: of ten debits of 100 against 500, exactly five succeed", async () => {

@@ -813,7 +813,7 @@ export interface paths {
     put?: never;
     /**
      * Adjust a merchant's available wallet
-     * @description Credits (positive amount) or debits (negative amount) the available wallet under the wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE.
+     * @description Credits (positive amount) or debits (negative amount) the available wallet under the wallet lock. A debit larger than the available wallet answers 400 INSUFFICIENT_BALANCE. With an idempotencyKey, a retry with the same body answers 200 with the adjustment the key made (header Idempotent-Replayed: true) and moves no money.
      */
     post: operations["adjustMerchantWallet"];
     delete?: never;
@@ -10342,7 +10342,8 @@ export interface operations {
         /**
          * @example {
          *       "amount": "1000.00",
-         *       "reason": "Opening float"
+         *       "reason": "Opening float",
+         *       "idempotencyKey": "order-1001"
          *     }
          */
         "application/json": {
@@ -10350,13 +10351,17 @@ export interface operations {
           amount: string;
           /** @description Why the operator adjusts the wallet; 1-500 characters. */
           reason: string;
+          /** @description 1-255 printable ASCII characters, unique per merchant. A retry with the key and the same body answers 200 with the adjustment it made (header Idempotent-Replayed: true) and moves no money; the key with another body answers 422 IDEMPOTENCY_KEY_MISMATCH. */
+          idempotencyKey?: string;
         };
       };
     };
     responses: {
-      /** @description Created */
-      201: {
+      /** @description OK */
+      200: {
         headers: {
+          /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -10369,7 +10374,8 @@ export interface operations {
            *         "amount": "1000.00",
            *         "reason": "Opening float",
            *         "balanceAfter": "250000.00",
-           *         "createdAt": "2026-01-15T12:00:00.000Z"
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "idempotencyKey": "order-1001"
            *       }
            *     }
            */
@@ -10391,6 +10397,52 @@ export interface operations {
               balanceAfter: string;
               /** Format: date-time */
               createdAt: string;
+              /** @description The key the adjustment was made with, or null */
+              idempotencyKey: string | null;
+            };
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
+           *         "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
+           *         "amount": "1000.00",
+           *         "reason": "Opening float",
+           *         "balanceAfter": "250000.00",
+           *         "createdAt": "2026-01-15T12:00:00.000Z",
+           *         "idempotencyKey": "order-1001"
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /**
+               * Format: uuid
+               * @description The ledger transaction of the adjustment
+               */
+              id: string;
+              /** Format: uuid */
+              merchantId: string;
+              /** @description Signed decimal string */
+              amount: string;
+              reason: string;
+              /** @description Available wallet after the adjustment */
+              balanceAfter: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The key the adjustment was made with, or null */
+              idempotencyKey: string | null;
             };
           };
         };
@@ -10433,6 +10485,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_MISMATCH */
+      422: {
         headers: {
           [name: string]: unknown;
         };

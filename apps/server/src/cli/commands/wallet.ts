@@ -18,6 +18,7 @@ interface AdjustFlags extends OutputOptions {
   merchant: string;
   amount: string;
   reason: string;
+  idempotencyKey?: string;
 }
 
 /** Adds `wallet adjust` to the program. */
@@ -29,18 +30,27 @@ export function registerWalletCommands(program: Command, { io }: CommandContext)
     .requiredOption("--merchant <id>", "merchant id")
     .requiredOption("--amount <amount>", 'signed amount in satang, e.g. "100000.00" or "-2500.00"')
     .requiredOption("--reason <text>", "why; kept in the ledger")
+    .option(
+      "--idempotency-key <key>",
+      "a key of your own for this adjustment: run again with the same key and flags, it answers the adjustment made and moves no money",
+    )
     .action(async (flags: AdjustFlags) => {
       const data = await adminClient(flags, io.env).call<Record<string, unknown>>(
         "POST",
         `/merchants/${encodeURIComponent(flags.merchant)}/wallet/adjustments`,
-        { amount: flags.amount, reason: flags.reason },
+        {
+          amount: flags.amount,
+          reason: flags.reason,
+          ...(flags.idempotencyKey === undefined ? {} : { idempotencyKey: flags.idempotencyKey }),
+        },
       );
       printResult(
         io,
         flags,
         data,
         () =>
-          `Adjusted wallet of ${String(data.merchantId)} by ${figure(data.amount)}: available ${figure(data.balanceAfter)}`,
+          `Adjusted wallet of ${String(data.merchantId)} by ${figure(data.amount)}: available ${figure(data.balanceAfter)}` +
+          (flags.idempotencyKey === undefined ? "" : ` (key ${flags.idempotencyKey})`),
       );
     });
 }

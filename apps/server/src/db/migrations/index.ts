@@ -49,6 +49,7 @@ import { statements as paymentsByMerchantReference } from "./0120_payments_by_me
 import { statements as webhookDeliveriesOldestFirst } from "./0121_webhook_deliveries_oldest_first.ts";
 import { statements as dashboardSessionSecondFactor } from "./0122_dashboard_session_second_factor.ts";
 import { statements as connectorBreakers } from "./0123_connector_breakers.ts";
+import { statements as walletAdjustmentKeys } from "./0124_wallet_adjustment_keys.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -97,4 +98,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0121_webhook_deliveries_oldest_first": webhookDeliveriesOldestFirst,
   "0122_dashboard_session_second_factor": dashboardSessionSecondFactor,
   "0123_connector_breakers": connectorBreakers,
+  "0124_wallet_adjustment_keys": walletAdjustmentKeys,
 };
