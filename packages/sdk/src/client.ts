@@ -24,6 +24,7 @@ import type {
   CreateWebhookEndpointParams,
   CreateWithdrawParams,
   EventWithDeliveries,
+  ExactBalance,
   ListEventsParams,
   ListPaymentRefundsParams,
   ListPaymentsParams,
@@ -304,10 +305,40 @@ export class Withdraws extends Resource {
 }
 
 export class BalanceResource extends Resource {
-  /** Wallet and settlement balances, as JSON numbers of satang. */
-  retrieve(): Promise<Balance> {
-    return this.call("balance.retrieve");
+  /**
+   * Wallet and settlement balances, as JSON numbers of satang. A figure past 2^53 - 1 satang
+   * (about 90 trillion THB) cannot be a number exactly: then this throws a RangeError rather
+   * than answer a figure a satang or more off; `retrieveExact()` reads it.
+   */
+  async retrieve(): Promise<Balance> {
+    const { data, text } = await this.answer<Balance>("balance.retrieve");
+    for (const field of BALANCE_FIGURES) {
+      if (!Number.isSafeInteger(data[field]))
+        throw new RangeError(
+          `balance.${field} (${exactFigure(text, field)} satang) is past what a JavaScript number holds exactly; read it with balance.retrieveExact()`,
+        );
+    }
+    return data;
   }
+
+  /** The balances as bigints of satang, exact at any size. */
+  async retrieveExact(): Promise<ExactBalance> {
+    const { data, text } = await this.answer<Balance>("balance.retrieve");
+    return {
+      ...data,
+      walletBalance: exactFigure(text, "walletBalance"),
+      settlementBalance: exactFigure(text, "settlementBalance"),
+    };
+  }
+}
+
+const BALANCE_FIGURES = ["walletBalance", "settlementBalance"] as const;
+
+/** A balance figure's digits as the server wrote them (one key of that name in the answer). */
+function exactFigure(text: string, field: (typeof BALANCE_FIGURES)[number]): bigint {
+  const found = new RegExp(`"${field}"\\s*:\\s*(-?\\d+)(?![.\\deE])`).exec(text);
+  if (!found) throw new RangeError(`the balance answer has no whole number of satang for ${field}`);
+  return BigInt(found[1]!);
 }
 
 export class WebhookEndpoints extends Resource {

@@ -164,6 +164,8 @@ export interface Answer<T> {
   data: T;
   status: number;
   headers: Headers;
+  /** The answer's body as it came, for figures JSON numbers cannot hold exactly. */
+  text: string;
 }
 
 export class HttpClient {
@@ -247,7 +249,7 @@ export class HttpClient {
         envelope = undefined;
       }
       if (response.ok && envelope?.success === true && "data" in envelope) {
-        return { data: envelope.data as T, status: response.status, headers: response.headers };
+        return { data: envelope.data as T, status: response.status, headers: response.headers, text };
       }
 
       const error: SatangError =

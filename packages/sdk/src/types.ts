@@ -309,6 +309,11 @@ export const LIST_PAYMENT_REFUNDS_FIELDS = fieldsOf<ListPaymentRefundsParams>({
 
 /** Amounts in satang as JSON numbers: `walletBalance` is available (held amounts excluded). */
 export type Balance = DataOf<"/api/v1/balance", "get">;
+/** The balances with their figures as bigints of satang, exact at any size (`balance.retrieveExact()`). */
+export type ExactBalance = Omit<Balance, "walletBalance" | "settlementBalance"> & {
+  walletBalance: bigint;
+  settlementBalance: bigint;
+};
 export type WalletStatus = Balance["status"];
 export const WALLET_STATUSES = ["active", "frozen", "closed"] as const satisfies readonly WalletStatus[];
 export const BALANCE_FIELDS = fieldsOf<Balance>({

@@ -194,6 +194,36 @@ describe("payments", () => {
   });
 });
 
+describe("balances past what a JavaScript number holds", () => {
+  it("throws a RangeError from retrieve() rather than answer a figure off by a satang, and retrieveExact() reads it", async () => {
+    const shop = await service.svc.newMerchant();
+    const client = service.client({}, shop);
+    // 2^53 + 1: the nearest number is 2^53, a satang off.
+    const figure = 2n ** 53n + 1n;
+    await fundWallet(service.svc.deps, shop.merchantId, figure);
+    await assert.rejects(client.balance.retrieve(), (error: unknown) => {
+      assert.ok(error instanceof RangeError);
+      assert.match(error.message, /walletBalance \(9007199254740993 satang\).*retrieveExact/);
+      return true;
+    });
+    const exact = await client.balance.retrieveExact();
+    assert.deepEqual(exact, {
+      walletBalance: figure,
+      settlementBalance: 0n,
+      currency: "THB",
+      status: "active",
+    });
+  });
+
+  it("answers numbers up to 2^53 - 1 satang, and the same figures as bigints from retrieveExact()", async () => {
+    const shop = await service.svc.newMerchant();
+    const client = service.client({}, shop);
+    await fundWallet(service.svc.deps, shop.merchantId, BigInt(Number.MAX_SAFE_INTEGER));
+    assert.equal((await client.balance.retrieve()).walletBalance, Number.MAX_SAFE_INTEGER);
+    assert.equal((await client.balance.retrieveExact()).walletBalance, BigInt(Number.MAX_SAFE_INTEGER));
+  });
+});
+
 describe("withdraws and balance", () => {
   let shop: Awaited<ReturnType<ListeningService["svc"]["newMerchant"]>>;
   let client: Satang;
