@@ -30,7 +30,7 @@ import { hmacAuthentication, settleReplay, spendStraySignatures } from "./http/a
 import { installBodyParsing, rejectUnparsedBody } from "./http/body.ts";
 import { clientErrorHandler, installConnectionCap, serverTimeoutOptions } from "./http/connections.ts";
 import { errorBody } from "./http/envelope.ts";
-import { frameworkErrorHandler, installErrorHandling } from "./http/errors.ts";
+import { frameworkErrorHandlerFor, installErrorHandling } from "./http/errors.ts";
 import { fontRoutes } from "./http/fonts.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
@@ -107,7 +107,7 @@ function fastifyOptions(deps: Deps, options: BuildOptions): FastifyServerOptions
     // A request that arrives once close has begun is answered by the app's own hook (buildApp),
     // in the envelope with Retry-After, not by Fastify's bare 503.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler,
+    frameworkErrors: frameworkErrorHandlerFor(deps.config),
     forceCloseConnections: "idle",
     ...serverTimeoutOptions(deps.config.http),
     clientErrorHandler,

@@ -103,7 +103,11 @@ export function loggerOptions(
   const literals = [config.adminToken, config.metrics?.token, ...connectorSecrets(config)].filter(
     (t): t is string => Boolean(t),
   );
-  const errorSerializer = (error: Error) => redactError(pino.stdSerializers.err(error));
+  // An error's message alone (a job's `error: "read ECONNRESET"`) is logged as the text it is.
+  const errorSerializer = (error: unknown) =>
+    error !== null && typeof error === "object"
+      ? redactError(pino.stdSerializers.err(error as Error))
+      : error;
   return {
     level: config.logLevel,
     serializers: { err: errorSerializer, error: errorSerializer, req: requestSerializer },

@@ -227,6 +227,18 @@ export async function revokeSession(db: Db, id: string, at: Date): Promise<boole
   return (result.numUpdatedRows ?? 0n) > 0n;
 }
 
+/** Ends every open session of a user (an operator's two-factor reset); how many it ended. */
+export async function revokeSessionsOfUser(db: Db, userId: string, at: Date): Promise<number> {
+  const result = await db
+    .updateTable("dashboard_sessions")
+    .set({ revoked_at: at })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows ?? 0n);
+}
+
 /** Sessions past their expiry can never be used again; their rows are only clutter. */
 export async function deleteSessionsExpiredBy(db: Db, at: Date): Promise<void> {
   await db.deleteFrom("dashboard_sessions").where("expires_at", "<=", at).execute();

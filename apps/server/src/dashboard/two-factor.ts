@@ -23,7 +23,7 @@ import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { TOTP_DRIFT_STEPS } from "../lib/limits.ts";
 import { beginLoginAttempt } from "./lockout.ts";
-import { claimTotpStep, findUserById, updateUser } from "./store.ts";
+import { claimTotpStep, findUserById, revokeSessionsOfUser, updateUser } from "./store.ts";
 import { type UserRecord, userView } from "./users.ts";
 
 const PERIOD_S = 30;
@@ -144,19 +144,25 @@ export async function confirmEnrolment(
   return userView(updated);
 }
 
-/** The operator's reset for a user who lost the authenticator: enrolment starts over. */
+/**
+ * The operator's reset for a user who lost the authenticator: enrolment starts over, and every
+ * session of the user ends with it (a lost device may be a stolen one, still signed in).
+ */
 export async function resetTwoFactor(ctx: TwoFactorContext, userId: string): Promise<UserRecord> {
   const missing = notFound("Dashboard user");
   if (!isUuid(userId)) throw missing;
-  const updated = await withTransaction(ctx.db, (trx) =>
-    updateUser(trx, userId, {
+  const now = ctx.wallClock.now();
+  const updated = await withTransaction(ctx.db, async (trx) => {
+    const user = await updateUser(trx, userId, {
       totp_secret: null,
       totp_pending_secret: null,
       totp_enabled_at: null,
       totp_last_step: null,
-      updated_at: ctx.wallClock.now(),
-    }),
-  );
+      updated_at: now,
+    });
+    if (user) await revokeSessionsOfUser(trx, userId, now);
+    return user;
+  });
   if (!updated) throw missing;
   return userView(updated);
 }

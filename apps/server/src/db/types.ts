@@ -542,6 +542,8 @@ interface PayoutBatchesTable {
   id: string;
   status: PayoutBatchStatus;
   created_by: string;
+  /** The operator token's name that created the batch (0125); null before it. */
+  created_by_operator: string | null;
   item_count: number;
   total_satang: bigint;
   created_at: Timestamp;

@@ -169,6 +169,13 @@ function parseObject(text: string): object | undefined | AppError<"VALIDATION_ER
   return parsed;
 }
 
+/** A Content-Encoding other than none or `identity`, as sent (at most 40 characters); else undefined. */
+function contentEncodingOf(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header.join(", ") : (header ?? "")).trim();
+  if (value === "" || /^identity$/i.test(value)) return undefined;
+  return value.length <= 40 && /^[\x21-\x7e ]+$/.test(value) ? value : "(unreadable)";
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.decorateRequest("rawBody", "");
   app.decorateRequest("rawBytes", undefined);
@@ -186,6 +193,17 @@ export function installBodyParsing(app: FastifyInstance): void {
       request.rawBody = text;
       if (text.length > 0 && !declaresUtf8(request.headers["content-type"])) {
         request.bodyError = bodyError("Content-Type charset must be utf-8 (JSON is UTF-8)", "Content-Type");
+        done(null, undefined);
+        return;
+      }
+      const encoding = contentEncodingOf(request.headers["content-encoding"]);
+      if (text.length > 0 && encoding !== undefined) {
+        // The body is read as it came: one the caller says is compressed would be read as
+        // something other than what it sent.
+        request.bodyError = bodyError(
+          `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
+          "Content-Encoding",
+        );
         done(null, undefined);
         return;
       }

@@ -5,11 +5,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config.ts";
 import { DATABASE_RETRY_AFTER_S, type DatabaseFault, databaseFault } from "../db/faults.ts";
 import { AppError, isAppError } from "../lib/errors.ts";
 import { BODY_SIZE_MAX_BYTES } from "../lib/limits.ts";
 import { bodyNotReceived, installProtocolAnswers } from "./connections.ts";
 import { errorBody } from "./envelope.ts";
+import { setSecurityHeaders } from "./security-headers.ts";
 
 /** A body over the limit (CONTRACT 4). */
 export function payloadTooLarge(): AppError<"PAYLOAD_TOO_LARGE"> {
@@ -47,19 +49,19 @@ export function malformedUrl(): AppError {
 
 /**
  * Errors the router raises before any hook runs (an undecodable URL, a path parameter longer
- * than the router accepts) still get the envelope and a request id.
+ * than the router accepts) still get the envelope, a request id and the security headers every
+ * answer carries (http/security-headers.ts).
  */
-export function frameworkErrorHandler(
-  error: FastifyError,
-  _request: FastifyRequest,
-  reply: FastifyReply,
-): void {
-  const known =
-    error.code === "FST_ERR_MAX_PARAM_LENGTH"
-      ? new AppError("VALIDATION_ERROR", "A path parameter is too long", { field: "path" })
-      : malformedUrl();
-  reply.header("X-Request-Id", randomUUID());
-  reply.code(known.status).send(errorBody(known));
+export function frameworkErrorHandlerFor(config: Pick<Config, "env" | "publicBaseUrl">) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    const known =
+      error.code === "FST_ERR_MAX_PARAM_LENGTH"
+        ? new AppError("VALIDATION_ERROR", "A path parameter is too long", { field: "path" })
+        : malformedUrl();
+    reply.header("X-Request-Id", randomUUID());
+    setSecurityHeaders(reply, config);
+    reply.code(known.status).send(errorBody(known));
+  };
 }
 
 const FAULT_MESSAGES: Record<DatabaseFault, string> = {

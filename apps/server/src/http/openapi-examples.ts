@@ -107,6 +107,7 @@ const BY_NAME: Record<string, unknown> = {
   error: null,
   errorCode: null,
   createdBy: "Somsri (finance)",
+  createdByOperator: "desk-bangkok",
   withdrawStatus: "processing",
   destinationType: "bank_account",
   totalAmount: "250000.00",

@@ -11,20 +11,24 @@
  *   has met the service once never talks to it over plain HTTP again. It is not sent over http
  *   (browsers ignore it there) nor in sandbox, where a developer's localhost must stay usable.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Config } from "../config.ts";
 
 export const HSTS_VALUE = "max-age=31536000; includeSubDomains";
 
-export function installSecurityHeaders(
-  app: FastifyInstance,
-  config: Pick<Config, "env" | "publicBaseUrl">,
-): void {
+type SecurityConfig = Pick<Config, "env" | "publicBaseUrl">;
+
+/** Sets the headers on an answer: the hook below, and the answers written before any hook runs. */
+export function setSecurityHeaders(reply: FastifyReply, config: SecurityConfig): void {
+  reply.header("X-Content-Type-Options", "nosniff").header("Cache-Control", "no-store");
+  if (config.env === "live" && config.publicBaseUrl.startsWith("https:")) {
+    reply.header("Strict-Transport-Security", HSTS_VALUE);
+  }
+}
+
+export function installSecurityHeaders(app: FastifyInstance, config: SecurityConfig): void {
   app.addHook("onRequest", (_request, reply, done) => {
-    reply.header("X-Content-Type-Options", "nosniff").header("Cache-Control", "no-store");
-    if (config.env === "live" && config.publicBaseUrl.startsWith("https:")) {
-      reply.header("Strict-Transport-Security", HSTS_VALUE);
-    }
+    setSecurityHeaders(reply, config);
     done();
   });
 }

@@ -152,7 +152,15 @@ export type BatchItemRecord = Static<typeof BatchItemSchema>;
 const batchFields = {
   id: Type.String({ format: "uuid" }),
   status: stringEnum(PAYOUT_BATCH_STATUSES),
-  createdBy: Type.String(),
+  createdBy: Type.String({
+    description:
+      "The label the request gave, or without one the name of the operator token that created the batch",
+  }),
+  createdByOperator: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log " +
+      "names it, whatever the label says; null for batches made before it was kept",
+  }),
   itemCount: Type.Integer({ minimum: 1 }),
   totalAmount: Type.String({ description: "Sum of the items' amounts, decimal string" }),
   paidCount: Type.Integer({ minimum: 0 }),

@@ -144,12 +144,13 @@ export function walletNotPaid(status: "frozen" | "closed"): AppError {
  * most `maxCount`, and moves each to processing. Refused with 409 when the desk is off or when
  * nothing is pending: an empty batch pays nothing and is never created. `createdBy` is a free
  * label for the record, and without one the name of the credential that created the batch
- * (`createdByDefault`: the operator token's name, as the audit log has it).
+ * (`operator`: the operator token's name, as the audit log has it), which the batch keeps
+ * beside the label as `createdByOperator` whatever the label says.
  */
 export async function createBatch(
   ctx: PayoutDeskContext,
   input: CreateBatchBody,
-  createdByDefault: string,
+  operator: string,
 ): Promise<BatchRecord> {
   if (ctx.config.payouts !== "manual") throw deskOff();
   const id = newId();
@@ -178,7 +179,8 @@ export async function createBatch(
     const taken = await takeLines(trx, claimed, now);
     await insertBatch(trx, {
       id,
-      createdBy: input.createdBy?.trim() || createdByDefault,
+      createdBy: input.createdBy?.trim() || operator,
+      createdByOperator: operator,
       itemCount: taken.length,
       totalSatang: taken.reduce((sum, line) => sum + line.amountSatang, 0n),
       at: now,

@@ -79,7 +79,14 @@ export interface NewBatchLine {
 
 export async function insertBatch(
   db: Db,
-  batch: { id: string; createdBy: string; itemCount: number; totalSatang: bigint; at: Date },
+  batch: {
+    id: string;
+    createdBy: string;
+    createdByOperator: string;
+    itemCount: number;
+    totalSatang: bigint;
+    at: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto("payout_batches")
@@ -87,6 +94,7 @@ export async function insertBatch(
       id: batch.id,
       status: "open",
       created_by: batch.createdBy,
+      created_by_operator: batch.createdByOperator,
       item_count: batch.itemCount,
       total_satang: batch.totalSatang,
       created_at: batch.at,

@@ -12,6 +12,7 @@ export function batchSummaryView(row: BatchSummaryRow): BatchSummaryRecord {
     id: row.id,
     status: row.status,
     createdBy: row.created_by,
+    createdByOperator: row.created_by_operator,
     itemCount: row.item_count,
     totalAmount: formatAmount(row.total_satang),
     paidCount: row.paid_count,

@@ -325,6 +325,57 @@ describe("the audit log", () => {
     assert.equal(refused.body.error.metadata.field, "sortBy");
   });
 
+  it("names each action's request by an id the service made, whatever X-Request-Id the actor sent", async () => {
+    const operator = await newToken();
+    const forged = "forged-id-123";
+    const made: Array<{ id: string; requestId: string }> = [];
+    for (const url of ["/admin/v1/merchants", "//admin/v1/merchants", "/%61dmin/v1/merchants"]) {
+      const res = await svc.app.inject({
+        method: "POST",
+        url,
+        headers: {
+          authorization: `Bearer ${operator.token}`,
+          "content-type": "application/json",
+          "x-request-id": forged,
+        },
+        payload: JSON.stringify({ name: `Forged request id ${url}` }),
+      });
+      if (res.statusCode !== 201) {
+        // A spelling the router does not take for the operator API changed nothing.
+        assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+        continue;
+      }
+      const requestId = String(res.headers["x-request-id"]);
+      assert.notEqual(requestId, forged, url);
+      assert.match(requestId, /^[0-9a-f-]{36}$/);
+      made.push({ id: res.json().data.id, requestId });
+    }
+    assert.ok(made.length >= 1);
+    for (const { id, requestId } of made) {
+      const entries = await auditOf(`recordId=${id}`);
+      assert.deepEqual(
+        entries.data.map((entry) => entry.requestId),
+        [requestId],
+      );
+    }
+    // The dashboard's login is recorded too: its request id is the service's as well.
+    const login = await svc.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/login",
+      headers: { "content-type": "application/json", "x-request-id": forged },
+      payload: JSON.stringify({ email: "nobody@shop.example", password: "not-the-password" }),
+    });
+    assert.equal(login.statusCode, 401);
+    assert.notEqual(login.headers["x-request-id"], forged);
+    // The merchant API keeps the caller's own id (operations.md).
+    const merchantApi = await svc.app.inject({
+      method: "GET",
+      url: "/api/v1/balance",
+      headers: { "x-request-id": forged },
+    });
+    assert.equal(merchantApi.headers["x-request-id"], forged);
+  });
+
   it("is append-only in the database: UPDATE, DELETE and TRUNCATE are refused", async () => {
     await svc.admin("POST", "/admin/v1/merchants", { name: "Append only" });
     const before = await svc.deps.db

@@ -475,6 +475,22 @@ describe("the embedded store's DATA_DIR lock", () => {
 });
 
 describe("logs", () => {
+  it("logs an error given as its message as that text, and an Error object as one", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions({ logLevel: "info" }), { write: (line: string) => lines.push(line) });
+    logger.warn(
+      { job: "kept-totals-fold", error: "read ECONNRESET" },
+      "background job waits for the database",
+    );
+    logger.error({ err: new Error("boom"), error: new TypeError("bad") }, "failed");
+    const [text, objects] = lines.map((line) => JSON.parse(line));
+    assert.equal(text.error, "read ECONNRESET");
+    assert.equal(objects.err.message, "boom");
+    assert.equal(objects.err.type, "Error");
+    assert.equal(objects.error.message, "bad");
+    assert.equal(objects.error.type, "TypeError");
+  });
+
   it("redacts secrets, tokens, signatures and account numbers at any of the first levels", () => {
     const lines: string[] = [];
     const logger = pino(loggerOptions({ logLevel: "info" }), { write: (line: string) => lines.push(line) });

@@ -96,7 +96,10 @@ describe("satang payouts batch", () => {
       ...target,
     ]);
     assert.equal(paid.code, 0, paid.stderr);
-    assert.match(paid.stdout, /1 paid \(10\.00 THB\), 0 failed, 1 open/);
+    assert.match(
+      paid.stdout,
+      /1 paid \(10\.00 THB\), 0 failed, 1 open; created by cli operator \(operator token admin-token\)/,
+    );
     const failed = await satang([
       "payouts",
       "batch",

@@ -379,9 +379,15 @@ describe("two-factor login", () => {
     const secret = await enrol(user);
     await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
     const me = (await user.request("GET", "/me")).body.data.user;
+    // Another user of the merchant keeps their session.
+    const colleague = await dashboardUser(svc);
     const reset = await svc.admin("POST", `/admin/v1/users/${me.id}/two-factor/reset`);
     assert.equal(reset.status, 200, JSON.stringify(reset.body));
     assert.equal(reset.body.data.twoFactorEnabled, false);
+    // The lost device's session ended with the reset.
+    const stale = await user.request("GET", "/me");
+    assert.equal(stale.status, 401, JSON.stringify(stale.body));
+    assert.equal((await colleague.request("GET", "/me")).status, 200);
     assert.equal((await login(svc, { email: user.email, password: DASHBOARD_PASSWORD })).status, 200);
     const entries = await svc.admin("GET", `/admin/v1/audit-log?action=resetTwoFactor&recordId=${me.id}`);
     assert.equal(entries.body.data.total, 1);

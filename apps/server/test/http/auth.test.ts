@@ -501,6 +501,27 @@ describe("HMAC authentication", () => {
     }
   });
 
+  it("refuses a body its Content-Encoding says is compressed, and takes identity or none", async () => {
+    const body = JSON.stringify({ a: "1" });
+    for (const encoding of ["gzip", "br", "deflate", "GZIP, identity"]) {
+      const res = await send("POST", "/api/v1/test/echo", {
+        body,
+        headers: { "content-encoding": encoding },
+      });
+      assert.equal(res.statusCode, 400, `${encoding}: ${res.body}`);
+      assert.equal(res.json().error.code, "VALIDATION_ERROR");
+      assert.deepEqual(res.json().error.metadata, { field: "Content-Encoding" }, encoding);
+      assert.match(res.json().error.message, /not supported: send the JSON body uncompressed/);
+    }
+    for (const encoding of ["identity", "Identity", " "]) {
+      const res = await send("POST", "/api/v1/test/echo", {
+        body,
+        headers: { "content-encoding": encoding },
+      });
+      assert.equal(res.statusCode, 200, `${encoding}: ${res.body}`);
+    }
+  });
+
   it("puts X-Request-Id on every response, error or not", async () => {
     const responses = [
       await send("GET", "/api/v1/test/whoami"),

@@ -50,7 +50,7 @@ function partialBody(requestId: string, hangUp: boolean): Promise<string> {
     const timer = setTimeout(() => reject(new Error(`still open after ${DEADLINE_MS} ms`)), DEADLINE_MS);
     const socket = connect({ port, host: "127.0.0.1" }, () => {
       socket.write(
-        "POST /admin/v1/merchants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        "POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
           `X-Request-Id: ${requestId}\r\nContent-Length: 100\r\n\r\n{"nam`,
       );
       if (hangUp) setTimeout(() => socket.destroy(), 100);
@@ -85,7 +85,7 @@ describe("a request body that never arrives", () => {
     assert.equal(own.length, 1, JSON.stringify(own));
     assert.equal(own[0]!.level, 30, "info");
     assert.equal(own[0]!.reason, "timed_out");
-    assert.equal(own[0]!.req?.url, "/admin/v1/merchants");
+    assert.equal(own[0]!.req?.url, "/api/v1/payments");
     assert.equal(own[0]!.res?.statusCode, 408);
     assert.deepEqual(
       lines.filter((line) => line.msg === "database unavailable"),

@@ -58,6 +58,31 @@ describe("security headers", () => {
     }
   });
 
+  it("the router's own refusals (an undecodable URL, a path parameter too long) carry them too", async () => {
+    const config = svc.deps.config;
+    const saved = { env: config.env, publicBaseUrl: config.publicBaseUrl };
+    try {
+      config.env = "live";
+      config.publicBaseUrl = "https://pay.example.com";
+      for (const url of [
+        "/api/v1/payments/%ZZ",
+        "/pay/%ZZ",
+        "/admin/v1/merchants/%ZZ",
+        `/api/v1/payments/by-reference/${"a".repeat(800)}`,
+      ]) {
+        const response = await svc.app.inject({ method: "GET", url });
+        assert.equal(response.statusCode, 400, url);
+        assert.equal(response.json().error.code, "VALIDATION_ERROR", url);
+        assert.ok(response.headers["x-request-id"], url);
+        assert.equal(response.headers["x-content-type-options"], "nosniff", url);
+        assert.equal(response.headers["cache-control"], "no-store", url);
+        assert.equal(response.headers["strict-transport-security"], HSTS_VALUE, url);
+      }
+    } finally {
+      Object.assign(config, saved);
+    }
+  });
+
   it("sends Strict-Transport-Security in live behind https, and not over http or in sandbox", async () => {
     const hsts = async () =>
       (await svc.app.inject({ method: "GET", url: "/healthz" })).headers["strict-transport-security"];

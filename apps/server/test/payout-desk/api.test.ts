@@ -159,6 +159,7 @@ describe("payout desk, end to end", () => {
     const batch = created.body.data;
     assert.equal(batch.status, "open");
     assert.equal(batch.createdBy, "Khun Nok");
+    assert.equal(batch.createdByOperator, "admin-token", "the credential's name beside the label");
     assert.equal(batch.itemCount, 3);
     assert.equal(batch.totalAmount, "4250.00");
     assert.equal(batch.openCount, 3);
@@ -416,6 +417,27 @@ describe("payout desk, boundaries and refusals", () => {
     );
     assert.equal(batch.status, 201, JSON.stringify(batch.body));
     assert.equal(batch.body.data.createdBy, name);
+    assert.equal(batch.body.data.createdByOperator, name);
+  });
+
+  it("keeps the operator token a batch came with beside a label that names another operator", async () => {
+    const shop = await fundedMerchant(svc, {}, 10_000n);
+    await createWithdraw(shop, { amount: "100.00" });
+    const name = `mallory-${shop.merchantId.slice(0, 8)}`;
+    const token = await svc.admin("POST", "/admin/v1/operator-tokens", { name });
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    const batch = await svc.admin(
+      "POST",
+      "/admin/v1/payout-batches",
+      { merchantId: shop.merchantId, createdBy: "admin-token" },
+      token.body.data.token,
+    );
+    assert.equal(batch.status, 201, JSON.stringify(batch.body));
+    assert.equal(batch.body.data.createdBy, "admin-token", "the label, as the request gave it");
+    assert.equal(batch.body.data.createdByOperator, name);
+    const listed = await svc.admin("GET", "/admin/v1/payout-batches");
+    const summary = listed.body.data.data.find((b: { id: string }) => b.id === batch.body.data.id);
+    assert.equal(summary.createdByOperator, name);
   });
 
   it("answers a batch and an outcome from the action's own transaction: nothing is read after its commit", async () => {

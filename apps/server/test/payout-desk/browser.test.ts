@@ -108,6 +108,11 @@ describe("payout desk page", () => {
         (await page.textContent("#batch-summary")) ?? "",
         /^2 lines \(2 withdraws, 0 refunds\), total ฿1,525\.00; 0 paid \(฿0\.00\)/,
       );
+      // The label names a person; the token the batch came with is shown beside it.
+      assert.match(
+        (await page.textContent("#batch-summary")) ?? "",
+        /Created by Khun Operator \(operator token admin-token\)\.$/,
+      );
       assert.match((await page.textContent("#units")) ?? "", /Thai baht \(THB\)/);
       const shown = (await page.textContent("#app")) ?? "";
       assert.doesNotMatch(shown, /150000|2500\.00|satang/, "no satang figure an operator could key in");

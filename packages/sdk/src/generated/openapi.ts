@@ -12068,6 +12068,7 @@ export interface operations {
            *             "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *             "status": "open",
            *             "createdBy": "Somsri (finance)",
+           *             "createdByOperator": "desk-bangkok",
            *             "itemCount": 1,
            *             "totalAmount": "250000.00",
            *             "paidCount": 1,
@@ -12095,7 +12096,10 @@ export interface operations {
                 id: string;
                 /** @enum {string} */
                 status: "open" | "closed";
+                /** @description The label the request gave, or without one the name of the operator token that created the batch */
                 createdBy: string;
+                /** @description The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log names it, whatever the label says; null for batches made before it was kept */
+                createdByOperator: string | null;
                 itemCount: number;
                 /** @description Sum of the items' amounts, decimal string */
                 totalAmount: string;
@@ -12201,6 +12205,7 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "status": "open",
            *         "createdBy": "Somsri (finance)",
+           *         "createdByOperator": "desk-bangkok",
            *         "itemCount": 1,
            *         "totalAmount": "250000.00",
            *         "paidCount": 1,
@@ -12246,7 +12251,10 @@ export interface operations {
               id: string;
               /** @enum {string} */
               status: "open" | "closed";
+              /** @description The label the request gave, or without one the name of the operator token that created the batch */
               createdBy: string;
+              /** @description The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log names it, whatever the label says; null for batches made before it was kept */
+              createdByOperator: string | null;
               itemCount: number;
               /** @description Sum of the items' amounts, decimal string */
               totalAmount: string;
@@ -12396,6 +12404,7 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "status": "open",
            *         "createdBy": "Somsri (finance)",
+           *         "createdByOperator": "desk-bangkok",
            *         "itemCount": 1,
            *         "totalAmount": "250000.00",
            *         "paidCount": 1,
@@ -12441,7 +12450,10 @@ export interface operations {
               id: string;
               /** @enum {string} */
               status: "open" | "closed";
+              /** @description The label the request gave, or without one the name of the operator token that created the batch */
               createdBy: string;
+              /** @description The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log names it, whatever the label says; null for batches made before it was kept */
+              createdByOperator: string | null;
               itemCount: number;
               /** @description Sum of the items' amounts, decimal string */
               totalAmount: string;
@@ -12664,6 +12676,7 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "status": "open",
            *         "createdBy": "Somsri (finance)",
+           *         "createdByOperator": "desk-bangkok",
            *         "itemCount": 1,
            *         "totalAmount": "250000.00",
            *         "paidCount": 1,
@@ -12709,7 +12722,10 @@ export interface operations {
               id: string;
               /** @enum {string} */
               status: "open" | "closed";
+              /** @description The label the request gave, or without one the name of the operator token that created the batch */
               createdBy: string;
+              /** @description The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log names it, whatever the label says; null for batches made before it was kept */
+              createdByOperator: string | null;
               itemCount: number;
               /** @description Sum of the items' amounts, decimal string */
               totalAmount: string;
@@ -12882,6 +12898,7 @@ export interface operations {
            *         "id": "0b8f2c4e-6d1a-4f3b-9c7e-5a2d8e1f4b60",
            *         "status": "open",
            *         "createdBy": "Somsri (finance)",
+           *         "createdByOperator": "desk-bangkok",
            *         "itemCount": 1,
            *         "totalAmount": "250000.00",
            *         "paidCount": 1,
@@ -12927,7 +12944,10 @@ export interface operations {
               id: string;
               /** @enum {string} */
               status: "open" | "closed";
+              /** @description The label the request gave, or without one the name of the operator token that created the batch */
               createdBy: string;
+              /** @description The name of the operator token the batch was created with (admin-token for ADMIN_TOKEN), as the audit log names it, whatever the label says; null for batches made before it was kept */
+              createdByOperator: string | null;
               itemCount: number;
               /** @description Sum of the items' amounts, decimal string */
               totalAmount: string;

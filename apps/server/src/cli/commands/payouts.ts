@@ -44,6 +44,7 @@ interface Batch {
   id: string;
   status: string;
   createdBy: string;
+  createdByOperator: string | null;
   itemCount: number;
   totalAmount: string;
   paidAmount: string;
@@ -78,10 +79,19 @@ function lineCount(batch: Batch): string {
   return `${batch.itemCount} ${lines} (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
 }
 
+/** Who created a batch: its label, and the operator token when the label names someone else. */
+function createdBy(batch: Batch): string {
+  const operator = batch.createdByOperator;
+  return operator === null || operator === batch.createdBy
+    ? batch.createdBy
+    : `${batch.createdBy} (operator token ${operator})`;
+}
+
 function summary(batch: Batch): string {
   return (
     `Batch ${batch.id} (${batch.status}): ${lineCount(batch)}, total ${thb(batch.totalAmount)}; ` +
-    `${batch.paidCount} paid (${thb(batch.paidAmount)}), ${batch.failedCount} failed, ${batch.openCount} open`
+    `${batch.paidCount} paid (${thb(batch.paidAmount)}), ${batch.failedCount} failed, ${batch.openCount} open; ` +
+    `created by ${createdBy(batch)}`
   );
 }
 

@@ -50,6 +50,7 @@ import { statements as webhookDeliveriesOldestFirst } from "./0121_webhook_deliv
 import { statements as dashboardSessionSecondFactor } from "./0122_dashboard_session_second_factor.ts";
 import { statements as connectorBreakers } from "./0123_connector_breakers.ts";
 import { statements as walletAdjustmentKeys } from "./0124_wallet_adjustment_keys.ts";
+import { statements as payoutBatchOperator } from "./0125_payout_batch_operator.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -99,4 +100,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0122_dashboard_session_second_factor": dashboardSessionSecondFactor,
   "0123_connector_breakers": connectorBreakers,
   "0124_wallet_adjustment_keys": walletAdjustmentKeys,
+  "0125_payout_batch_operator": payoutBatchOperator,
 };

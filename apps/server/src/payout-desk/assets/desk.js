@@ -25,7 +25,7 @@ const base = document.documentElement.dataset.base ?? "";
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 
 /** @typedef {{ position: number, kind?: "withdraw" | "refund", withdrawId: string | null, refundId?: string | null, referenceId: string, amount: string, destinationType: string, bankCode: string, bankName: string | null, bankNameTh?: string | null, bankAccountNumber: string, bankAccountName: string, withdrawStatus: string | null, refundStatus?: string | null, outcome: string | null, bankReference: string | null, failureReason: string | null, recordedBy: string | null, recordedVia: string | null }} Item */
-/** @typedef {{ id: string, status: string, createdBy: string, itemCount: number, totalAmount: string, paidAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
+/** @typedef {{ id: string, status: string, createdBy: string, createdByOperator: string | null, itemCount: number, totalAmount: string, paidAmount: string, paidCount: number, failedCount: number, openCount: number, createdAt: string, items?: Item[] }} Batch */
 
 // ---- Language -------------------------------------------------------------------------------
 
@@ -222,6 +222,17 @@ function renderLogin(message) {
   input.focus();
 }
 
+/**
+ * Who created a batch: its label, and the operator token it came with when the label names
+ * someone else (the token is what the audit log records; a label is only what the request said).
+ * @param {Batch} batch
+ */
+function createdByText(batch) {
+  const operator = batch.createdByOperator;
+  if (operator === null || operator === batch.createdBy) return batch.createdBy;
+  return t("createdByOperator", { name: batch.createdBy, operator });
+}
+
 /** @param {Batch} batch */
 function batchRow(batch) {
   const open = el("button", { type: "button", class: "link" }, [batch.id.slice(0, 8)]);
@@ -229,7 +240,7 @@ function batchRow(batch) {
   return el("tr", { "data-batch": batch.id }, [
     el("td", {}, [open]),
     el("td", {}, [formatTime(batch.createdAt)]),
-    el("td", {}, [batch.createdBy]),
+    el("td", { class: "created-by" }, [createdByText(batch)]),
     el("td", { class: `status ${batch.status}` }, [valueText("batchStatus", batch.status)]),
     el("td", { class: "num" }, [String(batch.itemCount)]),
     el("td", { class: "num amount" }, [thb(batch.totalAmount)]),
@@ -487,7 +498,7 @@ async function showBatch(batchId, message) {
         paidAmount: thb(batch.paidAmount),
         failed: batch.failedCount,
         open: batch.openCount,
-        by: batch.createdBy,
+        by: createdByText(batch),
       }),
     ]),
     el("p", { id: "units", class: "muted" }, [t("amountsNote")]),
