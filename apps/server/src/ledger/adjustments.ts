@@ -17,6 +17,7 @@ import { isUuid, newId } from "../lib/ids.ts";
 import { describeSatang, formatAmount } from "../lib/money.ts";
 import { findMerchant } from "../merchants/store.ts";
 import { lockWallet } from "./accounts.ts";
+import { findAdjustmentOfKey, insertAdjustmentKey } from "./adjustment-keys.ts";
 import { type PostedTransaction, postOperatorAdjustment } from "./postings.ts";
 
 interface AdjustmentInput {
@@ -58,31 +59,14 @@ function adjustmentView(
   };
 }
 
-/** The adjustment a key made, as it answered then; undefined when the key is new. */
+/** The adjustment a key made, as it answered then (422 for another body); undefined when new. */
 async function adjustmentOfKey(
   trx: Trx,
   merchantId: string,
   key: string,
   requestHash: string,
 ): Promise<AdjustmentRecord | undefined> {
-  const found = await trx
-    .selectFrom("wallet_adjustment_keys as k")
-    .innerJoin("ledger_transactions as t", "t.id", "k.transaction_id")
-    .innerJoin("ledger_entries as e", "e.transaction_id", "t.id")
-    .innerJoin("ledger_accounts as a", "a.id", "e.account_id")
-    .select([
-      "k.idempotency_key",
-      "k.request_hash",
-      "t.id",
-      "t.reason",
-      "t.created_at",
-      "e.amount_satang",
-      "e.balance_after_satang",
-    ])
-    .where("k.merchant_id", "=", merchantId)
-    .where("k.idempotency_key", "=", key)
-    .where("a.kind", "=", "wallet_available")
-    .executeTakeFirst();
+  const found = await findAdjustmentOfKey(trx, merchantId, key);
   if (!found) return undefined;
   replayOf(found, requestHash);
   return {
@@ -132,17 +116,8 @@ export async function adjustWallet(
       reason: input.reason,
       at: businessNow(ctx.clock, merchant.clock_offset_ms),
     });
-    if (key !== null && requestHash !== null) {
-      await trx
-        .insertInto("wallet_adjustment_keys")
-        .values({
-          merchant_id: merchantId,
-          idempotency_key: key,
-          request_hash: requestHash,
-          transaction_id: posted.id,
-        })
-        .execute();
-    }
+    if (key !== null && requestHash !== null)
+      await insertAdjustmentKey(trx, { merchantId, key, requestHash, transactionId: posted.id });
     return { outcome: "created", adjustment: adjustmentView(posted, input.reason, key) };
   });
 }
