@@ -313,10 +313,12 @@ export class BalanceResource extends Resource {
   async retrieve(): Promise<Balance> {
     const { data, text } = await this.answer<Balance>("balance.retrieve");
     for (const field of BALANCE_FIGURES) {
-      if (!Number.isSafeInteger(data[field]))
+      if (!Number.isSafeInteger(data[field])) {
+        const exact = exactFigures(text)[field];
         throw new RangeError(
-          `balance.${field} (${exactFigure(text, field)} satang) is past what a JavaScript number holds exactly; read it with balance.retrieveExact()`,
+          `balance.${field} (${exact ?? String(data[field])} satang) is not a whole number a JavaScript number holds exactly; read it with balance.retrieveExact()`,
         );
+      }
     }
     return data;
   }
@@ -324,21 +326,40 @@ export class BalanceResource extends Resource {
   /** The balances as bigints of satang, exact at any size. */
   async retrieveExact(): Promise<ExactBalance> {
     const { data, text } = await this.answer<Balance>("balance.retrieve");
+    const exact = exactFigures(text);
+    const figure = (field: (typeof BALANCE_FIGURES)[number]): bigint => {
+      const value = exact[field];
+      if (value === undefined)
+        throw new RangeError(`the balance answer has no whole number of satang for ${field}`);
+      return value;
+    };
     return {
       ...data,
-      walletBalance: exactFigure(text, "walletBalance"),
-      settlementBalance: exactFigure(text, "settlementBalance"),
+      walletBalance: figure("walletBalance"),
+      settlementBalance: figure("settlementBalance"),
     };
   }
 }
 
 const BALANCE_FIGURES = ["walletBalance", "settlementBalance"] as const;
 
-/** A balance figure's digits as the server wrote them (one key of that name in the answer). */
-function exactFigure(text: string, field: (typeof BALANCE_FIGURES)[number]): bigint {
-  const found = new RegExp(`"${field}"\\s*:\\s*(-?\\d+)(?![.\\deE])`).exec(text);
-  if (!found) throw new RangeError(`the balance answer has no whole number of satang for ${field}`);
-  return BigInt(found[1]!);
+/**
+ * The balance figures of an answer as bigints, read as JSON.parse reads the answer (the
+ * envelope's `data`, the last of a repeated member): each whole number of 16 digits or more is
+ * read as its digits, not as the nearest double. A figure that is not a whole number is left out.
+ */
+function exactFigures(text: string): Partial<Record<(typeof BALANCE_FIGURES)[number], bigint>> {
+  // A whole number of 16 or more digits as a member's value (after ":" and before "," or "}"),
+  // read as a string; the balance answer has no free text in which one could appear otherwise.
+  const quoted = text.replace(/(:\s*)(-?\d{16,})(\s*[,}])/g, '$1"$2"$3');
+  const data = (JSON.parse(quoted) as { data?: Record<string, unknown> }).data ?? {};
+  const out: Partial<Record<(typeof BALANCE_FIGURES)[number], bigint>> = {};
+  for (const field of BALANCE_FIGURES) {
+    const value = data[field];
+    if (typeof value === "string" && /^-?\d+$/.test(value)) out[field] = BigInt(value);
+    else if (typeof value === "number" && Number.isSafeInteger(value)) out[field] = BigInt(value);
+  }
+  return out;
 }
 
 export class WebhookEndpoints extends Resource {

@@ -10,7 +10,7 @@ import {
   fromSatangString,
   PAYMENT_FIELDS,
   type Payment,
-  type Satang,
+  Satang,
   toSatangString,
   ValidationError,
   WITHDRAW_FIELDS,
@@ -213,6 +213,44 @@ describe("balances past what a JavaScript number holds", () => {
       currency: "THB",
       status: "active",
     });
+  });
+
+  it("reads the figures of the answer as JSON does: the envelope's data, the last of a repeated member", async () => {
+    const answering = (text: string) =>
+      new Satang({
+        apiKey: "k",
+        apiSecret: "s",
+        baseUrl: "http://satang.test",
+        maxRetries: 0,
+        fetch: async () =>
+          new Response(text, { status: 200, headers: { "content-type": "application/json" } }),
+      });
+    const rest = '"currency":"THB","status":"active"';
+    const cases: Array<[string, bigint, bigint]> = [
+      [
+        `{"success":true,"data":{"walletBalance":9007199254740993,"settlementBalance":0,${rest}}}`,
+        9007199254740993n,
+        0n,
+      ],
+      [
+        `{"previous":{"walletBalance":1},"success":true,"data":{"settlementBalance":5,"walletBalance":-9007199254740993,${rest}}}`,
+        -9007199254740993n,
+        5n,
+      ],
+      [
+        `{"success":true,"data":{"walletBalance":1,"walletBalance" : 12345678901234567890 ,"settlementBalance":2,${rest}}}`,
+        12345678901234567890n,
+        2n,
+      ],
+    ];
+    for (const [text, wallet, settlement] of cases) {
+      const exact = await answering(text).balance.retrieveExact();
+      assert.equal(exact.walletBalance, wallet, text);
+      assert.equal(exact.settlementBalance, settlement, text);
+    }
+    const fraction = answering(`{"success":true,"data":{"walletBalance":2.5,"settlementBalance":0,${rest}}}`);
+    await assert.rejects(fraction.balance.retrieve(), RangeError);
+    await assert.rejects(fraction.balance.retrieveExact(), RangeError);
   });
 
   it("answers numbers up to 2^53 - 1 satang, and the same figures as bigints from retrieveExact()", async () => {

@@ -98,7 +98,10 @@ export const AuditEntrySchema = Type.Object({
   recordType: Type.String({ examples: ["withdraw"] }),
   recordId: nullable(Type.String({ examples: ["5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84"] })),
   merchantId: nullable(Type.String({ format: "uuid" })),
-  requestId: Type.String({ examples: ["req_4f1c2a9b7e3d"] }),
+  requestId: Type.String({
+    description: "The X-Request-Id of the request: an id the service made (never one the caller sent)",
+    examples: ["3f0c9a52-6d1e-4b7a-9c2f-8e5d1a7b4c60"],
+  }),
   clientAddress: Type.String({ description: "The client's IP address.", examples: ["203.0.113.7"] }),
 });
 export type AuditEntry = Static<typeof AuditEntrySchema>;

@@ -117,6 +117,12 @@ export function resolveToken(options: ClientOptions, env: NodeJS.ProcessEnv): st
 export interface AdminClient {
   baseUrl: string;
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+  /** As `call`, with the answer's headers (some answers say more in them: Idempotent-Replayed). */
+  answer<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ data: T; headers: Headers }>;
 }
 
 function describeFailure(error: unknown): string {
@@ -130,9 +136,12 @@ function describeFailure(error: unknown): string {
 export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): AdminClient {
   const baseUrl = resolveBaseUrl(options, env);
   const token = resolveToken(options, env);
-  return {
+  const client: AdminClient = {
     baseUrl,
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      return (await client.answer<T>(method, path, body)).data;
+    },
+    async answer<T>(method: string, path: string, body?: unknown): Promise<{ data: T; headers: Headers }> {
       let response: Response;
       try {
         response = await fetch(`${baseUrl}/admin/v1${path}`, {
@@ -157,7 +166,7 @@ export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): Adm
       } catch {
         envelope = undefined;
       }
-      if (envelope?.success === true) return envelope.data as T;
+      if (envelope?.success === true) return { data: envelope.data as T, headers: response.headers };
       if (envelope?.success === false && envelope.error) {
         const error = envelope.error;
         throw new ApiError(
@@ -175,4 +184,5 @@ export function adminClient(options: ClientOptions, env: NodeJS.ProcessEnv): Adm
       );
     },
   };
+  return client;
 }

@@ -497,7 +497,6 @@ interface AuditLogTable {
   client_address: string;
 }
 
-/** A connector's breaker as the process that last opened or closed it left it (0123). */
 /** An operator wallet adjustment's idempotency key (0124): the ledger transaction it made. */
 interface WalletAdjustmentKeysTable {
   merchant_id: string;
@@ -506,6 +505,7 @@ interface WalletAdjustmentKeysTable {
   transaction_id: string;
 }
 
+/** A connector's breaker as the process that last opened or closed it left it (0123). */
 interface ConnectorBreakersTable {
   connector: string;
   open: boolean;

@@ -172,7 +172,8 @@ function parseObject(text: string): object | undefined | AppError<"VALIDATION_ER
 /** A Content-Encoding other than none or `identity`, as sent (at most 40 characters); else undefined. */
 function contentEncodingOf(header: string | string[] | undefined): string | undefined {
   const value = (Array.isArray(header) ? header.join(", ") : (header ?? "")).trim();
-  if (value === "" || /^identity$/i.test(value)) return undefined;
+  // "identity", once or listed more than once (a header sent twice), is no encoding at all.
+  if (value.split(",").every((coding) => /^\s*(?:identity)?\s*$/i.test(coding))) return undefined;
   return value.length <= 40 && /^[\x21-\x7e ]+$/.test(value) ? value : "(unreadable)";
 }
 
@@ -186,6 +187,18 @@ export function installBodyParsing(app: FastifyInstance): void {
     { parseAs: "buffer", bodyLimit: BODY_SIZE_MAX_BYTES },
     (request, body, done) => {
       const text = decode(request, body as Buffer);
+      const encoding = contentEncodingOf(request.headers["content-encoding"]);
+      if ((body as Buffer).length > 0 && encoding !== undefined) {
+        // The body is read as it came: one the caller says is compressed (and that is then
+        // rarely UTF-8) is refused for what it is, not read as something other than it sent.
+        request.bodyError = bodyError(
+          `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
+          "Content-Encoding",
+        );
+        if (text !== undefined) request.rawBody = text;
+        done(null, undefined);
+        return;
+      }
       if (text === undefined) {
         done(null, undefined);
         return;
@@ -193,17 +206,6 @@ export function installBodyParsing(app: FastifyInstance): void {
       request.rawBody = text;
       if (text.length > 0 && !declaresUtf8(request.headers["content-type"])) {
         request.bodyError = bodyError("Content-Type charset must be utf-8 (JSON is UTF-8)", "Content-Type");
-        done(null, undefined);
-        return;
-      }
-      const encoding = contentEncodingOf(request.headers["content-encoding"]);
-      if (text.length > 0 && encoding !== undefined) {
-        // The body is read as it came: one the caller says is compressed would be read as
-        // something other than what it sent.
-        request.bodyError = bodyError(
-          `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
-          "Content-Encoding",
-        );
         done(null, undefined);
         return;
       }

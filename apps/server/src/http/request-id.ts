@@ -17,9 +17,13 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Paths whose state-changing requests the audit log records (audit/routes.ts). */
 const AUDITED_PATHS = /^\/+(?:admin\/|dashboard\/api\/|api\/v1\/auth\/)/i;
 
-/** Whether the path may be an audited route's, as the router would read it (percent-decoded). */
+/**
+ * Whether the request may reach an audited route, as the router would read its path: the
+ * target's path (also of an absolute-form target, `POST http://host/admin/...`), percent-decoded.
+ * A target that is not an origin-form path, or that does not decode, gets the service's own id.
+ */
 function isAudited(url: string | undefined): boolean {
-  if (url === undefined) return true;
+  if (url === undefined || !url.startsWith("/")) return true;
   const path = url.split("?", 1)[0]!;
   try {
     return AUDITED_PATHS.test(decodeURIComponent(path));

@@ -687,17 +687,21 @@ export async function cancelPayment(
   onRevokeFailed?: (detail: { connector: string; providerPaymentId: string; error: string }) => void,
 ): Promise<PaymentRecord> {
   if (!isUuid(id)) throw paymentNotFound();
-  const row = await withTransaction(ctx.db, async (trx) => {
+  type Outcome = { canceled: PaymentRow } | { refused: string };
+  const outcome = await withTransaction(ctx.db, async (trx): Promise<Outcome> => {
     // A payment whose expiresAt has come is expired even if the expiry job has not run yet,
-    // so it cannot be canceled any more (transitions.ts).
+    // so it cannot be canceled any more (transitions.ts). The expiry commits with its event
+    // although the cancel is refused: the answer says "expired", and so does the record.
     await expirePaymentIfDue(trx, ctx, merchant.id, id);
     const at = businessNow(ctx.clock, merchant.clock_offset_ms);
     const canceled = await movePayment(trx, ctx, "cancel", { id, merchantId: merchant.id }, at);
-    if (canceled) return canceled;
+    if (canceled) return { canceled };
     const current = await findPayment(trx, merchant.id, id);
     if (!current) throw paymentNotFound();
-    throw paymentNotCancelable(current.status);
+    return { refused: String(current.status) };
   });
+  if ("refused" in outcome) throw paymentNotCancelable(outcome.refused);
+  const row = outcome.canceled;
   // A live connector's charge would still take the customer's money until its own expiry:
   // it is ended now, before the answer (best effort: a charge paid all the same is refused as an
   // anomaly, docs/lifecycle.md "Late confirmation").

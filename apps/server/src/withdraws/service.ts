@@ -130,6 +130,9 @@ export function inPayoutBatch(): AppError {
   );
 }
 
+/** A withdraw's state change, or the refusal it answers once what its transaction did commits. */
+type Decided = { row: WithdrawRow } | { refused: AppError };
+
 /**
  * Cancel by the merchant: pending and awaiting_verification withdraws become canceled and
  * their hold is released (transitions.ts `cancel`). A processing withdraw is refused (400
@@ -144,18 +147,21 @@ export async function cancelWithdraw(
   id: string,
 ): Promise<WithdrawRecord> {
   if (!isUuid(id)) throw withdrawNotFound();
-  const row = await withTransaction(ctx.db, async (trx) => {
-    // A withdraw past its approval deadline is expired even before the job runs.
+  const outcome = await withTransaction(ctx.db, async (trx): Promise<Decided> => {
+    // A withdraw past its approval deadline is expired even before the job runs; the expiry
+    // commits (hold released, event written) although the cancel is then refused.
     await expireVerificationIfDue(trx, ctx, id, merchant.id);
     const at = businessNow(ctx.clock, merchant.clock_offset_ms);
     const canceled = await moveWithdraw(trx, "cancel", { id, merchantId: merchant.id }, at);
-    if (canceled) return canceled;
+    if (canceled) return { row: canceled };
     const current = await findWithdraw(trx, merchant.id, id);
     if (!current) throw withdrawNotFound();
-    if (current.status === "processing" && (await inOpenPayoutBatch(trx, id))) throw inPayoutBatch();
-    throw notCancelable(current);
+    if (current.status === "processing" && (await inOpenPayoutBatch(trx, id)))
+      return { refused: inPayoutBatch() };
+    return { refused: notCancelable(current) };
   });
-  return withdrawView(row);
+  if ("refused" in outcome) throw outcome.refused;
+  return withdrawView(outcome.row);
 }
 
 export async function listWithdraws(
@@ -195,6 +201,9 @@ async function operatorDecision(
     const merchant = await findMerchant(trx, current.merchant_id);
     if (!merchant) throw withdrawNotFound();
     // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would.
+    // The refusal rolls the expiry back with it: an audited route's committed transaction
+    // records its action (audit/trail.ts), and this one's action was refused. The expiry job
+    // expires it within seconds.
     await expireVerificationIfDue(trx, ctx, id);
     const changed = await decide(trx, businessNow(ctx.clock, merchant.clock_offset_ms));
     if (changed) return changed;

@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { buildApp } from "../../src/app.ts";
@@ -23,6 +25,23 @@ before(async () => {
 after(async () => {
   await svc?.close();
 });
+
+/** Sends `head` (its lines, without the blank line) and `body` on a socket; the whole answer. */
+async function rawRequest(head: string, body: string): Promise<string> {
+  if (!svc.app.server.listening) await svc.app.listen({ host: "127.0.0.1", port: 0 });
+  const { port } = svc.app.server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = connect({ host: "127.0.0.1", port }, () => {
+      socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("utf8");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(answer));
+  });
+}
 
 let counter = 0;
 async function newToken(name = `operator-${process.pid}-${++counter}`) {
@@ -351,6 +370,19 @@ describe("the audit log", () => {
       made.push({ id: res.json().data.id, requestId });
     }
     assert.ok(made.length >= 1);
+    // An absolute-form target reaches the operator API too, and gets the service's id as well.
+    const absolute = await rawRequest(
+      `POST http://127.0.0.1/admin/v1/merchants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${operator.token}\r\n` +
+        `Content-Type: application/json\r\nX-Request-Id: ${forged}\r\nConnection: close\r\n`,
+      JSON.stringify({ name: "Forged request id, absolute form" }),
+    );
+    assert.match(absolute, /^HTTP\/1\.1 201 /);
+    const absoluteId = /\r\nx-request-id: ([^\r]+)\r\n/i.exec(absolute)?.[1];
+    assert.ok(absoluteId && absoluteId !== forged, absolute);
+    made.push({
+      id: JSON.parse(absolute.slice(absolute.indexOf("\r\n\r\n") + 4)).data.id,
+      requestId: absoluteId,
+    });
     for (const { id, requestId } of made) {
       const entries = await auditOf(`recordId=${id}`);
       assert.deepEqual(

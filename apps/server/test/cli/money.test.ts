@@ -114,6 +114,22 @@ describe("satang wallet and withdraw commands", () => {
     assert.equal(JSON.parse(first.stdout).idempotencyKey, "float-cli-1");
     const shown = await svc.admin("GET", `/admin/v1/merchants/${merchant.merchantId}`);
     assert.equal(shown.body.data.wallet.walletBalance, 700, JSON.stringify(shown.body.data));
+    // As a person reads it: the retry says no money moved.
+    const human = await satang([
+      "wallet",
+      "adjust",
+      "--merchant",
+      merchant.merchantId,
+      "--amount",
+      "700.00",
+      "--reason",
+      "retried float",
+      "--idempotency-key",
+      "float-cli-1",
+      ...target.filter((arg) => arg !== "--json"),
+    ]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^Already adjusted with key float-cli-1: no money moved now\./);
   });
 
   it("refuses a debit larger than the wallet with exit code 1 and INSUFFICIENT_BALANCE", async () => {

@@ -513,7 +513,7 @@ describe("HMAC authentication", () => {
       assert.deepEqual(res.json().error.metadata, { field: "Content-Encoding" }, encoding);
       assert.match(res.json().error.message, /not supported: send the JSON body uncompressed/);
     }
-    for (const encoding of ["identity", "Identity", " "]) {
+    for (const encoding of ["identity", "Identity", " ", "identity, identity"]) {
       const res = await send("POST", "/api/v1/test/echo", {
         body,
         headers: { "content-encoding": encoding },

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { deflateSync, gzipSync } from "node:zlib";
 import { type Schema, sampleOne, stringFieldPaths, validValue } from "../../../../reliability/fuzz-schema.ts";
 import { fillPath, queryString, send, type Target } from "../../../../reliability/fuzz-target.ts";
 import { dashboardUser } from "../helpers/dashboard.ts";
@@ -142,6 +143,34 @@ describe("a body that is not UTF-8", () => {
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().error.code, "VALIDATION_ERROR");
     assert.equal(res.json().error.metadata.field, "body");
+  });
+
+  it("a body that really is compressed is refused for its Content-Encoding, signed over its bytes", async () => {
+    const { apiKey, apiSecret } = svc.credentials;
+    for (const [encoding, compressed] of [
+      ["gzip", gzipSync(Buffer.from('{"amount":"100.00"}'))],
+      ["deflate", deflateSync(Buffer.from('{"amount":"100.00"}'))],
+    ] as const) {
+      const timestamp = String(Date.now());
+      const signature = createHmac("sha256", apiSecret)
+        .update(Buffer.concat([Buffer.from(`${timestamp}.`), compressed]))
+        .digest("hex");
+      const res = await svc.app.inject({
+        method: "POST",
+        url: "/api/v1/payments",
+        payload: compressed,
+        headers: {
+          "content-type": "application/json",
+          "content-encoding": encoding,
+          "x-api-key": apiKey,
+          "x-timestamp": timestamp,
+          "x-signature": `sha256=${signature}`,
+        },
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().error.code, "VALIDATION_ERROR");
+      assert.equal(res.json().error.metadata.field, "Content-Encoding", encoding);
+    }
   });
 
   it("is refused after authentication and routing: 401 unsigned or mis-signed, 404 on an unknown route", async () => {

@@ -309,7 +309,9 @@ describe("cancel", () => {
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, "VALIDATION_ERROR");
     assert.match(res.body.error.message, /expired/);
-    assert.deepEqual(await eventTypes(svc.deps.db, payment.id), []);
+    // The expiry the cancel found is recorded, as the job would have written it; only the cancel is refused.
+    assert.deepEqual(await eventTypes(svc.deps.db, payment.id), ["payment.expired"]);
+    assert.equal(await statusOf(payment.id), "expired");
   });
 });
 

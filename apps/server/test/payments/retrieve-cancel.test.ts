@@ -199,6 +199,26 @@ describe("cancel payment", () => {
     });
   }
 
+  it("answers a cancel after expiresAt with expired, and the record and its event say so too", async () => {
+    const created = await createPayment({ expiresInMinutes: 5 });
+    // No expiry job runs in this service: the cancel is the first to see the payment is due.
+    svc.clock.advance(5 * 60_000);
+    await assert.rejects(svc.sdk.payments.cancel(created.id), (error) => {
+      assert.ok(error instanceof ValidationError);
+      assert.match(error.message, /its status is expired/);
+      return true;
+    });
+    const stored = await svc.sdk.payments.retrieve(created.id);
+    assert.equal(stored.status, "expired");
+    assert.equal(stored.nextAction, null);
+    const events = await svc.request("GET", "/api/v1/events?type=payment.expired&limit=100");
+    assert.equal(events.status, 200, JSON.stringify(events.body));
+    const own = events.body.data.data.filter(
+      (event: { data: { object: { id: string } } }) => event.data.object.id === created.id,
+    );
+    assert.equal(own.length, 1, "one payment.expired event, committed with the expiry");
+  });
+
   it("refuses a second cancel of the same payment", async () => {
     const created = await createPayment();
     assert.equal((await svc.sdk.payments.cancel(created.id)).status, "canceled");

@@ -575,6 +575,29 @@ describe("withdraws: operator approve and reject", () => {
     assert.deepEqual(await ledgerBalances(svc.deps.db, merchant.merchantId), before);
   });
 
+  it("answers the merchant's cancel past the approval deadline with expired, and the expiry stays: hold back, one event", async () => {
+    const before = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    const w = await createAwaiting();
+    // No expiry job runs in this service: the cancel is the first to see the deadline passed.
+    svc.clock.advance(24 * 3_600_000);
+    const res = await svc.request("POST", `/api/v1/withdraws/${w.id}/cancel`, {}, { credentials: merchant });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.match(res.body.error.message, /its status is expired/);
+    const stored = await svc.request("GET", `/api/v1/withdraws/${w.id}`, undefined, {
+      credentials: merchant,
+    });
+    assert.equal(stored.body.data.status, "expired");
+    assert.deepEqual(await ledgerBalances(svc.deps.db, merchant.merchantId), before, "the hold is released");
+    const events = await svc.request("GET", "/api/v1/events?type=withdraw.canceled&limit=100", undefined, {
+      credentials: merchant,
+    });
+    const own = events.body.data.data.filter(
+      (event: { data: { object: { id: string } } }) => event.data.object.id === w.id,
+    );
+    assert.equal(own.length, 1);
+    assert.equal(own[0].data.object.status, "expired");
+  });
+
   it("answers 409 STATE_CONFLICT to approve or reject a withdraw in any other status", async () => {
     const w = await createAwaiting();
     assert.equal((await svc.admin("POST", `/admin/v1/withdraws/${w.id}/approve`)).status, 200);

@@ -10236,7 +10236,7 @@ export interface operations {
            *             "recordType": "withdraw",
            *             "recordId": "5c1e7a93-2b4d-4e8f-a6c0-3d9b1f2e7a84",
            *             "merchantId": "9e4a6b2c-1d3f-4a5e-8b7c-6f0d2e1a3b95",
-           *             "requestId": "req_4f1c2a9b7e3d",
+           *             "requestId": "3f0c9a52-6d1e-4b7a-9c2f-8e5d1a7b4c60",
            *             "clientAddress": "203.0.113.7"
            *           }
            *         ],
@@ -10272,7 +10272,10 @@ export interface operations {
                 recordType: string;
                 recordId: string | null;
                 merchantId: string | null;
-                /** @example req_4f1c2a9b7e3d */
+                /**
+                 * @description The X-Request-Id of the request: an id the service made (never one the caller sent)
+                 * @example 3f0c9a52-6d1e-4b7a-9c2f-8e5d1a7b4c60
+                 */
                 requestId: string;
                 /**
                  * @description The client's IP address.

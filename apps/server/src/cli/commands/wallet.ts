@@ -35,7 +35,7 @@ export function registerWalletCommands(program: Command, { io }: CommandContext)
       "a key of your own for this adjustment: run again with the same key and flags, it answers the adjustment made and moves no money",
     )
     .action(async (flags: AdjustFlags) => {
-      const data = await adminClient(flags, io.env).call<Record<string, unknown>>(
+      const { data, headers } = await adminClient(flags, io.env).answer<Record<string, unknown>>(
         "POST",
         `/merchants/${encodeURIComponent(flags.merchant)}/wallet/adjustments`,
         {
@@ -44,13 +44,12 @@ export function registerWalletCommands(program: Command, { io }: CommandContext)
           ...(flags.idempotencyKey === undefined ? {} : { idempotencyKey: flags.idempotencyKey }),
         },
       );
-      printResult(
-        io,
-        flags,
-        data,
-        () =>
-          `Adjusted wallet of ${String(data.merchantId)} by ${figure(data.amount)}: available ${figure(data.balanceAfter)}` +
-          (flags.idempotencyKey === undefined ? "" : ` (key ${flags.idempotencyKey})`),
+      printResult(io, flags, data, () =>
+        headers.get("idempotent-replayed") === "true"
+          ? `Already adjusted with key ${String(data.idempotencyKey)}: no money moved now. The adjustment it made: ` +
+            `${String(data.merchantId)} by ${figure(data.amount)}, available then ${figure(data.balanceAfter)}`
+          : `Adjusted wallet of ${String(data.merchantId)} by ${figure(data.amount)}: available ${figure(data.balanceAfter)}` +
+            (flags.idempotencyKey === undefined ? "" : ` (key ${flags.idempotencyKey})`),
       );
     });
 }
