@@ -345,14 +345,12 @@ const BALANCE_FIGURES = ["walletBalance", "settlementBalance"] as const;
 
 /**
  * The balance figures of an answer as bigints, read as JSON.parse reads the answer (the
- * envelope's `data`, the last of a repeated member): each whole number of 16 digits or more is
- * read as its digits, not as the nearest double. A figure that is not a whole number is left out.
+ * envelope's `data`, the last of a repeated member): each whole number of 16 digits or more
+ * outside a string is read as its digits, not as the nearest double. A figure that is not a
+ * whole number is left out.
  */
 function exactFigures(text: string): Partial<Record<(typeof BALANCE_FIGURES)[number], bigint>> {
-  // A whole number of 16 or more digits as a member's value (after ":" and before "," or "}"),
-  // read as a string; the balance answer has no free text in which one could appear otherwise.
-  const quoted = text.replace(/(:\s*)(-?\d{16,})(\s*[,}])/g, '$1"$2"$3');
-  const data = (JSON.parse(quoted) as { data?: Record<string, unknown> }).data ?? {};
+  const data = (JSON.parse(longIntegersQuoted(text)) as { data?: Record<string, unknown> }).data ?? {};
   const out: Partial<Record<(typeof BALANCE_FIGURES)[number], bigint>> = {};
   for (const field of BALANCE_FIGURES) {
     const value = data[field];
@@ -360,6 +358,34 @@ function exactFigures(text: string): Partial<Record<(typeof BALANCE_FIGURES)[num
     else if (typeof value === "number" && Number.isSafeInteger(value)) out[field] = BigInt(value);
   }
   return out;
+}
+
+/** The JSON text with each whole-number token of 16 digits or more, outside strings, in quotes. */
+function longIntegersQuoted(text: string): string {
+  let out = "";
+  let from = 0;
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i]!;
+    if (char === '"') {
+      // Skip the string, escapes included.
+      i += 1;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i += 1;
+      continue;
+    }
+    if (char === "-" || (char >= "0" && char <= "9")) {
+      const token = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 400))?.[0] ?? char;
+      if (/^-?\d{16,}$/.test(token)) {
+        out += `${text.slice(from, i)}"${token}"`;
+        from = i + token.length;
+      }
+      i += token.length;
+      continue;
+    }
+    i += 1;
+  }
+  return out + text.slice(from);
 }
 
 export class WebhookEndpoints extends Resource {

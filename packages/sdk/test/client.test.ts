@@ -248,6 +248,11 @@ describe("balances past what a JavaScript number holds", () => {
       assert.equal(exact.walletBalance, wallet, text);
       assert.equal(exact.settlementBalance, settlement, text);
     }
+    // A string that holds digits, quotes and colons is left as it is.
+    const odd = answering(
+      `{"success":true,"data":{"walletBalance":12345678901234567,"settlementBalance":0,"currency":"THB","status":"a:12345678901234567}, \\"x\\":98765432109876543,"}}`,
+    );
+    assert.equal((await odd.balance.retrieveExact()).walletBalance, 12345678901234567n);
     const fraction = answering(`{"success":true,"data":{"walletBalance":2.5,"settlementBalance":0,${rest}}}`);
     await assert.rejects(fraction.balance.retrieve(), RangeError);
     await assert.rejects(fraction.balance.retrieveExact(), RangeError);

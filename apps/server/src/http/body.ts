@@ -177,6 +177,22 @@ function contentEncodingOf(header: string | string[] | undefined): string | unde
   return value.length <= 40 && /^[\x21-\x7e ]+$/.test(value) ? value : "(unreadable)";
 }
 
+/**
+ * Refuses (remembers the error of) a body the caller says is compressed: it is read as it came,
+ * and one that is compressed (and then rarely UTF-8) is refused for what it is, not read as
+ * something other than it sent. The text, when it decoded, is kept for the signature's check.
+ */
+function refusedEncoding(request: FastifyRequest, body: Buffer, text: string | undefined): boolean {
+  const encoding = contentEncodingOf(request.headers["content-encoding"]);
+  if (body.length === 0 || encoding === undefined) return false;
+  request.bodyError = bodyError(
+    `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
+    "Content-Encoding",
+  );
+  if (text !== undefined) request.rawBody = text;
+  return true;
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.decorateRequest("rawBody", "");
   app.decorateRequest("rawBytes", undefined);
@@ -187,15 +203,7 @@ export function installBodyParsing(app: FastifyInstance): void {
     { parseAs: "buffer", bodyLimit: BODY_SIZE_MAX_BYTES },
     (request, body, done) => {
       const text = decode(request, body as Buffer);
-      const encoding = contentEncodingOf(request.headers["content-encoding"]);
-      if ((body as Buffer).length > 0 && encoding !== undefined) {
-        // The body is read as it came: one the caller says is compressed (and that is then
-        // rarely UTF-8) is refused for what it is, not read as something other than it sent.
-        request.bodyError = bodyError(
-          `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
-          "Content-Encoding",
-        );
-        if (text !== undefined) request.rawBody = text;
+      if (refusedEncoding(request, body as Buffer, text)) {
         done(null, undefined);
         return;
       }
@@ -223,6 +231,10 @@ export function installBodyParsing(app: FastifyInstance): void {
     { parseAs: "buffer", bodyLimit: BODY_SIZE_MAX_BYTES },
     (request, body, done) => {
       const text = decode(request, body as Buffer);
+      if (refusedEncoding(request, body as Buffer, text)) {
+        done(null, undefined);
+        return;
+      }
       if (text === undefined) {
         done(null, undefined);
         return;

@@ -166,6 +166,16 @@ describe("satang payouts batch", () => {
       ],
     );
 
+    // One withdraw is one withdraw.
+    svc.clock.advance(1000);
+    const single = await svc.request("POST", "/api/v1/withdraws", withdrawBody({ amount: "500.00" }), {
+      credentials: shop,
+    });
+    assert.equal(single.status, 201, JSON.stringify(single.body));
+    const one = await satang(["payouts", "batch", "create", "--merchant", shop.merchantId, ...target]);
+    assert.equal(one.code, 0, one.stderr);
+    assert.match(one.stdout, /: 1 withdraw, total 5\.00 THB/);
+
     const empty = await satang(["payouts", "batch", "create", ...target]);
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /No pending withdraws/);

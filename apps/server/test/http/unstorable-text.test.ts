@@ -147,9 +147,10 @@ describe("a body that is not UTF-8", () => {
 
   it("a body that really is compressed is refused for its Content-Encoding, signed over its bytes", async () => {
     const { apiKey, apiSecret } = svc.credentials;
-    for (const [encoding, compressed] of [
-      ["gzip", gzipSync(Buffer.from('{"amount":"100.00"}'))],
-      ["deflate", deflateSync(Buffer.from('{"amount":"100.00"}'))],
+    for (const [encoding, compressed, contentType] of [
+      ["gzip", gzipSync(Buffer.from('{"amount":"100.00"}')), "application/json"],
+      ["deflate", deflateSync(Buffer.from('{"amount":"100.00"}')), "application/json"],
+      ["gzip", gzipSync(Buffer.from('{"amount":"100.00"}')), "text/plain"],
     ] as const) {
       const timestamp = String(Date.now());
       const signature = createHmac("sha256", apiSecret)
@@ -160,7 +161,7 @@ describe("a body that is not UTF-8", () => {
         url: "/api/v1/payments",
         payload: compressed,
         headers: {
-          "content-type": "application/json",
+          "content-type": contentType,
           "content-encoding": encoding,
           "x-api-key": apiKey,
           "x-timestamp": timestamp,
@@ -169,7 +170,7 @@ describe("a body that is not UTF-8", () => {
       });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json().error.code, "VALIDATION_ERROR");
-      assert.equal(res.json().error.metadata.field, "Content-Encoding", encoding);
+      assert.equal(res.json().error.metadata.field, "Content-Encoding", `${encoding} as ${contentType}`);
     }
   });
 

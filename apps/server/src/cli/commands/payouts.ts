@@ -74,9 +74,14 @@ function lineCount(batch: Batch): string {
   const lines = batch.itemCount === 1 ? "line" : "lines";
   if (batch.items === undefined) return `${batch.itemCount} ${lines}`;
   const refunds = batch.items.filter((item) => item.kind === "refund").length;
-  if (refunds === 0) return `${batch.itemCount} withdraws`;
+  if (refunds === 0) return counted(batch.itemCount, "withdraw");
   const withdraws = batch.itemCount - refunds;
-  return `${batch.itemCount} ${lines} (${withdraws} withdraws, ${refunds} ${refunds === 1 ? "refund" : "refunds"})`;
+  return `${batch.itemCount} ${lines} (${counted(withdraws, "withdraw")}, ${counted(refunds, "refund")})`;
+}
+
+/** "1 withdraw", "0 withdraws", "2 refunds". */
+function counted(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 /** Who created a batch: its label, and the operator token when the label names someone else. */
