@@ -103,9 +103,11 @@ gone when the page is closed.`;
 const MERCHANT_TAGS = [
   { name: "payments", description: "Take PromptPay and bank-transfer payments" },
   { name: "withdraws", description: "Pay out to bank accounts and wallets" },
+  { name: "refunds", description: "Give a succeeded payment's money back to the customer" },
   { name: "balance", description: "What can be withdrawn now, and what is still settling" },
   { name: "webhooks", description: "Endpoints that receive events (Standard Webhooks)" },
   { name: "events", description: "Every event, and redelivery" },
+  { name: "reports", description: "CSV exports for accounting: payments, withdraws, refunds, the ledger" },
   { name: "sandbox", description: "Sandbox only: simulate what the bank and the customer do" },
   { name: "dashboard", description: "Dashboard sign-in (email and password, not HMAC)" },
 ];

@@ -5,6 +5,7 @@
  * requests in the browser (tried in headless Chromium, with a screenshot).
  */
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { type AddressInfo, createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import AjvModule from "ajv";
@@ -138,6 +139,16 @@ describe("document order", () => {
       ["Merchant API", "Operator API"],
     );
     assert.deepEqual(doc["x-tagGroups"][1].tags, ["admin"]);
+    // Every operation's tag is listed, so no merchant section falls after the operator API.
+    const grouped = doc["x-tagGroups"].flatMap((group: Json) => group.tags);
+    for (const [url, operations] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const operation of Object.values(operations)) {
+        for (const tag of operation.tags ?? []) {
+          assert.ok(tags.includes(tag), `${url}: tag ${tag} is not in the document's tags`);
+          assert.ok(grouped.includes(tag), `${url}: tag ${tag} is in no tag group`);
+        }
+      }
+    }
   });
 
   it("explains signing at the top of the description", () => {
@@ -206,14 +217,21 @@ describe("sandbox docs in Chromium", () => {
       const status = operation.locator(".live-responses-table tbody .response-col_status").first();
       await status.waitFor();
       assert.equal((await status.textContent())?.trim(), "200");
-      assert.match(
-        (await page.locator("#satang-signing-status").textContent()) ?? "",
-        /^Signed GET \/api\/v1\/balance/,
-      );
+      const shown = (await page.locator("#satang-signing-status").textContent()) ?? "";
+      assert.match(shown, /^Signed GET \/api\/v1\/balance/);
       await page.screenshot({ path: `${RESULTS_DIR}docs-signed-request.png`, fullPage: false });
       const balanceCalls = sent.filter((line) => line.includes("/api/v1/balance"));
       assert.equal(balanceCalls.length, 1);
       assert.match(balanceCalls[0] ?? "", /"x-signature":"v2=[0-9a-f]{64}"/);
+      // The box shows the signature it sent and the message it signed, as a developer's own code would.
+      const sentSignature = /"x-signature":"v2=([0-9a-f]{64})"/.exec(balanceCalls[0] ?? "")?.[1];
+      const sentTimestamp = /"x-timestamp":"(\d+)"/.exec(balanceCalls[0] ?? "")?.[1];
+      assert.ok(shown.includes(`X-Signature v2=${sentSignature}`), shown);
+      assert.ok(shown.includes(`"${sentTimestamp}.GET./api/v1/balance."`), shown);
+      assert.equal(
+        createHmac("sha256", apiSecret).update(`${sentTimestamp}.GET./api/v1/balance.`).digest("hex"),
+        sentSignature,
+      );
       for (const line of sent) assert.ok(!line.includes(apiSecret), `the secret left the page: ${line}`);
       assert.equal(await page.evaluate(() => document.cookie), "");
       assert.deepEqual(errors, []);

@@ -86,8 +86,9 @@ describe("satang operator-token and audit", () => {
       "--role",
       "accountant",
     ]);
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /VALIDATION_ERROR/);
+    // A usage mistake caught before anything is sent, as the CLI's other bad choices are.
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /expected one of owner, developer, finance/);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * `satang user create`: a dashboard user for a merchant (POST /admin/v1/merchants/{id}/users).
  */
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import { DASHBOARD_ROLES } from "../../dashboard/schemas.ts";
 import { adminClient } from "../client.ts";
 import type { CommandContext } from "../io.ts";
 import { clientFlags, type OutputOptions, printResult } from "../options.ts";
@@ -11,6 +12,13 @@ interface UserCreateFlags extends OutputOptions {
   email: string;
   password: string;
   role?: string;
+}
+
+/** A role the service knows, or a usage error (exit 2) before anything is sent. */
+function roleOption(value: string): string {
+  if (!(DASHBOARD_ROLES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${DASHBOARD_ROLES.join(", ")}`);
+  return value;
 }
 
 /** Adds `user create` to the program. */
@@ -25,6 +33,7 @@ export function registerUserCommands(program: Command, { io }: CommandContext): 
     .option(
       "--role <role>",
       "owner (default: everything, users included), developer or finance (reads and exports)",
+      roleOption,
     );
   clientFlags(create).action(async (flags: UserCreateFlags) => {
     const data = await adminClient(flags, io.env).call<Record<string, unknown>>(

@@ -125,7 +125,12 @@ async function satangSign(request) {
     "X-Timestamp": timestamp,
     "X-Signature": `v2=${signature}`,
   };
-  box.status.textContent = `Signed ${method} ${url.pathname} at ${new Date(Number(timestamp)).toISOString()}`;
+  // What was signed and the signature, so a developer can check their own code's against it
+  // (signature v2: the message is timestamp.METHOD.path with query.body; docs/authentication.md).
+  box.status.textContent =
+    `Signed ${method} ${url.pathname} at ${new Date(Number(timestamp)).toISOString()}: ` +
+    `X-Timestamp ${timestamp}, X-Signature v2=${signature} (HMAC-SHA256 of ` +
+    `"${timestamp}.${method}.${url.pathname}${url.search}.${body.length > 80 ? `${body.slice(0, 80)}...` : body}")`;
   return request;
 }
 
