@@ -106,6 +106,12 @@ describe("dashboard texts", () => {
     assert.deepEqual(same.sort(), ["brand", "colUrl", "none"]);
   });
 
+  it("names a refund's success one way: its status and the event that reaches it", () => {
+    for (const messages of [en, th]) {
+      assert.equal(messages["event.refund.succeeded"], messages["refundStatus.succeeded"]);
+    }
+  });
+
   it("has a text for every value of the server's lists that the dashboard shows", () => {
     const composed: Array<[string, readonly string[]]> = [
       ["paymentStatus", PAYMENT_STATUSES],

@@ -353,7 +353,7 @@ const en = {
   "event.withdraw.failed": "Withdraw failed",
   "event.withdraw.canceled": "Withdraw canceled",
   "event.refund.processing": "Refund processing",
-  "event.refund.succeeded": "Refund paid",
+  "event.refund.succeeded": "Refunded",
   "event.refund.failed": "Refund failed",
   "event.refund.canceled": "Refund canceled",
 
@@ -782,7 +782,7 @@ const th = {
   "event.withdraw.failed": "ถอนเงินไม่สำเร็จ",
   "event.withdraw.canceled": "ยกเลิกการถอนเงิน",
   "event.refund.processing": "กำลังคืนเงิน",
-  "event.refund.succeeded": "คืนเงินสำเร็จ",
+  "event.refund.succeeded": "คืนเงินแล้ว",
   "event.refund.failed": "คืนเงินไม่สำเร็จ",
   "event.refund.canceled": "ยกเลิกการคืนเงิน",
 
