@@ -171,6 +171,8 @@ function parseObject(text: string): object | undefined | AppError<"VALIDATION_ER
 
 /** A Content-Encoding other than none or `identity`, as sent (at most 40 characters); else undefined. */
 function contentEncodingOf(header: string | string[] | undefined): string | undefined {
+  // Nearly every request sends none: nothing to read.
+  if (header === undefined) return undefined;
   const value = (Array.isArray(header) ? header.join(", ") : (header ?? "")).trim();
   // "identity", once or listed more than once (a header sent twice), is no encoding at all.
   if (value.split(",").every((coding) => /^\s*(?:identity)?\s*$/i.test(coding))) return undefined;

@@ -19,23 +19,13 @@ import { findMerchant } from "../merchants/store.ts";
 import { lockWallet } from "./accounts.ts";
 import { findAdjustmentOfKey, insertAdjustmentKey } from "./adjustment-keys.ts";
 import { type PostedTransaction, postOperatorAdjustment } from "./postings.ts";
+import type { AdjustmentRecord } from "./schemas.ts";
 
 interface AdjustmentInput {
   amountSatang: bigint;
   reason: string;
   /** The operator's key for retries, with the body as it came (its hash decides a replay). */
   idempotency?: { key: string; body: object };
-}
-
-/** The ledger entry an adjustment produced, as the operator API shows it. */
-interface AdjustmentRecord {
-  id: string;
-  merchantId: string;
-  amount: string;
-  reason: string;
-  balanceAfter: string;
-  createdAt: string;
-  idempotencyKey: string | null;
 }
 
 /** What an adjustment request did: made the adjustment, or found the one its key made. */

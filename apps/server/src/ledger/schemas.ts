@@ -45,4 +45,7 @@ const AdjustmentSchema = Type.Object({
   }),
 });
 
+/** The ledger entry an adjustment produced, as the operator API shows it. */
+export type AdjustmentRecord = Static<typeof AdjustmentSchema>;
+
 export const AdjustmentEnvelope = envelopeSchema(AdjustmentSchema);
