@@ -27,15 +27,23 @@ import { BalanceEnvelope } from "../balance/schemas.ts";
 import { getBalance } from "../balance/service.ts";
 import { type EndpointContext, listEndpoints } from "../events/endpoints.ts";
 import {
+  DeliveryListEnvelope,
   EndpointListEnvelope,
   PageQuery as EndpointPageQuery,
   EventEnvelope,
   EventListEnvelope,
+  ListDeliveriesQuery,
   ListEventsQuery,
   RedeliverBody,
   RedeliveryEnvelope,
 } from "../events/schemas.ts";
-import { type EventContext, getEvent, listEvents, redeliverEvent } from "../events/service.ts";
+import {
+  type EventContext,
+  getEvent,
+  listDeliveries,
+  listEvents,
+  redeliverEvent,
+} from "../events/service.ts";
 import { emptyBodyAsObject, rejectUnparsedBody } from "../http/body.ts";
 import { ok, page } from "../http/envelope.ts";
 import { EmptyBody } from "../http/fields.ts";
@@ -100,6 +108,7 @@ export function dashboardApiRoutes(ctx: DashboardApiContext): FastifyPluginAsync
     listEventsRoute(app, ctx);
     retrieveEventRoute(app, ctx);
     redeliverRoute(app, ctx);
+    listDeliveriesRoute(app, ctx);
     listEndpointsRoute(app, ctx);
     listApiKeysRoute(app, ctx);
     createApiKeyRoute(app, ctx);
@@ -205,6 +214,15 @@ function retrieveEventRoute(app: App, ctx: DashboardApiContext): void {
     "/events/:id",
     { schema: { params: IdParams, response: { 200: EventEnvelope } } },
     async (request) => ok(await getEvent(ctx, sessionOf(request).merchant, request.params.id)),
+  );
+}
+
+/** Every webhook delivery of the merchant, by status, event type, endpoint and date (CONTRACT 13). */
+function listDeliveriesRoute(app: App, ctx: DashboardApiContext): void {
+  app.get(
+    "/webhook-deliveries",
+    { schema: { querystring: ListDeliveriesQuery, response: { 200: DeliveryListEnvelope } } },
+    async (request) => ok(await listDeliveries(ctx, sessionOf(request).merchant, request.query)),
   );
 }
 

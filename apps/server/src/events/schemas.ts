@@ -104,6 +104,20 @@ export const ListEventsQuery = Type.Object({
 });
 export type ListEventsQuery = Static<typeof ListEventsQuery>;
 
+/** The dashboard's list of deliveries (CONTRACT 13): every endpoint's, filtered and paged. */
+export const ListDeliveriesQuery = Type.Object({
+  page: Type.Optional(pageProperty),
+  limit: Type.Optional(limitProperty),
+  status: Type.Optional(stringEnum(WEBHOOK_DELIVERY_STATUSES)),
+  eventType: Type.Optional(stringEnum(EVENT_TYPES)),
+  endpointId: Type.Optional(uuid),
+  dateFrom: Type.Optional(dateFromProperty),
+  dateTo: Type.Optional(dateToProperty),
+  sortBy: Type.Optional(sortByProperty(["createdAt"], "createdAt")),
+  sortOrder: Type.Optional(sortOrderProperty),
+});
+export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
+
 // Responses
 
 const EndpointSchema = Type.Object({
@@ -166,6 +180,22 @@ const DeliverySchema = Type.Object({
   attempts: Type.Array(AttemptSchema),
 });
 
+/** A delivery in the list of every delivery: its event's type and its endpoint's address beside it. */
+const ListedDeliverySchema = Type.Object({
+  id: uuid,
+  eventId: uuid,
+  eventType: stringEnum(EVENT_TYPES),
+  endpointId: uuid,
+  endpointUrl: Type.String(),
+  status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
+  attemptCount: Type.Integer({ minimum: 0 }),
+  nextAttemptAt: nullable(timestamp),
+  lastStatusCode: nullable(Type.Integer()),
+  lastError: nullable(Type.String()),
+  createdAt: timestamp,
+  completedAt: nullable(timestamp),
+});
+
 const EventWithDeliveriesSchema = Type.Object({
   ...EventSchema.properties,
   deliveries: Type.Array(DeliverySchema),
@@ -184,4 +214,5 @@ export const EndpointWithSecretEnvelope = envelope(EndpointWithSecretSchema);
 export const EndpointListEnvelope = envelope(pageSchema(EndpointSchema));
 export const EventEnvelope = envelope(EventWithDeliveriesSchema);
 export const EventListEnvelope = envelope(pageSchema(EventSchema));
+export const DeliveryListEnvelope = envelope(pageSchema(ListedDeliverySchema));
 export const RedeliveryEnvelope = envelope(RedeliverySchema);

@@ -13,7 +13,7 @@ import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { endpointNotFound } from "./endpoints.ts";
-import type { ListEventsQuery, RedeliverBody } from "./schemas.ts";
+import type { ListDeliveriesQuery, ListEventsQuery, RedeliverBody } from "./schemas.ts";
 import { ALL_EVENTS } from "./schemas.ts";
 import {
   findActiveEndpoint,
@@ -21,9 +21,16 @@ import {
   findEvent,
   findSubscribedEndpoints,
   insertRedeliveries,
+  listDeliveryRows,
   listEventRows,
 } from "./store.ts";
-import { deliveryView, type EventRecord, eventView, eventWithDeliveriesView } from "./view.ts";
+import {
+  deliveryView,
+  type EventRecord,
+  eventView,
+  eventWithDeliveriesView,
+  listedDeliveryView,
+} from "./view.ts";
 
 export const eventNotFound = () => new AppError("RESOURCE_NOT_FOUND", "Event not found");
 
@@ -41,6 +48,21 @@ export async function listEvents(
   const params = parseListQuery<"createdAt">(query, "createdAt");
   const { rows, total } = await listEventRows(ctx.db, merchant.id, query.type, params);
   return listPage(rows.map(eventView), total, params);
+}
+
+/**
+ * A page of the merchant's webhook deliveries across its endpoints and events (the dashboard's
+ * deliveries list, CONTRACT 13). An endpoint id that is not a merchant's endpoint matches nothing.
+ */
+export async function listDeliveries(
+  ctx: Pick<EventContext, "db">,
+  merchant: Merchant,
+  query: ListDeliveriesQuery,
+): Promise<Page<ReturnType<typeof listedDeliveryView>>> {
+  const params = parseListQuery<"createdAt">(query, "createdAt");
+  const filters = { status: query.status, eventType: query.eventType, endpointId: query.endpointId };
+  const { rows, total } = await listDeliveryRows(ctx.db, merchant.id, filters, params);
+  return listPage(rows.map(listedDeliveryView), total, params);
 }
 
 export async function getEvent(ctx: Pick<EventContext, "db">, merchant: Merchant, id: string) {

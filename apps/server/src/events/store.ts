@@ -13,6 +13,7 @@ import type {
   WebhookAttemptErrorCode,
   WebhookDeliveryAttemptRow,
   WebhookDeliveryRow,
+  WebhookDeliveryStatus,
   WebhookEndpointRow,
 } from "../db/types.ts";
 import type { ListParams } from "../http/list-query.ts";
@@ -581,4 +582,70 @@ export async function findDeliveriesOfEvent(db: Db, eventId: string): Promise<De
     delivery,
     attempts: attempts.filter((attempt) => attempt.delivery_id === delivery.id),
   }));
+}
+
+/** What the deliveries list filters by, beyond its dates and page. */
+export interface DeliveryFilters {
+  status: WebhookDeliveryStatus | undefined;
+  eventType: EventType | undefined;
+  endpointId: string | undefined;
+}
+
+/** A delivery of the list, with its event's type and its endpoint's address. */
+export interface ListedDelivery {
+  delivery: WebhookDeliveryRow;
+  eventType: EventType;
+  endpointUrl: string;
+}
+
+/**
+ * One page of a merchant's deliveries (every endpoint, every event), newest first unless asked
+ * otherwise, ties broken by id; then the page's events and endpoints in one read each.
+ */
+export async function listDeliveryRows(
+  db: Db,
+  merchantId: string,
+  filters: DeliveryFilters,
+  params: ListParams<"createdAt">,
+): Promise<{ rows: ListedDelivery[]; total: number }> {
+  let query = db.selectFrom("webhook_deliveries").where("merchant_id", "=", merchantId);
+  if (filters.status !== undefined) query = query.where("status", "=", filters.status);
+  if (filters.endpointId !== undefined) query = query.where("endpoint_id", "=", filters.endpointId);
+  const eventType = filters.eventType;
+  if (eventType !== undefined) {
+    query = query.where("event_id", "in", (eb) =>
+      eb
+        .selectFrom("events")
+        .select("events.id")
+        .where("events.merchant_id", "=", merchantId)
+        .where("events.type", "=", eventType),
+    );
+  }
+  const { rows, total } = await selectPage(createdWithin(query, params), params, {
+    column: "created_at",
+    direction: params.sortOrder,
+  });
+  if (rows.length === 0) return { rows: [], total };
+  const [events, endpoints] = await Promise.all([
+    db
+      .selectFrom("events")
+      .select(["id", "type"])
+      .where("id", "in", [...new Set(rows.map((row) => row.event_id))])
+      .execute(),
+    db
+      .selectFrom("webhook_endpoints")
+      .select(["id", "url"])
+      .where("id", "in", [...new Set(rows.map((row) => row.endpoint_id))])
+      .execute(),
+  ]);
+  const typeOf = new Map(events.map((event) => [event.id, event.type]));
+  const urlOf = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url]));
+  return {
+    rows: rows.map((delivery) => ({
+      delivery,
+      eventType: typeOf.get(delivery.event_id) as EventType,
+      endpointUrl: urlOf.get(delivery.endpoint_id) ?? "",
+    })),
+    total,
+  };
 }

@@ -10,7 +10,7 @@ import type {
   WebhookDeliveryRow,
   WebhookEndpointRow,
 } from "../db/types.ts";
-import type { DeliveryWithAttempts } from "./store.ts";
+import type { DeliveryWithAttempts, ListedDelivery } from "./store.ts";
 
 export interface EventRecord {
   id: string;
@@ -95,6 +95,12 @@ export function deliveryView(delivery: WebhookDeliveryRow, attempts: WebhookDeli
       attemptView(attempt, delivery.status === "pending" || i < attempts.length - 1),
     ),
   };
+}
+
+/** A delivery as the deliveries list shows it: without its attempts (its event's page has them). */
+export function listedDeliveryView({ delivery, eventType, endpointUrl }: ListedDelivery) {
+  const { attempts: _attempts, id, endpointId, ...rest } = deliveryView(delivery);
+  return { id, eventId: delivery.event_id, eventType, endpointId, endpointUrl, ...rest };
 }
 
 export function eventWithDeliveriesView(event: EventRow, deliveries: DeliveryWithAttempts[]) {

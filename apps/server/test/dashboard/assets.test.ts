@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { AUDITED_ROUTES } from "../../src/audit/routes.ts";
 import { WALLET_STATUSES } from "../../src/balance/schemas.ts";
 import {
   DESTINATION_TYPES,
@@ -122,6 +123,8 @@ describe("dashboard texts", () => {
       ["deliveryStatus", WEBHOOK_DELIVERY_STATUSES],
       ["sort", [...PAYMENT_SORT_FIELDS, ...WITHDRAW_SORT_FIELDS]],
       ["", ["sandbox", "live"]],
+      // The audit log's actions, in words (the operator's log and its filter keep the names).
+      ["auditAction", Object.values(AUDITED_ROUTES).map((route) => route.action)],
     ];
     for (const [prefix, values] of composed) {
       for (const value of values) {

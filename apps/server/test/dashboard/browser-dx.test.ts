@@ -254,6 +254,64 @@ describe("an event's page", () => {
   });
 });
 
+describe("the deliveries list", () => {
+  it("lists every delivery, filters by status, refuses a reversed range, and offers a retry when the server is busy", async () => {
+    // The event's page above left two deliveries: the first, delivered, and a redelivery the
+    // receiver answered 500, to be tried again.
+    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    try {
+      await page.getByRole("link", { name: en.navDeliveries, exact: true }).click();
+      await viewShown(page, "#/deliveries");
+      const table = page.getByRole("table", { name: en.deliveriesTitle });
+      assert.equal(await table.locator("tbody tr").count(), 2);
+      assert.ok(((await table.textContent()) ?? "").includes(receiver.url));
+
+      await page.getByLabel(en.deliveryStatus, { exact: true }).selectOption("pending");
+      await page.getByRole("button", { name: en.applyFilters }).click();
+      await viewShown(page, "#/deliveries?status=pending");
+      assert.equal(await table.locator("tbody tr").count(), 1);
+      const row = table.locator("tbody tr").first();
+      assert.ok(((await row.textContent()) ?? "").includes("HTTP 500"));
+      assert.ok(((await row.textContent()) ?? "").includes(en["deliveryStatus.pending"]));
+      await screenshot(page, "deliveries");
+      // The row opens its event, with every attempt.
+      await row.getByRole("link", { name: en["event.payment.canceled"] }).click();
+      await page.locator("ol.deliveries > li").first().waitFor();
+
+      // A last day before the first is said in place; the list does not change.
+      await visit(page, "#/deliveries");
+      const before = page.url();
+      await page.getByLabel(en.filterFrom).fill("2026-11-20");
+      await page.getByLabel(en.filterTo).fill("2026-11-10");
+      await page.getByRole("button", { name: en.applyFilters }).click();
+      const message = await page.getByLabel(en.filterTo).evaluate((input: any) => input.validationMessage);
+      assert.equal(message, en.dayRangeReversed);
+      assert.equal(page.url(), before);
+
+      // A busy server: its wait is told and the page can be asked again.
+      await page.route("**/dashboard/api/webhook-deliveries*", (route) =>
+        route.fulfill({
+          status: 503,
+          headers: { "content-type": "application/json", "retry-after": "7" },
+          body: JSON.stringify({
+            success: false,
+            error: { code: "SERVICE_UNAVAILABLE", message: "Busy", metadata: {} },
+          }),
+        }),
+      );
+      await visit(page, "#/deliveries?status=succeeded");
+      await page.getByText(en.serviceBusy.replace("{seconds}", "7")).waitFor();
+      await page.unroute("**/dashboard/api/webhook-deliveries*");
+      await page.getByRole("button", { name: en.tryAgain }).click();
+      await page.getByRole("table", { name: en.deliveriesTitle }).waitFor();
+      assert.equal(await table.locator("tbody tr").count(), 1);
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe("a refund's events", () => {
   it("are about a refund, linked to the payment it returns money from, in the list and on the event's page", async () => {
     const paid = await succeededPayment(svc, shop);
@@ -275,6 +333,32 @@ describe("a refund's events", () => {
       assert.equal(await onPage.getAttribute("href"), href);
       await onPage.click();
       await page.getByRole("heading", { level: 1 }).filter({ hasText: paid.referenceId }).waitFor();
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("the refund form", () => {
+  it("takes an amount written as the page writes amounts, with thousands separators and the baht sign", async () => {
+    const paid = await succeededPayment(svc, shop, "500000.00");
+    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    try {
+      await visit(page, `#/payments/${paid.id}`);
+      const amount = page.getByLabel(en.refundAmount, { exact: true });
+      const refund = page.getByRole("button", { name: en.refundButton });
+      await amount.fill("1,25");
+      await refund.click();
+      await page.getByText(en.refundAmountInvalid).waitFor();
+      await amount.fill("1,234.5");
+      await refund.click();
+      await page.getByText(en.refundCreated.replace("{amount}", "฿1,234.50")).waitFor();
+      await page.getByLabel(en.refundAmount, { exact: true }).fill("฿1,000");
+      await page.getByRole("button", { name: en.refundButton }).click();
+      await page.getByText(en.refundCreated.replace("{amount}", "฿1,000.00")).waitFor();
+      const refunds = await api("GET", `/api/v1/payments/${paid.id}/refunds`);
+      assert.deepEqual(refunds.data.map((r: any) => r.amount).sort(), ["100000.00", "123450.00"]);
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -182,6 +182,8 @@ describe("dashboard roles in the browser", () => {
       await page.getByRole("heading", { level: 1, name: en.auditTitle }).waitFor();
       const table = page.getByRole("table", { name: en.auditTitle });
       await table.getByText("changeUserRole").waitFor();
+      // The action in words, beside its name as the operator's log spells it.
+      assert.ok((await table.getByText(en["auditAction.changeUserRole"], { exact: true }).count()) >= 1);
       assert.ok((await table.getByText("createDashboardUser").count()) >= 1);
       assert.ok((await table.getByText(login.email).count()) >= 2, "the owner is named as the actor");
       await screenshot(page, "owner-audit");

@@ -4,7 +4,7 @@
 // session (the login form comes back with a message) and the call rejects with SessionEnded.
 
 /**
- * @import { ApiKey, AuditEntry, User, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
+ * @import { ApiKey, AuditEntry, ListedDelivery, User, Balance, Constants, CreatedApiKey, DayVolume, SearchHit, EventWithDeliveries, LoginAnswer, Me,
  *   Page, Payment, PaymentDetail, Redelivery, Refund, TestClock, WebhookEndpoint, WebhookEndpointWithSecret, WebhookEvent, WebhookTestResult,
  *   Withdraw,
  *   WithdrawDetail } from "./types.js"
@@ -24,17 +24,32 @@ export class ApiError extends Error {
    * @param {string} code
    * @param {string | undefined} message
    * @param {Record<string, unknown> | undefined} metadata
+   * @param {number} [retryAfter]
    */
-  constructor(status, code, message, metadata) {
+  constructor(status, code, message, metadata, retryAfter) {
     super(message || code);
     this.status = status;
     this.code = code;
     this.metadata = metadata || {};
+    /** Seconds to wait before trying again (a 429's or a 503's Retry-After); undefined if none. */
+    this.retryAfter = retryAfter;
   }
 }
 
 /** The session ended during the call: the login form is already on screen. */
 export class SessionEnded extends Error {}
+
+/**
+ * The whole seconds a refused request says to wait (its Retry-After header); undefined when it
+ * says none or a date the page does not read.
+ * @param {Response} response
+ * @returns {number | undefined}
+ */
+function retryAfterOf(response) {
+  const header = response.headers.get("retry-after");
+  if (!header || !/^\d+$/.test(header.trim())) return undefined;
+  return Number(header.trim());
+}
 
 /**
  * One request; resolves with the envelope's data, rejects with ApiError.
@@ -64,7 +79,13 @@ async function request(url, method, body, token) {
   const json = await response.json().catch(() => null);
   if (json?.success === true) return json.data;
   const error = json?.error || {};
-  throw new ApiError(response.status, error.code || `HTTP_${response.status}`, error.message, error.metadata);
+  throw new ApiError(
+    response.status,
+    error.code || `HTTP_${response.status}`,
+    error.message,
+    error.metadata,
+    retryAfterOf(response),
+  );
 }
 
 /**
@@ -175,6 +196,9 @@ export const getWithdraw = (id) =>
 /** @param {URLSearchParams} query */
 export const listEvents = (query) =>
   /** @type {Promise<Page<WebhookEvent>>} */ (dashboard("GET", `/events?${query}`));
+/** @param {URLSearchParams} query */
+export const listDeliveries = (query) =>
+  /** @type {Promise<Page<ListedDelivery>>} */ (dashboard("GET", `/webhook-deliveries?${query}`));
 /** @param {string} id */
 export const getEvent = (id) =>
   /** @type {Promise<EventWithDeliveries>} */ (dashboard("GET", `/events/${part(id)}`));
@@ -262,6 +286,17 @@ export async function downloadExport(kind, query) {
 }
 
 /**
+ * How long to wait, in seconds, before trying a refused request again: its Retry-After, else a
+ * rate limit's own `retryAfter`, else one second.
+ * @param {ApiError} error
+ */
+function waitOf(error) {
+  const fromMetadata = error.metadata?.retryAfter;
+  const seconds = error.retryAfter ?? (typeof fromMetadata === "number" ? fromMetadata : 1);
+  return Math.max(1, Math.ceil(seconds));
+}
+
+/**
  * What to tell the user about a failed call: the refusals a person can act on by name, a
  * field's refusal as a list's filter (`context` "filter", the default) or a form's field
  * ("form"), and anything else by its code.
@@ -274,6 +309,8 @@ export function describeError(error, context = "filter") {
   const field = error.metadata?.field;
   const reason = error.metadata?.reason;
   if (error.code === "NETWORK") return t("networkError");
+  if (error.status === 429) return t("rateLimited", { seconds: waitOf(error) });
+  if (error.status === 503) return t("serviceBusy", { seconds: waitOf(error) });
   if (error.code === "VALIDATION_ERROR" && field === "otp") return t("otpWrong");
   if (error.code === "STATE_CONFLICT" && reason === "email_taken") return t("emailTaken");
   if (error.code === "STATE_CONFLICT" && reason === "last_owner") return t("lastOwner");

@@ -124,7 +124,7 @@ export function dayValue(input) {
 
 /**
  * Checks every day field of a form before it is used; the first one that holds no day is
- * marked invalid and reported, and false is returned.
+ * marked invalid and reported, and false is returned. So is a "to" day before the "from" day.
  * @param {HTMLFormElement} form
  */
 export function checkDayFields(form) {
@@ -136,6 +136,20 @@ export function checkDayFields(form) {
       return false;
     }
     input.setCustomValidity("");
+  }
+  // A range whose last day comes before its first would match nothing: said, not searched.
+  const from = form.elements.namedItem("from");
+  const to = form.elements.namedItem("to");
+  if (from instanceof HTMLInputElement && to instanceof HTMLInputElement) {
+    const first = dayValue(from);
+    const last = dayValue(to);
+    if (first && last && last < first) {
+      to.setCustomValidity(t("dayRangeReversed"));
+      to.reportValidity();
+      // Typing in the field again clears the message (the browser keeps it until told).
+      to.addEventListener("input", () => to.setCustomValidity(""), { once: true });
+      return false;
+    }
   }
   return true;
 }

@@ -10,7 +10,7 @@ const LANG_KEY = "satang.dashboard.lang";
 /**
  * The families of values the server names (its lists come from GET /dashboard/api/constants)
  * and the texts name by "family.value" keys.
- * @typedef {"paymentStatus" | "withdrawStatus" | "refundStatus" | "method" | "destination" | "event" | "deliveryStatus" | "attemptErrorCode" | "sort"} ValueFamily
+ * @typedef {"paymentStatus" | "withdrawStatus" | "refundStatus" | "method" | "destination" | "event" | "deliveryStatus" | "attemptErrorCode" | "sort" | "auditAction"} ValueFamily
  */
 
 /** @type {Lang} */

@@ -75,9 +75,47 @@ async function loadAccount() {
     setAccount(account);
     return me;
   } catch (error) {
-    if (!(error instanceof SessionEnded)) showLogin("sessionExpired");
+    if (error instanceof SessionEnded) return null;
+    // The session is still good when the server was busy, rate-limited or out of reach: the
+    // page says so and offers to try again, rather than asking to sign in.
+    if (error instanceof ApiError && error.status !== 401 && error.status !== 403) {
+      renderUnavailable(error);
+      return null;
+    }
+    showLogin("sessionExpired");
     return null;
   }
+}
+
+/**
+ * A page in place of the dashboard while its account could not be loaded: why, and a button
+ * that tries again.
+ * @param {ApiError} error
+ */
+function renderUnavailable(error) {
+  leavePage();
+  const app = /** @type {HTMLElement} */ (document.getElementById("app"));
+  replace(
+    app,
+    h(
+      "main",
+      { id: "main", class: "login-main", tabindex: "-1" },
+      h("div", { class: "card" }, heading(t("appTitle")), alertBox(describeError(error)), retryButton()),
+    ),
+  );
+}
+
+/** A button that draws the current page again (after a refused or failed load). */
+function retryButton() {
+  return h(
+    "p",
+    null,
+    h(
+      "button",
+      { type: "button", class: "button secondary", onclick: () => render({ redraw: true }) },
+      t("tryAgain"),
+    ),
+  );
 }
 
 /**
@@ -96,7 +134,7 @@ async function viewOf(path, params) {
   } catch (error) {
     if (error instanceof SessionEnded) return null;
     if (error instanceof ApiError && error.status === 404) return { route, content: notFoundView() };
-    return { route, content: [heading(t("appTitle")), alertBox(describeError(error))] };
+    return { route, content: [heading(t("appTitle")), alertBox(describeError(error)), retryButton()] };
   }
 }
 

@@ -4,6 +4,7 @@
 /** @import { Child } from "./dom.js" */
 import { apiKeysView, forgetNewKey } from "./views/api-keys.js";
 import { auditView } from "./views/audit.js";
+import { deliveriesView } from "./views/deliveries.js";
 import { eventDetailView } from "./views/event-detail.js";
 import { eventsView } from "./views/events.js";
 import { exportsView } from "./views/exports.js";
@@ -34,6 +35,7 @@ const ROUTES = [
   { pattern: /^\/refunds$/, view: (params) => refundsListView(params) },
   { pattern: /^\/events$/, view: (params) => eventsView(params) },
   { pattern: /^\/events\/([^/]+)$/, view: (_params, id) => eventDetailView(id) },
+  { pattern: /^\/deliveries$/, view: (params) => deliveriesView(params) },
   { pattern: /^\/webhooks$/, view: () => webhooksView(), leave: forgetEndpointSecret },
   { pattern: /^\/exports$/, view: () => exportsView() },
   // The secret of a key created here is shown until the page is left, and never again.

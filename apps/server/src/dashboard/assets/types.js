@@ -179,6 +179,12 @@
  * @property {DeliveryAttempt[]} attempts
  */
 
+/**
+ * A delivery in the list of every delivery: without its attempts, with its event's type and its
+ * endpoint's address (a deleted endpoint's too).
+ * @typedef {Omit<Delivery, "attempts"> & { eventId: string, eventType: string, endpointUrl: string }} ListedDelivery
+ */
+
 /** @typedef {WebhookEvent & { deliveries: Delivery[] }} EventWithDeliveries */
 /** @typedef {{ eventId: string, deliveries: Delivery[] }} Redelivery */
 

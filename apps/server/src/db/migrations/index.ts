@@ -51,6 +51,7 @@ import { statements as dashboardSessionSecondFactor } from "./0122_dashboard_ses
 import { statements as connectorBreakers } from "./0123_connector_breakers.ts";
 import { statements as walletAdjustmentKeys } from "./0124_wallet_adjustment_keys.ts";
 import { statements as payoutBatchOperator } from "./0125_payout_batch_operator.ts";
+import { statements as webhookDeliveriesByMerchant } from "./0126_webhook_deliveries_by_merchant.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -101,4 +102,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0123_connector_breakers": connectorBreakers,
   "0124_wallet_adjustment_keys": walletAdjustmentKeys,
   "0125_payout_batch_operator": payoutBatchOperator,
+  "0126_webhook_deliveries_by_merchant": webhookDeliveriesByMerchant,
 };

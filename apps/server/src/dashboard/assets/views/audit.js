@@ -8,7 +8,7 @@ import { listAuditLog } from "../api.js";
 import { heading, table } from "../components.js";
 import { h, link } from "../dom.js";
 import { formatTime } from "../format.js";
-import { t } from "../lang.js";
+import { t, valueText } from "../lang.js";
 
 const PAGE_SIZE = 50;
 
@@ -19,7 +19,13 @@ function entryRow(entry) {
     null,
     h("td", null, formatTime(entry.createdAt)),
     h("td", { class: "break" }, entry.actorName, h("small", { class: "muted block" }, entry.via)),
-    h("td", null, h("code", null, entry.action)),
+    // The action in words, and its name as the operator's audit log and its filter spell it.
+    h(
+      "td",
+      null,
+      h("span", null, valueText("auditAction", entry.action)),
+      h("small", { class: "muted block" }, h("code", null, entry.action)),
+    ),
     h(
       "td",
       { class: "mono break" },

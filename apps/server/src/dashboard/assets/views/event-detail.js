@@ -24,7 +24,7 @@ import { refresh } from "../router.js";
  * The badge colour of a delivery status: the payment statuses of the same meaning.
  * @param {string} status
  */
-function deliveryTone(status) {
+export function deliveryTone(status) {
   return ["succeeded", "failed", "pending"].includes(status) ? status : "canceled";
 }
 

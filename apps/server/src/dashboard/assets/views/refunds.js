@@ -18,13 +18,17 @@ const satangOf = (wire) => BigInt(wire.split(".")[0] || "0");
 const bahtText = (satang) => `${satang / 100n}.${String(satang % 100n).padStart(2, "0")}`;
 
 /**
- * THB as typed ("250", "250.5", "250.50") to satang; null when it is not such an amount.
+ * THB as typed ("250", "250.5", "250.50", or as the page shows amounts: "1,250.00", "฿1,250")
+ * to satang; null when it is not such an amount. Thousands separators are taken only in groups
+ * of three, so "1,25" is refused rather than read as 125.
  * @param {string} text
  */
-function satangFromBaht(text) {
-  const match = /^(\d{1,11})(?:\.(\d{1,2}))?$/.exec(text.trim());
+export function satangFromBaht(text) {
+  const match = /^(?:฿\s*)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/.exec(text.trim());
   if (!match) return null;
-  const satang = BigInt(match[1] ?? "0") * 100n + BigInt((match[2] ?? "").padEnd(2, "0"));
+  const baht = (match[1] ?? "").replaceAll(",", "");
+  if (baht.length > 11) return null;
+  const satang = BigInt(baht) * 100n + BigInt((match[2] ?? "").padEnd(2, "0"));
   return satang > 0n ? satang : null;
 }
 

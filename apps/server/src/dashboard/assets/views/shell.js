@@ -26,6 +26,7 @@ const NAV = [
   ["/refunds", "navRefunds"],
   ["/events", "navEvents"],
   ["/webhooks", "navWebhooks"],
+  ["/deliveries", "navDeliveries"],
   ["/exports", "navExports"],
   ["/api-keys", "navApiKeys"],
   ["/users", "navUsers"],
