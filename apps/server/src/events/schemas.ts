@@ -167,9 +167,8 @@ const AttemptSchema = Type.Object({
   nextRetryAt: nullable(timestamp),
 });
 
-const DeliverySchema = Type.Object({
-  id: uuid,
-  endpointId: uuid,
+/** What a delivery says of itself, in the event's page and in the list of every delivery. */
+const deliveryOutcome = {
   status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
   attemptCount: Type.Integer({ minimum: 0 }),
   nextAttemptAt: nullable(timestamp),
@@ -177,6 +176,12 @@ const DeliverySchema = Type.Object({
   lastError: nullable(Type.String()),
   createdAt: timestamp,
   completedAt: nullable(timestamp),
+};
+
+const DeliverySchema = Type.Object({
+  id: uuid,
+  endpointId: uuid,
+  ...deliveryOutcome,
   attempts: Type.Array(AttemptSchema),
 });
 
@@ -187,13 +192,7 @@ const ListedDeliverySchema = Type.Object({
   eventType: stringEnum(EVENT_TYPES),
   endpointId: uuid,
   endpointUrl: Type.String(),
-  status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
-  attemptCount: Type.Integer({ minimum: 0 }),
-  nextAttemptAt: nullable(timestamp),
-  lastStatusCode: nullable(Type.Integer()),
-  lastError: nullable(Type.String()),
-  createdAt: timestamp,
-  completedAt: nullable(timestamp),
+  ...deliveryOutcome,
 });
 
 const EventWithDeliveriesSchema = Type.Object({
