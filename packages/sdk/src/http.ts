@@ -111,6 +111,16 @@ function redirected(url: URL, response: Response, requestId: string | undefined)
   });
 }
 
+/**
+ * Whether a failed fetch reached nothing: a refused connection, an unknown host, or a port the
+ * fetch standard refuses to connect to at all ("bad port": 1, 25, 6000, ...).
+ */
+function neverReachedServer(error: unknown): boolean {
+  if (NOT_SENT_CODES.has(errorCode(error) ?? "")) return true;
+  const cause = (error as { cause?: { message?: unknown } } | undefined)?.cause;
+  return cause?.message === "bad port";
+}
+
 function errorCode(error: unknown): string | undefined {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   return typeof cause?.code === "string" ? cause.code : undefined;
@@ -218,7 +228,7 @@ export class HttpClient {
         });
         text = await response.text();
       } catch (error) {
-        const neverSent = NOT_SENT_CODES.has(errorCode(error) ?? "");
+        const neverSent = neverReachedServer(error);
         if (retriesLeft && (route.retry === "always" || neverSent)) {
           await config.sleep(this.backoffMs(attempt));
           continue;

@@ -240,6 +240,22 @@ describe("retries of a create", () => {
     assert.doesNotMatch(error.message, /may have been processed/);
   });
 
+  it("says a port the fetch standard never connects to reached nothing", async () => {
+    const client = new Satang({
+      apiKey: "sk_test_unused",
+      apiSecret: "unused",
+      baseUrl: "http://127.0.0.1:1",
+      maxRetries: 0,
+    });
+    const error = await client.payments.create(paymentParams()).then(
+      () => assert.fail("the create should fail"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(error.mayHaveBeenProcessed, false);
+    assert.match(error.message, /bad port/);
+  });
+
   it("does not retry with maxRetries 0", async () => {
     const { fetch, attempts } = scripted(["503-before"]);
     const { client } = clientWith(fetch, { maxRetries: 0 });

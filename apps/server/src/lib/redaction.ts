@@ -76,10 +76,10 @@ export function insideUuid(text: string, start: number, end: number): boolean {
 
 /**
  * The start of an ACCOUNT_NUMBER's run: a digit that follows none of a digit, `-`, `:`, `,`,
- * `[`, `.`, then nine more digits with any `-` between them (a match lies inside such a run,
- * from its start). Numbers of JSON, such as pino's `time`, follow `:` and never qualify.
+ * `[`, `.`, then nine more digits with any separators between them (a match lies inside such a
+ * run, from its start). Numbers of JSON, such as pino's `time`, follow `:` and never qualify.
  */
-const ACCOUNT_NUMBER_RUN = /(?<![\d:,[\-.])\d(?:-*\d){9}/g;
+const ACCOUNT_NUMBER_RUN = /(?<![\d:,[\-.])\d(?:(?:-|%20|\+)*\d){9}/g;
 
 /**
  * Whether `text` may hold an ACCOUNT_NUMBER outside a UUID: a run that could start one, not
@@ -136,15 +136,17 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (te
 ];
 
 /**
- * Account numbers: 10 to 15 digits, with or without `-` between them, inside text (a JSON
- * number, such as pino's `time`, is left alone: it follows `:`, `,` or `[`; so are the digits
- * of a UUID, `maskAccountNumbers`). All but the last four digits become `*`, as in API
- * responses.
+ * Account numbers: 10 to 15 digits, with or without a separator between two of them, inside
+ * text (a JSON number, such as pino's `time`, is left alone: it follows `:`, `,` or `[`; so are
+ * the digits of a UUID, `maskAccountNumbers`). The separators are `-` and a space as a URL
+ * writes it (`%20` or `+`: the API takes `098 765 4321`, so a query string may carry it so); a
+ * bare space is not one, or a time such as `2026-12-06 10:40` would read as ten digits. All but
+ * the last four digits become `*`, as in API responses.
  */
-export const ACCOUNT_NUMBER = /(?<![\d:,[\-.])\d(?:-?\d){9,14}(?![\d-])/g;
+export const ACCOUNT_NUMBER = /(?<![\d:,[\-.])\d(?:(?:-|%20|\+)?\d){9,14}(?![\d-])/g;
 
 function maskDigits(match: string): string {
-  const digits = match.replace(/-/g, "");
+  const digits = match.replace(/%20/g, "").replace(/\D/g, "");
   return "*".repeat(digits.length - 4) + digits.slice(-4);
 }
 

@@ -305,6 +305,69 @@ describe("the deliveries list", () => {
       await page.getByRole("button", { name: en.tryAgain }).click();
       await page.getByRole("table", { name: en.deliveriesTitle }).waitFor();
       assert.equal(await table.locator("tbody tr").count(), 1);
+
+      // A delivery that got no answer says what went wrong in the reader's words.
+      const listed = await api("GET", "/api/v1/events?type=payment.canceled");
+      await page.route("**/dashboard/api/webhook-deliveries*", (route) =>
+        route.fulfill({
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            success: true,
+            data: {
+              data: [
+                {
+                  id: "00000000-0000-4000-8000-0000000000aa",
+                  eventId: listed.data[0].id,
+                  eventType: "payment.canceled",
+                  endpointId,
+                  endpointUrl: receiver.url,
+                  status: "pending",
+                  attemptCount: 1,
+                  nextAttemptAt: new Date().toISOString(),
+                  lastStatusCode: null,
+                  lastError: "connect ECONNREFUSED 127.0.0.1:9",
+                  createdAt: new Date().toISOString(),
+                  completedAt: null,
+                },
+              ],
+              total: 1,
+              page: 1,
+              limit: 10,
+              totalPages: 1,
+            },
+          }),
+        }),
+      );
+      await visit(page, "#/deliveries?status=pending");
+      const refusedText = en["attemptError.connection"].replace(
+        "{detail}",
+        "connect ECONNREFUSED 127.0.0.1:9",
+      );
+      await table.getByText(refusedText).waitFor();
+      await page.unroute("**/dashboard/api/webhook-deliveries*");
+
+      // An endpoint no longer the merchant's, asked for by the URL, still shows as the filter on.
+      const gone = "00000000-0000-4000-8000-00000000dead";
+      await visit(page, `#/deliveries?endpointId=${gone}`);
+      assert.equal(await page.getByLabel(en.filterEndpoint, { exact: true }).inputValue(), gone);
+      assert.equal(await page.locator("p.empty").count(), 1);
+
+      // A refused account load that is not a 401 keeps the session: Try again, not the login.
+      await page.route("**/dashboard/api/me", (route) =>
+        route.fulfill({
+          status: 403,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ success: false, error: { code: "FORBIDDEN", message: "No", metadata: {} } }),
+        }),
+      );
+      await page.reload();
+      const tryAgain = page.getByRole("button", { name: en.tryAgain });
+      await tryAgain.waitFor();
+      assert.equal(await page.getByLabel(en.password, { exact: true }).count(), 0);
+      await page.unroute("**/dashboard/api/me");
+      await tryAgain.click();
+      await viewShown(page, `#/deliveries?endpointId=${gone}`);
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -336,6 +399,44 @@ describe("a refund's events", () => {
       assert.deepEqual(errors, []);
     } finally {
       await close();
+    }
+  });
+});
+
+describe("the login form", () => {
+  it("says the server's wait in the unit that fits it: seconds for an address's limit, minutes for an email's", async () => {
+    const context = await browser.newContext(DESKTOP);
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    try {
+      let retryAfter = 14;
+      await page.route("**/api/v1/auth/login", (route) =>
+        route.fulfill({
+          status: 429,
+          headers: { "content-type": "application/json", "retry-after": String(retryAfter) },
+          body: JSON.stringify({
+            success: false,
+            error: {
+              code: "RATE_LIMIT_EXCEEDED",
+              message: "Too many logins from this address; retry later",
+              metadata: { limit: 20, remaining: 0, resetAt: new Date().toISOString(), retryAfter },
+            },
+          }),
+        }),
+      );
+      await page.goto(`${origin}/dashboard`);
+      const signIn = async () => {
+        await page.getByLabel(en.email, { exact: true }).fill(login.email);
+        await page.getByLabel(en.password, { exact: true }).fill("not the password");
+        await page.getByRole("button", { name: en.signIn }).click();
+      };
+      await signIn();
+      await page.getByText(en.loginLockedSeconds.replace("{seconds}", "14")).waitFor();
+      retryAfter = 898;
+      await signIn();
+      await page.getByText(en.loginLocked.replace("{minutes}", "15")).waitFor();
+    } finally {
+      await context.close();
     }
   });
 });

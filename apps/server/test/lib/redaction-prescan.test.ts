@@ -35,6 +35,10 @@ const piece = fc.oneof(
     "abcdefghijklmnopqrstuvwxyz012345",
     "abcdefghijklmnopqrstuvwxyz01234",
     "123-456-7890",
+    "098%20765%204321",
+    "098+765+4321",
+    "%20",
+    "+",
     "1234567890",
     "123456789",
     "1764244000123",
@@ -113,6 +117,11 @@ describe("redaction's one-pass checks", () => {
     const secret = "abcdefghijklmnopqrstuvwxyz0123456789";
     assert.equal(redactText(`token ${secret} end`).includes(secret), false);
     assert.equal(redactText("account 123-456-7890 end"), "account ******7890 end");
+    // A space between the digits as a URL writes it.
+    assert.equal(redactText("/api/v1/payments?acct=098%20765%204321"), "/api/v1/payments?acct=******4321");
+    assert.equal(redactText("/p?acct=098+765+4321&x=1"), "/p?acct=******4321&x=1");
+    // A bare space is no separator: a time stays readable.
+    assert.equal(redactText("at 2026-12-06 10:40:37"), "at 2026-12-06 10:40:37");
     assert.equal(redactText('"n":1234567890'), '"n":1234567890');
   });
 });

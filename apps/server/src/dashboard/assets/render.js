@@ -78,7 +78,7 @@ async function loadAccount() {
     if (error instanceof SessionEnded) return null;
     // The session is still good when the server was busy, rate-limited or out of reach: the
     // page says so and offers to try again, rather than asking to sign in.
-    if (error instanceof ApiError && error.status !== 401 && error.status !== 403) {
+    if (error instanceof ApiError && error.status !== 401) {
       renderUnavailable(error);
       return null;
     }

@@ -7,6 +7,7 @@
 /** @import { ListDescription } from "./list.js" */
 /** @import { Filter } from "./filters.js" */
 import { listDeliveries, listWebhookEndpoints } from "../api.js";
+import { attemptErrorText } from "../attempt-error.js";
 import { badge } from "../components.js";
 import { h, link } from "../dom.js";
 import { formatTime } from "../format.js";
@@ -23,7 +24,9 @@ import { listView } from "./list.js";
 function lastAnswer(delivery) {
   if (delivery.lastStatusCode !== null)
     return h("span", { class: "mono" }, `HTTP ${delivery.lastStatusCode}`);
-  return delivery.lastError ? h("span", { class: "break" }, delivery.lastError) : t("none");
+  // In the reader's language, as on the event's page; the server's own text on hover.
+  const text = attemptErrorText({ error: delivery.lastError, statusCode: null });
+  return text ? h("span", { class: "break", title: delivery.lastError ?? undefined }, text) : t("none");
 }
 
 /**
@@ -73,6 +76,10 @@ function deliveriesList(endpoints) {
 export async function deliveriesView(params) {
   const endpoints = await listWebhookEndpoints();
   const urls = new Map(endpoints.data.map((endpoint) => [endpoint.id, endpoint.url]));
+  // An endpoint asked for by the URL that is no longer the merchant's (deleted since) is still
+  // offered, so the form shows the filter that is on.
+  const asked = params.get("endpointId");
+  if (asked && !urls.has(asked)) urls.set(asked, t("deletedEndpoint", { id: asked }));
   const content = await listView(deliveriesList(urls), params);
   return [
     content[0] ?? null,

@@ -19,8 +19,11 @@ function loginErrorText(error) {
   if (!(error instanceof ApiError)) return describeError(error);
   if (["INVALID_CREDENTIALS", "VALIDATION_ERROR"].includes(error.code)) return t("loginFailed");
   if (error.code === "RATE_LIMIT_EXCEEDED") {
-    const retryAfter = Number(error.metadata.retryAfter) || 60;
-    return t("loginLocked", { minutes: Math.max(1, Math.ceil(retryAfter / 60)) });
+    // Both limits answer this code: an email's failures (minutes) and an address's attempts
+    // (seconds); the wait is the server's, said in the unit that fits it.
+    const retryAfter = error.retryAfter ?? (Number(error.metadata.retryAfter) || 60);
+    if (retryAfter < 60) return t("loginLockedSeconds", { seconds: Math.max(1, Math.ceil(retryAfter)) });
+    return t("loginLocked", { minutes: Math.ceil(retryAfter / 60) });
   }
   if (error.code === "AUTHENTICATION_ERROR") return t("loginMerchantDisabled");
   return describeError(error);
