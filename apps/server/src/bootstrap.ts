@@ -259,7 +259,8 @@ function firstStartMessage(
       `   Password    ${demo.dashboardPassword}`,
       "",
       " The password is shown only now (the database keeps an argon2id hash). More logins:",
-      `   ${cliEnvironment(deps.config)}npx satang user create --merchant ${demo.merchantId} --email you@example.com --password <12+ characters>`,
+      // Without a token file (the token came from ADMIN_TOKEN) the CLI needs the token itself.
+      `   ${cliEnvironment(deps.config)}${adminTokenFile === undefined ? "ADMIN_TOKEN=<your ADMIN_TOKEN> " : ""}npx satang user create --merchant ${demo.merchantId} --email you@example.com --password <12+ characters>`,
       "",
     );
   }

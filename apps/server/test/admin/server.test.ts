@@ -362,6 +362,10 @@ describe("first start variants", () => {
       assert.ok(!existsSync(join(dataDir, "admin-token")));
       assert.ok(server.bootstrap.demo);
       assert.ok(!printed.join("").includes("Operator (admin API) token"));
+      // With no token file for the CLI to find, the banner's CLI line asks for the token, and
+      // never prints it.
+      assert.match(printed.join(""), /ADMIN_TOKEN=<your ADMIN_TOKEN> npx satang user create --merchant/);
+      assert.ok(!printed.join("").includes(adminToken));
       const res = await admin(server, adminToken, "GET", `/merchants/${server.bootstrap.demo.merchantId}`);
       assert.equal(res.status, 200);
     } finally {

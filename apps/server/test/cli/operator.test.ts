@@ -12,7 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { generate } from "otplib";
 import { runSatangCli } from "../helpers/cli.ts";
+import { dashboardUser } from "../helpers/dashboard.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 import { satangArgv } from "../helpers/processes.ts";
 import { EMBEDDED_TEMPLATE_ENV } from "../helpers/store.ts";
@@ -272,6 +274,52 @@ describe("satang operator commands", () => {
     assert.ok(JSON.parse(revoked.stdout).revokedAt);
     const text = await satang(["integration", "revoke", created.id, ...target]);
     assert.match(text.stdout, /no longer authenticates/);
+  });
+
+  it("moves a merchant's test clock forward and back with the operator token", async () => {
+    const merchantId = svc.credentials.merchantId;
+    const advanced = await satang(["merchant", "clock", "advance", merchantId, "3600", ...target]);
+    assert.equal(advanced.code, 0, advanced.stderr);
+    assert.match(advanced.stdout, new RegExp(`Test clock of merchant ${merchantId}: \\S+ \\(3600 s ahead`));
+    const clock = (await svc.request("GET", "/api/v1/sandbox/clock")).body.data;
+    assert.ok(clock.offsetSeconds >= 3600, JSON.stringify(clock));
+    const reset = await satang(["merchant", "clock", "reset", merchantId, "--json", ...target]);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.equal(JSON.parse(reset.stdout).offsetSeconds, 0);
+    assert.equal((await svc.request("GET", "/api/v1/sandbox/clock")).body.data.offsetSeconds, 0);
+    // Whole seconds the API takes, or a usage error before anything is sent.
+    for (const bad of ["0", "1.5", "-5", "31622401"]) {
+      const refused = await satang(["merchant", "clock", "advance", merchantId, bad, ...target]);
+      assert.equal(refused.code, 2, `${bad}: ${refused.stderr}`);
+    }
+    const missing = await satang(["merchant", "clock", "reset", MISSING_ID, ...target]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /RESOURCE_NOT_FOUND/);
+  });
+
+  it("resets a user's two-factor login: the password alone signs in again", async () => {
+    const user = await dashboardUser(svc);
+    const userId = (await user.request("GET", "/me")).body.data.user.id as string;
+    const enrol = await user.request("POST", "/two-factor/enrol", {});
+    const secret = enrol.body.data.secret as string;
+    const confirmed = await user.request("POST", "/two-factor/confirm", { otp: await generate({ secret }) });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const login = (otp?: string) =>
+      svc.app.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify({ email: user.email, password: user.password, ...(otp ? { otp } : {}) }),
+      });
+    assert.equal((await login()).statusCode, 401, "enrolled: the password alone is not enough");
+    const reset = await satang(["user", "reset-two-factor", userId, ...target]);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.match(reset.stdout, new RegExp(`Two-factor login of ${user.email} \\(${userId}\\) is reset`));
+    assert.equal((await user.request("GET", "/me")).status, 401, "the user's sessions ended");
+    assert.equal((await login()).statusCode, 200);
+    const missing = await satang(["user", "reset-two-factor", MISSING_ID, "--json", ...target]);
+    assert.equal(missing.code, 1);
+    assert.equal(JSON.parse(missing.stdout).error.code, "RESOURCE_NOT_FOUND");
   });
 
   it("exits 1 with the API's code and message when the server refuses", async () => {

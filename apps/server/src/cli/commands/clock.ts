@@ -14,7 +14,8 @@ import { type CommandContext, EXIT_OK } from "../io.ts";
 import { reportDevError } from "../report.ts";
 import { type DevFlags, devClient, devFlags } from "./dev-options.ts";
 
-function wholeSeconds(value: string): number {
+/** A step of the test clock: whole seconds the API accepts, or a usage error (exit 2). */
+export function wholeSeconds(value: string): number {
   const seconds = Number(value);
   if (!/^[0-9]+$/.test(value) || seconds < 1 || seconds > CLOCK_ADVANCE_SECONDS_MAX) {
     throw new InvalidArgumentError(`expected whole seconds from 1 to ${CLOCK_ADVANCE_SECONDS_MAX}`);

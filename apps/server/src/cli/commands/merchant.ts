@@ -1,11 +1,13 @@
 /**
- * `satang merchant create|get|update`: merchants through the operator API (/admin/v1/merchants).
+ * `satang merchant create|get|update`: merchants through the operator API (/admin/v1/merchants);
+ * `merchant clock advance|reset` is in merchant-clock.ts.
  */
 import { type Command, Option } from "commander";
 import { adminClient, UsageError } from "../client.ts";
 import { formatMerchant } from "../format.ts";
 import type { CommandContext } from "../io.ts";
 import { clientFlags, type OutputOptions, orNone, printResult, wholeNumber } from "../options.ts";
+import { registerMerchantClockCommands } from "./merchant-clock.ts";
 
 interface MerchantFlags extends OutputOptions {
   name?: string;
@@ -140,10 +142,11 @@ function registerUpdate(merchant: Command, { io }: CommandContext): void {
     });
 }
 
-/** Adds `merchant create|get|update` to the program. */
+/** Adds `merchant create|get|update|clock` to the program. */
 export function registerMerchantCommands(program: Command, context: CommandContext): void {
   const merchant = program.command("merchant").description("create, show and change merchants");
   registerCreate(merchant, context);
   registerGet(merchant, context);
   registerUpdate(merchant, context);
+  registerMerchantClockCommands(merchant, context);
 }

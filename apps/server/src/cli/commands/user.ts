@@ -1,5 +1,7 @@
 /**
  * `satang user create`: a dashboard user for a merchant (POST /admin/v1/merchants/{id}/users).
+ * `satang user reset-two-factor`: removes a user's authenticator when it is lost
+ * (POST /admin/v1/users/{id}/two-factor/reset; docs/security.md).
  */
 import { type Command, InvalidArgumentError } from "commander";
 import { DASHBOARD_ROLES } from "../../dashboard/schemas.ts";
@@ -21,7 +23,7 @@ function roleOption(value: string): string {
   return value;
 }
 
-/** Adds `user create` to the program. */
+/** Adds `user create|reset-two-factor` to the program. */
 export function registerUserCommands(program: Command, { io }: CommandContext): void {
   const user = program.command("user").description("dashboard users of a merchant");
   const create = user
@@ -52,6 +54,23 @@ export function registerUserCommands(program: Command, { io }: CommandContext): 
       () =>
         `Created dashboard user ${String(data.email)} (${String(data.id)}, ${String(data.role)}) for merchant ${String(data.merchantId)}.\n` +
         "They can log in at /dashboard now.",
+    );
+  });
+  const reset = user
+    .command("reset-two-factor")
+    .description(
+      "remove a user's authenticator (lost device): the next login needs only the password, then they enrol again; their sessions end",
+    )
+    .argument("<id>", "dashboard user id");
+  clientFlags(reset).action(async (id: string, flags: OutputOptions) => {
+    const path = `/users/${encodeURIComponent(id)}/two-factor/reset`;
+    const data = await adminClient(flags, io.env).call<Record<string, unknown>>("POST", path, {});
+    printResult(
+      io,
+      flags,
+      data,
+      () =>
+        `Two-factor login of ${String(data.email)} (${String(data.id)}) is reset: they sign in with the password alone, then enrol a new authenticator.`,
     );
   });
 }
