@@ -178,6 +178,20 @@ export interface Answer<T> {
   text: string;
 }
 
+/**
+ * Whether an answer says the server did no work: 429, the server's own 503 and its 408 (the
+ * request never arrived whole), so even a write without an idempotency key may repeat. A 503
+ * without Satang's envelope (a proxy's) may come after the server did the work.
+ */
+function saidNoWorkDone(response: Response, error: SatangError): boolean {
+  const status = response.status;
+  return (
+    status === 429 ||
+    error instanceof RequestTimeoutError ||
+    (status === 503 && !(error instanceof UnexpectedResponseError))
+  );
+}
+
 export class HttpClient {
   constructor(readonly config: HttpConfig) {}
 
@@ -198,6 +212,10 @@ export class HttpClient {
     const url = new URL(config.baseUrl.replace(/\/+$/, "") + pathWithQuery);
     const body = input.body === undefined ? "" : JSON.stringify(input.body);
 
+    // Whether an earlier attempt of this call may have been done by the server: it reached the
+    // server (or may have), and no answer said the server did no work. A later attempt that
+    // reaches nothing does not undo it.
+    let earlierMayHaveBeenDone = false;
     for (let attempt = 0; ; attempt += 1) {
       const retriesLeft = attempt < config.maxRetries;
       const headers: Record<string, string> = {
@@ -229,13 +247,15 @@ export class HttpClient {
         text = await response.text();
       } catch (error) {
         const neverSent = neverReachedServer(error);
+        if (!neverSent) earlierMayHaveBeenDone = true;
         if (retriesLeft && (route.retry === "always" || neverSent)) {
           await config.sleep(this.backoffMs(attempt));
           continue;
         }
         const idempotencyKey = idempotencyKeyOf(input.body);
-        // A read changes nothing: only a write that may have reached the server may have been done.
-        const mayHaveBeenProcessed = !neverSent && route.method !== "GET";
+        // A read changes nothing: only a write that may have reached the server, on this
+        // attempt or an earlier one, may have been done.
+        const mayHaveBeenProcessed = earlierMayHaveBeenDone && route.method !== "GET";
         throw new ConnectionError({
           code: "CONNECTION_ERROR",
           message: `Cannot reach Satang at ${config.baseUrl}: ${describeNetworkError(error, config.timeoutMs)}${
@@ -278,6 +298,7 @@ export class HttpClient {
               metadata: undefined,
               requestId,
             });
+      if (!saidNoWorkDone(response, error)) earlierMayHaveBeenDone = true;
       const delay = retriesLeft ? this.retryDelay(route, response, error, attempt) : undefined;
       if (delay === undefined) throw error;
       await config.sleep(delay);
@@ -292,14 +313,8 @@ export class HttpClient {
     attempt: number,
   ): number | undefined {
     const status = response.status;
-    // 429, the server's own 503 and its 408 (the request never arrived whole) mean it did no
-    // work, so even a write without an idempotency key may repeat; any other 5xx, and a 503
-    // without Satang's envelope (a proxy's, which may come after the server did the work),
-    // repeats only requests that cannot do the work twice.
-    const unprocessed =
-      status === 429 ||
-      error instanceof RequestTimeoutError ||
-      (status === 503 && !(error instanceof UnexpectedResponseError));
+    // Any 5xx but those of saidNoWorkDone repeats only requests that cannot do the work twice.
+    const unprocessed = saidNoWorkDone(response, error);
     if (!unprocessed && !(status >= 500 && route.retry === "always")) return undefined;
     if (unprocessed) {
       const metadataSeconds = (error.metadata as { retryAfter?: unknown } | undefined)?.retryAfter;

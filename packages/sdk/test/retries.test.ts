@@ -228,6 +228,36 @@ describe("retries of a create", () => {
     assert.equal(await paymentsWithReference(params.referenceId), 1);
   });
 
+  it("says a create may be done when an earlier attempt's answer was lost, though the last reached nothing", async () => {
+    const { fetch, attempts } = scripted(["reset-after", "refused", "refused"]);
+    const { client } = clientWith(fetch);
+    const params = paymentParams();
+    const error = await client.payments.create(params).then(
+      () => assert.fail("the create should fail"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(attempts.length, 3);
+    assert.equal(error.mayHaveBeenProcessed, true);
+    const key = JSON.parse(attempts[0]!.body!).idempotencyKey;
+    assert.ok(error.message.includes(key), error.message);
+    // It was made: the same create with that key answers it.
+    const again = await service.client().payments.create({ ...params, idempotencyKey: key });
+    assert.equal(again.replayed, true);
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
+  });
+
+  it("says a create reached nothing when the server's own 503 said so before a refused connection", async () => {
+    const { fetch } = scripted(["503-before", "refused"]);
+    const { client } = clientWith(fetch, { maxRetries: 1 });
+    const error = await client.payments.create(paymentParams()).then(
+      () => assert.fail("the create should fail"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(error.mayHaveBeenProcessed, false);
+  });
+
   it("says a refused connection reached nothing", async () => {
     const { fetch } = scripted(["refused"]);
     const { client } = clientWith(fetch, { maxRetries: 0 });
