@@ -136,14 +136,18 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (te
 ];
 
 /**
- * Account numbers: 10 to 15 digits, with or without a separator between two of them, inside
+ * Account numbers: 10 to 15 digits, with up to three separators between two of them, inside
  * text (a JSON number, such as pino's `time`, is left alone: it follows `:`, `,` or `[`; so are
  * the digits of a UUID, `maskAccountNumbers`). The separators are `-` and a space as a URL
- * writes it (`%20` or `+`: the API takes `098 765 4321`, so a query string may carry it so); a
- * bare space is not one, or a time such as `2026-12-06 10:40` would read as ten digits. All but
- * the last four digits become `*`, as in API responses.
+ * writes it (`%20` or `+`: the API takes `098 - 765 - 4321`, so a query string may carry it so);
+ * a bare space is not one. A run next to a digit and a separator, after a `%` (the digits of
+ * `%20` itself), or followed by a colon (also `%3A`) is not one either: it is part of a longer
+ * number (a card's 16 digits are not masked in part) or a date and time
+ * (`2026-12-06%2010:40:37` stays readable). All but the last four digits become `*`, as in API
+ * responses.
  */
-export const ACCOUNT_NUMBER = /(?<![\d:,[\-.])\d(?:(?:-|%20|\+)?\d){9,14}(?![\d-])/g;
+export const ACCOUNT_NUMBER =
+  /(?<![\d:,[\-.%]|\d\+)\d(?:(?:-|%20|\+){0,3}\d){9,14}(?![\d:-]|%3[Aa]|(?:-|%20|\+)+\d)/g;
 
 function maskDigits(match: string): string {
   const digits = match.replace(/%20/g, "").replace(/\D/g, "");

@@ -37,6 +37,8 @@ const piece = fc.oneof(
     "123-456-7890",
     "098%20765%204321",
     "098+765+4321",
+    "098%20-%20765--4321",
+    "%3A",
     "%20",
     "+",
     "1234567890",
@@ -122,6 +124,23 @@ describe("redaction's one-pass checks", () => {
     assert.equal(redactText("/p?acct=098+765+4321&x=1"), "/p?acct=******4321&x=1");
     // A bare space is no separator: a time stays readable.
     assert.equal(redactText("at 2026-12-06 10:40:37"), "at 2026-12-06 10:40:37");
+    // Separators repeated, as the API takes them.
+    for (const spaced of [
+      "098%20%20765%20%204321",
+      "098++765++4321",
+      "098%20-%20765%20-%204321",
+      "098--765--4321",
+    ]) {
+      assert.equal(redactText(`/p?acct=${spaced}&x=1`), "/p?acct=******4321&x=1", spaced);
+    }
+    // A date and time in a query string, however its space and colons are written, stays whole.
+    for (const time of ["2026-12-06%2010:40:37", "2026-12-06+10:40:37", "2026-12-06%2010%3A40%3A37"]) {
+      assert.equal(redactText(`/p?dateFrom=${time}`), `/p?dateFrom=${time}`, time);
+    }
+    // Sixteen digits are no account number, whichever separator stands between their groups.
+    for (const card of ["1234-5678-9012-3456", "1234+5678+9012+3456", "1234%205678%209012%203456"]) {
+      assert.equal(redactText(`/p?n=${card}`), `/p?n=${card}`, card);
+    }
     assert.equal(redactText('"n":1234567890'), '"n":1234567890');
   });
 });
