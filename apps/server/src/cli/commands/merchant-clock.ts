@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import { adminClient } from "../client.ts";
+import { offsetText } from "../clock.ts";
 import type { CommandContext } from "../io.ts";
 import { clientFlags, type OutputOptions, printResult } from "../options.ts";
 import { wholeSeconds } from "./clock.ts";
@@ -15,9 +16,9 @@ interface MerchantClock {
   offsetSeconds: number;
 }
 
+/** The merchant's business time and how far it runs ahead, in the words `satang clock` uses. */
 function clockText(clock: MerchantClock): string {
-  const ahead = clock.offsetSeconds === 0 ? "real time" : `${clock.offsetSeconds} s ahead of real time`;
-  return `Test clock of merchant ${clock.merchantId}: ${clock.now} (${ahead})`;
+  return `Test clock of merchant ${clock.merchantId}: ${clock.now} (${offsetText(clock.offsetSeconds)})`;
 }
 
 /** Adds `clock advance|reset` under `merchant`. */

@@ -70,7 +70,7 @@ export function registerUserCommands(program: Command, { io }: CommandContext): 
       flags,
       data,
       () =>
-        `Two-factor login of ${String(data.email)} (${String(data.id)}) is reset: they sign in with the password alone, then enrol a new authenticator.`,
+        `Two-factor login of ${String(data.email)} (${String(data.id)}) is reset: no authenticator is enrolled now and their sessions have ended; they sign in with the password alone, then enrol again.`,
     );
   });
 }
