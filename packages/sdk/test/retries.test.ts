@@ -96,6 +96,14 @@ function clientWith(fetch: FetchLike, options: Partial<SatangConfig> = {}) {
   return { client, waits };
 }
 
+/** The error a create that must fail rejects with. */
+function failedCreate(client: Satang, params: Parameters<Satang["payments"]["create"]>[0]): Promise<unknown> {
+  return client.payments.create(params).then(
+    () => assert.fail("the create should fail"),
+    (caught: unknown) => caught,
+  );
+}
+
 const paymentParams = () => ({
   amount: "2500.00",
   referenceId: ref("retry"),
@@ -212,10 +220,7 @@ describe("retries of a create", () => {
     const { fetch, attempts } = scripted(["reset-after", "reset-after", "reset-after"]);
     const { client } = clientWith(fetch);
     const params = paymentParams();
-    const error = await client.payments.create(params).then(
-      () => assert.fail("the create should fail"),
-      (caught: unknown) => caught,
-    );
+    const error = await failedCreate(client, params);
     assert.ok(error instanceof ConnectionError);
     const key = JSON.parse(attempts[0]!.body!).idempotencyKey;
     assert.equal(error.idempotencyKey, key);
@@ -232,10 +237,7 @@ describe("retries of a create", () => {
     const { fetch, attempts } = scripted(["reset-after", "refused", "refused"]);
     const { client } = clientWith(fetch);
     const params = paymentParams();
-    const error = await client.payments.create(params).then(
-      () => assert.fail("the create should fail"),
-      (caught: unknown) => caught,
-    );
+    const error = await failedCreate(client, params);
     assert.ok(error instanceof ConnectionError);
     assert.equal(attempts.length, 3);
     assert.equal(error.mayHaveBeenProcessed, true);
@@ -250,10 +252,7 @@ describe("retries of a create", () => {
   it("says a create reached nothing when the server's own 503 said so before a refused connection", async () => {
     const { fetch } = scripted(["503-before", "refused"]);
     const { client } = clientWith(fetch, { maxRetries: 1 });
-    const error = await client.payments.create(paymentParams()).then(
-      () => assert.fail("the create should fail"),
-      (caught: unknown) => caught,
-    );
+    const error = await failedCreate(client, paymentParams());
     assert.ok(error instanceof ConnectionError);
     assert.equal(error.mayHaveBeenProcessed, false);
   });
@@ -261,10 +260,7 @@ describe("retries of a create", () => {
   it("says a refused connection reached nothing", async () => {
     const { fetch } = scripted(["refused"]);
     const { client } = clientWith(fetch, { maxRetries: 0 });
-    const error = await client.payments.create(paymentParams()).then(
-      () => assert.fail("the create should fail"),
-      (caught: unknown) => caught,
-    );
+    const error = await failedCreate(client, paymentParams());
     assert.ok(error instanceof ConnectionError);
     assert.equal(error.mayHaveBeenProcessed, false);
     assert.doesNotMatch(error.message, /may have been processed/);
@@ -277,10 +273,7 @@ describe("retries of a create", () => {
       baseUrl: "http://127.0.0.1:1",
       maxRetries: 0,
     });
-    const error = await client.payments.create(paymentParams()).then(
-      () => assert.fail("the create should fail"),
-      (caught: unknown) => caught,
-    );
+    const error = await failedCreate(client, paymentParams());
     assert.ok(error instanceof ConnectionError);
     assert.equal(error.mayHaveBeenProcessed, false);
     assert.match(error.message, /bad port/);
