@@ -70,6 +70,10 @@ export interface SatangErrorInit<M> {
   /** The server's X-Request-Id: quote it when asking for help. */
   requestId: string | undefined;
   cause?: unknown;
+  /** Whether the call (a write) may have been done by the server; false when not said. */
+  mayHaveBeenProcessed?: boolean;
+  /** The idempotency key the call's request carried, if it was a create. */
+  idempotencyKey?: string | undefined;
 }
 
 export class SatangError<M = ErrorMetadata | undefined> extends Error {
@@ -78,6 +82,16 @@ export class SatangError<M = ErrorMetadata | undefined> extends Error {
   readonly status: number | undefined;
   readonly metadata: M;
   readonly requestId: string | undefined;
+  /**
+   * True when the call was a write that may have been done by the server although it ended in
+   * this error: an attempt's answer was lost, or was a 5xx other than Satang's own 503 (a 500,
+   * a proxy's page), before the retries ended here. Send the same create again with
+   * `idempotencyKey` to get that record instead of a second one. False for reads, and when every
+   * attempt was refused or answered by Satang with a 4xx or its own 503 (it did nothing).
+   */
+  readonly mayHaveBeenProcessed: boolean;
+  /** The idempotency key the request carried, if it was a create (also when the SDK made it). */
+  readonly idempotencyKey: string | undefined;
 
   constructor(init: SatangErrorInit<M>) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -86,6 +100,8 @@ export class SatangError<M = ErrorMetadata | undefined> extends Error {
     this.status = init.status;
     this.metadata = init.metadata;
     this.requestId = init.requestId;
+    this.mayHaveBeenProcessed = init.mayHaveBeenProcessed ?? false;
+    this.idempotencyKey = init.idempotencyKey;
   }
 }
 
@@ -186,17 +202,10 @@ export class ServiceUnavailableError extends SatangError<ErrorMetadataOf<"SERVIC
  * the SDK sent, also when it generated it) to get that record instead of a second one.
  */
 export class ConnectionError extends SatangError<undefined> {
-  /** True for a write that may have reached the server; false for a read, or one never sent. */
-  readonly mayHaveBeenProcessed: boolean;
-  /** The idempotency key the request carried, if it was a create. */
-  readonly idempotencyKey: string | undefined;
-
   constructor(
     init: SatangErrorInit<undefined> & { mayHaveBeenProcessed: boolean; idempotencyKey?: string | undefined },
   ) {
     super(init);
-    this.mayHaveBeenProcessed = init.mayHaveBeenProcessed;
-    this.idempotencyKey = init.idempotencyKey;
   }
 }
 /** A response without a Satang envelope (a proxy's error page, say). */

@@ -17,6 +17,7 @@ import {
   ConnectionError,
   RequestTimeoutError,
   type SatangError,
+  type SatangErrorInit,
   satangErrorFor,
   UnexpectedResponseError,
 } from "./errors.ts";
@@ -179,6 +180,29 @@ export interface Answer<T> {
 }
 
 /**
+ * The error a call ends with, saying whether a write may have been done by an earlier attempt
+ * and which idempotency key it carried, with what to do next in its message.
+ */
+function withOutcome(error: SatangError, route: Route, body: object | undefined, mayHaveBeenDone: boolean) {
+  const idempotencyKey = idempotencyKeyOf(body);
+  const mayHaveBeenProcessed = mayHaveBeenDone && route.method !== "GET";
+  if (!mayHaveBeenProcessed && idempotencyKey === undefined) return error;
+  // The same class as the answer's error, so `instanceof` still tells what the server said.
+  const ErrorType = error.constructor as new (init: SatangErrorInit<unknown>) => SatangError;
+  return new ErrorType({
+    code: error.code,
+    message: mayHaveBeenProcessed
+      ? `${error.message} (an earlier attempt's answer was lost${whatToDoNext(idempotencyKey)})`
+      : error.message,
+    status: error.status,
+    metadata: error.metadata,
+    requestId: error.requestId,
+    mayHaveBeenProcessed,
+    idempotencyKey,
+  });
+}
+
+/**
  * Whether an answer says the server did no work: 429, the server's own 503 and its 408 (the
  * request never arrived whole), so even a write without an idempotency key may repeat. A 503
  * without Satang's envelope (a proxy's) may come after the server did the work.
@@ -298,9 +322,15 @@ export class HttpClient {
               metadata: undefined,
               requestId,
             });
-      if (!saidNoWorkDone(response, error)) earlierMayHaveBeenDone = true;
+      // A page without Satang's envelope (a proxy's) may come after the server did the work, and
+      // so may a 5xx other than its own 503; its other answers say it did nothing.
+      if (
+        error instanceof UnexpectedResponseError ||
+        (response.status >= 500 && !saidNoWorkDone(response, error))
+      )
+        earlierMayHaveBeenDone = true;
       const delay = retriesLeft ? this.retryDelay(route, response, error, attempt) : undefined;
-      if (delay === undefined) throw error;
+      if (delay === undefined) throw withOutcome(error, route, input.body, earlierMayHaveBeenDone);
       await config.sleep(delay);
     }
   }

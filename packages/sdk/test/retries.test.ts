@@ -257,6 +257,37 @@ describe("retries of a create", () => {
     assert.equal(error.mayHaveBeenProcessed, false);
   });
 
+  it("says a create may be done when an earlier answer was lost, though the last was the server's 503", async () => {
+    const { fetch, attempts } = scripted(["reset-after", "503-before", "503-before"]);
+    const { client } = clientWith(fetch);
+    const params = paymentParams();
+    const error = await failedCreate(client, params);
+    assert.ok(error instanceof ServiceUnavailableError, String(error));
+    assert.equal(attempts.length, 3);
+    assert.equal(error.mayHaveBeenProcessed, true);
+    const key = JSON.parse(attempts[0]!.body!).idempotencyKey;
+    assert.equal(error.idempotencyKey, key);
+    assert.ok(error.message.includes(key), error.message);
+    const again = await service.client().payments.create({ ...params, idempotencyKey: key });
+    assert.equal(again.replayed, true);
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
+  });
+
+  it("says a create may be done after 500s, and not after the server's own 503s", async () => {
+    const failed = scripted(["500-after", "500-after", "500-after"]);
+    const error = await failedCreate(clientWith(failed.fetch).client, paymentParams());
+    assert.ok(error instanceof InternalError, String(error));
+    assert.equal(error.mayHaveBeenProcessed, true);
+    assert.equal(error.idempotencyKey, JSON.parse(failed.attempts[0]!.body!).idempotencyKey);
+
+    const busy = scripted(["503-before", "503-before", "503-before"]);
+    const refused = await failedCreate(clientWith(busy.fetch).client, paymentParams());
+    assert.ok(refused instanceof ServiceUnavailableError, String(refused));
+    assert.equal(refused.mayHaveBeenProcessed, false);
+    assert.equal(refused.idempotencyKey, JSON.parse(busy.attempts[0]!.body!).idempotencyKey);
+    assert.doesNotMatch(refused.message, /may have been processed/);
+  });
+
   it("says a refused connection reached nothing", async () => {
     const { fetch } = scripted(["refused"]);
     const { client } = clientWith(fetch, { maxRetries: 0 });
