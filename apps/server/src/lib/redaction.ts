@@ -75,11 +75,24 @@ export function insideUuid(text: string, start: number, end: number): boolean {
 }
 
 /**
- * The start of an ACCOUNT_NUMBER's run: a digit that follows none of a digit, `-`, `:`, `,`,
- * `[`, `.`, then nine more digits with any separators between them (a match lies inside such a
- * run, from its start). Numbers of JSON, such as pino's `time`, follow `:` and never qualify.
+ * What may stand between two digits of an account number: `-`, and a space or `-` as a URL
+ * writes them (`%20`, `+`, `%2D`, and the no-break space `%C2%A0`, which the API also takes).
  */
-const ACCOUNT_NUMBER_RUN = /(?<![\d:,[\-.])\d(?:(?:-|%20|\+)*\d){9}/g;
+const DIGIT_SEPARATOR = "(?:-|%20|\\+|%2[Dd]|%[Cc]2%[Aa]0)";
+
+/**
+ * Where an account number cannot start: after a digit; after `:`, `,` or `[` (a JSON number,
+ * such as pino's `time`); inside a percent-encoding (`%20`'s own digits); after a separator or
+ * `.` that follows a digit (inside a longer number, or a decimal's fraction); after a `-` that
+ * starts a JSON number. After a letter and a `-` or `.` (`order-1234567890`) it can.
+ */
+const ACCOUNT_NUMBER_START = `(?<![\\d:,[%]|%[A-Fa-f]|(?:^|[\\d:,[])-|\\d[+.]|\\d%2[Dd]|\\d%[Cc]2%[Aa]0)`;
+
+/**
+ * The start of an ACCOUNT_NUMBER's run: a digit where one may start, then nine more digits
+ * with any separators between them (a match lies inside such a run, from its start).
+ */
+const ACCOUNT_NUMBER_RUN = new RegExp(`${ACCOUNT_NUMBER_START}\\d(?:${DIGIT_SEPARATOR}*\\d){9}`, "g");
 
 /**
  * Whether `text` may hold an ACCOUNT_NUMBER outside a UUID: a run that could start one, not
@@ -136,21 +149,21 @@ const SECRET_SHAPES: { shape: RegExp; markers?: readonly string[]; mayHold?: (te
 ];
 
 /**
- * Account numbers: 10 to 15 digits, with up to three separators between two of them, inside
- * text (a JSON number, such as pino's `time`, is left alone: it follows `:`, `,` or `[`; so are
- * the digits of a UUID, `maskAccountNumbers`). The separators are `-` and a space as a URL
- * writes it (`%20` or `+`: the API takes `098 - 765 - 4321`, so a query string may carry it so);
- * a bare space is not one. A run next to a digit and a separator, after a `%` (the digits of
- * `%20` itself), or followed by a colon (also `%3A`) is not one either: it is part of a longer
- * number (a card's 16 digits are not masked in part) or a date and time
- * (`2026-12-06%2010:40:37` stays readable). All but the last four digits become `*`, as in API
- * responses.
+ * Account numbers: 10 to 15 digits, with up to three separators between two of them
+ * (DIGIT_SEPARATOR: the API takes `098 - 765 - 4321`, so a query string may carry it so; a bare
+ * space is not one), starting where ACCOUNT_NUMBER_START allows, and not inside a UUID
+ * (`maskAccountNumbers`). A run followed by a digit, by a separator and a digit, or by a colon
+ * (also `%3A`) is not one either: it is part of a longer number (a card's 16 digits are not
+ * masked in part) or a date and time (`2026-12-06%2010:40:37` stays readable). All but the last
+ * four digits become `*`, as in API responses.
  */
-export const ACCOUNT_NUMBER =
-  /(?<![\d:,[\-.%]|\d\+)\d(?:(?:-|%20|\+){0,3}\d){9,14}(?![\d:-]|%3[Aa]|(?:-|%20|\+)+\d)/g;
+export const ACCOUNT_NUMBER = new RegExp(
+  `${ACCOUNT_NUMBER_START}\\d(?:${DIGIT_SEPARATOR}{0,3}\\d){9,14}(?![\\d:]|%3[Aa]|${DIGIT_SEPARATOR}+\\d)`,
+  "g",
+);
 
 function maskDigits(match: string): string {
-  const digits = match.replace(/%20/g, "").replace(/\D/g, "");
+  const digits = match.replace(/%20|%2[Dd]|%[Cc]2%[Aa]0/g, "").replace(/\D/g, "");
   return "*".repeat(digits.length - 4) + digits.slice(-4);
 }
 
