@@ -85,7 +85,7 @@ export class SatangError<M = ErrorMetadata | undefined> extends Error {
   /**
    * True when the call was a write that may have been done by the server although it ended in
    * this error: an attempt's answer was lost, or was a 5xx other than Satang's own 503 (a 500,
-   * a proxy's page), before the retries ended here. Send the same create again with
+   * a proxy's page), on the way to this answer or as this answer. Send the same create again with
    * `idempotencyKey` to get that record instead of a second one. False for reads, and when every
    * attempt was refused or answered by Satang with a 4xx or its own 503 (it did nothing).
    */

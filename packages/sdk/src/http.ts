@@ -191,9 +191,7 @@ function withOutcome(error: SatangError, route: Route, body: object | undefined,
   const ErrorType = error.constructor as new (init: SatangErrorInit<unknown>) => SatangError;
   return new ErrorType({
     code: error.code,
-    message: mayHaveBeenProcessed
-      ? `${error.message} (an earlier attempt's answer was lost${whatToDoNext(idempotencyKey)})`
-      : error.message,
+    message: mayHaveBeenProcessed ? `${error.message}${whatToDoNext(idempotencyKey)}` : error.message,
     status: error.status,
     metadata: error.metadata,
     requestId: error.requestId,
@@ -295,7 +293,9 @@ export class HttpClient {
       }
 
       const requestId = response.headers.get("x-request-id") ?? undefined;
-      if (isRedirect(response)) throw redirected(url, response, requestId);
+      if (isRedirect(response)) {
+        throw withOutcome(redirected(url, response, requestId), route, input.body, earlierMayHaveBeenDone);
+      }
       let envelope: { success?: unknown; data?: unknown; error?: Record<string, unknown> } | undefined;
       try {
         envelope = JSON.parse(text);
@@ -322,13 +322,9 @@ export class HttpClient {
               metadata: undefined,
               requestId,
             });
-      // A page without Satang's envelope (a proxy's) may come after the server did the work, and
-      // so may a 5xx other than its own 503; its other answers say it did nothing.
-      if (
-        error instanceof UnexpectedResponseError ||
-        (response.status >= 500 && !saidNoWorkDone(response, error))
-      )
-        earlierMayHaveBeenDone = true;
+      // A 5xx other than Satang's own 503 (a 500, a proxy's page) may come after the server did
+      // the work; a 4xx, and Satang's own 503, say it did nothing.
+      if (response.status >= 500 && !saidNoWorkDone(response, error)) earlierMayHaveBeenDone = true;
       const delay = retriesLeft ? this.retryDelay(route, response, error, attempt) : undefined;
       if (delay === undefined) throw withOutcome(error, route, input.body, earlierMayHaveBeenDone);
       await config.sleep(delay);

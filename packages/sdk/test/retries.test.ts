@@ -33,7 +33,15 @@ interface Attempt {
   body: string | undefined;
 }
 
-type Step = "pass" | "503-before" | "408-before" | "reset-before" | "refused" | "reset-after" | "500-after";
+type Step =
+  | "pass"
+  | "503-before"
+  | "408-before"
+  | "302-before"
+  | "reset-before"
+  | "refused"
+  | "reset-after"
+  | "500-after";
 
 /**
  * A fetch that plays `steps` in order (then passes every request through to the real server):
@@ -64,6 +72,9 @@ function scripted(steps: Step[]) {
         }),
         { status: 408 },
       );
+    }
+    if (step === "302-before") {
+      return new Response(null, { status: 302, headers: { location: "https://elsewhere.example/api" } });
     }
     if (step === "reset-before") throw lost("ECONNRESET");
     if (step === "refused") throw lost("ECONNREFUSED");
@@ -286,6 +297,24 @@ describe("retries of a create", () => {
     assert.equal(refused.mayHaveBeenProcessed, false);
     assert.equal(refused.idempotencyKey, JSON.parse(busy.attempts[0]!.body!).idempotencyKey);
     assert.doesNotMatch(refused.message, /may have been processed/);
+  });
+
+  it("says a create may be done when a lost answer is followed by a redirect, and keeps the key on a redirect alone", async () => {
+    const lostThenMoved = scripted(["reset-after", "302-before"]);
+    const params = paymentParams();
+    const error = await failedCreate(clientWith(lostThenMoved.fetch).client, params);
+    assert.ok(error instanceof UnexpectedResponseError, String(error));
+    assert.equal(error.mayHaveBeenProcessed, true);
+    const key = JSON.parse(lostThenMoved.attempts[0]!.body!).idempotencyKey;
+    assert.equal(error.idempotencyKey, key);
+    assert.ok(error.message.includes(key), error.message);
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
+
+    const moved = scripted(["302-before"]);
+    const alone = await failedCreate(clientWith(moved.fetch).client, paymentParams());
+    assert.ok(alone instanceof UnexpectedResponseError, String(alone));
+    assert.equal(alone.mayHaveBeenProcessed, false);
+    assert.equal(alone.idempotencyKey, JSON.parse(moved.attempts[0]!.body!).idempotencyKey);
   });
 
   it("says a refused connection reached nothing", async () => {
