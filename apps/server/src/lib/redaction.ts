@@ -80,13 +80,17 @@ export function insideUuid(text: string, start: number, end: number): boolean {
  */
 const DIGIT_SEPARATOR = "(?:-|%20|\\+|%2[Dd]|%[Cc]2%[Aa]0)";
 
+/** A digit of the text itself, not the last character of a percent-encoding (`%20`, `%A3`). */
+const TEXT_DIGIT = "(?<!%[0-9A-Fa-f])\\d";
 /**
- * Where an account number cannot start: after a digit; after `:`, `,` or `[` (a JSON number,
- * such as pino's `time`); inside a percent-encoding (`%20`'s own digits); after a separator or
- * `.` that follows a digit (inside a longer number, or a decimal's fraction); after a `-` that
- * starts a JSON number. After a letter and a `-` or `.` (`order-1234567890`) it can.
+ * Where an account number cannot start: after a digit (unless that digit ends a
+ * percent-encoding: `tel%200812345678`, Thai text before the number); after `":` (a JSON
+ * number, such as pino's `time`) or `[`; inside a percent-encoding (`%20`'s own digits); after a
+ * separator or `.` that follows a digit (inside a longer number, or a decimal's fraction); after
+ * a `-` that starts a JSON number. After a letter and a `-`, `.`, `:` or `,`
+ * (`order-1234567890`, `acct:1234567890`) or after another number and a `,` it can.
  */
-const ACCOUNT_NUMBER_START = `(?<![\\d:,[%]|%[A-Fa-f]|(?:^|[\\d:,[])-|\\d[+.]|\\d%2[Dd]|\\d%[Cc]2%[Aa]0)`;
+const ACCOUNT_NUMBER_START = `(?<!${TEXT_DIGIT}|":|[%[]|%[A-Fa-f]|(?:^|${TEXT_DIGIT}|[:,[])-|${TEXT_DIGIT}(?:[+.]|%20|%2[Dd]|%[Cc]2%[Aa]0))`;
 
 /**
  * The start of an ACCOUNT_NUMBER's run: a digit where one may start, then nine more digits

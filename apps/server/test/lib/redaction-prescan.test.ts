@@ -41,6 +41,9 @@ const piece = fc.oneof(
     "%3A",
     "%2D",
     "%C2%A0",
+    "%A3",
+    '":',
+    "x:",
     "x-",
     "order.",
     "%20",
@@ -157,6 +160,20 @@ describe("redaction's one-pass checks", () => {
       ["/p?acct=123%C2%A0456%C2%A07890", "/p?acct=******7890"],
     ];
     for (const [line, masked] of after) assert.equal(redactText(line), masked, line);
+    // After a percent-encoding that ends in a digit (a space, Thai text, `&`), a letter and a
+    // colon or a comma, and the second of two numbers a comma apart.
+    const encoded: [string, string][] = [
+      ["/p?q=tel%200812345678", "/p?q=tel%20******5678"],
+      ["/p?q=%E0%B9%82%E0%B8%97%E0%B8%A30812345678", "/p?q=%E0%B9%82%E0%B8%97%E0%B8%A3******5678"],
+      ["/p?q=%E0%B8%81-0812345678", "/p?q=%E0%B8%81-******5678"],
+      ["/p?q=name%20%200812345678", "/p?q=name%20%20******5678"],
+      ["/p?q=x%260812345678", "/p?q=x%26******5678"],
+      ["/by-reference/%200812345678", "/by-reference/%20******5678"],
+      ["/p?q=acct:0812345678", "/p?q=acct:******5678"],
+      ["/p?q=a,0812345678", "/p?q=a,******5678"],
+      ["/p?q=0812345678,0898765432", "/p?q=******5678,******5432"],
+    ];
+    for (const [line, masked] of encoded) assert.equal(redactText(line), masked, line);
     // JSON numbers, negative ones too, and a decimal's fraction are no account numbers.
     for (const line of ['{"n":-1234567890}', '{"t":1764244000123}', "x 0.12345678901"]) {
       assert.equal(redactText(line), line, line);
