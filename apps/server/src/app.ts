@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { operatorAuditActor } from "./admin/actor.ts";
-import { adminAuthentication, adminTokenRefused } from "./admin/auth.ts";
+import { adminAuthentication, adminTokenRefused, adminTokenThrottled } from "./admin/auth.ts";
 import { backupRoutes } from "./admin/backup-routes.ts";
 import { connectorOperatorRoutes } from "./admin/connector-routes.ts";
 import { operatorTokenRoutes } from "./admin/operator-token-routes.ts";
@@ -33,6 +33,7 @@ import { errorBody } from "./http/envelope.ts";
 import { frameworkErrorHandlerFor, installErrorHandling } from "./http/errors.ts";
 import { fontRoutes } from "./http/fonts.ts";
 import { registerOpenApi } from "./http/openapi.ts";
+import { EXAMPLE_MOMENT } from "./http/openapi-examples.ts";
 import { registerRateLimit } from "./http/rate-limit.ts";
 import { installRequestId, requestIdFor } from "./http/request-id.ts";
 import { requestLogController } from "./http/request-log.ts";
@@ -161,7 +162,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installBodyParsing(app);
   installErrorHandling(app);
   installDrain(app, spendStraySignatures(deps));
-  await registerOpenApi(app, deps.config, { adminTokenRefused: adminTokenRefused() });
+  await registerOpenApi(app, deps.config, {
+    adminTokenRefused: adminTokenRefused(),
+    adminTokenThrottled: adminTokenThrottled(
+      deps.config.operatorAuthFailuresPerMinute,
+      new Date(EXAMPLE_MOMENT),
+    ),
+  });
 
   // Answers a connector could not read are logged with the app's logger.
   for (const unreadable of unreadableAnswersOf(deps.connectors)) unreadable.attach(app.log);

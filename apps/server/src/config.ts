@@ -39,6 +39,11 @@ export interface Config {
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
+  /**
+   * OPERATOR_AUTH_FAILURES_PER_MINUTE: missing or wrong operator tokens one client address may
+   * send in any 60 s before its operator requests are refused with 429 (default 20).
+   */
+  operatorAuthFailuresPerMinute: number;
   /** 32-byte key; undefined means "generate and keep one under DATA_DIR" (sandbox only). */
   secretKey: Buffer | undefined;
   logLevel: string;
@@ -361,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute,
     redisUrl,
     adminToken,
+    operatorAuthFailuresPerMinute: integer(env, "OPERATOR_AUTH_FAILURES_PER_MINUTE", 20, 1, 1_000_000),
     secretKey,
     logLevel,
     webhookAllowLoopback,

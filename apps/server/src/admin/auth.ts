@@ -10,10 +10,18 @@
  * deployment agrees on it and a copy of the database does not reveal it. Both are compared as
  * SHA-256 hashes in constant time, so the comparison takes the same time whatever the caller
  * sent. Any failure answers 401 INVALID_CREDENTIALS with one message.
+ *
+ * One client address may fail OPERATOR_AUTH_FAILURES_PER_MINUTE times (default 20) in a sliding minute of the
+ * wall clock; past that every operator request of the address, right token or wrong, answers 429
+ * RATE_LIMIT_EXCEEDED with Retry-After until its oldest failure is a minute old, so a token
+ * (ADMIN_TOKEN is chosen by a person) cannot be guessed at the speed of the API. Counted in the
+ * process's memory, once for the operator API and /metrics of one store.
  */
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
+import { type AddressWindow, createAddressWindow } from "../http/address-window.ts";
+import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { ADMIN_TOKEN_ACTOR, setOperatorActor } from "./actor.ts";
@@ -45,11 +53,34 @@ export async function storeAdminTokenHash(db: Db, hash: string, at: Date): Promi
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-/** The hash a presented token must match, or undefined when no token is configured at all. */
 /** What the operator check reads: ADMIN_TOKEN, or the stored hash of the generated token. */
 interface AdminAuthContext {
   db: Db;
-  config: Pick<Config, "adminToken">;
+  config: Pick<Config, "adminToken" | "operatorAuthFailuresPerMinute">;
+  wallClock: Clock;
+}
+
+const THROTTLED_MESSAGE = "Too many failed operator token attempts from this address; retry later";
+
+/** What an address past its failures gets (an example for the API's document). */
+export function adminTokenThrottled(perMinute: number, now: Date): AppError<"RATE_LIMIT_EXCEEDED"> {
+  const window = createAddressWindow(perMinute, { now: () => now }, THROTTLED_MESSAGE);
+  for (let i = 0; i < perMinute; i++) window.count("example");
+  const refusal = window.refusal("example");
+  if (!refusal) throw new Error("the failure window did not refuse past its limit");
+  return refusal;
+}
+
+/** The failures of each address, shared by every operator check on one store. */
+const failureWindows = new WeakMap<Db, AddressWindow>();
+
+function failuresOf(ctx: AdminAuthContext): AddressWindow {
+  let window = failureWindows.get(ctx.db);
+  if (!window) {
+    window = createAddressWindow(ctx.config.operatorAuthFailuresPerMinute, ctx.wallClock, THROTTLED_MESSAGE);
+    failureWindows.set(ctx.db, window);
+  }
+  return window;
 }
 
 async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> {
@@ -60,21 +91,36 @@ async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> 
 }
 
 export function adminAuthentication(ctx: AdminAuthContext) {
-  return async function authenticateOperator(request: FastifyRequest): Promise<void> {
-    const header = request.headers.authorization;
-    const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
-    const presented = match?.[1];
-    if (!presented) throw adminTokenRefused();
-    const presentedHash = sha256Hex(presented);
-    const expected = await expectedHash(ctx);
-    if (expected !== undefined && safeEqual(presentedHash, expected)) {
-      setOperatorActor(request, ADMIN_TOKEN_ACTOR);
-      return;
+  const failures = failuresOf(ctx);
+  return async function authenticateOperator(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const refusal = failures.refusal(request.ip);
+    if (refusal) {
+      reply.header("Retry-After", String(refusal.metadata.retryAfter));
+      throw refusal;
     }
-    const named = await operatorTokenOf(ctx.db, presentedHash);
-    // The lookup found the row by its hash; comparing again in constant time keeps the check
-    // itself free of early exits on the secret, whatever the index does.
-    if (!named || !safeEqual(presentedHash, named.token_sha256)) throw adminTokenRefused();
-    setOperatorActor(request, named.name, named.id);
+    // Only a wrong or missing token counts; a database that does not answer (503) does not.
+    if (await tokenAccepted(ctx, request)) return;
+    failures.count(request.ip);
+    throw adminTokenRefused();
   };
+}
+
+/** Whether the request's bearer token is an operator's (then its actor is set on the request). */
+async function tokenAccepted(ctx: AdminAuthContext, request: FastifyRequest): Promise<boolean> {
+  const header = request.headers.authorization;
+  const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
+  const presented = match?.[1];
+  if (!presented) return false;
+  const presentedHash = sha256Hex(presented);
+  const expected = await expectedHash(ctx);
+  if (expected !== undefined && safeEqual(presentedHash, expected)) {
+    setOperatorActor(request, ADMIN_TOKEN_ACTOR);
+    return true;
+  }
+  const named = await operatorTokenOf(ctx.db, presentedHash);
+  // The lookup found the row by its hash; comparing again in constant time keeps the check
+  // itself free of early exits on the secret, whatever the index does.
+  if (!named || !safeEqual(presentedHash, named.token_sha256)) return false;
+  setOperatorActor(request, named.name, named.id);
+  return true;
 }

@@ -131,6 +131,8 @@ const ERROR_SCHEMA = {
 export interface OpenApiOptions {
   /** The operator API's refusal of a missing or wrong token (admin/auth.ts). */
   adminTokenRefused: AppError;
+  /** The operator API's refusal of an address past its failed tokens of a minute (admin/auth.ts). */
+  adminTokenThrottled: AppError<"RATE_LIMIT_EXCEEDED">;
 }
 
 /** The errors of an HMAC-authenticated operation that its scope gives (http/auth.ts, rate-limit.ts). */
@@ -273,7 +275,15 @@ export async function registerOpenApi(
     malformedUrl: malformedUrl(),
   };
   const scopeErrors = hmacErrors(config);
-  const adminErrors = [documented("The operator token is missing or wrong", options.adminTokenRefused)];
+  const adminErrors = [
+    documented("The operator token is missing or wrong", options.adminTokenRefused),
+    documented(
+      `This client address sent a missing or wrong operator token ${String(options.adminTokenThrottled.metadata.limit)} ` +
+        "times within a minute: every operator request of it is refused until the oldest of them is a minute old " +
+        "(Retry-After says when)",
+      options.adminTokenThrottled,
+    ),
+  ];
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",

@@ -13,6 +13,7 @@ import type { Config } from "../config.ts";
 import { databaseFault } from "../db/faults.ts";
 import type { Db } from "../db/handles.ts";
 import { errorBody, ok } from "../http/envelope.ts";
+import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
 import { type ConnectorBreaker, HttpMetrics } from "./metrics.ts";
@@ -24,7 +25,9 @@ const hidden = { schema: { hide: true } };
 
 interface OpsContext {
   db: Db;
-  config: Pick<Config, "adminToken" | "metrics">;
+  config: Pick<Config, "adminToken" | "operatorAuthFailuresPerMinute" | "metrics">;
+  /** Real time, for the operator check's window of failed tokens (admin/auth.ts). */
+  wallClock: Clock;
   /** The store's own probe, which does not wait behind the pool; `select 1` on `db` otherwise. */
   databaseReachable?: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Metrics read at scrape time by the composition root (Prometheus text), after the process's own. */

@@ -8382,6 +8382,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -8576,6 +8587,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8854,6 +8876,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -8978,6 +9011,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9123,6 +9167,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -9228,6 +9283,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9373,6 +9439,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9576,6 +9653,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9806,6 +9894,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -9913,6 +10012,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10052,6 +10162,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -10165,6 +10286,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10312,6 +10444,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10504,6 +10647,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -10651,6 +10805,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10810,6 +10975,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -10927,6 +11103,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -11031,6 +11218,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11161,6 +11359,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11340,6 +11549,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11545,6 +11765,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11766,6 +11997,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -11911,6 +12153,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -12021,6 +12274,17 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12146,6 +12410,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12369,6 +12644,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -12550,6 +12836,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -12612,6 +12909,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12840,6 +13148,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13062,6 +13381,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13263,6 +13593,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13428,6 +13769,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13635,6 +13987,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13819,6 +14182,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description SERVICE_UNAVAILABLE */
       503: {
         headers: {
@@ -13872,6 +14246,17 @@ export interface operations {
       /** @description REQUEST_TIMEOUT */
       408: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13937,6 +14322,17 @@ export interface operations {
       /** @description STATE_CONFLICT */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
