@@ -69,22 +69,33 @@ export const TwoFactorEnrolmentEnvelope = envelope(
   }),
 );
 
+/** A new user's email and password, as both create routes take them. */
+const newUserProperties = () => ({
+  email: Type.String({
+    format: "email",
+    maxLength: DASHBOARD_EMAIL_LENGTH_MAX,
+    description: "Unique across the service, whatever its case",
+    [ERROR_MESSAGE_KEYWORD]: `must be an email address of at most ${DASHBOARD_EMAIL_LENGTH_MAX} characters`,
+  }),
+  password: Type.String({
+    minLength: DASHBOARD_PASSWORD_LENGTH_MIN,
+    maxLength: DASHBOARD_PASSWORD_LENGTH_MAX,
+    description: `${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters; stored only as an argon2id hash`,
+    [ERROR_MESSAGE_KEYWORD]: `must be ${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters long`,
+  }),
+});
+
+/** The operator's create-user route (CONTRACT 13): `role` is optional, default `owner`. */
 export const CreateUserBody = Type.Object(
-  {
-    email: Type.String({
-      format: "email",
-      maxLength: DASHBOARD_EMAIL_LENGTH_MAX,
-      description: "Unique across the service, whatever its case",
-      [ERROR_MESSAGE_KEYWORD]: `must be an email address of at most ${DASHBOARD_EMAIL_LENGTH_MAX} characters`,
-    }),
-    password: Type.String({
-      minLength: DASHBOARD_PASSWORD_LENGTH_MIN,
-      maxLength: DASHBOARD_PASSWORD_LENGTH_MAX,
-      description: `${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters; stored only as an argon2id hash`,
-      [ERROR_MESSAGE_KEYWORD]: `must be ${DASHBOARD_PASSWORD_LENGTH_MIN} to ${DASHBOARD_PASSWORD_LENGTH_MAX} characters long`,
-    }),
-    role: Type.Optional(roleProperty()),
-  },
+  { ...newUserProperties(), role: Type.Optional(roleProperty()) },
+  { additionalProperties: false },
+);
+/**
+ * An owner adding a user from the dashboard names the role, as a role change does: a body
+ * without one is 400, so nobody becomes an owner by omission.
+ */
+export const DashboardCreateUserBody = Type.Object(
+  { ...newUserProperties(), role: stringEnum(DASHBOARD_ROLES, { description: ROLE_DESCRIPTION }) },
   { additionalProperties: false },
 );
 export type CreateUserBody = Static<typeof CreateUserBody>;

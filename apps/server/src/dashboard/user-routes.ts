@@ -9,7 +9,7 @@ import type { App } from "../http/typed-app.ts";
 import { EVERY_ROLE, OWNERS } from "./roles.ts";
 import {
   ChangeRoleBody,
-  CreateUserBody,
+  DashboardCreateUserBody,
   IdParams,
   TwoFactorConfirmBody,
   TwoFactorEnrolBody,
@@ -35,7 +35,7 @@ export function userRoutes(app: App, ctx: UserRouteContext): void {
   );
   app.post(
     "/users",
-    { config: { roles: OWNERS }, schema: { body: CreateUserBody, response: { 201: UserEnvelope } } },
+    { config: { roles: OWNERS }, schema: { body: DashboardCreateUserBody, response: { 201: UserEnvelope } } },
     async (request, reply) => {
       const user = await createDashboardUser(ctx, sessionOf(request).merchant.id, request.body);
       return reply.code(201).send(ok(user));

@@ -301,6 +301,8 @@ describe("the deliveries list", () => {
       );
       await visit(page, "#/deliveries?status=succeeded");
       await page.getByText(en.serviceBusy.replace("{seconds}", "7")).waitFor();
+      // The heading still names the page that failed (one h1 per view), not the dashboard.
+      assert.equal(await page.locator("main h1").textContent(), en.deliveriesTitle);
       await page.unroute("**/dashboard/api/webhook-deliveries*");
       await page.getByRole("button", { name: en.tryAgain }).click();
       await page.getByRole("table", { name: en.deliveriesTitle }).waitFor();
@@ -364,6 +366,7 @@ describe("the deliveries list", () => {
       await page.reload();
       const tryAgain = page.getByRole("button", { name: en.tryAgain });
       await tryAgain.waitFor();
+      assert.equal(await page.locator("main h1").textContent(), en.deliveriesTitle);
       assert.equal(await page.getByLabel(en.password, { exact: true }).count(), 0);
       await page.unroute("**/dashboard/api/me");
       await tryAgain.click();

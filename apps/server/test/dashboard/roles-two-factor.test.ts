@@ -122,6 +122,14 @@ describe("dashboard roles", () => {
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.data.role, "finance");
+    // Adding a user names the role: a body without one is refused, never a new owner by omission.
+    const roleless = await owner.request("POST", "/users", {
+      email: `roleless-${process.pid}@shop.example`,
+      password: DASHBOARD_PASSWORD,
+    });
+    assert.equal(roleless.status, 400, JSON.stringify(roleless.body));
+    assert.equal(roleless.body.error.code, "VALIDATION_ERROR");
+    assert.equal(roleless.body.error.metadata.field, "role");
     const list = await owner.request("GET", "/users");
     assert.deepEqual(list.body.data.data.map((u: any) => u.role).sort(), ["finance", "owner"]);
     const ownerId = list.body.data.data.find((u: any) => u.role === "owner").id;

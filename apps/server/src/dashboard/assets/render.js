@@ -79,7 +79,7 @@ async function loadAccount() {
     // The session is still good when the server was busy, rate-limited or out of reach: the
     // page says so and offers to try again, rather than asking to sign in.
     if (error instanceof ApiError && error.status !== 401) {
-      renderUnavailable(error);
+      renderUnavailable(error, findRoute(currentRoute().path)?.route.title ?? "appTitle");
       return null;
     }
     showLogin("sessionExpired");
@@ -88,11 +88,12 @@ async function loadAccount() {
 }
 
 /**
- * A page in place of the dashboard while its account could not be loaded: why, and a button
- * that tries again.
+ * A page in place of the dashboard while its account could not be loaded: the page's heading,
+ * why, and a button that tries again.
  * @param {ApiError} error
+ * @param {MessageKey} title
  */
-function renderUnavailable(error) {
+function renderUnavailable(error, title) {
   leavePage();
   const app = /** @type {HTMLElement} */ (document.getElementById("app"));
   replace(
@@ -100,7 +101,7 @@ function renderUnavailable(error) {
     h(
       "main",
       { id: "main", class: "login-main", tabindex: "-1" },
-      h("div", { class: "card" }, heading(t("appTitle")), alertBox(describeError(error)), retryButton()),
+      h("div", { class: "card" }, heading(t(title)), alertBox(describeError(error)), retryButton()),
     ),
   );
 }
@@ -134,7 +135,9 @@ async function viewOf(path, params) {
   } catch (error) {
     if (error instanceof SessionEnded) return null;
     if (error instanceof ApiError && error.status === 404) return { route, content: notFoundView() };
-    return { route, content: [heading(t("appTitle")), alertBox(describeError(error)), retryButton()] };
+    // The heading names the page that failed, as its view would have (one h1 per view).
+    const title = heading(t(route?.title ?? "appTitle"));
+    return { route, content: [title, alertBox(describeError(error)), retryButton()] };
   }
 }
 

@@ -2,6 +2,7 @@
 // Which view draws which route. A new page is a new view module and one line here.
 
 /** @import { Child } from "./dom.js" */
+/** @import { MessageKey } from "./i18n.js" */
 import { apiKeysView, forgetNewKey } from "./views/api-keys.js";
 import { auditView } from "./views/audit.js";
 import { deliveriesView } from "./views/deliveries.js";
@@ -21,29 +22,40 @@ import { withdrawsView } from "./views/withdraws.js";
 /**
  * @typedef {object} Route
  * @property {RegExp} pattern matches the path; its first group is the record id, if any
+ * @property {MessageKey} title the page's heading when its view could not be drawn (a record's
+ *   page names its list)
  * @property {(params: URLSearchParams, id: string) => Promise<Child[]>} view
  * @property {() => void} [leave] runs when another page (or the login) replaces this one
  */
 
 /** @type {Route[]} */
 const ROUTES = [
-  { pattern: /^\/$/, view: () => overviewView() },
-  { pattern: /^\/payments$/, view: (params) => paymentsView(params) },
-  { pattern: /^\/payments\/([^/]+)$/, view: (_params, id) => paymentDetailView(id) },
-  { pattern: /^\/withdraws$/, view: (params) => withdrawsView(params) },
-  { pattern: /^\/withdraws\/([^/]+)$/, view: (_params, id) => withdrawDetailView(id) },
-  { pattern: /^\/refunds$/, view: (params) => refundsListView(params) },
-  { pattern: /^\/events$/, view: (params) => eventsView(params) },
-  { pattern: /^\/events\/([^/]+)$/, view: (_params, id) => eventDetailView(id) },
-  { pattern: /^\/deliveries$/, view: (params) => deliveriesView(params) },
-  { pattern: /^\/webhooks$/, view: () => webhooksView(), leave: forgetEndpointSecret },
-  { pattern: /^\/exports$/, view: () => exportsView() },
+  { pattern: /^\/$/, title: "overviewTitle", view: () => overviewView() },
+  { pattern: /^\/payments$/, title: "paymentsTitle", view: (params) => paymentsView(params) },
+  { pattern: /^\/payments\/([^/]+)$/, title: "paymentsTitle", view: (_params, id) => paymentDetailView(id) },
+  { pattern: /^\/withdraws$/, title: "withdrawsTitle", view: (params) => withdrawsView(params) },
+  {
+    pattern: /^\/withdraws\/([^/]+)$/,
+    title: "withdrawsTitle",
+    view: (_params, id) => withdrawDetailView(id),
+  },
+  { pattern: /^\/refunds$/, title: "refundsTitle", view: (params) => refundsListView(params) },
+  { pattern: /^\/events$/, title: "eventsTitle", view: (params) => eventsView(params) },
+  { pattern: /^\/events\/([^/]+)$/, title: "eventsTitle", view: (_params, id) => eventDetailView(id) },
+  { pattern: /^\/deliveries$/, title: "deliveriesTitle", view: (params) => deliveriesView(params) },
+  {
+    pattern: /^\/webhooks$/,
+    title: "webhooksTitle",
+    view: () => webhooksView(),
+    leave: forgetEndpointSecret,
+  },
+  { pattern: /^\/exports$/, title: "exportsTitle", view: () => exportsView() },
   // The secret of a key created here is shown until the page is left, and never again.
-  { pattern: /^\/api-keys$/, view: () => apiKeysView(), leave: forgetNewKey },
-  { pattern: /^\/users$/, view: () => usersView() },
+  { pattern: /^\/api-keys$/, title: "apiKeysTitle", view: () => apiKeysView(), leave: forgetNewKey },
+  { pattern: /^\/users$/, title: "usersTitle", view: () => usersView() },
   // The enrolment's key is shown until the page is left, and never again.
-  { pattern: /^\/security$/, view: () => securityView(), leave: forgetEnrolment },
-  { pattern: /^\/audit$/, view: (params) => auditView(params) },
+  { pattern: /^\/security$/, title: "securityTitle", view: () => securityView(), leave: forgetEnrolment },
+  { pattern: /^\/audit$/, title: "auditTitle", view: (params) => auditView(params) },
 ];
 
 /**
