@@ -158,6 +158,19 @@ function hmacErrors(config: Pick<Config, "env" | "rateLimitPerMinute">): Documen
   ];
 }
 
+/** The errors of every operator operation that its scope gives (admin/auth.ts). */
+function operatorErrors(options: OpenApiOptions): DocumentedError[] {
+  return [
+    documented("The operator token is missing or wrong", options.adminTokenRefused),
+    documented(
+      `This client address sent a missing or wrong operator token ${String(options.adminTokenThrottled.metadata.limit)} ` +
+        "times within a minute: every operator request of it is refused until the oldest of them is a minute old " +
+        "(Retry-After says when)",
+      options.adminTokenThrottled,
+    ),
+  ];
+}
+
 /**
  * What any documented operation can answer: a request that did not arrive in time (its line,
  * headers or body; the connection is then closed), and a database that is unreachable or busy
@@ -275,15 +288,7 @@ export async function registerOpenApi(
     malformedUrl: malformedUrl(),
   };
   const scopeErrors = hmacErrors(config);
-  const adminErrors = [
-    documented("The operator token is missing or wrong", options.adminTokenRefused),
-    documented(
-      `This client address sent a missing or wrong operator token ${String(options.adminTokenThrottled.metadata.limit)} ` +
-        "times within a minute: every operator request of it is refused until the oldest of them is a minute old " +
-        "(Retry-After says when)",
-      options.adminTokenThrottled,
-    ),
-  ];
+  const adminErrors = operatorErrors(options);
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
