@@ -60,9 +60,27 @@ function buildProgram(context: CommandContext): Command {
     .description("Satang payments gateway: run the server and manage merchants")
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
-    .showHelpAfterError("(run with --help for usage)");
+    .showHelpAfterError("(run with --help for usage)")
+    .hook("preAction", refuseEmptyArguments);
   for (const register of COMMAND_GROUPS) register(program, context);
   return program;
+}
+
+/**
+ * An argument given as an empty or blank string (`satang withdraw get ""`, an unset shell
+ * variable in quotes) is a usage mistake (exit 2) before anything is sent: sent, an empty id
+ * would only come back as a "not found" of the API.
+ */
+function refuseEmptyArguments(_program: Command, command: Command): void {
+  for (const [i, argument] of command.registeredArguments.entries()) {
+    const value: unknown = command.args[i];
+    if (typeof value === "string" && value.trim() === "") {
+      command.error(`error: argument '${argument.name()}' is empty`, {
+        exitCode: 2,
+        code: "satang.emptyArgument",
+      });
+    }
+  }
 }
 
 /**

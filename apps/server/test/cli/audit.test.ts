@@ -92,6 +92,24 @@ describe("satang operator-token and audit", () => {
   });
 });
 
+describe("an empty argument", () => {
+  it("is a usage mistake (exit 2) before anything is sent, for every command that takes one", async () => {
+    // Sent, each would come back as the API's 404 (exit 1).
+    for (const args of [
+      ["operator-token", "revoke", ""],
+      ["merchant", "get", "  "],
+      ["withdraw", "approve", ""],
+      ["user", "reset-two-factor", ""],
+      ["merchant", "clock", "advance", "", "60"],
+      ["payouts", "batch", "show", ""],
+    ]) {
+      const run = await satang(args);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, /error: argument '\w+' is empty/, args.join(" "));
+    }
+  });
+});
+
 describe("what the CLI prints for people", () => {
   it("writes control and invisible characters of server text as escapes, never raw", async () => {
     const name = "Shop\u001b[2K\u001b[1GEvil\u200b\u202e";
