@@ -90,9 +90,15 @@ export function createPayment(
 
 /**
  * A withdraw of `amount` (by default "10.00", one amount for every request) to a payee no other
- * request names; `"distinct"` gives each request an amount of its own.
+ * request names; `"distinct"` gives each request an amount of its own. Signed v1 it is the
+ * README's way (no idempotency key); signed v2 it carries an `idempotencyKey` of its own, as the
+ * SDK's `withdraws.create` always does.
  */
-export function createWithdraw(credentials: Credentials, amount = "10.00"): PlainRequest {
+export function createWithdraw(
+  credentials: Credentials,
+  amount = "10.00",
+  signing: Signing = "v1",
+): PlainRequest {
   const body = JSON.stringify({
     // Distinct amounts cycle over 10,000 values, 1,000 to 10,999 satang (10 to 109.99 THB):
     // whatever number of requests the earlier loads made (the sequence counts them all), ten
@@ -107,8 +113,9 @@ export function createWithdraw(credentials: Credentials, amount = "10.00"): Plai
     customerBankAccountName: `Payee ${randomBytes(6).toString("hex")}`,
     customerBankAccountNumber: "123-456-7890",
     customerBankCode: "004",
+    ...(signing === "v2" ? { idempotencyKey: unique("bench-wd-key") } : {}),
   });
-  return signed(credentials, "POST", "/api/v1/withdraws", body, "v2");
+  return signed(credentials, "POST", "/api/v1/withdraws", body, signing);
 }
 
 export function getSigned(credentials: Credentials, path: string, signing: Signing = "v2"): PlainRequest {

@@ -9,9 +9,9 @@
 import type { Context } from "../lib/context.ts";
 import { cpuBasis } from "../lib/cpu.ts";
 import { settle } from "../lib/database.ts";
-import { bracketed, closedLoop, timedLoop } from "../lib/load.ts";
+import { bracketed, closedLoop, type Measured, timedLoop } from "../lib/load.ts";
 import { goalRow, ms, statementsRow } from "../lib/report.ts";
-import { createPayment, createWithdraw, sendOnce } from "../lib/requests.ts";
+import { createPayment, createWithdraw, type Signing, sendOnce } from "../lib/requests.ts";
 import { logStatementTexts, statementsSent, transactionTimes } from "../lib/servers.ts";
 import { seedWithdraws, wallets } from "../lib/setup.ts";
 
@@ -25,48 +25,66 @@ async function spread(ctx: Context): Promise<void> {
   ctx.log(`R4: making ${ctx.settings.wallets} funded wallets`);
   const many = await wallets(ctx.bench, ctx.settings.wallets);
   let next = 0;
-  ctx.log("R4: create withdraw over every wallet in turn (closed loop), between two loads of R1's creates");
+  ctx.log(
+    "R4: create withdraw over every wallet in turn, v1 then v2 (closed loop), between loads of R1's creates",
+  );
   // The denominator is R1's load (create payment, default merchant, v1) run just before and just
-  // after the withdraws on the same service (bench/lib/load.ts `bracketed`), rather than R1's
-  // own figure from minutes earlier in the run, as the machine's speed drifts over a run.
+  // after each withdraw load on the same service (bench/lib/load.ts `bracketed`), rather than
+  // R1's own figure from minutes earlier in the run, as the machine's speed drifts over a run.
+  const withdrawLoad = (signing: Signing, label: string) => async () => {
+    await statementsSent(ctx.satang);
+    await logStatementTexts(ctx.satang, ctx.log);
+    const measured = await closedLoop(
+      ctx.satang.url,
+      () => createWithdraw(many[next++ % many.length]!, "10.00", signing),
+      { connections, seconds, pid: ctx.satang.child.pid },
+    );
+    const statements = await statementsSent(ctx.satang);
+    await logStatementTexts(ctx.satang, ctx.log, { label, answered: measured.ok });
+    return { measured, statements };
+  };
   const { results } = await bracketed(
     () => closedLoop(ctx.satang.url, () => createPayment(ctx.satang.info), { connections, seconds }),
-    [
-      async () => {
-        await statementsSent(ctx.satang);
-        await logStatementTexts(ctx.satang, ctx.log);
-        const measured = await closedLoop(ctx.satang.url, () => createWithdraw(many[next++ % many.length]!), {
-          connections,
-          seconds,
-          pid: ctx.satang.child.pid,
-        });
-        const statements = await statementsSent(ctx.satang);
-        await logStatementTexts(ctx.satang, ctx.log, { label: "R4", answered: measured.ok });
-        return { measured, statements };
-      },
-    ],
+    [withdrawLoad("v1", "R4"), withdrawLoad("v2", "R4+")],
   );
-  const {
-    result: { measured: result, statements },
-    base: creates,
-  } = results[0]!;
+  const [v1, v2] = results;
   ctx.rows.push(
+    ...withdrawRows("R4", "v1", many.length, v1!),
+    ...withdrawRows("R4+", "v2", many.length, v2!),
+  );
+}
+
+/** One withdraw load (its answers and the statements it sent) and the creates' loads around it. */
+interface WithdrawResult {
+  result: { measured: Measured; statements: number };
+  base: Measured;
+}
+
+/** The rows of one withdraw load against the creates around it: the ratio, its CPU and statements. */
+function withdrawRows(
+  goal: "R4" | "R4+",
+  signing: Signing,
+  walletCount: number,
+  { result: { measured, statements }, base: creates }: WithdrawResult,
+) {
+  const what = `create withdraw, ${signing}${signing === "v2" ? " with a key (the SDK)" : ""}`;
+  return [
     goalRow(
-      "R4",
-      `create withdraw over ${many.length} wallets / create payment`,
-      result.rps / creates.rps,
-      { atLeast: 0.7 },
-      `${result.rps} / ${creates.rps} req/s; p99 ${ms(result.p99)} / ${ms(creates.p99)}; failed ${result.failed}`,
+      goal,
+      `${what}, over ${walletCount} wallets / create payment`,
+      measured.rps / creates.rps,
+      goal === "R4" ? { atLeast: 0.7 } : {},
+      `${measured.rps} / ${creates.rps} req/s; p99 ${ms(measured.p99)} / ${ms(creates.p99)}; failed ${measured.failed}`,
     ),
     goalRow(
       "CPU",
-      "create withdraw: server CPU per request (µs)",
-      result.cpu?.server ?? 0,
+      `${what}: server CPU per request (µs)`,
+      measured.cpu?.server ?? 0,
       {},
-      cpuBasis(result.cpu),
+      cpuBasis(measured.cpu),
     ),
-    statementsRow("create withdraw", statements, result.ok),
-  );
+    statementsRow(what, statements, measured.ok),
+  ];
 }
 
 async function hot(ctx: Context): Promise<void> {
