@@ -14,13 +14,14 @@
  * One client address may fail OPERATOR_AUTH_FAILURES_PER_MINUTE times (default 20) in a sliding minute of the
  * wall clock; past that every operator request of the address, right token or wrong, answers 429
  * RATE_LIMIT_EXCEEDED with Retry-After until its oldest failure is a minute old, so a token
- * (ADMIN_TOKEN is chosen by a person) cannot be guessed at the speed of the API. Counted in the
- * process's memory, once for the operator API and /metrics of one store.
+ * (ADMIN_TOKEN is chosen by a person) cannot be guessed at the speed of the API, not even by
+ * sending many at once (http/address-window.ts `createFailureGate`). Counted in the process's
+ * memory, once for the operator API and /metrics (METRICS_TOKEN too) of one store.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
-import { type AddressWindow, createAddressWindow } from "../http/address-window.ts";
+import { createAddressWindow, createFailureGate, type FailureGate } from "../http/address-window.ts";
 import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
@@ -72,15 +73,15 @@ export function adminTokenThrottled(perMinute: number, now: Date): AppError<"RAT
 }
 
 /** The failures of each address, shared by every operator check on one store. */
-const failureWindows = new WeakMap<Db, AddressWindow>();
+const failureGates = new WeakMap<Db, FailureGate>();
 
-function failuresOf(ctx: AdminAuthContext): AddressWindow {
-  let window = failureWindows.get(ctx.db);
-  if (!window) {
-    window = createAddressWindow(ctx.config.operatorAuthFailuresPerMinute, ctx.wallClock, THROTTLED_MESSAGE);
-    failureWindows.set(ctx.db, window);
+function gateOf(ctx: AdminAuthContext): FailureGate {
+  let gate = failureGates.get(ctx.db);
+  if (!gate) {
+    gate = createFailureGate(ctx.config.operatorAuthFailuresPerMinute, ctx.wallClock, THROTTLED_MESSAGE);
+    failureGates.set(ctx.db, gate);
   }
-  return window;
+  return gate;
 }
 
 async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> {
@@ -90,19 +91,32 @@ async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> 
   return readAdminTokenHash(ctx.db);
 }
 
-export function adminAuthentication(ctx: AdminAuthContext) {
-  const failures = failuresOf(ctx);
-  return async function authenticateOperator(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const refusal = failures.refusal(request.ip);
-    if (refusal) {
-      reply.header("Retry-After", String(refusal.metadata.retryAfter));
-      throw refusal;
+/**
+ * A bearer check within the address's limit of failures: `accepts` says whether the request's
+ * credential is right; a wrong one answers `refused()` and counts, a fault (503) does not.
+ */
+export function limitedCredentialCheck(
+  ctx: AdminAuthContext,
+  accepts: (request: FastifyRequest) => Promise<boolean>,
+  refused: () => AppError,
+) {
+  const gate = gateOf(ctx);
+  return async function checkCredential(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    let accepted: boolean;
+    try {
+      accepted = await gate.run(request.ip, () => accepts(request));
+    } catch (error) {
+      if (error instanceof AppError && error.code === "RATE_LIMIT_EXCEEDED") {
+        reply.header("Retry-After", String((error.metadata as { retryAfter: number }).retryAfter));
+      }
+      throw error;
     }
-    // Only a wrong or missing token counts; a database that does not answer (503) does not.
-    if (await tokenAccepted(ctx, request)) return;
-    failures.count(request.ip);
-    throw adminTokenRefused();
+    if (!accepted) throw refused();
   };
+}
+
+export function adminAuthentication(ctx: AdminAuthContext) {
+  return limitedCredentialCheck(ctx, (request) => tokenAccepted(ctx, request), adminTokenRefused);
 }
 
 /** Whether the request's bearer token is an operator's (then its actor is set on the request). */

@@ -1,8 +1,9 @@
 /**
  * A sliding window of attempts per client address: at most `perMinute` counted in the last 60 s
- * of the wall clock. The dashboard's login limit counts every login (dashboard/login-throttle.ts),
- * the operator API counts failed tokens only (admin/auth.ts). Kept in this process's memory: with
- * several processes each counts on its own, which still bounds what each one answers.
+ * of the wall clock. The dashboard's login limit counts every login (dashboard/login-throttle.ts);
+ * the operator API counts failed tokens only, through a gate that also bounds the checks in
+ * flight (`createFailureGate`, admin/auth.ts). Kept in this process's memory: with several
+ * processes each counts on its own, which still bounds what each one answers.
  */
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "../lib/errors.ts";
@@ -14,6 +15,8 @@ export interface AddressWindow {
   refusal(address: string): AppError<"RATE_LIMIT_EXCEEDED"> | undefined;
   /** Counts one attempt of `address`. */
   count(address: string): void;
+  /** The attempts of `address` inside the window now. */
+  attempts(address: string): number;
 }
 
 export function createAddressWindow(perMinute: number, clock: Clock, message: string): AddressWindow {
@@ -57,6 +60,66 @@ export function createAddressWindow(perMinute: number, clock: Clock, message: st
       const times = recent(address, now);
       times.push(now);
       attempts.set(address, times);
+    },
+    attempts(address) {
+      return recent(address, clock.now().getTime()).length;
+    },
+  };
+}
+
+/** Checks of a credential whose failures are limited per address (`createFailureGate`). */
+export interface FailureGate {
+  /**
+   * Runs `accepts` for a request of `address` and answers what it answered, counting a false as
+   * a failure; throws the window's 429 when the address's failures fill it.
+   */
+  run(address: string, accepts: () => Promise<boolean>): Promise<boolean>;
+}
+
+/**
+ * At most `perMinute` failed checks per address in a sliding minute, however many arrive at
+ * once: a check runs only while the address's failures in the window and its checks in flight
+ * together stay under the limit. One more waits for a check of the address in flight to end
+ * (a lookup bounded by the store's own waits), then is refused if the failures filled the
+ * window, or runs. Without the wait, a burst of wrong tokens sent together would all be checked
+ * before the first of them was counted.
+ */
+export function createFailureGate(perMinute: number, clock: Clock, message: string): FailureGate {
+  const window = createAddressWindow(perMinute, clock, message);
+  const inFlight = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+
+  const wake = (address: string) => {
+    const waiters = waiting.get(address);
+    waiting.delete(address);
+    for (const resume of waiters ?? []) resume();
+  };
+  const turn = async (address: string) => {
+    for (;;) {
+      const refusal = window.refusal(address);
+      if (refusal) throw refusal;
+      // Under the limit with nothing refused, a check that must wait has one in flight to wait for.
+      if (window.attempts(address) + (inFlight.get(address) ?? 0) < perMinute) break;
+      await new Promise<void>((resume) => {
+        waiting.set(address, [...(waiting.get(address) ?? []), resume]);
+      });
+    }
+    inFlight.set(address, (inFlight.get(address) ?? 0) + 1);
+  };
+
+  return {
+    async run(address, accepts) {
+      await turn(address);
+      try {
+        const accepted = await accepts();
+        if (!accepted) window.count(address);
+        return accepted;
+      } finally {
+        const left = (inFlight.get(address) ?? 1) - 1;
+        if (left > 0) inFlight.set(address, left);
+        else inFlight.delete(address);
+        wake(address);
+      }
     },
   };
 }

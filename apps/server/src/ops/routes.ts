@@ -6,9 +6,9 @@
  * (server.ts serves it there, from `app.renderMetrics`). They are left out of the OpenAPI
  * document, which describes the API.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { sql } from "kysely";
-import { adminAuthentication } from "../admin/auth.ts";
+import { adminAuthentication, limitedCredentialCheck } from "../admin/auth.ts";
 import type { Config } from "../config.ts";
 import { databaseFault } from "../db/faults.ts";
 import type { Db } from "../db/handles.ts";
@@ -77,17 +77,22 @@ async function unlessDatabaseDown<T>(app: FastifyInstance, read: Promise<T>, unk
   }
 }
 
-/** The check in front of /metrics on the API port: METRICS_TOKEN, else the operator's check. */
+/**
+ * The check in front of /metrics on the API port: METRICS_TOKEN, else the operator's check; a
+ * wrong token of either counts in the operator's limit of failures per address (admin/auth.ts).
+ */
 function metricsAuthentication(ctx: OpsContext) {
   const token = ctx.config.metrics.token;
   if (token === undefined) return adminAuthentication(ctx);
   const expected = sha256Hex(token);
-  return async (request: FastifyRequest): Promise<void> => {
-    const presented = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(String(request.headers.authorization ?? ""))?.[1];
-    if (!presented || !safeEqual(sha256Hex(presented), expected)) {
-      throw new AppError("INVALID_CREDENTIALS", "Invalid or missing metrics token");
-    }
-  };
+  return limitedCredentialCheck(
+    ctx,
+    async (request) => {
+      const presented = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(String(request.headers.authorization ?? ""))?.[1];
+      return presented !== undefined && safeEqual(sha256Hex(presented), expected);
+    },
+    () => new AppError("INVALID_CREDENTIALS", "Invalid or missing metrics token"),
+  );
 }
 
 export function opsRoutes(ctx: OpsContext): FastifyPluginAsync {

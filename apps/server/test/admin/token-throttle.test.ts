@@ -39,6 +39,36 @@ async function operator(address: string, token: string | undefined, url = "/admi
   };
 }
 
+describe("failed METRICS_TOKENs", () => {
+  it("count in the same limit: a wrong one 20 times, then 429 for the address, the right one too", async () => {
+    const metricsWall = new ManualClock(Date.now());
+    const metrics = await startService({
+      deps: { wallClock: metricsWall },
+      env: { METRICS_TOKEN: "metrics-0123456789abcdef" },
+    });
+    try {
+      const scrape = (token: string) =>
+        metrics.app.inject({
+          method: "GET",
+          url: "/metrics",
+          headers: { authorization: `Bearer ${token}` },
+          remoteAddress: "192.0.2.30",
+        });
+      for (let i = 0; i < OPERATOR_AUTH_FAILURES_PER_MINUTE; i++) {
+        assert.equal((await scrape(`wrong-${i}`)).statusCode, 401);
+      }
+      const refused = await scrape("metrics-0123456789abcdef");
+      assert.equal(refused.statusCode, 429);
+      assert.equal(refused.json().error.code, "RATE_LIMIT_EXCEEDED");
+      assert.equal(refused.headers["retry-after"], "60");
+      metricsWall.advance(60_000);
+      assert.equal((await scrape("metrics-0123456789abcdef")).statusCode, 200);
+    } finally {
+      await metrics.close();
+    }
+  });
+});
+
 describe("failed operator tokens per address", () => {
   it("refuses the address after the limit's failures, the right token too, until the minute passes", async () => {
     const address = "192.0.2.21";
@@ -103,6 +133,34 @@ describe("failed operator tokens per address", () => {
     assert.equal((await operator(address, ADMIN_TOKEN, "/metrics")).status, 429);
     wall.advance(61_000);
     assert.equal((await operator(address, ADMIN_TOKEN, "/metrics")).status, 200);
+  });
+
+  it("checks no more than the limit's worth of wrong tokens sent at once; the rest are 429, the right one too", async () => {
+    const address = "192.0.2.25";
+    // The right token 71st of 80 sent together: before the failures were counted, it was checked.
+    const tokens = Array.from({ length: 80 }, (_, i) => (i === 70 ? ADMIN_TOKEN : `sat_op_burst${i}`));
+    const answers = await Promise.all(tokens.map((token) => operator(address, token)));
+    const statuses = answers.map((answer) => answer.status);
+    assert.equal(statuses.filter((status) => status === 401).length, OPERATOR_AUTH_FAILURES_PER_MINUTE);
+    assert.equal(statuses.filter((status) => status === 429).length, 80 - OPERATOR_AUTH_FAILURES_PER_MINUTE);
+    assert.equal(
+      statuses[70],
+      429,
+      "the right token sent after the limit's worth of wrong ones is not checked",
+    );
+    wall.advance(61_000);
+  });
+
+  it("lets many right tokens sent at once through", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: OPERATOR_AUTH_FAILURES_PER_MINUTE * 2 }, () =>
+        operator("192.0.2.26", ADMIN_TOKEN),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      Array(OPERATOR_AUTH_FAILURES_PER_MINUTE * 2).fill(200),
+    );
   });
 
   it("documents the refusal on every operator operation", async () => {
