@@ -70,9 +70,33 @@ describe("payout desk page", () => {
       assert.equal(response?.status(), 200);
       assert.match(String(response?.headers()["content-security-policy"]), /script-src 'self'/);
 
+      // A mistyped token is one failed attempt (the operator API limits them per address), not
+      // one for each list the desk reads.
+      const refusedCalls: string[] = [];
+      page.on("response", (answer) => {
+        if (answer.url().includes("/admin/v1/") && answer.status() === 401) refusedCalls.push(answer.url());
+      });
       await page.fill("#token", "not-the-operator-token");
       await page.click("#login button[type=submit]");
       await page.waitForSelector("text=The operator token was refused.");
+      await page.waitForTimeout(300);
+      assert.equal(refusedCalls.length, 1, refusedCalls.join(", "));
+
+      // A refusal that says when to try again is told with its wait.
+      await page.route("**/admin/v1/payout-batches*", (route) =>
+        route.fulfill({
+          status: 429,
+          headers: { "content-type": "application/json", "retry-after": "7" },
+          body: JSON.stringify({
+            success: false,
+            error: { code: "RATE_LIMIT_EXCEEDED", message: "Too many", metadata: { retryAfter: 7 } },
+          }),
+        }),
+      );
+      await page.fill("#token", ADMIN_TOKEN);
+      await page.click("#login button[type=submit]");
+      await page.waitForSelector("text=RATE_LIMIT_EXCEEDED: Too many Try again in 7 s.");
+      await page.unroute("**/admin/v1/payout-batches*");
 
       await page.fill("#token", ADMIN_TOKEN);
       await page.click("#login button[type=submit]");

@@ -191,7 +191,12 @@ async function request(method, path, body) {
 async function call(method, path, body) {
   const response = await request(method, path, body);
   const envelope = await response.json();
-  if (!envelope.success) throw new Error(`${envelope.error.code}: ${envelope.error.message}`);
+  if (!envelope.success) {
+    // A refusal that says when to try again (429, 503) says it in the operator's language too.
+    const wait = Number(response.headers.get("retry-after") ?? envelope.error.metadata?.retryAfter);
+    const retry = Number.isFinite(wait) && wait > 0 ? ` ${t("retryAfter", { seconds: String(wait) })}` : "";
+    throw new Error(`${envelope.error.code}: ${envelope.error.message}${retry}`);
+  }
   return envelope.data;
 }
 
@@ -211,12 +216,13 @@ function renderLogin(message) {
     el("button", { type: "submit" }, [t("signIn")]),
     el("p", { id: "notice", role: "alert" }, [message ?? ""]),
   ]);
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, input.value.trim());
-    // The undecided section (undecided.js) reads its list as soon as the operator signs in.
-    document.dispatchEvent(new Event("satang:operator-token"));
-    void showDesk();
+    // The desk's own read checks the token alone; the undecided section (undecided.js) reads its
+    // list once the token was accepted, so a mistyped token is one failed attempt, not two (the
+    // operator API refuses an address after a number of them, docs/security.md).
+    if (await showDesk()) document.dispatchEvent(new Event("satang:operator-token"));
   });
   root.replaceChildren(form);
   input.focus();
@@ -294,6 +300,7 @@ function headRow(headings) {
   ]);
 }
 
+/** @returns {Promise<boolean>} whether the desk is on screen (the token was accepted) */
 async function showDesk() {
   let list;
   try {
@@ -301,7 +308,7 @@ async function showDesk() {
   } catch (error) {
     if (/** @type {Error} */ (error).message !== "unauthorized")
       notice(String(/** @type {Error} */ (error).message));
-    return;
+    return false;
   }
   redraw = () => void showDesk();
   const rows = /** @type {Batch[]} */ (list.data).map(batchRow);
@@ -327,6 +334,7 @@ async function showDesk() {
         ]),
     el("p", { class: "muted" }, [t("timesNote")]),
   );
+  return true;
 }
 
 function signOutButton() {

@@ -18,6 +18,7 @@ const en = {
   switchLanguageLabel: "เปลี่ยนเป็นภาษาไทย (Switch to Thai)",
   loading: "Loading…",
   networkError: "The server could not be reached. Check your connection and try again.",
+  retryAfter: "Try again in {seconds} s.",
 
   signInIntro: "Sign in with the operator token (ADMIN_TOKEN).",
   tokenLabel: "Operator token",
@@ -137,6 +138,7 @@ const th = {
   switchLanguageLabel: "Switch to English (เปลี่ยนเป็นภาษาอังกฤษ)",
   loading: "กำลังโหลด…",
   networkError: "ติดต่อเซิร์ฟเวอร์ไม่ได้ ตรวจสอบการเชื่อมต่อแล้วลองอีกครั้ง",
+  retryAfter: "ลองอีกครั้งใน {seconds} วินาที",
 
   signInIntro: "เข้าสู่ระบบด้วยโทเคนผู้ดูแลระบบ (ADMIN_TOKEN)",
   tokenLabel: "โทเคนผู้ดูแลระบบ",
