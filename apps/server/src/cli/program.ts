@@ -67,15 +67,25 @@ function buildProgram(context: CommandContext): Command {
 }
 
 /**
- * An argument given as an empty or blank string (`satang withdraw get ""`, an unset shell
- * variable in quotes) is a usage mistake (exit 2) before anything is sent: sent, an empty id
- * would only come back as a "not found" of the API.
+ * An argument or an option's value given as an empty or blank string (`satang withdraw approve
+ * ""`, `--merchant "  "`, an unset shell variable in quotes) is a usage mistake (exit 2) before
+ * anything is sent: sent, it would only come back as a "not found" of the API. Nothing takes an
+ * empty value on purpose: what a command can clear has a flag of its own (`--clear-redirect-url`).
  */
 function refuseEmptyArguments(_program: Command, command: Command): void {
+  const blank = (value: unknown) => typeof value === "string" && value.trim() === "";
   for (const [i, argument] of command.registeredArguments.entries()) {
-    const value: unknown = command.args[i];
-    if (typeof value === "string" && value.trim() === "") {
+    if (blank(command.args[i])) {
       command.error(`error: argument '${argument.name()}' is empty`, {
+        exitCode: 2,
+        code: "satang.emptyArgument",
+      });
+    }
+  }
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (command.getOptionValueSource(key) === "cli" && blank(command.getOptionValue(key))) {
+      command.error(`error: option '${option.long ?? option.flags}' is empty`, {
         exitCode: 2,
         code: "satang.emptyArgument",
       });

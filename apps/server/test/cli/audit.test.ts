@@ -92,7 +92,7 @@ describe("satang operator-token and audit", () => {
   });
 });
 
-describe("an empty argument", () => {
+describe("an empty argument or option value", () => {
   it("is a usage mistake (exit 2) before anything is sent, for every command that takes one", async () => {
     // Sent, each would come back as the API's 404 (exit 1).
     for (const args of [
@@ -102,10 +102,13 @@ describe("an empty argument", () => {
       ["user", "reset-two-factor", ""],
       ["merchant", "clock", "advance", "", "60"],
       ["payouts", "batch", "show", ""],
+      ["integration", "create", "--merchant", ""],
+      ["integration", "list", "--merchant", "  "],
+      ["payouts", "batch", "create", "--merchant", "\t", "--by", "somchai"],
     ]) {
       const run = await satang(args);
       assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
-      assert.match(run.stderr, /error: argument '\w+' is empty/, args.join(" "));
+      assert.match(run.stderr, /error: (argument '\w+'|option '--[a-z-]+') is empty/, args.join(" "));
     }
   });
 });
