@@ -97,6 +97,8 @@ describe("payout desk page", () => {
       await page.click("#login button[type=submit]");
       await page.waitForSelector("text=RATE_LIMIT_EXCEEDED: Too many Try again in 7 s.");
       await page.unroute("**/admin/v1/payout-batches*");
+      // A token the server did not accept is not kept for the page's own later reads to send.
+      assert.equal(await page.evaluate('sessionStorage.getItem("satang.operatorToken")'), null);
 
       await page.fill("#token", ADMIN_TOKEN);
       await page.click("#login button[type=submit]");
@@ -197,6 +199,23 @@ describe("payout desk page", () => {
       await page.screenshot({ path: join(RESULTS_DIR, "payout-desk-thai.png"), fullPage: true });
       await page.reload();
       await page.waitForSelector("text=ชุดรายการจ่าย");
+
+      // The token revoked meanwhile: the undecided section's next read is refused, the token is
+      // forgotten and the sign-in shown, so the half-minute reads send it no more.
+      await page.route("**/admin/v1/payouts/undecided*", (route) =>
+        route.fulfill({
+          status: 401,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            success: false,
+            error: { code: "INVALID_CREDENTIALS", message: "Invalid or missing admin token" },
+          }),
+        }),
+      );
+      await page.evaluate('document.dispatchEvent(new Event("satang:lang"))');
+      await page.waitForSelector("#login");
+      assert.equal(await page.evaluate('sessionStorage.getItem("satang.operatorToken")'), null);
+      await page.unroute("**/admin/v1/payouts/undecided*");
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

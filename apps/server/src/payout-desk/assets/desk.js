@@ -223,6 +223,9 @@ function renderLogin(message) {
     // list once the token was accepted, so a mistyped token is one failed attempt, not two (the
     // operator API refuses an address after a number of them, docs/security.md).
     if (await showDesk()) document.dispatchEvent(new Event("satang:operator-token"));
+    // A token the server did not accept (refused, throttled, or not reached) is not kept, so
+    // nothing on the page sends it again on its own.
+    else sessionStorage.removeItem(TOKEN_KEY);
   });
   root.replaceChildren(form);
   input.focus();
@@ -537,5 +540,7 @@ async function showBatch(batchId, message) {
 }
 
 applyLang();
+// The undecided section's read was refused (its token revoked): sign in again, as for the desk's own.
+document.addEventListener("satang:operator-token-refused", () => renderLogin(t("tokenRefused")));
 if (token()) void showDesk();
 else renderLogin();

@@ -91,6 +91,12 @@ async function call(method, path, body) {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const payload = await response.json().catch(() => null);
+  if (response.status === 401) {
+    // A refused token (revoked meanwhile) is forgotten, so the half-minute reads do not send it
+    // again and again: each would be a failed attempt of this address (docs/security.md).
+    sessionStorage.removeItem(TOKEN_KEY);
+    document.dispatchEvent(new Event("satang:operator-token-refused"));
+  }
   if (!response.ok) throw new Error(payload?.error?.message ?? `HTTP ${response.status}`);
   return payload.data;
 }
