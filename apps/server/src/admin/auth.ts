@@ -11,10 +11,10 @@
  * SHA-256 hashes in constant time, so the comparison takes the same time whatever the caller
  * sent. Any failure answers 401 INVALID_CREDENTIALS with one message.
  *
- * One client address may fail OPERATOR_AUTH_FAILURES_PER_MINUTE times (default 20) in a sliding minute of the
- * wall clock; past that every operator request of the address, right token or wrong, answers 429
- * RATE_LIMIT_EXCEEDED with Retry-After until its oldest failure is a minute old, so a token
- * (ADMIN_TOKEN is chosen by a person) cannot be guessed at the speed of the API, not even by
+ * One client address may fail OPERATOR_AUTH_FAILURES_PER_MINUTE times (default 20) in a sliding
+ * minute of the wall clock; past that every operator request of the address, right token or wrong,
+ * answers 429 RATE_LIMIT_EXCEEDED with Retry-After until its oldest failure is a minute old, so a
+ * token (ADMIN_TOKEN is chosen by a person) cannot be guessed at the speed of the API, not even by
  * sending many at once (http/address-window.ts `createFailureGate`). Counted in the process's
  * memory, once for the operator API and /metrics (METRICS_TOKEN too) of one store.
  */

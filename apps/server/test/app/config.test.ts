@@ -25,6 +25,24 @@ describe("configuration", () => {
     assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: "7" }).rateLimitPerMinute, 7);
   });
 
+  it("limits failed operator tokens to 20 a minute by default, 1 to 1,000,000 when set", () => {
+    assert.equal(loadConfig({}).operatorAuthFailuresPerMinute, 20);
+    assert.equal(loadConfig({ OPERATOR_AUTH_FAILURES_PER_MINUTE: "1" }).operatorAuthFailuresPerMinute, 1);
+    assert.equal(
+      loadConfig({ OPERATOR_AUTH_FAILURES_PER_MINUTE: "1000000" }).operatorAuthFailuresPerMinute,
+      1_000_000,
+    );
+    // The limit cannot be turned off: 0 is refused, as is anything past the bound or not a whole number.
+    for (const value of ["0", "1000001", "-1", "1.5", "abc"]) {
+      assert.throws(
+        () => loadConfig({ OPERATOR_AUTH_FAILURES_PER_MINUTE: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && /OPERATOR_AUTH_FAILURES_PER_MINUTE/.test(error.message),
+        value,
+      );
+    }
+  });
+
   it("refuses to start live without SECRET_KEY", () => {
     assert.throws(() => loadConfig({ SATANG_ENV: "live" }), /SECRET_KEY is required/);
   });

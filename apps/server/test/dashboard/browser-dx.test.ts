@@ -17,7 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "@satang/sdk";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
-import { launchChromium, RESULTS_DIR, viewShown } from "../helpers/browser.ts";
+import { launchChromium, RESULTS_DIR, refusedAnswer, viewShown } from "../helpers/browser.ts";
 import { csvRecords } from "../helpers/csv.ts";
 import { createDashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
@@ -290,14 +290,7 @@ describe("the deliveries list", () => {
 
       // A busy server: its wait is told and the page can be asked again.
       await page.route("**/dashboard/api/webhook-deliveries*", (route) =>
-        route.fulfill({
-          status: 503,
-          headers: { "content-type": "application/json", "retry-after": "7" },
-          body: JSON.stringify({
-            success: false,
-            error: { code: "SERVICE_UNAVAILABLE", message: "Busy", metadata: {} },
-          }),
-        }),
+        route.fulfill(refusedAnswer(503, { code: "SERVICE_UNAVAILABLE", message: "Busy", metadata: {} }, 7)),
       );
       await visit(page, "#/deliveries?status=succeeded");
       await page.getByText(en.serviceBusy.replace("{seconds}", "7")).waitFor();
@@ -357,11 +350,7 @@ describe("the deliveries list", () => {
 
       // A refused account load that is not a 401 keeps the session: Try again, not the login.
       await page.route("**/dashboard/api/me", (route) =>
-        route.fulfill({
-          status: 403,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ success: false, error: { code: "FORBIDDEN", message: "No", metadata: {} } }),
-        }),
+        route.fulfill(refusedAnswer(403, { code: "FORBIDDEN", message: "No", metadata: {} })),
       );
       await page.reload();
       const tryAgain = page.getByRole("button", { name: en.tryAgain });
@@ -414,18 +403,17 @@ describe("the login form", () => {
     try {
       let retryAfter = 14;
       await page.route("**/api/v1/auth/login", (route) =>
-        route.fulfill({
-          status: 429,
-          headers: { "content-type": "application/json", "retry-after": String(retryAfter) },
-          body: JSON.stringify({
-            success: false,
-            error: {
+        route.fulfill(
+          refusedAnswer(
+            429,
+            {
               code: "RATE_LIMIT_EXCEEDED",
               message: "Too many logins from this address; retry later",
               metadata: { limit: 20, remaining: 0, resetAt: new Date().toISOString(), retryAfter },
             },
-          }),
-        }),
+            retryAfter,
+          ),
+        ),
       );
       await page.goto(`${origin}/dashboard`);
       const signIn = async () => {

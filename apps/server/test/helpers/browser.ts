@@ -207,3 +207,22 @@ export async function launchChromium(purpose: string): Promise<Browser> {
 export async function viewShown(page: Page, hash: string): Promise<void> {
   await page.waitForFunction((expected) => document.querySelector("main")?.dataset.hash === expected, hash);
 }
+
+/**
+ * What a page's request is answered with when a test stands in for a refusal of the server: the
+ * error envelope with `status`, and `Retry-After` when given (for `route.fulfill`).
+ */
+export function refusedAnswer(
+  status: number,
+  error: { code: string; message: string; metadata?: Record<string, unknown> },
+  retryAfter?: number,
+): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status,
+    headers: {
+      "content-type": "application/json",
+      ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) }),
+    },
+    body: JSON.stringify({ success: false, error }),
+  };
+}

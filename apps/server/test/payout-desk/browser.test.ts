@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { launchChromium, RESULTS_DIR } from "../helpers/browser.ts";
+import { launchChromium, RESULTS_DIR, refusedAnswer } from "../helpers/browser.ts";
 import { ADMIN_TOKEN, type Credentials, startService, type TestService } from "../helpers/harness.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -84,14 +84,13 @@ describe("payout desk page", () => {
 
       // A refusal that says when to try again is told with its wait.
       await page.route("**/admin/v1/payout-batches*", (route) =>
-        route.fulfill({
-          status: 429,
-          headers: { "content-type": "application/json", "retry-after": "7" },
-          body: JSON.stringify({
-            success: false,
-            error: { code: "RATE_LIMIT_EXCEEDED", message: "Too many", metadata: { retryAfter: 7 } },
-          }),
-        }),
+        route.fulfill(
+          refusedAnswer(
+            429,
+            { code: "RATE_LIMIT_EXCEEDED", message: "Too many", metadata: { retryAfter: 7 } },
+            7,
+          ),
+        ),
       );
       await page.fill("#token", ADMIN_TOKEN);
       await page.click("#login button[type=submit]");
@@ -203,14 +202,9 @@ describe("payout desk page", () => {
       // The token revoked meanwhile: the undecided section's next read is refused, the token is
       // forgotten and the sign-in shown, so the half-minute reads send it no more.
       await page.route("**/admin/v1/payouts/undecided*", (route) =>
-        route.fulfill({
-          status: 401,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            success: false,
-            error: { code: "INVALID_CREDENTIALS", message: "Invalid or missing admin token" },
-          }),
-        }),
+        route.fulfill(
+          refusedAnswer(401, { code: "INVALID_CREDENTIALS", message: "Invalid or missing admin token" }),
+        ),
       );
       await page.evaluate('document.dispatchEvent(new Event("satang:lang"))');
       await page.waitForSelector("#login");
