@@ -23,6 +23,7 @@
  */
 import { type Trx, withTransaction } from "../db/handles.ts";
 import { inTurn } from "../db/key-queue.ts";
+import { unwatched } from "../db/transaction-scope.ts";
 import type { Integration, Merchant, WithdrawRow } from "../db/types.ts";
 import type { PendingReplay } from "../http/auth.ts";
 import type { Page } from "../http/envelope.ts";
@@ -195,15 +196,19 @@ async function operatorDecision(
   decide: (trx: Trx, at: Date) => Promise<WithdrawRow | undefined>,
 ): Promise<WithdrawRecord> {
   if (!isUuid(id)) throw withdrawNotFound();
+  // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would,
+  // and the expiry it found commits before the refusal (hold released, event written), as with
+  // the merchant's cancel. It commits in a transaction of its own, unwatched: an audited route's
+  // committed transaction records its action (audit/trail.ts), and the expiry is the job's work,
+  // not the operator's.
+  await unwatched(() => withTransaction(ctx.db, (trx) => expireVerificationIfDue(trx, ctx, id)));
   const row = await withTransaction(ctx.db, async (trx) => {
     const current = await findWithdrawById(trx, id);
     if (!current) throw withdrawNotFound();
     const merchant = await findMerchant(trx, current.merchant_id);
     if (!merchant) throw withdrawNotFound();
-    // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would.
-    // The refusal rolls the expiry back with it: an audited route's committed transaction
-    // records its action (audit/trail.ts), and this one's action was refused. The expiry job
-    // expires it within seconds.
+    // Due since the expiry above (the deadline passed in between): expired here too, and rolled
+    // back with the refusal; the expiry job expires it within seconds.
     await expireVerificationIfDue(trx, ctx, id);
     const changed = await decide(trx, businessNow(ctx.clock, merchant.clock_offset_ms));
     if (changed) return changed;

@@ -598,6 +598,42 @@ describe("withdraws: operator approve and reject", () => {
     assert.equal(own[0].data.object.status, "expired");
   });
 
+  for (const action of ["approve", "reject"]) {
+    it(`answers the operator's ${action} past the approval deadline with 409 expired, and the expiry it found stays: hold back, one event, no audit entry`, async () => {
+      const before = await ledgerBalances(svc.deps.db, merchant.merchantId);
+      const w = await createAwaiting();
+      // No expiry job runs in this service: the operator is the first to see the deadline passed.
+      svc.clock.advance(24 * 3_600_000);
+      const res = await svc.admin("POST", `/admin/v1/withdraws/${w.id}/${action}`);
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, "STATE_CONFLICT");
+      assert.equal(res.body.error.metadata.status, "expired");
+      const stored = await svc.request("GET", `/api/v1/withdraws/${w.id}`, undefined, {
+        credentials: merchant,
+      });
+      assert.equal(stored.body.data.status, "expired");
+      assert.deepEqual(
+        await ledgerBalances(svc.deps.db, merchant.merchantId),
+        before,
+        "the hold is released",
+      );
+      const events = await svc.request("GET", "/api/v1/events?type=withdraw.canceled&limit=100", undefined, {
+        credentials: merchant,
+      });
+      const own = events.body.data.data.filter(
+        (event: { data: { object: { id: string } } }) => event.data.object.id === w.id,
+      );
+      assert.equal(own.length, 1);
+      assert.equal(own[0].data.object.status, "expired");
+      const audit = await svc.admin("GET", `/admin/v1/audit-log?recordId=${w.id}`);
+      assert.equal(audit.status, 200);
+      assert.deepEqual(audit.body.data.data, [], "a refused action leaves no entry");
+      const again = await svc.admin("POST", `/admin/v1/withdraws/${w.id}/${action}`);
+      assert.equal(again.status, 409);
+      assert.equal(again.body.error.metadata.status, "expired");
+    });
+  }
+
   it("answers 409 STATE_CONFLICT to approve or reject a withdraw in any other status", async () => {
     const w = await createAwaiting();
     assert.equal((await svc.admin("POST", `/admin/v1/withdraws/${w.id}/approve`)).status, 200);
