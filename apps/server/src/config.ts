@@ -265,14 +265,37 @@ export function parseSecretKey(raw: string, name = "SECRET_KEY"): Buffer {
 const HOST_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const HOST_NAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*\\.?$`);
 
+/** A last label of digits (or hex digits after 0x) makes a name an IPv4 address, not a host name. */
+const NUMERIC_LAST_LABEL = /(?:^|\.)(?:[0-9]+|0x[0-9a-f]*)\.?$/i;
+
 /** HOST: the address the API listens on, an IP address or a host name (default 127.0.0.1). */
 function hostSetting(raw: string | undefined): string {
   const host = raw || "127.0.0.1";
   const literal = isIP(host) !== 0 && !host.includes("%");
-  if (!literal && !HOST_NAME.test(host)) {
+  // 256.0.0.1 or 1.2.3.4.5 has the shape of a host name but is a malformed IPv4 address.
+  if (!literal && (!HOST_NAME.test(host) || NUMERIC_LAST_LABEL.test(host))) {
     throw new ConfigError(`HOST must be an IP address or a host name (e.g. 0.0.0.0 or ::), got "${host}"`);
   }
   return host;
+}
+
+/**
+ * ADMIN_TOKEN and METRICS_TOKEN: at least 16 characters, each a visible ASCII character (no
+ * space), so that the token fits `Authorization: Bearer <token>` as it is typed; unset when empty.
+ */
+function bearerTokenSetting(
+  env: NodeJS.ProcessEnv,
+  name: "ADMIN_TOKEN" | "METRICS_TOKEN",
+): string | undefined {
+  const token = env[name] || undefined;
+  if (token === undefined) return undefined;
+  if (token.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError(
+      `${name} must be visible ASCII characters only (letters, digits, punctuation; no spaces), as it is sent in an Authorization header`,
+    );
+  }
+  return token;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -334,10 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     1,
     10_000_000,
   );
-  const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError("ADMIN_TOKEN must be at least 16 characters");
-  }
+  const adminToken = bearerTokenSetting(env, "ADMIN_TOKEN");
   const secretKey = env.SECRET_KEY ? parseSecretKey(env.SECRET_KEY) : undefined;
   if (envName === "live" && !secretKey) {
     throw new ConfigError("SECRET_KEY is required when SATANG_ENV=live (32 bytes, hex or base64)");
@@ -386,10 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** METRICS_*, HTTP_* and LOGIN_* settings (docs/operations.md). */
 function loadLimitsConfig(env: NodeJS.ProcessEnv): Pick<Config, "metrics" | "http" | "login"> {
-  const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && metricsToken.length < 16) {
-    throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
-  }
+  const metricsToken = bearerTokenSetting(env, "METRICS_TOKEN");
   const metricsPort = env.METRICS_PORT ? integer(env, "METRICS_PORT", 0, 0, 65535) : undefined;
   const apiPort = integer(env, "PORT", 3000, 0, 65535);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === apiPort) {

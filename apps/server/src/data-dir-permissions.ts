@@ -15,8 +15,19 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isMainThread } from "node:worker_threads";
+import { ConfigError } from "./config.ts";
 
 const GROUP_OTHER_BITS = 0o077;
+
+/** What the errors a directory's creation meets mean, for DATA_DIR's refusal. */
+const DIR_ERRORS: Record<string, string> = {
+  ENOTDIR: "a part of the path is a file",
+  EEXIST: "the path is a file",
+  EACCES: "permission denied",
+  EPERM: "not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left",
+};
 
 /** Makes `path` and everything below it private; returns the paths whose modes it changed. */
 function tighten(path: string, fixed: string[]): void {
@@ -45,7 +56,17 @@ export function tightenDataDir(dir: string): string[] {
  * too-open warning below is kept for a directory someone else made.
  */
 export function createPrivateDir(dir: string): void {
-  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let created: string | undefined;
+  try {
+    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A path through a file, a read-only or forbidden place: a bad DATA_DIR, refused as one.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new ConfigError(
+      `DATA_DIR "${dir}" cannot be made a directory (${code}: ${DIR_ERRORS[code] ?? "refused"})`,
+    );
+  }
   // mkdir applies the umask to the mode; a permissive umask must not leave the new directories
   // open, so each one this call created is set to 0700 explicitly.
   if (created === undefined) return;

@@ -21,7 +21,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
-import { createAddressWindow, createFailureGate, type FailureGate } from "../http/address-window.ts";
+import { createFailureGate, type FailureGate, fullWindowRefusal } from "../http/address-window.ts";
 import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
@@ -65,11 +65,7 @@ const THROTTLED_MESSAGE = "Too many failed operator token attempts from this add
 
 /** What an address past its failures gets (an example for the API's document). */
 export function adminTokenThrottled(perMinute: number, now: Date): AppError<"RATE_LIMIT_EXCEEDED"> {
-  const window = createAddressWindow(perMinute, { now: () => now }, THROTTLED_MESSAGE);
-  for (let i = 0; i < perMinute; i++) window.count("example");
-  const refusal = window.refusal("example");
-  if (!refusal) throw new Error("the failure window did not refuse past its limit");
-  return refusal;
+  return fullWindowRefusal(perMinute, now, THROTTLED_MESSAGE);
 }
 
 /** The failures of each address, shared by every operator check on one store. */

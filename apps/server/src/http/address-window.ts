@@ -19,50 +19,85 @@ export interface AddressWindow {
   attempts(address: string): number;
 }
 
+/** One address's attempts inside the window, oldest first, from `head` on. */
+interface Attempts {
+  times: number[];
+  head: number;
+}
+
+/** The 429 of a window of `perMinute` whose oldest counted attempt is `oldest`. */
+function refusalAfter(perMinute: number, oldest: number, now: number, message: string) {
+  const resetAt = new Date(oldest + WINDOW_MS);
+  const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000));
+  return new AppError("RATE_LIMIT_EXCEEDED", message, {
+    limit: perMinute,
+    remaining: 0,
+    resetAt: resetAt.toISOString(),
+    retryAfter,
+  });
+}
+
+/** The 429 an address that filled a window of `perMinute` just now gets (the OpenAPI example). */
+export function fullWindowRefusal(
+  perMinute: number,
+  now: Date,
+  message: string,
+): AppError<"RATE_LIMIT_EXCEEDED"> {
+  return refusalAfter(perMinute, now.getTime(), now.getTime(), message);
+}
+
 export function createAddressWindow(perMinute: number, clock: Clock, message: string): AddressWindow {
-  const attempts = new Map<string, number[]>();
+  const attempts = new Map<string, Attempts>();
   let lastSweep = 0;
 
   const sweep = (now: number) => {
     // Addresses whose attempts all left the window are forgotten, at most once a window.
     if (now - lastSweep < WINDOW_MS) return;
     lastSweep = now;
-    for (const [address, times] of attempts) {
+    for (const [address, { times }] of attempts) {
       if ((times.at(-1) ?? 0) <= now - WINDOW_MS) attempts.delete(address);
     }
   };
 
-  /** The address's attempts still inside the window, oldest first. */
-  const recent = (address: string, now: number): number[] => {
+  /**
+   * The address's attempts, those that left the window dropped from the front: each attempt is
+   * stored and dropped once, so counting costs the same at a limit of 20 as of 1,000,000.
+   */
+  const recent = (address: string, now: number): Attempts | undefined => {
     sweep(now);
-    const times = (attempts.get(address) ?? []).filter((at) => at > now - WINDOW_MS);
-    if (times.length > 0) attempts.set(address, times);
-    else attempts.delete(address);
-    return times;
+    const held = attempts.get(address);
+    if (!held) return undefined;
+    const { times } = held;
+    while (held.head < times.length && times[held.head]! <= now - WINDOW_MS) held.head++;
+    if (held.head === times.length) {
+      attempts.delete(address);
+      return undefined;
+    }
+    if (held.head >= 1024 && held.head * 2 >= times.length) {
+      times.splice(0, held.head);
+      held.head = 0;
+    }
+    return held;
   };
+  const countOf = (held: Attempts | undefined) => (held ? held.times.length - held.head : 0);
 
   return {
     refusal(address) {
       const now = clock.now().getTime();
-      const times = recent(address, now);
-      if (times.length < perMinute) return undefined;
-      const resetAt = new Date((times[times.length - perMinute] ?? now) + WINDOW_MS);
-      const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000));
-      return new AppError("RATE_LIMIT_EXCEEDED", message, {
-        limit: perMinute,
-        remaining: 0,
-        resetAt: resetAt.toISOString(),
-        retryAfter,
-      });
+      const held = recent(address, now);
+      if (!held || countOf(held) < perMinute) return undefined;
+      return refusalAfter(perMinute, held.times[held.times.length - perMinute] ?? now, now, message);
     },
     count(address) {
       const now = clock.now().getTime();
-      const times = recent(address, now);
-      times.push(now);
-      attempts.set(address, times);
+      const held = recent(address, now);
+      // Kept in order although the wall clock may step back: an attempt is never older than the
+      // one counted before it, so the front is always the oldest.
+      if (held) held.times.push(Math.max(now, held.times.at(-1)!));
+      else attempts.set(address, { times: [now], head: 0 });
     },
     attempts(address) {
-      return recent(address, clock.now().getTime()).length;
+      return countOf(recent(address, clock.now().getTime()));
     },
   };
 }
@@ -101,7 +136,9 @@ export function createFailureGate(perMinute: number, clock: Clock, message: stri
       // Under the limit with nothing refused, a check that must wait has one in flight to wait for.
       if (window.attempts(address) + (inFlight.get(address) ?? 0) < perMinute) break;
       await new Promise<void>((resume) => {
-        waiting.set(address, [...(waiting.get(address) ?? []), resume]);
+        const waiters = waiting.get(address);
+        if (waiters) waiters.push(resume);
+        else waiting.set(address, [resume]);
       });
     }
     inFlight.set(address, (inFlight.get(address) ?? 0) + 1);

@@ -58,11 +58,20 @@ describe("configuration", () => {
       [{ HOST: "http://example.com" }, /HOST/],
       [{ HOST: "300.1.2.3:80" }, /HOST/],
       [{ HOST: "fe80::1%eth0" }, /HOST/],
+      [{ HOST: "256.0.0.1" }, /HOST/],
+      [{ HOST: "999.1.1.1" }, /HOST/],
+      [{ HOST: "1.2.3.4.5" }, /HOST/],
+      [{ HOST: "example.0x7f" }, /HOST/],
       [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL/],
       [{ REDIS_URL: "nope" }, /REDIS_URL/],
       [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE/],
       [{ SECRET_KEY: "short" }, /SECRET_KEY/],
       [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN/],
+      [{ ADMIN_TOKEN: "my operator token 2026" }, /ADMIN_TOKEN must be visible ASCII/],
+      [{ ADMIN_TOKEN: " ".repeat(16) }, /ADMIN_TOKEN must be visible ASCII/],
+      [{ ADMIN_TOKEN: "tab\tinside-the-token" }, /ADMIN_TOKEN must be visible ASCII/],
+      [{ ADMIN_TOKEN: "โทเค็นของผู้ดูแลระบบยาว" }, /ADMIN_TOKEN must be visible ASCII/],
+      [{ METRICS_TOKEN: "metrics token 2026!" }, /METRICS_TOKEN must be visible ASCII/],
       [{ PUBLIC_BASE_URL: "ftp://x" }, /PUBLIC_BASE_URL/],
       [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     ];
@@ -116,9 +125,17 @@ describe("configuration", () => {
     assert.equal(loadConfig({ HOST: "::1", PORT: "8080" }).publicBaseUrl, "http://[::1]:8080");
     assert.equal(loadConfig({ HOST: "api.example.co.th" }).host, "api.example.co.th");
     assert.equal(loadConfig({ HOST: "localhost" }).publicBaseUrl, "http://localhost:3000");
+    assert.equal(loadConfig({ HOST: "db-1.internal" }).host, "db-1.internal");
+    assert.equal(loadConfig({ HOST: "255.255.255.255" }).host, "255.255.255.255");
     for (const config of [loadConfig({ HOST: "::" }), loadConfig({ HOST: "localhost" })]) {
       assert.doesNotThrow(() => new URL(config.publicBaseUrl));
     }
+  });
+
+  it("accepts ADMIN_TOKEN and METRICS_TOKEN of 16 visible ASCII characters, punctuation included", () => {
+    const token = "a!b#c$d%e&f'g(h)~";
+    assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
+    assert.equal(loadConfig({ METRICS_TOKEN: "0123456789abcdef" }).metrics.token, "0123456789abcdef");
   });
 
   it("accepts SECRET_KEY as hex or base64 of 32 bytes", () => {

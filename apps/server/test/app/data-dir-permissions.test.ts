@@ -8,7 +8,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
-import { loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { createPrivateDir, secureDataDir } from "../../src/data-dir-permissions.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { openConfiguredStore } from "../../src/server.ts";
@@ -102,4 +102,20 @@ it("warns about a DATA_DIR someone else made too open, not about one it made its
   secureDataDir(theirs, (message) => warnings.push(message));
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /readable or writable by other users/);
+});
+
+it("refuses a DATA_DIR that cannot be a directory (a path through a file, or a file) as a setting, naming DATA_DIR", () => {
+  const file = join(base, "a-file");
+  writeFileSync(file, "x");
+  for (const [dir, code] of [
+    [join(file, "sub"), "ENOTDIR"],
+    [file, "EEXIST"],
+  ] as const) {
+    assert.throws(
+      () => createPrivateDir(dir),
+      (error: unknown) =>
+        error instanceof ConfigError && error.message.includes("DATA_DIR") && error.message.includes(code),
+      dir,
+    );
+  }
 });

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createFailureGate } from "../../src/http/address-window.ts";
+import { adminTokenThrottled } from "../../src/admin/auth.ts";
+import { createAddressWindow, createFailureGate } from "../../src/http/address-window.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import type { AppError } from "../../src/lib/errors.ts";
 import { deferred } from "../helpers/deferred.ts";
@@ -99,5 +100,56 @@ describe("the failure gate", () => {
     );
     clock.advance(60_000);
     assert.equal(await gate.run("192.0.2.52", async () => true), true);
+  });
+});
+
+describe("the address window", () => {
+  it("slides: attempts leave it a minute after they were counted, in the order counted", () => {
+    const clock = new ManualClock(Date.now());
+    const window = createAddressWindow(10_000, clock, "too many");
+    for (let i = 0; i < 3000; i++) window.count("192.0.2.60");
+    clock.advance(30_000);
+    for (let i = 0; i < 3000; i++) window.count("192.0.2.60");
+    assert.equal(window.attempts("192.0.2.60"), 6000);
+    clock.advance(30_000);
+    assert.equal(window.attempts("192.0.2.60"), 3000, "the first 3,000 are a minute old");
+    window.count("192.0.2.60");
+    assert.equal(window.attempts("192.0.2.60"), 3001);
+    clock.advance(29_999);
+    assert.equal(window.attempts("192.0.2.60"), 3001);
+    clock.advance(1);
+    assert.equal(window.attempts("192.0.2.60"), 1);
+    assert.equal(window.attempts("192.0.2.61"), 0, "another address has none");
+  });
+
+  it("counts an attempt made after the wall clock stepped back at the latest time counted, a minute past which it leaves", () => {
+    const clock = new ManualClock(Date.now());
+    const window = createAddressWindow(2, clock, "too many");
+    window.count("192.0.2.62");
+    clock.advance(-10_000);
+    window.count("192.0.2.62");
+    const refusal = window.refusal("192.0.2.62");
+    assert.equal(refusal?.code, "RATE_LIMIT_EXCEEDED");
+    // Both count from the latest time, a minute past which both leave.
+    clock.advance(59_999);
+    assert.equal(window.attempts("192.0.2.62"), 2);
+    clock.advance(10_001);
+    assert.equal(window.attempts("192.0.2.62"), 0);
+  });
+
+  it("counts a million attempts at the limit's top and refuses the next, as the setting's range allows", () => {
+    const clock = new ManualClock(Date.now());
+    const window = createAddressWindow(1_000_000, clock, "too many");
+    for (let i = 0; i < 999_999; i++) window.count("192.0.2.63");
+    assert.equal(window.refusal("192.0.2.63"), undefined);
+    window.count("192.0.2.63");
+    assert.equal(window.refusal("192.0.2.63")?.metadata?.retryAfter, 60);
+    const example = adminTokenThrottled(1_000_000, clock.now());
+    assert.deepEqual(example.metadata, {
+      limit: 1_000_000,
+      remaining: 0,
+      resetAt: new Date(clock.now().getTime() + 60_000).toISOString(),
+      retryAfter: 60,
+    });
   });
 });
