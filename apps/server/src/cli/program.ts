@@ -68,12 +68,14 @@ function buildProgram(context: CommandContext): Command {
 
 /**
  * An argument or an option's value given as an empty or blank string (`satang withdraw approve
- * ""`, `--merchant "  "`, an unset shell variable in quotes) is a usage mistake (exit 2) before
- * anything is sent: sent, it would only come back as a "not found" of the API. Nothing takes an
- * empty value on purpose: what a command can clear has a flag of its own (`--clear-redirect-url`).
+ * ""`, `--merchant "  "`, an unset shell variable in quotes, a zero-width space pasted alone) is
+ * a usage mistake (exit 2) before anything is sent: sent, it would only come back as a "not
+ * found" of the API. Nothing takes an empty value on purpose: what a command can clear has a flag
+ * of its own (`--clear-redirect-url`).
  */
 function refuseEmptyArguments(_program: Command, command: Command): void {
-  const blank = (value: unknown) => typeof value === "string" && value.trim() === "";
+  // Blank: nothing but white space and invisible format characters (a zero-width space, a BOM).
+  const blank = (value: unknown) => typeof value === "string" && value.replace(/[\s\p{Cf}]/gu, "") === "";
   for (const [i, argument] of command.registeredArguments.entries()) {
     if (blank(command.args[i])) {
       command.error(`error: argument '${argument.name()}' is empty`, {

@@ -105,6 +105,8 @@ describe("an empty argument or option value", () => {
       ["integration", "create", "--merchant", ""],
       ["integration", "list", "--merchant", "  "],
       ["payouts", "batch", "create", "--merchant", "\t", "--by", "somchai"],
+      ["withdraw", "reject", "\u200b"],
+      ["merchant", "get", "\ufeff \u200d"],
     ]) {
       const run = await satang(args);
       assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
