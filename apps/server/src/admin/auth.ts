@@ -89,7 +89,8 @@ async function expectedHash(ctx: AdminAuthContext): Promise<string | undefined> 
 
 /**
  * A bearer check within the address's limit of failures: `accepts` says whether the request's
- * credential is right; a wrong one answers `refused()` and counts, a fault (503) does not.
+ * credential is right; a wrong one answers `refused()` and counts, and so does a check the store
+ * could not answer (its 503), so that an outage is no way round the limit.
  */
 export function limitedCredentialCheck(
   ctx: AdminAuthContext,

@@ -148,7 +148,16 @@ export function createFailureGate(perMinute: number, clock: Clock, message: stri
     async run(address, accepts) {
       await turn(address);
       try {
-        const accepted = await accepts();
+        let accepted: boolean;
+        try {
+          accepted = await accepts();
+        } catch (error) {
+          // A check the store could not answer counts as a failure: uncounted, a wrong token
+          // would cost nothing while the store is down, and a token compared in memory (the
+          // configured ADMIN_TOKEN) would still be told apart from it by its answer.
+          window.count(address);
+          throw error;
+        }
         if (!accepted) window.count(address);
         return accepted;
       } finally {

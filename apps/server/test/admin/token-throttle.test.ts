@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { ADMIN_TOKEN, startService, type TestService } from "../helpers/harness.ts";
 
@@ -174,5 +175,39 @@ describe("failed operator tokens per address", () => {
       JSON.stringify(tooMany),
       new RegExp(`${OPERATOR_AUTH_FAILURES_PER_MINUTE} times within a minute`),
     );
+  });
+});
+
+describe("tokens the store could not check", () => {
+  it("count as failures, so while the store fails a wrong token is no cheaper and ADMIN_TOKEN (checked in memory) is not told apart", async () => {
+    const outageWall = new ManualClock(Date.now());
+    const outage = await startService({ deps: { wallClock: outageWall } });
+    try {
+      const metrics = (token: string) =>
+        outage.app.inject({
+          method: "GET",
+          url: "/metrics",
+          headers: { authorization: `Bearer ${token}` },
+          remoteAddress: "192.0.2.40",
+        });
+      assert.equal((await metrics(ADMIN_TOKEN)).statusCode, 200);
+      // The named tokens' lookup fails: every token but ADMIN_TOKEN is answered with an error.
+      await sql`ALTER TABLE operator_tokens RENAME TO operator_tokens_away`.execute(outage.deps.db);
+      try {
+        for (let i = 0; i < OPERATOR_AUTH_FAILURES_PER_MINUTE; i++) {
+          const faulted = await metrics(`wrong-token-${i}`);
+          assert.ok(faulted.statusCode >= 500, `${faulted.statusCode} ${faulted.body}`);
+        }
+        const right = await metrics(ADMIN_TOKEN);
+        assert.equal(right.statusCode, 429, right.body);
+        assert.equal(right.headers["retry-after"], "60");
+      } finally {
+        await sql`ALTER TABLE operator_tokens_away RENAME TO operator_tokens`.execute(outage.deps.db);
+      }
+      outageWall.advance(60_000);
+      assert.equal((await metrics(ADMIN_TOKEN)).statusCode, 200);
+    } finally {
+      await outage.close();
+    }
   });
 });

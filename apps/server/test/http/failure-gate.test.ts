@@ -76,10 +76,10 @@ describe("the failure gate", () => {
     assert.deepEqual(results.slice(LIMIT), ["refused", "RATE_LIMIT_EXCEEDED"]);
   });
 
-  it("does not count a check that throws (a database fault) as a failure", async () => {
+  it("counts a check that throws (a store that does not answer) as a failure, so an outage opens no way round the limit", async () => {
     const clock = new ManualClock(Date.now());
     const gate = createFailureGate(LIMIT, clock, "too many");
-    for (let i = 0; i < LIMIT * 2; i++) {
+    for (let i = 0; i < LIMIT; i++) {
       await assert.rejects(
         gate.run("192.0.2.51", async () => {
           throw new Error("database unavailable");
@@ -87,6 +87,12 @@ describe("the failure gate", () => {
         /database unavailable/,
       );
     }
+    // A token accepted without the store (ADMIN_TOKEN, compared in memory) is refused too.
+    await assert.rejects(
+      gate.run("192.0.2.51", async () => true),
+      { code: "RATE_LIMIT_EXCEEDED" },
+    );
+    clock.advance(60_000);
     assert.equal(await gate.run("192.0.2.51", async () => true), true);
   });
 
