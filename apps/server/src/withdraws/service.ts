@@ -196,27 +196,36 @@ async function operatorDecision(
   decide: (trx: Trx, at: Date) => Promise<WithdrawRow | undefined>,
 ): Promise<WithdrawRecord> {
   if (!isUuid(id)) throw withdrawNotFound();
-  // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would,
-  // and the expiry it found commits before the refusal (hold released, event written), as with
-  // the merchant's cancel. It commits in a transaction of its own, unwatched: an audited route's
-  // committed transaction records its action (audit/trail.ts), and the expiry is the job's work,
-  // not the operator's.
-  await unwatched(() => withTransaction(ctx.db, (trx) => expireVerificationIfDue(trx, ctx, id)));
-  const row = await withTransaction(ctx.db, async (trx) => {
-    const current = await findWithdrawById(trx, id);
-    if (!current) throw withdrawNotFound();
-    const merchant = await findMerchant(trx, current.merchant_id);
-    if (!merchant) throw withdrawNotFound();
-    // Due since the expiry above (the deadline passed in between): expired here too, and rolled
-    // back with the refusal; the expiry job expires it within seconds.
-    await expireVerificationIfDue(trx, ctx, id);
-    const changed = await decide(trx, businessNow(ctx.clock, merchant.clock_offset_ms));
-    if (changed) return changed;
-    // The conditional update found another status: re-read it for the message, since it may
-    // have moved since the first read.
-    throw notAwaitingVerification((await findWithdrawById(trx, id)) ?? current);
-  });
-  return withdrawView(row);
+  let refusedAsExpired = false;
+  try {
+    const row = await withTransaction(ctx.db, async (trx) => {
+      refusedAsExpired = false;
+      const current = await findWithdrawById(trx, id);
+      if (!current) throw withdrawNotFound();
+      const merchant = await findMerchant(trx, current.merchant_id);
+      if (!merchant) throw withdrawNotFound();
+      // An approval (or rejection) after the 24 hours sees the withdraw expired, as the job would.
+      await expireVerificationIfDue(trx, ctx, id);
+      const changed = await decide(trx, businessNow(ctx.clock, merchant.clock_offset_ms));
+      if (changed) return changed;
+      // The conditional update found another status: re-read it for the message, since it may
+      // have moved since the first read.
+      const found = (await findWithdrawById(trx, id)) ?? current;
+      refusedAsExpired = found.status === "expired";
+      throw notAwaitingVerification(found);
+    });
+    return withdrawView(row);
+  } catch (error) {
+    // Refused as expired, the expiry rolled back with the refusal: an audited route's committed
+    // transaction records its action (audit/trail.ts), and this one's action was refused. The
+    // expiry commits now, before the answer (hold released, event written), as with the
+    // merchant's cancel, in a transaction of its own and unwatched: it is the expiry job's work,
+    // not the operator's. (Expired before, it finds nothing to do.)
+    if (refusedAsExpired) {
+      await unwatched(() => withTransaction(ctx.db, (trx) => expireVerificationIfDue(trx, ctx, id)));
+    }
+    throw error;
+  }
 }
 
 /** awaiting_verification -> pending; the hold placed at create stays. */
