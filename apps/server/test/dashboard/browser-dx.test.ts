@@ -440,12 +440,20 @@ describe("the refund form", () => {
       await visit(page, `#/payments/${paid.id}`);
       const amount = page.getByLabel(en.refundAmount, { exact: true });
       const refund = page.getByRole("button", { name: en.refundButton });
+      // The outcome takes the focus, refusal or success (the button it left was disabled).
+      const focusedText = () => page.evaluate("document.activeElement?.textContent ?? ''");
       await amount.fill("1,25");
       await refund.click();
       await page.getByText(en.refundAmountInvalid).waitFor();
+      assert.equal(await focusedText(), en.refundAmountInvalid);
+      await amount.fill("9,999,999");
+      await amount.press("Enter");
+      await page.getByText(en.refundTooMuch.replace("{amount}", "฿5,000.00")).waitFor();
+      assert.equal(await focusedText(), en.refundTooMuch.replace("{amount}", "฿5,000.00"));
       await amount.fill("1,234.5");
       await refund.click();
       await page.getByText(en.refundCreated.replace("{amount}", "฿1,234.50")).waitFor();
+      assert.equal(await focusedText(), en.refundCreated.replace("{amount}", "฿1,234.50"));
       await page.getByLabel(en.refundAmount, { exact: true }).fill("฿1,000");
       await page.getByRole("button", { name: en.refundButton }).click();
       await page.getByText(en.refundCreated.replace("{amount}", "฿1,000.00")).waitFor();

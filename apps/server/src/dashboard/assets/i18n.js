@@ -428,7 +428,8 @@ const en = {
   enrolmentKey: "Key",
   confirmCode: "6-digit code from the app",
   confirmEnrolment: "Turn on two-factor login",
-  twoFactorTurnedOn: "Two-factor login is on. From now on, sign in with a code from your app.",
+  twoFactorTurnedOn:
+    "Two-factor login is on. From now on, sign in with a code from your app: wait for its next code, as the one you just used is not taken again.",
   auditTitle: "Audit log",
   auditIntro:
     "Who changed what in this account: your users' actions and the operator's actions on your records, newest first.",
@@ -903,7 +904,8 @@ const th = {
   enrolmentKey: "คีย์",
   confirmCode: "รหัส 6 หลักจากแอป",
   confirmEnrolment: "เปิดการยืนยันสองขั้นตอน",
-  twoFactorTurnedOn: "เปิดการยืนยันสองขั้นตอนแล้ว ต่อจากนี้ให้เข้าสู่ระบบด้วยรหัสจากแอป",
+  twoFactorTurnedOn:
+    "เปิดการยืนยันสองขั้นตอนแล้ว ต่อจากนี้ให้เข้าสู่ระบบด้วยรหัสจากแอป โปรดรอรหัสถัดไป เพราะรหัสที่เพิ่งใช้จะใช้ซ้ำไม่ได้",
   auditTitle: "บันทึกการใช้งาน",
   auditIntro: "ใครเปลี่ยนแปลงอะไรในบัญชีนี้ ทั้งการกระทำของผู้ใช้ของคุณและของผู้ดูแลระบบต่อรายการของคุณ ล่าสุดก่อน",
   colWhen: "เวลา",

@@ -89,13 +89,14 @@ function refundForm(payment, refundable, done) {
   amount.value = bahtText(refundable);
   const reason = h("input", { id: "refund-reason", name: "reason", type: "text", maxlength: 255 });
   const submit = h("button", { type: "submit", class: "button primary" }, t("refundButton"));
-  const formError = h("p", { class: "alert", role: "alert", hidden: true });
-  /** @param {string} text */
+  const formError = h("p", { class: "alert", role: "alert", tabindex: "-1", hidden: true });
+  /** @param {string} text the refusal, which takes the focus (the button it left was disabled) */
   const fail = (text) => {
     formError.textContent = text;
     formError.hidden = false;
     submit.disabled = false;
     submit.textContent = t("refundButton");
+    formError.focus();
   };
   /** @param {Event} event */
   async function onRefund(event) {
@@ -147,17 +148,19 @@ function refundAction(payment, refundable, done) {
  */
 export async function refundsSection(payment) {
   const section = h("section", { "aria-labelledby": "refunds-heading" });
-  /** @param {string} [flash] */
+  /** @param {string} [flash] the outcome of a refund just made, which takes the focus */
   const draw = async (flash) => {
     const { data: refunds } = await listPaymentRefunds(payment.id);
     const refundable = refundableOf(payment, refunds);
+    const outcome = flash ? h("p", { class: "flash", role: "status", tabindex: "-1" }, flash) : null;
     replace(
       section,
       h("h2", { id: "refunds-heading" }, t("refundsTitle")),
-      flash ? h("p", { class: "flash", role: "status" }, flash) : null,
+      outcome,
       refundsTable(refunds),
       payment.status === "succeeded" && refundable > 0n ? refundAction(payment, refundable, draw) : null,
     );
+    outcome?.focus();
   };
   await draw();
   return section;
