@@ -147,6 +147,7 @@ describe("satang payouts batch", () => {
     );
     assert.match(list.stdout, /2 lines, total 30\.00 THB/);
     assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^1 batch\n/, "one batch is not called batches");
     assert.match(list.stdout, new RegExp(`Batch ${batch.id} \\(closed\\)`));
     assert.equal(show.code, 0, show.stderr);
     const shown = JSON.parse(show.stdout);

@@ -131,7 +131,7 @@ describe("payout desk page", () => {
       assert.equal(await row2.locator("td.amount").textContent(), "฿25.00");
       assert.match(
         (await page.textContent("#batch-summary")) ?? "",
-        /^2 lines \(2 withdraws, 0 refunds\), total ฿1,525\.00; 0 paid \(฿0\.00\)/,
+        /^Lines: 2 \(withdraws: 2, refunds: 0\), total ฿1,525\.00; paid: 0 \(฿0\.00\)/,
       );
       // The label names a person; the token the batch came with is shown beside it.
       assert.match(
@@ -161,6 +161,13 @@ describe("payout desk page", () => {
       );
       assert.match(csv, /บริษัท ตัวอย่าง จำกัด,25\.00,[^,]+,[^,]+,wallet,open,,,\r\n/);
 
+      // Each row's controls name their line, so one row's "Paid" is told from the next.
+      assert.equal(await row2.getByRole("button", { name: "Paid, line 2", exact: true }).count(), 1);
+      assert.equal(await page.getByRole("button", { name: "Failed, line 1", exact: true }).count(), 1);
+      assert.equal(
+        await row1.getByRole("textbox", { name: "bank reference, line 1", exact: true }).count(),
+        1,
+      );
       await row1.locator("input[name=reference]").fill("KB20261123-0001");
       await row1.locator("button[name=paid]").click();
       await page.waitForSelector("text=paid · KB20261123-0001");

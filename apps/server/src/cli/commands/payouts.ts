@@ -177,7 +177,7 @@ function registerList(batch: Command, io: CliIo): void {
       printResult(io, flags, data, () =>
         data.data.length === 0
           ? "No payout batches"
-          : [`${data.total} batches`, ...data.data.map(summary)].join("\n"),
+          : [`${data.total} ${data.total === 1 ? "batch" : "batches"}`, ...data.data.map(summary)].join("\n"),
       );
     });
 }

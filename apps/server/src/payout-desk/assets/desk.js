@@ -380,18 +380,29 @@ function outcomeCell(batchId, item) {
   if (item.outcome === "failed") {
     return el("td", { class: "outcome failed" }, [t("outcomeFailed", { reason: item.failureReason ?? "" })]);
   }
+  // Each control names its line, so a screen reader tells one row's "Paid" from the next.
+  /** @param {string} control */
+  const ofLine = (control) => t("lineControl", { control, position: item.position });
   const reference = /** @type {HTMLInputElement} */ (
     el("input", {
       placeholder: t("bankReferencePlaceholder"),
       name: "reference",
-      "aria-label": t("bankReferencePlaceholder"),
+      "aria-label": ofLine(t("bankReferencePlaceholder")),
     })
   );
   const reason = /** @type {HTMLInputElement} */ (
-    el("input", { placeholder: t("reasonPlaceholder"), name: "reason", "aria-label": t("reasonPlaceholder") })
+    el("input", {
+      placeholder: t("reasonPlaceholder"),
+      name: "reason",
+      "aria-label": ofLine(t("reasonPlaceholder")),
+    })
   );
-  const paid = el("button", { type: "button", name: "paid" }, [t("markPaid")]);
-  const failed = el("button", { type: "button", name: "failed" }, [t("markFailed")]);
+  const paid = el("button", { type: "button", name: "paid", "aria-label": ofLine(t("markPaid")) }, [
+    t("markPaid"),
+  ]);
+  const failed = el("button", { type: "button", name: "failed", "aria-label": ofLine(t("markFailed")) }, [
+    t("markFailed"),
+  ]);
   // A refund line's outcome is recorded against the refund, a withdraw's against the withdraw.
   const refund = item.kind === "refund";
   const id = refund ? item.refundId : item.withdrawId;

@@ -53,7 +53,7 @@ const en = {
   csvFailed: "The CSV could not be downloaded.",
   batchTitle: "Batch {id} ({status})",
   batchSummary:
-    "{count} lines ({withdraws} withdraws, {refunds} refunds), total {total}; {paid} paid ({paidAmount}), {failed} failed, {open} open. Created by {by}.",
+    "Lines: {count} (withdraws: {withdraws}, refunds: {refunds}), total {total}; paid: {paid} ({paidAmount}), failed: {failed}, open: {open}. Created by {by}.",
   amountsNote:
     "Amounts are in Thai baht (THB), the same figures as the CSV's amount_thb column. Pay each line from the bank, then record its outcome here.",
   colPosition: "#",
@@ -71,6 +71,7 @@ const en = {
   reasonPlaceholder: "reason",
   markPaid: "Paid",
   markFailed: "Failed",
+  lineControl: "{control}, line {position}",
   outcomePaid: "paid · {reference}",
   outcomeFailed: "failed · {reason}",
   recorded: "Recorded {outcome} for withdraw {id}.",
@@ -190,6 +191,7 @@ const th = {
   reasonPlaceholder: "เหตุผล",
   markPaid: "จ่ายแล้ว",
   markFailed: "ไม่สำเร็จ",
+  lineControl: "{control} รายการที่ {position}",
   outcomePaid: "จ่ายแล้ว · {reference}",
   outcomeFailed: "ไม่สำเร็จ · {reason}",
   recorded: "บันทึกผล “{outcome}” ของรายการถอน {id} แล้ว",
