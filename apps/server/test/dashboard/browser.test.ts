@@ -377,6 +377,13 @@ describe("dashboard in Chromium", () => {
           `${firstPage.total} result(s) · page ${firstPage.totalPages + 7} is past the last page, ${firstPage.totalPages}.`,
         )
         .waitFor();
+      // The pager shows no "9 / 1", and its Previous leads to the last page.
+      const pager = page.getByRole("navigation", { name: en.pagination });
+      assert.doesNotMatch((await pager.textContent()) ?? "", /\d+ \/ \d+/);
+      assert.match(
+        String(await pager.getByRole("link", { name: en.previousPage }).getAttribute("href")),
+        new RegExp(`page=${firstPage.totalPages}(&|$)`),
+      );
       await page.getByRole("link", { name: en.goToLastPage }).click();
       await page
         .getByText(`${firstPage.total} result(s) · page ${firstPage.totalPages} of ${firstPage.totalPages}`)

@@ -83,8 +83,10 @@ function pager(list, params, result) {
   return h(
     "nav",
     { class: "pager", "aria-label": t("pagination") },
-    step(result.page - 1, "previousPage", "prev", result.page > 1),
-    h("span", { class: "muted" }, `${result.page} / ${pages}`),
+    // Past the last page (the summary says so, with a link to it), Previous goes to the last page
+    // and no "9 / 1" is shown.
+    step(Math.min(result.page - 1, pages), "previousPage", "prev", result.page > 1),
+    result.page <= pages ? h("span", { class: "muted" }, `${result.page} / ${pages}`) : null,
     step(result.page + 1, "nextPage", "next", result.page < result.totalPages),
   );
 }
