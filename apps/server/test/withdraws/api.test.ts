@@ -554,6 +554,21 @@ describe("withdraws: operator approve and reject", () => {
     return res.body.data;
   };
 
+  /** The withdraw reads expired, the balances are `before` (its hold released), one expiry event. */
+  const assertExpiredOnce = async (id: string, before: Awaited<ReturnType<typeof ledgerBalances>>) => {
+    const stored = await svc.request("GET", `/api/v1/withdraws/${id}`, undefined, { credentials: merchant });
+    assert.equal(stored.body.data.status, "expired");
+    assert.deepEqual(await ledgerBalances(svc.deps.db, merchant.merchantId), before, "the hold is released");
+    const events = await svc.request("GET", "/api/v1/events?type=withdraw.canceled&limit=100", undefined, {
+      credentials: merchant,
+    });
+    const own = events.body.data.data.filter(
+      (event: { data: { object: { id: string } } }) => event.data.object.id === id,
+    );
+    assert.equal(own.length, 1);
+    assert.equal(own[0].data.object.status, "expired");
+  };
+
   it("approves a withdraw awaiting verification into pending and keeps its hold", async () => {
     const w = await createAwaiting();
     const before = await ledgerBalances(svc.deps.db, merchant.merchantId);
@@ -583,19 +598,7 @@ describe("withdraws: operator approve and reject", () => {
     const res = await svc.request("POST", `/api/v1/withdraws/${w.id}/cancel`, {}, { credentials: merchant });
     assert.equal(res.status, 400, JSON.stringify(res.body));
     assert.match(res.body.error.message, /its status is expired/);
-    const stored = await svc.request("GET", `/api/v1/withdraws/${w.id}`, undefined, {
-      credentials: merchant,
-    });
-    assert.equal(stored.body.data.status, "expired");
-    assert.deepEqual(await ledgerBalances(svc.deps.db, merchant.merchantId), before, "the hold is released");
-    const events = await svc.request("GET", "/api/v1/events?type=withdraw.canceled&limit=100", undefined, {
-      credentials: merchant,
-    });
-    const own = events.body.data.data.filter(
-      (event: { data: { object: { id: string } } }) => event.data.object.id === w.id,
-    );
-    assert.equal(own.length, 1);
-    assert.equal(own[0].data.object.status, "expired");
+    await assertExpiredOnce(w.id, before);
   });
 
   for (const action of ["approve", "reject"]) {
@@ -608,23 +611,7 @@ describe("withdraws: operator approve and reject", () => {
       assert.equal(res.status, 409, JSON.stringify(res.body));
       assert.equal(res.body.error.code, "STATE_CONFLICT");
       assert.equal(res.body.error.metadata.status, "expired");
-      const stored = await svc.request("GET", `/api/v1/withdraws/${w.id}`, undefined, {
-        credentials: merchant,
-      });
-      assert.equal(stored.body.data.status, "expired");
-      assert.deepEqual(
-        await ledgerBalances(svc.deps.db, merchant.merchantId),
-        before,
-        "the hold is released",
-      );
-      const events = await svc.request("GET", "/api/v1/events?type=withdraw.canceled&limit=100", undefined, {
-        credentials: merchant,
-      });
-      const own = events.body.data.data.filter(
-        (event: { data: { object: { id: string } } }) => event.data.object.id === w.id,
-      );
-      assert.equal(own.length, 1);
-      assert.equal(own[0].data.object.status, "expired");
+      await assertExpiredOnce(w.id, before);
       const audit = await svc.admin("GET", `/admin/v1/audit-log?recordId=${w.id}`);
       assert.equal(audit.status, 200);
       assert.deepEqual(audit.body.data.data, [], "a refused action leaves no entry");
