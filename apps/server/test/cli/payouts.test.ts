@@ -148,6 +148,9 @@ describe("satang payouts batch", () => {
     assert.match(list.stdout, /2 lines, total 30\.00 THB/);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^1 batch\n/, "one batch is not called batches");
+    const past = await satang(["payouts", "batch", "list", "--status", "closed", "--page", "2", ...target]);
+    assert.equal(past.code, 0, past.stderr);
+    assert.equal(past.stdout.trim(), "1 batch, none on this page (past the last)");
     assert.match(list.stdout, new RegExp(`Batch ${batch.id} \\(closed\\)`));
     assert.equal(show.code, 0, show.stderr);
     const shown = JSON.parse(show.stdout);

@@ -466,6 +466,72 @@ describe("the refund form", () => {
   });
 });
 
+describe("the refund form when an answer is lost", () => {
+  it("asks for the same refund again after an answer that never came, so one refund is made, not two", async () => {
+    const paid = await succeededPayment(svc, shop, "50000.00");
+    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    try {
+      await visit(page, `#/payments/${paid.id}`);
+      // The first create reaches the server and is made; its answer is replaced by a 503.
+      let lost = false;
+      await page.route(`**/dashboard/api/payments/${paid.id}/refunds`, async (route) => {
+        if (route.request().method() !== "POST" || lost) return route.fallback();
+        lost = true;
+        await route.fetch();
+        await route.fulfill(
+          refusedAnswer(503, { code: "SERVICE_UNAVAILABLE", message: "Busy", metadata: {} }, 2),
+        );
+      });
+      await page.getByLabel(en.refundAmount, { exact: true }).fill("5");
+      await page.getByRole("button", { name: en.refundButton }).click();
+      await page.getByText(en.serviceBusy.replace("{seconds}", "2")).waitFor();
+      await page.getByRole("button", { name: en.refundButton }).click();
+      await page.getByText(en.refundCreated.replace("{amount}", "฿5.00")).waitFor();
+      const refunds = await api("GET", `/api/v1/payments/${paid.id}/refunds`);
+      assert.deepEqual(
+        refunds.data.map((r: any) => r.amount),
+        ["500.00"],
+        "the retry returned the refund made first",
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it("says a refund was made when only the list's reload failed, and leaves no form to make it twice", async () => {
+    const paid = await succeededPayment(svc, shop, "50000.00");
+    const { page, close } = await openLoggedIn(DESKTOP, en);
+    try {
+      await visit(page, `#/payments/${paid.id}`);
+      let created = false;
+      await page.route(`**/dashboard/api/payments/${paid.id}/refunds*`, async (route) => {
+        if (route.request().method() === "POST") {
+          created = true;
+          return route.fallback();
+        }
+        if (!created) return route.fallback();
+        await route.fulfill(
+          refusedAnswer(503, { code: "SERVICE_UNAVAILABLE", message: "Busy", metadata: {} }, 2),
+        );
+      });
+      await page.getByLabel(en.refundAmount, { exact: true }).fill("5");
+      await page.getByRole("button", { name: en.refundButton }).click();
+      const shown = `${en.refundCreated.replace("{amount}", "฿5.00")} ${en.refundListNotReloaded}`;
+      await page.getByText(shown).waitFor();
+      assert.equal(await page.evaluate("document.activeElement?.textContent ?? ''"), shown);
+      assert.equal(await page.getByRole("button", { name: en.refundButton }).count(), 0);
+      const refunds = await api("GET", `/api/v1/payments/${paid.id}/refunds`);
+      assert.deepEqual(
+        refunds.data.map((r: any) => r.amount),
+        ["500.00"],
+      );
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe("webhook endpoints", () => {
   it("disables an endpoint, which then receives nothing, and enables it again", async () => {
     const { page, errors, close } = await openLoggedIn(DESKTOP, en);

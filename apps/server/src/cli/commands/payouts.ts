@@ -174,10 +174,13 @@ function registerList(batch: Command, io: CliIo): void {
         "GET",
         `/payout-batches${suffix}`,
       );
+      const counted = `${data.total} ${data.total === 1 ? "batch" : "batches"}`;
       printResult(io, flags, data, () =>
-        data.data.length === 0
-          ? "No payout batches"
-          : [`${data.total} ${data.total === 1 ? "batch" : "batches"}`, ...data.data.map(summary)].join("\n"),
+        data.data.length > 0
+          ? [counted, ...data.data.map(summary)].join("\n")
+          : data.total > 0
+            ? `${counted}, none on this page (past the last)`
+            : "No payout batches",
       );
     });
 }

@@ -117,8 +117,9 @@ export async function listView(list, params) {
   }
   const summaryId = uid("summary");
   const pages = Math.max(result.totalPages, 1);
-  // A page past the last (an old link, a hand-typed address) is empty though the list is not.
-  const pastLast = result.total > 0 && result.page > pages;
+  // A page past the last (an old link, a hand-typed address; page 1 is the last of an empty list)
+  // says so and leads to the last page, never "page 9 of 1".
+  const pastLast = result.page > pages;
   const summary = h(
     "p",
     { id: summaryId, class: "summary", role: "status", tabindex: "-1", "data-focus-on-update": true },

@@ -98,6 +98,10 @@ function refundForm(payment, refundable, done) {
     submit.textContent = t("refundButton");
     formError.focus();
   };
+  // One refund asked for: its reference and idempotency key stay the same through retries until
+  // the server has answered for certain, so a retry after an answer that never came (a lost
+  // connection, a 503) returns the refund made then instead of making a second one.
+  let attempt = newAttempt();
   /** @param {Event} event */
   async function onRefund(event) {
     event.preventDefault();
@@ -106,20 +110,38 @@ function refundForm(payment, refundable, done) {
     submit.disabled = true;
     submit.textContent = t("refunding");
     const text = reason.value.trim();
-    const referenceId = `dashboard-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    /** @type {Refund} */
+    let created;
     try {
-      const created = await createRefund(payment.id, {
+      created = await createRefund(payment.id, {
         amount: `${satang}.00`,
-        referenceId,
+        ...attempt,
         ...(text ? { reason: text } : {}),
       });
-      await done(t("refundCreated", { amount: formatSatang(created.amount) }));
     } catch (error) {
       if (error instanceof SessionEnded) return;
-      fail(refusalText(error));
+      // Refused for certain (a 4xx other than 429): nothing was made, and the next try, which may
+      // change the amount, is a new refund. Otherwise the same refund is asked for again.
+      if (error instanceof ApiError && error.status < 500 && error.status !== 429) attempt = newAttempt();
+      return fail(refusalText(error));
+    }
+    const made = t("refundCreated", { amount: formatSatang(created.amount) });
+    try {
+      await done(made);
+    } catch (error) {
+      if (error instanceof SessionEnded) return;
+      // The refund was made; only the list's reload failed. Say so, and leave no form that would
+      // invite a second refund: the page's reload shows the refund and what is left.
+      const shown = h(
+        "p",
+        { class: "flash", role: "status", tabindex: "-1" },
+        `${made} ${t("refundListNotReloaded")}`,
+      );
+      form.replaceWith(shown);
+      shown.focus();
     }
   }
-  return h(
+  const form = h(
     "form",
     { class: "card inline-form", onsubmit: onRefund, "aria-label": t("refundButton") },
     h("p", null, t("refundableAmount", { amount: formatSatang(`${refundable}.00`) })),
@@ -128,6 +150,13 @@ function refundForm(payment, refundable, done) {
     submit,
     formError,
   );
+  return form;
+}
+
+/** A new refund's own reference and idempotency key (the reference shows in lists and exports). */
+function newAttempt() {
+  const unique = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  return { referenceId: `dashboard-${unique}`, idempotencyKey: `dashboard-refund-${unique}` };
 }
 
 /**
