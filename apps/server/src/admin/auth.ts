@@ -22,6 +22,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/handles.ts";
 import { createFailureGate, type FailureGate, fullWindowRefusal } from "../http/address-window.ts";
+import { bearerToken } from "../http/bearer.ts";
 import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
@@ -32,8 +33,6 @@ const ADMIN_TOKEN_SETTING = "admin_token_sha256";
 
 /** The one refusal of the operator token, whatever was wrong with it. */
 export const adminTokenRefused = () => new AppError("INVALID_CREDENTIALS", "Invalid or missing admin token");
-
-const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
 export async function readAdminTokenHash(db: Db): Promise<string | undefined> {
   const row = await db
@@ -118,9 +117,7 @@ export function adminAuthentication(ctx: AdminAuthContext) {
 
 /** Whether the request's bearer token is an operator's (then its actor is set on the request). */
 async function tokenAccepted(ctx: AdminAuthContext, request: FastifyRequest): Promise<boolean> {
-  const header = request.headers.authorization;
-  const match = typeof header === "string" ? BEARER_PATTERN.exec(header) : null;
-  const presented = match?.[1];
+  const presented = bearerToken(request.headers.authorization);
   if (!presented) return false;
   const presentedHash = sha256Hex(presented);
   const expected = await expectedHash(ctx);

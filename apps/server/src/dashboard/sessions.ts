@@ -15,6 +15,7 @@ import type { AuditActor } from "../audit/service.ts";
 import type { Config } from "../config.ts";
 import { type Db, withTransaction } from "../db/handles.ts";
 import type { Merchant } from "../db/types.ts";
+import { bearerToken } from "../http/bearer.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type SecretBox, sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "../lib/errors.ts";
@@ -133,13 +134,10 @@ export async function login(
   });
 }
 
-const BEARER_PATTERN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
-
 /** Any failure is 401 INVALID_CREDENTIALS; a disabled merchant is 401 AUTHENTICATION_ERROR. */
 export function sessionAuthentication(ctx: SessionContext) {
   return async function authenticateSession(request: FastifyRequest): Promise<void> {
-    const header = request.headers.authorization;
-    const token = typeof header === "string" ? BEARER_PATTERN.exec(header)?.[1] : undefined;
+    const token = bearerToken(request.headers.authorization);
     if (!token) throw invalidSession();
     const found = await findActiveSession(ctx.db, sha256Hex(token), ctx.wallClock.now());
     if (!found) throw invalidSession();

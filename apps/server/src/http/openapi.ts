@@ -163,7 +163,7 @@ function operatorErrors(options: OpenApiOptions): DocumentedError[] {
   return [
     documented("The operator token is missing or wrong", options.adminTokenRefused),
     documented(
-      `This client address sent a missing or wrong operator token ${String(options.adminTokenThrottled.metadata.limit)} ` +
+      `This client address sent a missing or wrong operator token (or one the database could not check) ${String(options.adminTokenThrottled.metadata.limit)} ` +
         "times within a minute: every operator request of it is refused until the oldest of them is a minute old " +
         "(Retry-After says when)",
       options.adminTokenThrottled,

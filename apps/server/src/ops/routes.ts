@@ -12,6 +12,7 @@ import { adminAuthentication, limitedCredentialCheck } from "../admin/auth.ts";
 import type { Config } from "../config.ts";
 import { databaseFault } from "../db/faults.ts";
 import type { Db } from "../db/handles.ts";
+import { bearerToken } from "../http/bearer.ts";
 import { errorBody, ok } from "../http/envelope.ts";
 import type { Clock } from "../lib/clock.ts";
 import { safeEqual, sha256Hex } from "../lib/crypto.ts";
@@ -88,7 +89,7 @@ function metricsAuthentication(ctx: OpsContext) {
   return limitedCredentialCheck(
     ctx,
     async (request) => {
-      const presented = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(String(request.headers.authorization ?? ""))?.[1];
+      const presented = bearerToken(request.headers.authorization);
       return presented !== undefined && safeEqual(sha256Hex(presented), expected);
     },
     () => new AppError("INVALID_CREDENTIALS", "Invalid or missing metrics token"),

@@ -40,6 +40,16 @@ async function operator(address: string, token: string | undefined, url = "/admi
   };
 }
 
+/** `GET /metrics` of `service` from `address` with `token`. */
+function scrapeMetrics(service: TestService, address: string, token: string) {
+  return service.app.inject({
+    method: "GET",
+    url: "/metrics",
+    headers: { authorization: `Bearer ${token}` },
+    remoteAddress: address,
+  });
+}
+
 describe("failed METRICS_TOKENs", () => {
   it("count in the same limit: a wrong one 20 times, then 429 for the address, the right one too", async () => {
     const metricsWall = new ManualClock(Date.now());
@@ -48,13 +58,7 @@ describe("failed METRICS_TOKENs", () => {
       env: { METRICS_TOKEN: "metrics-0123456789abcdef" },
     });
     try {
-      const scrape = (token: string) =>
-        metrics.app.inject({
-          method: "GET",
-          url: "/metrics",
-          headers: { authorization: `Bearer ${token}` },
-          remoteAddress: "192.0.2.30",
-        });
+      const scrape = (token: string) => scrapeMetrics(metrics, "192.0.2.30", token);
       for (let i = 0; i < OPERATOR_AUTH_FAILURES_PER_MINUTE; i++) {
         assert.equal((await scrape(`wrong-${i}`)).statusCode, 401);
       }
@@ -183,13 +187,7 @@ describe("tokens the store could not check", () => {
     const outageWall = new ManualClock(Date.now());
     const outage = await startService({ deps: { wallClock: outageWall } });
     try {
-      const metrics = (token: string) =>
-        outage.app.inject({
-          method: "GET",
-          url: "/metrics",
-          headers: { authorization: `Bearer ${token}` },
-          remoteAddress: "192.0.2.40",
-        });
+      const metrics = (token: string) => scrapeMetrics(outage, "192.0.2.40", token);
       assert.equal((await metrics(ADMIN_TOKEN)).statusCode, 200);
       // The named tokens' lookup fails: every token but ADMIN_TOKEN is answered with an error.
       await sql`ALTER TABLE operator_tokens RENAME TO operator_tokens_away`.execute(outage.deps.db);

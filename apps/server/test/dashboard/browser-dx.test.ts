@@ -432,28 +432,36 @@ describe("the login form", () => {
   });
 });
 
+/** A succeeded payment of `amount` (satang), its page open in a signed-in browser. */
+async function openRefundForm(amount: string) {
+  const paid = await succeededPayment(svc, shop, amount);
+  const opened = await openLoggedIn(DESKTOP, en);
+  await visit(opened.page, `#/payments/${paid.id}`);
+  return { paid, ...opened };
+}
+
+/** The text of the element that has the focus. */
+const focusedText = (page: Page) => page.evaluate("document.activeElement?.textContent ?? ''");
+
 describe("the refund form", () => {
   it("takes an amount written as the page writes amounts, with thousands separators and the baht sign", async () => {
-    const paid = await succeededPayment(svc, shop, "500000.00");
-    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    const { paid, page, errors, close } = await openRefundForm("500000.00");
     try {
-      await visit(page, `#/payments/${paid.id}`);
       const amount = page.getByLabel(en.refundAmount, { exact: true });
       const refund = page.getByRole("button", { name: en.refundButton });
       // The outcome takes the focus, refusal or success (the button it left was disabled).
-      const focusedText = () => page.evaluate("document.activeElement?.textContent ?? ''");
       await amount.fill("1,25");
       await refund.click();
       await page.getByText(en.refundAmountInvalid).waitFor();
-      assert.equal(await focusedText(), en.refundAmountInvalid);
+      assert.equal(await focusedText(page), en.refundAmountInvalid);
       await amount.fill("9,999,999");
       await amount.press("Enter");
       await page.getByText(en.refundTooMuch.replace("{amount}", "฿5,000.00")).waitFor();
-      assert.equal(await focusedText(), en.refundTooMuch.replace("{amount}", "฿5,000.00"));
+      assert.equal(await focusedText(page), en.refundTooMuch.replace("{amount}", "฿5,000.00"));
       await amount.fill("1,234.5");
       await refund.click();
       await page.getByText(en.refundCreated.replace("{amount}", "฿1,234.50")).waitFor();
-      assert.equal(await focusedText(), en.refundCreated.replace("{amount}", "฿1,234.50"));
+      assert.equal(await focusedText(page), en.refundCreated.replace("{amount}", "฿1,234.50"));
       await page.getByLabel(en.refundAmount, { exact: true }).fill("฿1,000");
       await page.getByRole("button", { name: en.refundButton }).click();
       await page.getByText(en.refundCreated.replace("{amount}", "฿1,000.00")).waitFor();
@@ -464,14 +472,10 @@ describe("the refund form", () => {
       await close();
     }
   });
-});
 
-describe("the refund form when an answer is lost", () => {
   it("asks for the same refund again after an answer that never came, so one refund is made, not two", async () => {
-    const paid = await succeededPayment(svc, shop, "50000.00");
-    const { page, errors, close } = await openLoggedIn(DESKTOP, en);
+    const { paid, page, errors, close } = await openRefundForm("50000.00");
     try {
-      await visit(page, `#/payments/${paid.id}`);
       // The first create reaches the server and is made; its answer is replaced by a 503.
       let lost = false;
       await page.route(`**/dashboard/api/payments/${paid.id}/refunds`, async (route) => {
@@ -500,10 +504,8 @@ describe("the refund form when an answer is lost", () => {
   });
 
   it("says a refund was made when only the list's reload failed, and leaves no form to make it twice", async () => {
-    const paid = await succeededPayment(svc, shop, "50000.00");
-    const { page, close } = await openLoggedIn(DESKTOP, en);
+    const { paid, page, close } = await openRefundForm("50000.00");
     try {
-      await visit(page, `#/payments/${paid.id}`);
       let created = false;
       await page.route(`**/dashboard/api/payments/${paid.id}/refunds*`, async (route) => {
         if (route.request().method() === "POST") {
@@ -519,7 +521,7 @@ describe("the refund form when an answer is lost", () => {
       await page.getByRole("button", { name: en.refundButton }).click();
       const shown = `${en.refundCreated.replace("{amount}", "฿5.00")} ${en.refundListNotReloaded}`;
       await page.getByText(shown).waitFor();
-      assert.equal(await page.evaluate("document.activeElement?.textContent ?? ''"), shown);
+      assert.equal(await focusedText(page), shown);
       assert.equal(await page.getByRole("button", { name: en.refundButton }).count(), 0);
       const refunds = await api("GET", `/api/v1/payments/${paid.id}/refunds`);
       assert.deepEqual(

@@ -621,6 +621,22 @@ describe("withdraws: operator approve and reject", () => {
     });
   }
 
+  it("expires a withdraw once when many late approvals and rejections of it arrive at once: every one 409 expired, one event, the hold released once", async () => {
+    const before = await ledgerBalances(svc.deps.db, merchant.merchantId);
+    const w = await createAwaiting();
+    svc.clock.advance(24 * 3_600_000);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        svc.admin("POST", `/admin/v1/withdraws/${w.id}/${i % 2 === 0 ? "approve" : "reject"}`),
+      ),
+    );
+    for (const res of answers) {
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.equal(res.body.error.metadata.status, "expired");
+    }
+    await assertExpiredOnce(w.id, before);
+  });
+
   it("answers 409 STATE_CONFLICT to approve or reject a withdraw in any other status", async () => {
     const w = await createAwaiting();
     assert.equal((await svc.admin("POST", `/admin/v1/withdraws/${w.id}/approve`)).status, 200);

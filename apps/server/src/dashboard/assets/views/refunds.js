@@ -125,21 +125,7 @@ function refundForm(payment, refundable, done) {
       if (error instanceof ApiError && error.status < 500 && error.status !== 429) attempt = newAttempt();
       return fail(refusalText(error));
     }
-    const made = t("refundCreated", { amount: formatSatang(created.amount) });
-    try {
-      await done(made);
-    } catch (error) {
-      if (error instanceof SessionEnded) return;
-      // The refund was made; only the list's reload failed. Say so, and leave no form that would
-      // invite a second refund: the page's reload shows the refund and what is left.
-      const shown = h(
-        "p",
-        { class: "flash", role: "status", tabindex: "-1" },
-        `${made} ${t("refundListNotReloaded")}`,
-      );
-      form.replaceWith(shown);
-      shown.focus();
-    }
+    await reportMade(form, t("refundCreated", { amount: formatSatang(created.amount) }), done);
   }
   const form = h(
     "form",
@@ -151,6 +137,29 @@ function refundForm(payment, refundable, done) {
     formError,
   );
   return form;
+}
+
+/**
+ * Redraws the section with `made` as its outcome. When only that reload fails, the refund was
+ * still made: the form is replaced by a line saying so, so nothing invites a second refund (the
+ * page's reload shows the refund and what is left).
+ * @param {HTMLElement} form
+ * @param {string} made
+ * @param {(flash: string) => Promise<void>} done
+ */
+async function reportMade(form, made, done) {
+  try {
+    await done(made);
+  } catch (error) {
+    if (error instanceof SessionEnded) return;
+    const shown = h(
+      "p",
+      { class: "flash", role: "status", tabindex: "-1" },
+      `${made} ${t("refundListNotReloaded")}`,
+    );
+    form.replaceWith(shown);
+    shown.focus();
+  }
 }
 
 /** A new refund's own reference and idempotency key (the reference shows in lists and exports). */
