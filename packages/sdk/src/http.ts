@@ -201,17 +201,15 @@ function withOutcome(error: SatangError, route: Route, body: object | undefined,
 }
 
 /**
- * Whether an answer says the server did no work: 429, the server's own 503 and its 408 (the
- * request never arrived whole), so even a write without an idempotency key may repeat. A 503
- * without Satang's envelope (a proxy's) may come after the server did the work.
+ * Whether an answer says the server did no work: the server's own 429, 503 and 408 (the request
+ * never arrived whole), so even a write without an idempotency key may repeat. Only the
+ * server's own answers (in Satang's envelope) vouch for that: an answer without it (a proxy's
+ * page, whatever its status) may come after the server did the work.
  */
 function saidNoWorkDone(response: Response, error: SatangError): boolean {
+  if (error instanceof UnexpectedResponseError) return false;
   const status = response.status;
-  return (
-    status === 429 ||
-    error instanceof RequestTimeoutError ||
-    (status === 503 && !(error instanceof UnexpectedResponseError))
-  );
+  return status === 429 || status === 503 || error instanceof RequestTimeoutError;
 }
 
 export class HttpClient {
@@ -294,7 +292,8 @@ export class HttpClient {
 
       const requestId = response.headers.get("x-request-id") ?? undefined;
       if (isRedirect(response)) {
-        throw withOutcome(redirected(url, response, requestId), route, input.body, earlierMayHaveBeenDone);
+        // Not the server's answer: something in front of it may have passed the request on first.
+        throw withOutcome(redirected(url, response, requestId), route, input.body, true);
       }
       let envelope: { success?: unknown; data?: unknown; error?: Record<string, unknown> } | undefined;
       try {
@@ -322,9 +321,15 @@ export class HttpClient {
               metadata: undefined,
               requestId,
             });
-      // A 5xx other than Satang's own 503 (a 500, a proxy's page) may come after the server did
-      // the work; a 4xx, and Satang's own 503, say it did nothing.
-      if (response.status >= 500 && !saidNoWorkDone(response, error)) earlierMayHaveBeenDone = true;
+      // A 5xx other than Satang's own 503 (a 500) may come after the server did the work, and so
+      // may any answer without Satang's envelope (a proxy's page, of any status, even 2xx); the
+      // server's own 4xx and 503 say it did nothing.
+      if (
+        error instanceof UnexpectedResponseError ||
+        (response.status >= 500 && !saidNoWorkDone(response, error))
+      ) {
+        earlierMayHaveBeenDone = true;
+      }
       const delay = retriesLeft ? this.retryDelay(route, response, error, attempt) : undefined;
       if (delay === undefined) throw withOutcome(error, route, input.body, earlierMayHaveBeenDone);
       await config.sleep(delay);
@@ -339,10 +344,11 @@ export class HttpClient {
     attempt: number,
   ): number | undefined {
     const status = response.status;
-    // Any 5xx but those of saidNoWorkDone repeats only requests that cannot do the work twice.
+    // Any 5xx but those of saidNoWorkDone, and a 429 that is not the server's own (a proxy's),
+    // repeat only requests that cannot do the work twice.
     const unprocessed = saidNoWorkDone(response, error);
-    if (!unprocessed && !(status >= 500 && route.retry === "always")) return undefined;
-    if (unprocessed) {
+    if (!unprocessed && !((status >= 500 || status === 429) && route.retry === "always")) return undefined;
+    if (unprocessed || status === 429) {
       const metadataSeconds = (error.metadata as { retryAfter?: unknown } | undefined)?.retryAfter;
       const asked =
         parseRetryAfter(response.headers.get("retry-after")) ??

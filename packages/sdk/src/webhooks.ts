@@ -73,9 +73,21 @@ function describeValue(value: unknown): string {
  */
 function bodyText(payload: unknown): string | undefined {
   if (typeof payload === "string") return payload;
-  if (payload instanceof Uint8Array || payload instanceof ArrayBuffer)
-    return new TextDecoder().decode(payload);
+  if (payload instanceof Uint8Array || payload instanceof ArrayBuffer) return exactText(payload);
   return undefined;
+}
+
+/**
+ * The bytes as text, each byte kept: a leading byte-order mark stays in the text (a default
+ * decoder drops it), and bytes that are not UTF-8 are refused (a default decoder replaces them
+ * with U+FFFD, so other bytes than those signed could read as the signed text).
+ */
+function exactText(bytes: Uint8Array | ArrayBuffer): string {
+  try {
+    return new TextDecoder("utf-8", { ignoreBOM: true, fatal: true }).decode(bytes);
+  } catch {
+    throw new WebhookVerificationError("webhook signature verification failed: the body is not UTF-8");
+  }
 }
 
 function notRawBody(payload: unknown): string {

@@ -41,7 +41,10 @@ type Step =
   | "reset-before"
   | "refused"
   | "reset-after"
-  | "500-after";
+  | "500-after"
+  | "page-200-after"
+  | "page-403-after"
+  | "page-429-after";
 
 /**
  * A fetch that plays `steps` in order (then passes every request through to the real server):
@@ -91,6 +94,16 @@ function scripted(steps: Step[]) {
           status: 500,
         },
       );
+    }
+    const page = /^page-(\d+)-after$/.exec(step);
+    if (page) {
+      // Something in front of the server (a proxy, a firewall) passed the request on, then
+      // answered with a page of its own instead of the server's answer.
+      await response.arrayBuffer();
+      return new Response("<html>blocked</html>", {
+        status: Number(page[1]),
+        headers: { "content-type": "text/html" },
+      });
     }
     return response;
   };
@@ -310,11 +323,40 @@ describe("retries of a create", () => {
     assert.ok(error.message.includes(key), error.message);
     assert.equal(await paymentsWithReference(params.referenceId), 1);
 
+    // A redirect is not the server's answer: whatever sent it may have passed the request on.
     const moved = scripted(["302-before"]);
     const alone = await failedCreate(clientWith(moved.fetch).client, paymentParams());
     assert.ok(alone instanceof UnexpectedResponseError, String(alone));
-    assert.equal(alone.mayHaveBeenProcessed, false);
+    assert.equal(alone.mayHaveBeenProcessed, true);
     assert.equal(alone.idempotencyKey, JSON.parse(moved.attempts[0]!.body!).idempotencyKey);
+  });
+
+  for (const step of ["page-200-after", "page-403-after"] as const) {
+    it(`says a create may be done when its answer was replaced by a page without Satang's envelope (${step})`, async () => {
+      const { fetch, attempts } = scripted([step]);
+      const params = paymentParams();
+      const error = await failedCreate(clientWith(fetch).client, params);
+      assert.ok(error instanceof UnexpectedResponseError, String(error));
+      assert.equal(attempts.length, 1, "a page that is not a 5xx or 429 is not retried");
+      assert.equal(error.mayHaveBeenProcessed, true);
+      const key = JSON.parse(attempts[0]!.body!).idempotencyKey;
+      assert.equal(error.idempotencyKey, key);
+      assert.ok(error.message.includes(key), error.message);
+      assert.equal(await paymentsWithReference(params.referenceId), 1, "the server made it");
+      // Sent again with that key as the message says: the payment made then, not a second one.
+      const again = await service.client().payments.create({ ...params, idempotencyKey: key });
+      assert.equal(again.replayed, true);
+      assert.equal(await paymentsWithReference(params.referenceId), 1);
+    });
+  }
+
+  it("repeats a create after a 429 page without Satang's envelope (a proxy's), with the same key: one payment", async () => {
+    const { fetch, attempts } = scripted(["page-429-after"]);
+    const params = paymentParams();
+    const created = await clientWith(fetch).client.payments.create(params);
+    assert.equal(attempts.length, 2);
+    assert.equal(created.replayed, true, "the first attempt made it");
+    assert.equal(await paymentsWithReference(params.referenceId), 1);
   });
 
   it("says a refused connection reached nothing", async () => {
@@ -473,6 +515,22 @@ describe("retries of writes without an idempotency key", () => {
     };
     await assert.rejects(clientWith(fetch).client.payments.cancel(payment.id), UnexpectedResponseError);
     assert.equal(calls, 1);
+    const read = await service.client().payments.retrieve(payment.id);
+    assert.equal(read.status, "canceled");
+  });
+
+  it("does not repeat a cancel after a 429 without Satang's envelope (a proxy's), and says it may be done", async () => {
+    const payment = await service.client().payments.create(paymentParams());
+    const { fetch, attempts } = scripted(["page-429-after"]);
+    const error = await clientWith(fetch)
+      .client.payments.cancel(payment.id)
+      .then(
+        () => assert.fail("the cancel should fail"),
+        (caught: unknown) => caught,
+      );
+    assert.ok(error instanceof UnexpectedResponseError, String(error));
+    assert.equal(error.mayHaveBeenProcessed, true);
+    assert.equal(attempts.length, 1);
     const read = await service.client().payments.retrieve(payment.id);
     assert.equal(read.status, "canceled");
   });

@@ -118,6 +118,28 @@ describe("Satang.webhooks", () => {
     assert.equal(Satang.webhooks.verify(bytes.buffer, headers, secret).id, event.id);
   });
 
+  it("refuses bytes other than those signed though a default decoder reads them as the signed text", () => {
+    const headers = Satang.webhooks.testHeaders(payload, secret);
+    const signed = new TextEncoder().encode(payload);
+    // A byte-order mark in front: a default TextDecoder drops it.
+    const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), signed]);
+    assert.throws(() => Satang.webhooks.verify(marked, headers, secret), WebhookVerificationError);
+    // Bytes that are not UTF-8: a default TextDecoder reads each as U+FFFD.
+    const withReplacement = Satang.webhooks.testHeaders(`${payload}\ufffd`, secret);
+    const invalid = Buffer.concat([signed, Buffer.from([0xff])]);
+    assert.throws(() => Satang.webhooks.verify(invalid, withReplacement, secret), /not UTF-8/);
+    // The signed bytes themselves, and a body with a non-ASCII character, still verify.
+    assert.equal(Satang.webhooks.verify(Buffer.from(signed), headers, secret).id, event.id);
+    const thai = JSON.stringify({
+      ...event,
+      data: { object: { ...event.data.object, referenceId: "คำสั่ง-1" } },
+    });
+    assert.equal(
+      Satang.webhooks.verify(Buffer.from(thai), Satang.webhooks.testHeaders(thai, secret), secret).id,
+      event.id,
+    );
+  });
+
   it("refuses missing headers with a WebhookVerificationError", () => {
     for (const headers of [undefined, null]) {
       assert.throws(

@@ -172,12 +172,22 @@ export function inputErrors(schema: FastifySchema, sources: InputErrorSources): 
 const RETRY_AFTER = {
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } },
 };
-const RATE_LIMIT_HEADERS = {
-  ...RETRY_AFTER,
+/**
+ * The headers every answer the per-integration rate limit counted carries (http/rate-limit.ts):
+ * each HMAC operation's successes and its errors after authentication.
+ */
+export const COUNTED_HEADERS = {
   "X-RateLimit-Limit": { description: "Requests allowed per minute", schema: { type: "integer" } },
   "X-RateLimit-Remaining": { description: "Requests left in this minute", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" } },
 };
+/**
+ * The statuses of answers given before the rate limit counts a request: authentication's 401
+ * (and a disabled merchant's 403, which shares its status with counted refusals) and a request
+ * that never arrived whole (408).
+ */
+export const UNCOUNTED_STATUSES: ReadonlySet<string> = new Set(["401", "408"]);
+const RATE_LIMIT_HEADERS = { ...RETRY_AFTER, ...COUNTED_HEADERS };
 
 /**
  * The headers of a status's answers: a 429 of the per-integration rate limit carries the

@@ -24,6 +24,7 @@ import { requestTimedOut } from "./connections.ts";
 import { ERROR_OBJECT_SCHEMAS } from "./envelope.ts";
 import { malformedUrl, payloadTooLarge, serviceUnavailable } from "./errors.ts";
 import {
+  COUNTED_HEADERS,
   type DocumentedError,
   documented,
   ERRORS_KEY,
@@ -31,6 +32,7 @@ import {
   inputErrors,
   SUCCESS_HEADERS_KEY,
   type SuccessHeaders,
+  UNCOUNTED_STATUSES,
 } from "./openapi-errors.ts";
 import { addExamples, EXAMPLE_MOMENT } from "./openapi-examples.ts";
 import { rateLimitExceeded } from "./rate-limit.ts";
@@ -190,7 +192,12 @@ type OpenApiDocument = {
     string,
     Record<
       string,
-      { responses?: Record<string, unknown>; [ERRORS_KEY]?: unknown; [SUCCESS_HEADERS_KEY]?: unknown }
+      {
+        responses?: Record<string, unknown>;
+        [ERRORS_KEY]?: unknown;
+        [SUCCESS_HEADERS_KEY]?: unknown;
+        [RATE_LIMITED_KEY]?: unknown;
+      }
     >
   >;
   tags?: unknown[];
@@ -228,16 +235,33 @@ function successDescribed(
 
 type DocumentedOperation = NonNullable<OpenApiDocument["paths"]>[string][string];
 
-/** An operation's responses: its successes with their headers, then its errors by status. */
+/** Marks an operation whose answers the per-integration rate limit counts (the HMAC ones). */
+const RATE_LIMITED_KEY = "x-rate-limited";
+
+/**
+ * An operation's responses: its successes with their headers, then its errors by status; on a
+ * rate-limited operation every answer given after the limit counted the request carries the
+ * X-RateLimit headers (http/rate-limit.ts), successes and errors alike.
+ */
 function documentResponses(operation: DocumentedOperation): void {
   const errors = (operation[ERRORS_KEY] ?? []) as DocumentedError[];
   const headers = (operation[SUCCESS_HEADERS_KEY] ?? {}) as SuccessHeaders;
+  const rateLimited = operation[RATE_LIMITED_KEY] === true;
   delete operation[ERRORS_KEY];
   delete operation[SUCCESS_HEADERS_KEY];
-  operation.responses = {
+  delete operation[RATE_LIMITED_KEY];
+  const responses: Record<string, unknown> = {
     ...successDescribed(operation.responses ?? {}, headers),
     ...errorResponses(errors),
   };
+  if (rateLimited) {
+    for (const [status, response] of Object.entries(responses)) {
+      if (UNCOUNTED_STATUSES.has(status)) continue;
+      const own = (response as { headers?: Record<string, unknown> }).headers;
+      responses[status] = { ...(response as object), headers: { ...own, ...COUNTED_HEADERS } };
+    }
+  }
+  operation.responses = responses;
 }
 
 /** The merchant API's paths first, then the operator API's, each in the order registered. */
@@ -321,7 +345,8 @@ export async function registerOpenApi(
         ...(base[ERRORS_KEY] ?? []),
         ...EVERY_ROUTE_ERRORS,
       ];
-      return { schema: { ...base, security, [ERRORS_KEY]: errors }, url };
+      const rateLimited = scope === scopeErrors;
+      return { schema: { ...base, security, [ERRORS_KEY]: errors, [RATE_LIMITED_KEY]: rateLimited }, url };
     },
     transformObject: (documentObject) => {
       const document = (

@@ -170,7 +170,10 @@ describe("documented errors", () => {
   });
 
   it("documents the headers a create's 200 carries, as the server sends them", async () => {
-    const declared = (id: string) => Object.keys(operationById(id).operation.responses["200"].headers ?? {});
+    const declared = (id: string) =>
+      Object.keys(operationById(id).operation.responses["200"].headers ?? {}).filter(
+        (name) => !name.startsWith("X-RateLimit-"),
+      );
     assert.deepEqual(declared("createPayment").sort(), ["Idempotent-Replayed", "Satang-Payment-Reused"]);
     assert.deepEqual(declared("createWithdraw"), ["Idempotent-Replayed"]);
     assert.deepEqual(declared("createRefund"), ["Idempotent-Replayed"]);
@@ -194,6 +197,52 @@ describe("documented errors", () => {
       idempotencyKey: randomUUID(),
     });
     assert.equal(reused.headers["satang-payment-reused"], "true");
+  });
+
+  it("documents the X-RateLimit headers on every answer the rate limit counts, as the server sends them", async () => {
+    const counted = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+    for (const { method, path, operation } of operations()) {
+      const hmac = (operation.security ?? []).some((scheme: Json) => "ApiKey" in scheme);
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        const declared = Object.keys(response.headers ?? {});
+        const where = `${method} ${path} ${status}`;
+        if (hmac && status !== "401" && status !== "408") {
+          for (const name of counted) assert.ok(declared.includes(name), `${where} declares ${name}`);
+        } else if (status !== "429") {
+          for (const name of counted)
+            assert.ok(!declared.includes(name), `${where} does not declare ${name}`);
+        }
+      }
+    }
+    // What the server sends: a success, a 404, a 400 and a 409 carry them; a 401 does not.
+    const reference = `rl-${randomUUID()}`;
+    const account = String(1e9 + Math.floor(Math.random() * 8e9));
+    const answers = [
+      await svc.request(
+        "POST",
+        "/api/v1/payments",
+        paymentBody({ referenceId: reference, customerBankAccountNumber: account }),
+      ),
+      await svc.request("GET", "/api/v1/balance"),
+      await svc.request("GET", `/api/v1/payments/${randomUUID()}`),
+      await svc.request("POST", "/api/v1/payments", paymentBody({ amount: "1.001" })),
+      await svc.request(
+        "POST",
+        "/api/v1/payments",
+        paymentBody({ referenceId: reference, amount: "1001.00" }),
+      ),
+    ];
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [201, 200, 404, 400, 409],
+    );
+    for (const answer of answers) {
+      for (const name of counted)
+        assert.ok(answer.headers[name.toLowerCase()], `${answer.status} carries ${name}`);
+    }
+    const unsigned = await svc.app.inject({ method: "GET", url: "/api/v1/balance" });
+    assert.equal(unsigned.statusCode, 401);
+    assert.equal(unsigned.headers["x-ratelimit-limit"], undefined);
   });
 
   it("documents a dashboard login's 429 with Retry-After alone, as its lockout answers", async () => {

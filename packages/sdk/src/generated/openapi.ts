@@ -1863,6 +1863,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2008,6 +2014,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2054,6 +2066,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2180,6 +2198,12 @@ export interface operations {
           "Idempotent-Replayed"?: "true";
           /** @description Present (true) when PromptPay reuse answered with an open payment an earlier request made for the same customer account and amount (its own referenceId): not a payment of this request. Absent otherwise. */
           "Satang-Payment-Reused"?: "true";
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2311,6 +2335,12 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2442,6 +2472,12 @@ export interface operations {
       /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_CURRENCY or INVALID_REFERENCE_ID or INVALID_BANK_CODE */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2469,6 +2505,12 @@ export interface operations {
       /** @description DUPLICATE_REFERENCE_ID */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2478,6 +2520,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2487,6 +2535,12 @@ export interface operations {
       /** @description IDEMPOTENCY_KEY_MISMATCH */
       422: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2515,6 +2569,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2541,6 +2601,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2672,6 +2738,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2690,6 +2762,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2727,6 +2805,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2753,6 +2837,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2884,6 +2974,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2902,6 +2998,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2939,6 +3041,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2967,6 +3075,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3098,6 +3212,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3116,6 +3236,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3134,6 +3260,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3162,6 +3294,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3205,6 +3343,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3289,6 +3433,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3335,6 +3485,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3447,6 +3603,12 @@ export interface operations {
         headers: {
           /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
           "Idempotent-Replayed"?: "true";
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3517,6 +3679,12 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3587,6 +3755,12 @@ export interface operations {
       /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_CURRENCY or INVALID_REFERENCE_ID or INVALID_BANK_CODE or INVALID_INPUT or INSUFFICIENT_BALANCE */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3605,6 +3779,12 @@ export interface operations {
       /** @description WALLET_INACTIVE */
       403: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3623,6 +3803,12 @@ export interface operations {
       /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3632,6 +3818,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3641,6 +3833,12 @@ export interface operations {
       /** @description IDEMPOTENCY_KEY_MISMATCH */
       422: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3669,6 +3867,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3692,6 +3896,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3762,6 +3972,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3780,6 +3996,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3817,6 +4039,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3840,6 +4068,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3910,6 +4144,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3928,6 +4168,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3965,6 +4211,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3993,6 +4245,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4063,6 +4321,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4081,6 +4345,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4099,6 +4369,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4127,6 +4403,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4147,6 +4429,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4183,6 +4471,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4229,6 +4523,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4270,6 +4570,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4364,6 +4670,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4382,6 +4694,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4419,6 +4737,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4532,6 +4856,12 @@ export interface operations {
         headers: {
           /** @description Present (true) when an earlier request with this idempotencyKey made the record, or was answered with it: an idempotent replay. Absent otherwise. */
           "Idempotent-Replayed"?: "true";
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4612,6 +4942,12 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4692,6 +5028,12 @@ export interface operations {
       /** @description VALIDATION_ERROR or INVALID_AMOUNT or INVALID_REFERENCE_ID or INVALID_INPUT or INSUFFICIENT_BALANCE */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4710,6 +5052,12 @@ export interface operations {
       /** @description WALLET_INACTIVE */
       403: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4719,6 +5067,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4737,6 +5091,12 @@ export interface operations {
       /** @description DUPLICATE_REFERENCE_ID or STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4746,6 +5106,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4755,6 +5121,12 @@ export interface operations {
       /** @description IDEMPOTENCY_KEY_MISMATCH */
       422: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4783,6 +5155,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4820,6 +5198,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4914,6 +5298,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4960,6 +5350,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4986,6 +5382,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5066,6 +5468,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5084,6 +5492,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5121,6 +5535,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5152,6 +5572,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5232,6 +5658,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5250,6 +5682,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5268,6 +5706,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5296,6 +5740,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5334,6 +5784,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5465,6 +5921,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5483,6 +5945,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5501,6 +5969,12 @@ export interface operations {
       /** @description STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5510,6 +5984,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5538,6 +6018,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5576,6 +6062,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5646,6 +6138,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5664,6 +6162,12 @@ export interface operations {
       /** @description WALLET_INACTIVE */
       403: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5673,6 +6177,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5691,6 +6201,12 @@ export interface operations {
       /** @description STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5700,6 +6216,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5728,6 +6250,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5769,6 +6297,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5849,6 +6383,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5867,6 +6407,12 @@ export interface operations {
       /** @description WALLET_INACTIVE */
       403: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5876,6 +6422,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5894,6 +6446,12 @@ export interface operations {
       /** @description STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5903,6 +6461,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5931,6 +6495,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5956,6 +6526,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5999,6 +6575,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6026,6 +6608,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6054,6 +6642,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6086,6 +6680,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6118,6 +6718,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6145,6 +6751,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6173,6 +6785,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6198,6 +6816,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6230,6 +6854,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6257,6 +6887,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6285,6 +6921,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6305,6 +6947,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6337,6 +6985,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6383,6 +7037,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6408,6 +7068,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6468,6 +7134,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6514,6 +7186,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6571,6 +7249,12 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6620,6 +7304,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6647,6 +7337,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6675,6 +7371,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6698,6 +7400,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6744,6 +7452,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6762,6 +7476,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6799,6 +7519,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6822,6 +7548,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6868,6 +7600,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6886,6 +7624,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6923,6 +7667,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6958,6 +7708,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7004,6 +7760,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7022,6 +7784,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7040,6 +7808,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7068,6 +7842,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7096,6 +7876,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7145,6 +7931,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7163,6 +7955,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7181,6 +7979,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7209,6 +8013,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7255,6 +8065,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7320,6 +8136,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7366,6 +8188,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7389,6 +8217,12 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7508,6 +8342,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7526,6 +8366,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7563,6 +8409,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7601,6 +8453,12 @@ export interface operations {
       /** @description Accepted: the work is queued */
       202: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7693,6 +8551,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7711,6 +8575,12 @@ export interface operations {
       /** @description RESOURCE_NOT_FOUND */
       404: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7729,6 +8599,12 @@ export interface operations {
       /** @description STATE_CONFLICT */
       409: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7738,6 +8614,12 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7766,6 +8648,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7804,6 +8692,12 @@ export interface operations {
       /** @description The CSV file */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7813,6 +8707,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7859,6 +8759,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7895,6 +8801,12 @@ export interface operations {
       /** @description The CSV file */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7904,6 +8816,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7950,6 +8868,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7980,6 +8904,12 @@ export interface operations {
       /** @description The CSV file */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7989,6 +8919,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8035,6 +8971,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8083,6 +9025,12 @@ export interface operations {
       /** @description The CSV file */
       200: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8092,6 +9040,12 @@ export interface operations {
       /** @description VALIDATION_ERROR */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8138,6 +9092,12 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           "Retry-After"?: number;
+          /** @description Requests allowed per minute */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in this minute */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Seconds until the window resets */
+          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
