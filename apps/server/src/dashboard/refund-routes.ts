@@ -7,6 +7,7 @@
 
 import { ok } from "../http/envelope.ts";
 import type { App } from "../http/typed-app.ts";
+import { answerCreated } from "../refunds/routes.ts";
 import {
   CreateRefundBody,
   ListPaymentRefundsQuery,
@@ -52,7 +53,7 @@ export function dashboardRefundRoutes(app: App, ctx: RefundContext): void {
     async (request, reply) => {
       const { merchant } = sessionOf(request);
       const result = await createRefund(ctx, merchant, null, request.params.id, request.body);
-      return reply.code(result.outcome === "created" ? 201 : 200).send(ok(result.refund));
+      return answerCreated(reply, result);
     },
   );
 }

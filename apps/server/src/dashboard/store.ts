@@ -158,6 +158,11 @@ export async function deleteFailure(db: Db, id: string): Promise<void> {
   await db.deleteFrom("dashboard_login_failures").where("id", "=", id).execute();
 }
 
+/** Forgets every counted failure of one email (an operator's reset lets its user in again). */
+export async function deleteFailuresOf(db: Db, emailNormalized: string): Promise<void> {
+  await db.deleteFrom("dashboard_login_failures").where("email_normalized", "=", emailNormalized).execute();
+}
+
 /** Forgets failures that no longer count, of every email. */
 export async function deleteFailuresBefore(db: Db, before: Date): Promise<void> {
   await db.deleteFrom("dashboard_login_failures").where("failed_at", "<=", before).execute();

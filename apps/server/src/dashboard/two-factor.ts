@@ -23,7 +23,14 @@ import { AppError, fieldError, notFound } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { TOTP_DRIFT_STEPS } from "../lib/limits.ts";
 import { beginLoginAttempt } from "./lockout.ts";
-import { claimTotpStep, findUserById, revokeSessionsOfUser, updateUser } from "./store.ts";
+import {
+  claimTotpStep,
+  deleteFailuresOf,
+  findUserById,
+  lockLoginEmail,
+  revokeSessionsOfUser,
+  updateUser,
+} from "./store.ts";
 import { type UserRecord, userView } from "./users.ts";
 
 const PERIOD_S = 30;
@@ -145,8 +152,11 @@ export async function confirmEnrolment(
 }
 
 /**
- * The operator's reset for a user who lost the authenticator: enrolment starts over, and every
- * session of the user ends with it (a lost device may be a stolen one, still signed in).
+ * The operator's reset for a user who lost the authenticator: enrolment starts over, every
+ * session of the user ends with it (a lost device may be a stolen one, still signed in), and the
+ * email's counted login failures are forgotten (a user without the device has usually just
+ * failed its codes, and the reset says the next login needs only the password), under the
+ * email's lock so that it is ordered with the attempts being counted (dashboard/lockout.ts).
  */
 export async function resetTwoFactor(ctx: TwoFactorContext, userId: string): Promise<UserRecord> {
   const missing = notFound("Dashboard user");
@@ -160,7 +170,11 @@ export async function resetTwoFactor(ctx: TwoFactorContext, userId: string): Pro
       totp_last_step: null,
       updated_at: now,
     });
-    if (user) await revokeSessionsOfUser(trx, userId, now);
+    if (user) {
+      await revokeSessionsOfUser(trx, userId, now);
+      await lockLoginEmail(trx, user.email_normalized);
+      await deleteFailuresOf(trx, user.email_normalized);
+    }
     return user;
   });
   if (!updated) throw missing;

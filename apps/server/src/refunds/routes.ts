@@ -5,7 +5,7 @@
  * service call.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { authOf, merchantOf } from "../http/auth.ts";
 import { emptyBodyAsObject } from "../http/body.ts";
 import { ok } from "../http/envelope.ts";
@@ -24,6 +24,7 @@ import {
   SimulateRefundBody,
 } from "./schemas.ts";
 import {
+  type CreateRefundResult,
   cancelRefund,
   createRefund,
   getRefund,
@@ -68,6 +69,16 @@ const CREATE_ERRORS = [
   ),
 ];
 
+/**
+ * A refund create's answer, for the API and the dashboard alike: 201 with the refund made, or
+ * 200 with the refund an earlier request with the same key made and `Idempotent-Replayed: true`.
+ */
+export function answerCreated(reply: FastifyReply, result: CreateRefundResult) {
+  if (result.outcome === "replayed") reply.header("Idempotent-Replayed", "true");
+  reply.code(result.outcome === "created" ? 201 : 200);
+  return ok(result.refund);
+}
+
 export function refundRoutes(ctx: RefundContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -106,9 +117,7 @@ function createRoute(app: App, ctx: RefundContext): void {
       const { merchant, integration, replay } = authOf(request);
       const paymentId = request.params.payment_id;
       const result = await createRefund(ctx, merchant, integration, paymentId, request.body, replay);
-      if (result.outcome === "replayed") reply.header("Idempotent-Replayed", "true");
-      reply.code(result.outcome === "created" ? 201 : 200);
-      return ok(result.refund);
+      return answerCreated(reply, result);
     },
   );
 }

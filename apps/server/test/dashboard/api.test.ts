@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { deliverDueWebhooks } from "../../src/events/delivery.ts";
 import { type DashboardUser, dashboardUser } from "../helpers/dashboard.ts";
 import { type Credentials, startService, type TestService } from "../helpers/harness.ts";
+import { refundBody, succeededPayment } from "../helpers/refunds.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 import { fundedMerchant, withdrawBody } from "../helpers/withdraws.ts";
 
@@ -88,6 +89,22 @@ describe("the dashboard API answers what the public API answers", () => {
     assert.deepEqual(res.body.data.merchant, { id: shop.merchantId, name: "Test Shop" });
     assert.equal(res.body.data.environment, "sandbox");
     assert.ok(Date.parse(res.body.data.expiresAt) > Date.now());
+  });
+
+  it("a refund asked again with its idempotency key answers 200 with the same refund and Idempotent-Replayed, as the API does", async () => {
+    const merchant = await fundedMerchant(svc);
+    const owner = await dashboardUser(svc, merchant.merchantId);
+    const paid = await succeededPayment(svc, merchant);
+    const body = refundBody({ idempotencyKey: `dash-refund-${process.pid}-${++counter}` });
+    const made = await owner.request("POST", `/payments/${paid.id}/refunds`, body);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.headers["idempotent-replayed"], undefined);
+    const again = await owner.request("POST", `/payments/${paid.id}/refunds`, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.deepEqual(again.body.data, made.body.data);
+    const listed = await api("GET", `/api/v1/payments/${paid.id}/refunds`, undefined, merchant);
+    assert.equal(listed.data.length, 1);
   });
 
   it("GET /balance is the merchant's balance", async () => {

@@ -405,6 +405,31 @@ describe("two-factor login", () => {
     );
     assert.equal(unknown.status, 404);
   });
+
+  it("lets the user in with the password after the operator's reset, though the lost codes had locked the email out", async () => {
+    const user = await dashboardUser(svc);
+    const secret = await enrol(user);
+    await user.request("POST", "/two-factor/confirm", { otp: await codeAt(secret) });
+    const me = (await user.request("GET", "/me")).body.data.user;
+    const credentials = { email: user.email, password: DASHBOARD_PASSWORD };
+    for (const otp of ["", "999999", "000000", "123456", "654321"]) {
+      assert.equal((await login(svc, { ...credentials, otp })).status, 401, otp);
+    }
+    assert.equal((await login(svc, credentials)).status, 429, "locked out before the reset");
+    // Another email's failures are not the reset's to forget.
+    const other = await dashboardUser(svc);
+    const otherCredentials = { email: other.email, password: "not the password" };
+    for (let i = 0; i < 5; i++) assert.equal((await login(svc, otherCredentials)).status, 401);
+    const reset = await svc.admin("POST", `/admin/v1/users/${me.id}/two-factor/reset`);
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    const after = await login(svc, credentials);
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    assert.equal(
+      (await login(svc, { email: other.email, password: DASHBOARD_PASSWORD })).status,
+      429,
+      "the other email is still locked out",
+    );
+  });
 });
 
 describe("two-factor login in live", () => {
