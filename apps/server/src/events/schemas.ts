@@ -34,7 +34,8 @@ export const CreateEndpointBody = Type.Object(
       description:
         "Where events are POSTed. https (live requires it; sandbox also accepts http). Every address " +
         "the host resolves to must be public: loopback, private, link-local and metadata addresses " +
-        "are refused (sandbox may allow loopback).",
+        "are refused (sandbox may allow loopback); a host that does not resolve is refused too, so the " +
+        "example's `shop.example` (a reserved name) stands for your own host.",
       examples: ["https://shop.example/webhooks/satang"],
     }),
     events: Type.Array(stringEnum(SUBSCRIBABLE), {

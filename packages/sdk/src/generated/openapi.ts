@@ -7221,7 +7221,7 @@ export interface operations {
          */
         "application/json": {
           /**
-           * @description Where events are POSTed. https (live requires it; sandbox also accepts http). Every address the host resolves to must be public: loopback, private, link-local and metadata addresses are refused (sandbox may allow loopback).
+           * @description Where events are POSTed. https (live requires it; sandbox also accepts http). Every address the host resolves to must be public: loopback, private, link-local and metadata addresses are refused (sandbox may allow loopback); a host that does not resolve is refused too, so the example's `shop.example` (a reserved name) stands for your own host.
            * @example https://shop.example/webhooks/satang
            */
           url: string;
