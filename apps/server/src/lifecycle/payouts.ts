@@ -82,9 +82,20 @@ function checkDelayMs(checks: number): number {
 
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
 
-/** When an accepted payout is asked about next: when the provider asked, else the backoff. */
+/** When an accepted payout is asked about next after its send: when the provider asked, else the backoff. */
 function recheckAt(at: Date, answer: { recheckAfterMs?: number }, backoff: Date): Date {
   return answer.recheckAfterMs === undefined ? backoff : later(at, answer.recheckAfterMs);
+}
+
+/**
+ * When a payout a check found still undecided is asked about next: the backoff (1 minute,
+ * doubling with each check, up to an hour), or later when the provider asked for later (SCB's
+ * inquiry wait). A provider's earlier "ask again soon" does not undo the backoff: a transfer
+ * the bank keeps showing in progress, or cannot find, is not asked about every few seconds.
+ */
+function recheckAfterCheck(at: Date, answer: { recheckAfterMs?: number }, backoff: Date): Date {
+  const asked = recheckAt(at, answer, backoff);
+  return asked > backoff ? asked : backoff;
 }
 
 /**
@@ -481,7 +492,7 @@ async function reconcileOne(
           state: "accepted",
           providerReference: lookup.providerReference,
           lastError: lookup.note ?? null,
-          nextCheckAt: recheckAt(at, lookup, nextCheckAt),
+          nextCheckAt: recheckAfterCheck(at, lookup, nextCheckAt),
           at,
         });
         return undefined;

@@ -66,7 +66,8 @@ export function undecidedPayoutRoutes(ctx: LifecycleContext): FastifyPluginAsync
           operationId: "resolveWithdraw",
           description:
             "Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). " +
-            "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
+            "failed is refused (409 STATE_CONFLICT, reason bank_shows_paid) while the bank's last answer shows the " +
+            "transfer completed, and (reason payout_in_flight) while a transfer create or " +
             "confirm the connector sent moments ago may still be carried out (its answer decides first), " +
             "and while the connector holding the payout is not configured on this server (nobody can ask it). " +
             "Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; " +
@@ -103,7 +104,8 @@ function resolveRefundRoute(app: App, ctx: LifecycleContext): void {
         operationId: "resolveRefund",
         description:
           "Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). " +
-          "failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or " +
+          "failed is refused (409 STATE_CONFLICT, reason bank_shows_paid) while the bank's last answer shows the " +
+          "transfer completed, and (reason payout_in_flight) while a transfer create or " +
           "confirm the connector sent moments ago may still be carried out (its answer decides first), " +
           "and while the connector holding the payout is not configured on this server (nobody can ask it). " +
           "Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed " +
@@ -144,6 +146,13 @@ function resolveErrors(kind: "withdraw" | "refund") {
       new AppError("STATE_CONFLICT", `${name} cannot be resolved failed yet: ...`, {
         status: "processing",
         reason: "payout_in_flight",
+      }),
+    ),
+    documented(
+      "failed while the bank's last answer shows the transfer completed (for another amount, say)",
+      new AppError("STATE_CONFLICT", `${name} cannot be resolved failed: ...`, {
+        status: "processing",
+        reason: "bank_shows_paid",
       }),
     ),
     documented(

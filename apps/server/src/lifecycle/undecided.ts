@@ -323,7 +323,9 @@ async function stillAskTheBank(
 }
 
 /**
- * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "payout_in_flight"`) while the
+ * A `failed` resolution is refused (409 STATE_CONFLICT, `reason: "bank_shows_paid"`) while the
+ * bank's last answer shows the transfer completed (`bankShowsPaid`: for another amount, say,
+ * which the connector could not book), and (`reason: "payout_in_flight"`) while the
  * connector holding the payout is not configured on this server (nobody can ask the bank),
  * while the lifecycle's send of it has no answer yet (`sending`: handed to the connector and not
  * answered, whichever connector it is, the sandbox's bank included), or while the
@@ -358,6 +360,14 @@ async function refuseWhileMoneyInFlight(
       "STATE_CONFLICT",
       `${name} cannot be resolved failed: the connector ${provider}, which holds its payout, is not configured on this server, so nobody can ask whether it paid. Configure ${provider} again (it is then asked, and its evidence shown), or resolve paid with the bank's reference if it paid`,
       { status: "processing", reason: "payout_in_flight" },
+    );
+  }
+  const paid = (await connector.bankShowsPaid?.(trx, payoutKeyOf(subject))) ?? null;
+  if (paid !== null) {
+    throw new AppError(
+      "STATE_CONFLICT",
+      `${name} cannot be resolved failed: ${paid}. Resolve it paid with the bank's reference once the statement shows what left, or wait for the bank's next answer`,
+      { status: "processing", reason: "bank_shows_paid" },
     );
   }
   if (!connector.moneyInFlight) return;

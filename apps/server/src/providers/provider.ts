@@ -126,6 +126,13 @@ export interface Provider {
    * what it reads is the last claim there will be. Absent: nothing is ever in flight.
    */
   moneyInFlight?(trx: Trx, idempotencyKey: string): Promise<string | null>;
+  /**
+   * What the bank's last answer about the payout says left the account, or null: a transfer the
+   * bank showed completed but that the connector could not book (another amount, say). The
+   * operator may then not resolve it `failed`: the bank said the money left, and no hold is
+   * released against the bank's own word (only `paid`, or the bank's later answer, decides).
+   */
+  bankShowsPaid?(trx: Trx, idempotencyKey: string): Promise<string | null>;
 }
 
 /** A provider whose signed callbacks report payment and payout outcomes (the sandbox's bank). */

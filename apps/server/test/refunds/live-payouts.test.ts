@@ -23,6 +23,7 @@ import { assertLedgerConsistent } from "../helpers/ledger.ts";
 import { anomaliesOf, createPayment, eventTypes, ledgerKinds } from "../helpers/lifecycle.ts";
 import { createRefund, createRefundRequest, refundBody } from "../helpers/refunds.ts";
 import {
+  CONFIRM_SETTLED_MS,
   INQUIRY_DELAY_S,
   type LiveScb,
   resolveFailedAcrossSettlePoint,
@@ -393,7 +394,8 @@ describe("an undecided refund transfer", () => {
     const payment = await paidPayment("1000.00");
     const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1000.00" });
     await dispatchPendingRefunds(live.svc.deps);
-    live.advance(ALERT_S * 1000);
+    // Listed past the alert's bound, and no longer on its way past SCB's 45 minutes.
+    live.advance(CONFIRM_SETTLED_MS);
     const resolved = await live.svc.admin("POST", `/admin/v1/refunds/${refund.id}/resolve`, {
       outcome: "failed",
       reason: "SCB support: the transfer was rejected by the receiving bank",
@@ -518,7 +520,7 @@ describe("an undecided refund transfer", () => {
     const payment = await paidPayment("1200.00");
     const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1200.00" });
     await dispatchPendingRefunds(live.svc.deps);
-    live.advance(ALERT_S * 1000);
+    live.advance(CONFIRM_SETTLED_MS);
     const address = live.svc.app.server.address() as { port: number };
     const satang = (args: string[]) => runOperatorCli(`http://127.0.0.1:${address.port}`, args);
     const listed = await satang(["payouts", "undecided"]);

@@ -947,7 +947,7 @@ export interface paths {
     put?: never;
     /**
      * Decide an undecided payout: paid or failed, with the reason and the bank's reference
-     * @description Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or confirm the connector sent moments ago may still be carried out (its answer decides first), and while the connector holding the payout is not configured on this server (nobody can ask it). Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; the event and webhooks follow. Who decided, why and the bank's evidence are recorded.
+     * @description Only a processing withdraw whose payout a connector holds (else 409 STATE_CONFLICT). failed is refused (409 STATE_CONFLICT, reason bank_shows_paid) while the bank's last answer shows the transfer completed, and (reason payout_in_flight) while a transfer create or confirm the connector sent moments ago may still be carried out (its answer decides first), and while the connector holding the payout is not configured on this server (nobody can ask it). Booked like the bank's own answer: paid consumes the hold, failed returns it to the wallet; the event and webhooks follow. Who decided, why and the bank's evidence are recorded.
      */
     post: operations["resolveWithdraw"];
     delete?: never;
@@ -967,7 +967,7 @@ export interface paths {
     put?: never;
     /**
      * Decide an undecided refund payout: paid or failed, with the reason and the bank's reference
-     * @description Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). failed is refused (409 STATE_CONFLICT, reason payout_in_flight) while a transfer create or confirm the connector sent moments ago may still be carried out (its answer decides first), and while the connector holding the payout is not configured on this server (nobody can ask it). Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed returns it where it came from with the reason as the refund's failureReason (refund.failed); the bank is still asked, and until it answers the refund's amount stays on its payment's refunded sum (no second refund takes it; the bank's later payment is booked as the refund's late success). Who decided, why and the bank's evidence are recorded.
+     * @description Only a processing refund whose payout a connector holds (else 409 STATE_CONFLICT). failed is refused (409 STATE_CONFLICT, reason bank_shows_paid) while the bank's last answer shows the transfer completed, and (reason payout_in_flight) while a transfer create or confirm the connector sent moments ago may still be carried out (its answer decides first), and while the connector holding the payout is not configured on this server (nobody can ask it). Booked like the bank's own answer: paid consumes the hold (refund.succeeded), failed returns it where it came from with the reason as the refund's failureReason (refund.failed); the bank is still asked, and until it answers the refund's amount stays on its payment's refunded sum (no second refund takes it; the bank's later payment is booked as the refund's late success). Who decided, why and the bank's evidence are recorded.
      */
     post: operations["resolveRefund"];
     delete?: never;

@@ -7,9 +7,11 @@
  *   the shape of the objects this connector reads.
  * - Every call is bounded by OPN_TIMEOUT_MS (an AbortSignal) and by the caller's own signal.
  * - Answers are sorted into three kinds, which is all the connector needs to decide: `ok` (2xx
- *   with a JSON object), `refused` (4xx other than 429: Opn read the request and said no, with
- *   its error `code`), and `unavailable` (no answer, a timeout, 5xx, 429 or an unreadable body:
- *   the request may or may not have been acted on, ask again later). A 429 carries Opn's
+ *   with a JSON object), `refused` (4xx other than 429 with Opn's error object: Opn read the
+ *   request and said no, with its error `code`), and `unavailable` (no answer, a timeout, 5xx,
+ *   429, an unreadable body, or a 4xx without Opn's error object, which something in front of
+ *   Opn may have sent after Opn acted: the request may or may not have been acted on, ask again
+ *   later). A 429 carries Opn's
  *   `Retry-After` when it sent one.
  *
  * Amounts are satang on both sides: Opn counts THB in its smallest unit. `opnAmount` and
@@ -25,6 +27,11 @@ export interface OpnClientOptions {
   timeoutMs: number;
   /** Tests may pass their own; the connector uses the global fetch. */
   fetch?: typeof fetch;
+}
+
+/** Opn's error object: `{ object: "error", code, message, location }`. */
+function isOpnError(value: unknown): value is { object: "error"; code: string; message?: unknown } {
+  return isObject(value) && value.object === "error" && typeof value.code === "string" && value.code !== "";
 }
 
 export type OpnAnswer<T> =
@@ -163,10 +170,20 @@ export class OpnClient {
       };
     }
     if (status >= 400) {
-      const code = isObject(parsed) && typeof parsed.code === "string" ? parsed.code : `http_${status}`;
-      const message =
-        isObject(parsed) && typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
-      return { ok: false, kind: "refused", status, code, message };
+      // Only Opn's own error object says Opn read the request and refused it. Any other 4xx
+      // body (a proxy's or firewall's page, text, JSON of another shape) may have come after Opn
+      // acted on the request: a transfer made, its answer replaced on the way back.
+      if (!isOpnError(parsed)) {
+        return {
+          ok: false,
+          kind: "unavailable",
+          status,
+          error: `Opn answered HTTP ${status} without its error object (a page of something in front of Opn?)`,
+          retryAfterMs: null,
+        };
+      }
+      const message = typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
+      return { ok: false, kind: "refused", status, code: parsed.code, message };
     }
     if (!isObject(parsed)) {
       return {

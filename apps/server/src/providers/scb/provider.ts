@@ -56,6 +56,13 @@ import {
   uncountInitiate,
 } from "./store.ts";
 
+/**
+ * SCB's answer to a confirm that went unanswered: "please inquiry payment status after 45
+ * minutes". Before then, a transfer its inquiry shows not confirmed may still be confirmed by a
+ * confirm on its way.
+ */
+export const SCB_CONFIRM_SETTLES_MS = 45 * 60_000;
+
 /** The withdraw or refund a payout key names; a key that names neither is a bug of the caller. */
 function subjectOfKey(key: string): PayoutSubject {
   const subject = payoutSubjectOfKey(key);
@@ -194,10 +201,14 @@ export class ScbProvider implements Provider {
   /**
    * How long after its confirm was claimed SCB's inquiry is the last word on a transfer: the
    * send that claimed it has stopped (its bound, PROVIDER_CALL_TIMEOUT_MS, has passed, so the
-   * confirm left before it or never will), and SCB's own "inquire after" wait has passed.
+   * confirm left before it or never will), and SCB's own wait has passed: "please inquiry payment
+   * status after 45 minutes" (SCB_CONFIRM_SETTLES_MS). A shorter SCB_INQUIRY_DELAY_S asks sooner,
+   * and a transfer shown completed is booked paid at once, but an inquiry that shows it not
+   * confirmed decides nothing before then: a confirm that left may still reach SCB, held on its
+   * way (a proxy, a queue), and be carried out.
    */
   private settledAfterMs(): number {
-    return PROVIDER_CALL_TIMEOUT_MS + Math.max(this.payouts().inquiryDelayMs, PROVIDER_CALL_TIMEOUT_MS);
+    return PROVIDER_CALL_TIMEOUT_MS + Math.max(this.payouts().inquiryDelayMs, SCB_CONFIRM_SETTLES_MS);
   }
 
   async getPayout(idempotencyKey: string, options: PayoutCallOptions = {}): Promise<PayoutLookup> {
@@ -268,6 +279,18 @@ export class ScbProvider implements Provider {
     const settledAt = transfer.confirm_sent_at.getTime() + this.settledAfterMs();
     if (this.deps.clock.now().getTime() >= settledAt) return null;
     return `SCB's confirm was sent at ${transfer.confirm_sent_at.toISOString()} and may still be carried out; SCB's answer, or its inquiry from ${new Date(settledAt).toISOString()}, decides first`;
+  }
+
+  /**
+   * SCB's last inquiry showed the transfer completed (`CONFIRM_COMPLETED`) but it was not booked
+   * (another amount than the payout's): SCB says money left, so the operator may not resolve it
+   * failed (docs/providers/scb.md, "What the operator does").
+   */
+  async bankShowsPaid(trx: Trx, idempotencyKey: string): Promise<string | null> {
+    const transfer = await findTransfer(trx, subjectOfKey(idempotencyKey));
+    if (transfer?.scb_status !== "CONFIRM_COMPLETED") return null;
+    const noted = transfer.last_error ? ` (${transfer.last_error})` : "";
+    return `SCB's last answer shows its transfer ${transfer.tokenizer_id ?? transfer.partner_transaction_id} completed${noted}`;
   }
 
   /** The transfer and SCB's last answers about it, for the operator's undecided list. */

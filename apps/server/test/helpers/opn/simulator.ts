@@ -12,7 +12,8 @@
  * `markTransferSent` / `markTransferPaid` / `failTransfer`.
  *
  * Switches: `failNext` (5xx, 429 with Retry-After, or any error answer, on the next matching
- * calls) and `hangNextTransferCreate` (the transfer is created, the answer comes too late).
+ * calls), `hangNextTransferCreate` (the transfer is created, the answer comes too late) and
+ * `replaceNextTransferAnswer` (the transfer is created, its answer replaced by another page).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -128,6 +129,7 @@ export class OpnSimulator {
   failFastIgnored = false;
   private failures: (SimFailure & { left: number })[] = [];
   private hangs = 0;
+  private replacement: { status: number; body: string; contentType: string } | null = null;
   private hangMs = 0;
   private readonly secretKey: string;
   private readonly webhookSecret: string | null;
@@ -165,6 +167,14 @@ export class OpnSimulator {
   /** Every failure still waiting from `failNext` is dropped: Opn answers again. */
   clearFailures(): void {
     this.failures = [];
+  }
+
+  /**
+   * The next transfer create is carried out, but its answer is replaced on the way back by a
+   * page of something in front of Opn (a proxy, a firewall): `status` with `body` as `contentType`.
+   */
+  replaceNextTransferAnswer(status: number, body: string, contentType = "text/html"): void {
+    this.replacement = { status, body, contentType };
   }
 
   /** The next `count` transfer creates are carried out, but answered only after `holdMs`. */
@@ -373,6 +383,13 @@ export class OpnSimulator {
         await new Promise((resolve) => setTimeout(resolve, this.hangMs));
       }
       if (res.destroyed) return;
+      if (status === 200 && this.replacement) {
+        const { status: replaced, body: page, contentType } = this.replacement;
+        this.replacement = null;
+        res.writeHead(replaced, { "content-type": contentType });
+        res.end(page);
+        return;
+      }
       return send(status, payload);
     }
     if (resource === "transfers" && method === "GET" && resourceId) {

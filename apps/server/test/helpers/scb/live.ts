@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { Deps } from "../../../src/deps.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { PROVIDER_CALL_TIMEOUT_MS } from "../../../src/lib/limits.ts";
+import { SCB_CONFIRM_SETTLES_MS } from "../../../src/providers/scb/provider.ts";
 import { type Credentials, startService, type TestService } from "../harness.ts";
 import { SCB_TEST } from "./setup.ts";
 import { ScbSimulator } from "./simulator.ts";
@@ -19,10 +20,11 @@ export const INQUIRY_DELAY_S = 5;
 
 /**
  * How long after its confirm was sent an SCB transfer can no longer be on its way: the send's
- * bound, then SCB's inquiry wait or the bound again, whichever is longer.
+ * bound, then SCB's 45 minutes ("please inquiry payment status after 45 minutes"), whatever
+ * SCB_INQUIRY_DELAY_S (5 s here) says.
  */
 export const CONFIRM_SETTLED_MS =
-  PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_S * 1000, PROVIDER_CALL_TIMEOUT_MS);
+  PROVIDER_CALL_TIMEOUT_MS + Math.max(INQUIRY_DELAY_S * 1000, SCB_CONFIRM_SETTLES_MS);
 
 /**
  * The operator's "failed" sent to `path` (a withdraw's or a refund's resolve route, its confirm

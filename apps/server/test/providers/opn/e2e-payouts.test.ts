@@ -98,6 +98,30 @@ describe("live payouts through Opn", () => {
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
   });
 
+  for (const [status, page, type] of [
+    [400, "<html><body><h1>400 Bad Request</h1><hr>nginx</body></html>", "text/html"],
+    [403, '"request blocked"', "application/json"],
+    [404, '{"message":"not found"}', "application/json"],
+  ] as const) {
+    it(`keeps the hold of a transfer made whose answer was replaced by a ${status} page that is not Opn's error, and pays it once (${type})`, async () => {
+      const { withdraw, recipient } = await sentWithdraw(`77700${status}55`, `${status}0.00`);
+      live.sim.replaceNextTransferAnswer(status, page, type);
+      live.sim.verifyRecipient(recipient.id);
+      await checkAgain();
+      const transfers = live.sim.transfersFor(withdraw.id);
+      assert.equal(transfers.length, 1, "Opn made the transfer");
+      assert.equal((await withdrawOf(withdraw.id)).status, "processing", "not failed: Opn may pay it");
+      assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
+      live.sim.markTransferSent(transfers[0]!.id);
+      live.sim.markTransferPaid(transfers[0]!.id);
+      await checkAgain();
+      await checkAgain();
+      assert.equal((await withdrawOf(withdraw.id)).status, "paid");
+      assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
+      assert.equal(live.sim.transfersFor(withdraw.id).length, 1, "never sent twice");
+    });
+  }
+
   it("keeps the hold of a transfer Opn retries after a failure (fail_fast false) until Opn pays it", async () => {
     live.sim.failFastIgnored = true;
     try {

@@ -213,10 +213,35 @@ describe("a withdraw paid by SCB credit transfer", () => {
     await reconcilePayouts(live.svc.deps);
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
     live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_COMPLETED");
-    live.advance(3_000);
+    // Still in progress at the first check: the next one is a minute later (the backoff).
+    live.advance(61_000);
     await reconcilePayouts(live.svc.deps);
     assert.equal((await withdrawOf(withdraw.id)).status, "paid");
     assert.equal(atScb(withdraw.id).confirms, 1);
+  });
+
+  it("asks about a transfer SCB keeps showing in progress with the backoff: 1 minute, doubling, up to an hour", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const withdraw = await newWithdraw({ ...SCB_ACCOUNT, amount: "1234.00" });
+    await dispatchPendingWithdraws(live.svc.deps);
+    const tokenizerId = atScb(withdraw.id).transfers[0]!.tokenizerId;
+    const inquiries = () =>
+      live.sim.of("transfer_inquiry").filter((r) => JSON.stringify(r).includes(tokenizerId)).length;
+    // Three hours, the reconciler running every 30 s (SCB_RECONCILE_INTERVAL_S is 2 s here).
+    for (let step = 0; step < 360; step += 1) {
+      live.advance(30_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+    // Checks at about 0, 1, 3, 7, 15, 31, 63, 123 and 183 minutes.
+    const asked = inquiries();
+    assert.ok(asked >= 7 && asked <= 11, `SCB was asked ${asked} times in three hours`);
+    live.sim.setTransferStatus(tokenizerId, "CONFIRM_COMPLETED");
+    for (let step = 0; step < 125 && (await withdrawOf(withdraw.id)).status === "processing"; step += 1) {
+      live.advance(30_000);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await withdrawOf(withdraw.id)).status, "paid", "paid within the hour the backoff caps at");
   });
 
   it("refuses to cancel a processing withdraw with 400, as in sandbox: SCB cannot recall a transfer", async () => {

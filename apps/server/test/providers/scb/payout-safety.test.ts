@@ -264,7 +264,7 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
     const withdraw = await newWithdraw({ amount: "1500.00" });
     await dispatchPendingWithdraws(live.svc.deps);
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
-    const row = await reconcileUntilDecided(withdraw.id, 61_000, 10);
+    const row = await reconcileUntilDecided(withdraw.id, 61_000, 100);
     assert.equal(row.status, "failed");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
     const transfer = await transferOf(withdraw.id);
@@ -284,9 +284,36 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
     live.advance(2_000);
     await reconcilePayouts(live.svc.deps);
     assert.equal((await withdrawOf(withdraw.id)).status, "processing");
-    const row = await reconcileUntilDecided(withdraw.id, 61_000, 10);
+    const row = await reconcileUntilDecided(withdraw.id, 61_000, 100);
     assert.equal(row.status, "failed");
     assert.equal(atScb(withdraw.id).executions, 0);
+  });
+
+  it("never fails a transfer SCB shows unconfirmed before SCB's 45 minutes, however short SCB_INQUIRY_DELAY_S: a confirm held on its way is carried out late and paid", async () => {
+    // The confirm is answered 503 unexecuted, as if it was held on its way (a proxy, a queue):
+    // SCB's inquiry shows the transfer initiated, not confirmed, from 5 s on (SCB_INQUIRY_DELAY_S).
+    confirmAnswered503({ executed: false });
+    const withdraw = await newWithdraw({ amount: "1650.00" });
+    await dispatchPendingWithdraws(live.svc.deps);
+    const inquiriesBefore = live.sim.of("transfer_inquiry").length;
+    for (let minute = 1; minute <= 44; minute += 1) {
+      live.advance(60_000);
+      await reconcilePayouts(live.svc.deps);
+      assert.equal((await withdrawOf(withdraw.id)).status, "processing", `minute ${minute}`);
+    }
+    assert.ok(live.sim.of("transfer_inquiry").length > inquiriesBefore, "SCB was asked meanwhile");
+    assert.equal((await transferOf(withdraw.id))?.scb_status, "INITIATE_COMPLETED");
+    assert.equal(
+      (await transferOf(withdraw.id))?.state,
+      "initiated",
+      "not closed: a confirm may still arrive",
+    );
+    // The held confirm reaches SCB at minute 44 and is carried out.
+    const transfer = atScb(withdraw.id).transfers[0]!;
+    live.sim.setTransferStatus(transfer.tokenizerId, "CONFIRM_COMPLETED");
+    const row = await reconcileUntilDecided(withdraw.id, 61_000, 60);
+    assert.equal(row.status, "paid");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
   });
 
   it("pays, never fails, a transfer that executed although its confirm was answered 503", async () => {
@@ -315,6 +342,17 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
     });
     assert.equal(cancel.status, 400, "the merchant cannot cancel it: the bank may have paid it");
     assert.deepEqual(cancel.body.error.metadata, { field: "status" });
+    // SCB says the money left: the operator may not release the hold against it.
+    const failed = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "the amount does not match, so it cannot be ours",
+    });
+    assert.equal(failed.status, 409, JSON.stringify(failed.body));
+    assert.equal(failed.body.error.code, "STATE_CONFLICT");
+    assert.equal(failed.body.error.metadata.reason, "bank_shows_paid");
+    assert.match(failed.body.error.message, /completed/);
+    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
     const resolve = (bankReference: string) =>
       live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
         outcome: "paid",
