@@ -89,7 +89,7 @@ function recheckAt(at: Date, answer: { recheckAfterMs?: number }, backoff: Date)
 
 /**
  * When a payout a check found still undecided is asked about next: the backoff (1 minute,
- * doubling with each check, up to an hour), or later when the provider asked for later (SCB's
+ * doubling with each check, up to an hour), or later when the provider asked for later (a bank's
  * inquiry wait). A provider's earlier "ask again soon" does not undo the backoff: a transfer
  * the bank keeps showing in progress, or cannot find, is not asked about every few seconds.
  */
