@@ -183,10 +183,11 @@ export const COUNTED_HEADERS = {
 };
 /**
  * The statuses of answers given before the rate limit counts a request: authentication's 401
- * (and a disabled merchant's 403, which shares its status with counted refusals) and a request
- * that never arrived whole (408).
+ * (and a disabled merchant's 403, which shares its status with counted refusals), a request that
+ * never arrived whole (408) and a body over the limit (413: the body is read before anything
+ * else).
  */
-export const UNCOUNTED_STATUSES: ReadonlySet<string> = new Set(["401", "408"]);
+export const UNCOUNTED_STATUSES: ReadonlySet<string> = new Set(["401", "408", "413"]);
 const RATE_LIMIT_HEADERS = { ...RETRY_AFTER, ...COUNTED_HEADERS };
 
 /**

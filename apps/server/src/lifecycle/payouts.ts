@@ -123,11 +123,15 @@ async function watchedAnswer(
   lookup: Lookup,
   at: Date,
   nextCheckAt: Date,
+  previousError: string | null,
 ): Promise<void> {
   if (lookup.status === "error" || lookup.status === "accepted") {
     const reference = lookup.status === "accepted" ? { providerReference: lookup.providerReference } : {};
     const lastError = lookup.status === "error" ? lookup.error : (lookup.note ?? null);
     await updatePayout(trx, subject, { ...reference, lastError, nextCheckAt, at });
+    if (lookup.status === "accepted" && lastError !== previousError) {
+      await recordShownCompleted(trx, ctx, provider, subject);
+    }
     return;
   }
   if (lookup.status !== "paid") {
@@ -151,6 +155,44 @@ async function watchedAnswer(
     report: "payout.paid",
     callbackId: null,
     refusal: booked.notice,
+  });
+}
+
+/**
+ * A watched payout (resolved `failed` by the operator) that the bank now shows completed, but
+ * that the connector could not book (another amount than the payout's, say): recorded for the
+ * operator, once each time the bank's answer changes to it, since the bank says money left
+ * after the hold was released (docs/lifecycle.md). Nothing is booked: what left is the
+ * operator's to establish with the bank.
+ */
+async function recordShownCompleted(
+  trx: Trx,
+  ctx: LifecycleContext,
+  provider: Provider,
+  subject: PayoutSubject,
+): Promise<void> {
+  const shown = (await provider.bankShowsPaid?.(trx, payoutKeyOf(subject))) ?? null;
+  if (shown === null) return;
+  const row =
+    subject.kind === "withdraw"
+      ? await findWithdrawById(trx, subject.id)
+      : await findRefundById(trx, subject.id);
+  if (!row) return;
+  const name = subject.kind === "withdraw" ? "Withdraw" : "Refund";
+  await recordAnomaly(trx, ctx, {
+    provider: provider.name,
+    subjectType: subject.kind,
+    subjectId: subject.id,
+    report: "payout.completed",
+    callbackId: null,
+    refusal: {
+      reason: "resolved_failed_bank_shows_completed",
+      message: `${name} was resolved failed by the operator, but ${shown}; nothing booked: check the statement and settle what left with the bank`,
+      anomaly: true,
+      merchantId: row.merchant_id,
+      subjectStatus: row.status,
+      amountSatang: row.amount_satang,
+    },
   });
 }
 
@@ -473,7 +515,7 @@ async function reconcileOne(
     const at = businessNow(ctx.clock, locked.offsetMs);
     const nextCheckAt = later(at, checkDelayMs(payout.checks));
     if (payout.state === "watching") {
-      await watchedAnswer(trx, ctx, provider, subject, lookup, at, nextCheckAt);
+      await watchedAnswer(trx, ctx, provider, subject, lookup, at, nextCheckAt, payout.last_error);
       return undefined;
     }
     switch (lookup.status) {

@@ -2520,12 +2520,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3260,12 +3254,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3818,12 +3806,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4369,12 +4351,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5106,12 +5082,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5706,12 +5676,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5984,12 +5948,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6216,12 +6174,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6461,12 +6413,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6608,12 +6554,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6751,12 +6691,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6887,12 +6821,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7337,12 +7265,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7808,12 +7730,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7979,12 +7895,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8614,12 +8524,6 @@ export interface operations {
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
-          /** @description Requests allowed per minute */
-          "X-RateLimit-Limit"?: number;
-          /** @description Requests left in this minute */
-          "X-RateLimit-Remaining"?: number;
-          /** @description Seconds until the window resets */
-          "X-RateLimit-Reset"?: number;
           [name: string]: unknown;
         };
         content: {

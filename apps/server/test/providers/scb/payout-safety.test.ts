@@ -456,6 +456,28 @@ describe("a payout the operator resolved failed is still asked about", () => {
     assert.equal((await payoutOf(withdraw.id)).state, "completed");
   });
 
+  it("records for the operator, once, a transfer SCB then shows completed for another amount, booking nothing", async () => {
+    const withdraw = await resolvedFailed("1675.00");
+    const transfer = atScb(withdraw.id).transfers[0]!;
+    transfer.amount = 1674.99;
+    live.sim.setTransferStatus(transfer.tokenizerId, "CONFIRM_COMPLETED");
+    await reconcileFor(40);
+    assert.equal((await withdrawOf(withdraw.id)).status, "failed", "nothing booked: another amount");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+    const anomalies = await anomaliesOf(live.svc.deps.db, withdraw.id);
+    assert.deepEqual(
+      anomalies.map((a) => a.reason),
+      ["resolved_failed_bank_shows_completed"],
+      "recorded once, however often SCB is asked",
+    );
+    assert.equal(anomalies[0]!.report, "payout.completed");
+    const listed = await live.svc.admin("GET", "/admin/v1/anomalies?open=true&limit=100");
+    const shown = listed.body.data.data.find((a: { subjectId: string }) => a.subjectId === withdraw.id);
+    assert.ok(shown, "the operator sees it among the open anomalies");
+    assert.match(shown.message, /resolved failed by the operator, but SCB's last answer shows/);
+    assert.equal((await payoutOf(withdraw.id)).state, "watching", "SCB is still asked");
+  });
+
   it("completes the record, booking nothing more, when SCB then shows the transfer failed", async () => {
     const withdraw = await resolvedFailed("1680.00");
     live.sim.setTransferStatus(atScb(withdraw.id).transfers[0]!.tokenizerId, "CONFIRM_FAILED", {
