@@ -153,47 +153,44 @@ export class OpnClient {
           : `network error: ${(error as Error).message}`;
       return { ok: false, kind: "unavailable", status: null, error: reason, retryAfterMs: null };
     }
-    let parsed: unknown;
-    try {
-      parsed = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const status = response.status;
-    if (status === 429 || status >= 500) {
-      return {
-        ok: false,
-        kind: "unavailable",
-        status,
-        error: `Opn answered HTTP ${status}${isObject(parsed) && typeof parsed.code === "string" ? ` (${parsed.code})` : ""}`,
-        retryAfterMs: status === 429 ? retryAfterMs(response.headers.get("retry-after"), Date.now()) : null,
-      };
-    }
-    if (status >= 400) {
-      // Only Opn's own error object says Opn read the request and refused it. Any other 4xx
-      // body (a proxy's or firewall's page, text, JSON of another shape) may have come after Opn
-      // acted on the request: a transfer made, its answer replaced on the way back.
-      if (!isOpnError(parsed)) {
-        return {
-          ok: false,
-          kind: "unavailable",
-          status,
-          error: `Opn answered HTTP ${status} without its error object (a page of something in front of Opn?)`,
-          retryAfterMs: null,
-        };
-      }
-      const message = typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
-      return { ok: false, kind: "refused", status, code: parsed.code, message };
-    }
-    if (!isObject(parsed)) {
-      return {
-        ok: false,
-        kind: "unavailable",
-        status,
-        error: `Opn answered HTTP ${status} with a body that is not a JSON object`,
-        retryAfterMs: null,
-      };
-    }
-    return { ok: true, status, body: parsed as T };
+    return answerOf<T>(response, text);
   }
+}
+
+/** One answer of Opn's, sorted into the three kinds (see the top of this file). */
+function answerOf<T>(response: Response, text: string): OpnAnswer<T> {
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const status = response.status;
+  const unavailable = (error: string, retryAfter: number | null = null): OpnAnswer<T> => ({
+    ok: false,
+    kind: "unavailable",
+    status,
+    error,
+    retryAfterMs: retryAfter,
+  });
+  if (status === 429 || status >= 500) {
+    const code = isObject(parsed) && typeof parsed.code === "string" ? ` (${parsed.code})` : "";
+    const wait = status === 429 ? retryAfterMs(response.headers.get("retry-after"), Date.now()) : null;
+    return unavailable(`Opn answered HTTP ${status}${code}`, wait);
+  }
+  if (status >= 400) {
+    // Only Opn's own error object says Opn read the request and refused it. Any other 4xx body
+    // (a proxy's or firewall's page, text, JSON of another shape) may have come after Opn acted
+    // on the request: a transfer made, its answer replaced on the way back.
+    if (!isOpnError(parsed)) {
+      return unavailable(
+        `Opn answered HTTP ${status} without its error object (a page of something in front of Opn?)`,
+      );
+    }
+    const message = typeof parsed.message === "string" ? parsed.message : `HTTP ${status}`;
+    return { ok: false, kind: "refused", status, code: parsed.code, message };
+  }
+  if (!isObject(parsed))
+    return unavailable(`Opn answered HTTP ${status} with a body that is not a JSON object`);
+  return { ok: true, status, body: parsed as T };
 }

@@ -118,6 +118,20 @@ async function undecidedGauge(): Promise<number> {
   return Number(line.split(" ")[1]);
 }
 
+/** The operator's `failed` for the withdraw is refused with 409 `reason`, and nothing moved: the hold stays. */
+async function assertFailedRefused(withdrawId: string, why: string, reason: string, message: RegExp) {
+  const refused = await live.svc.admin("POST", `/admin/v1/withdraws/${withdrawId}/resolve`, {
+    outcome: "failed",
+    reason: why,
+  });
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.equal(refused.body.error.code, "STATE_CONFLICT");
+  assert.equal(refused.body.error.metadata.reason, reason);
+  assert.match(refused.body.error.message, message);
+  assert.equal((await withdrawOf(withdrawId)).status, "processing");
+  assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdrawId), ["withdraw_hold"], "the hold stays");
+}
+
 /** Runs the reconciler every `stepMs` of bank and business time until the withdraw leaves processing. */
 async function reconcileUntilDecided(id: string, stepMs: number, maxSteps: number): Promise<WithdrawRow> {
   for (let i = 0; i < maxSteps; i += 1) {
@@ -343,16 +357,7 @@ describe("undecided transfers decided by SCB's inquiry (issue 21, item 2)", () =
     assert.equal(cancel.status, 400, "the merchant cannot cancel it: the bank may have paid it");
     assert.deepEqual(cancel.body.error.metadata, { field: "status" });
     // SCB says the money left: the operator may not release the hold against it.
-    const failed = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
-      outcome: "failed",
-      reason: "the amount does not match, so it cannot be ours",
-    });
-    assert.equal(failed.status, 409, JSON.stringify(failed.body));
-    assert.equal(failed.body.error.code, "STATE_CONFLICT");
-    assert.equal(failed.body.error.metadata.reason, "bank_shows_paid");
-    assert.match(failed.body.error.message, /completed/);
-    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
-    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
+    await assertFailedRefused(withdraw.id, "the amount does not match", "bank_shows_paid", /completed/);
     const resolve = (bankReference: string) =>
       live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
         outcome: "paid",
@@ -380,16 +385,12 @@ describe("the operator's decision against a confirm still on its way", () => {
     confirmAnswered503({ executed: true });
     const withdraw = await newWithdraw({ amount: "1650.00" });
     await dispatchPendingWithdraws(live.svc.deps);
-    const early = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
-      outcome: "failed",
-      reason: "SCB's confirm failed with 503",
-    });
-    assert.equal(early.status, 409, JSON.stringify(early.body));
-    assert.equal(early.body.error.code, "STATE_CONFLICT");
-    assert.equal(early.body.error.metadata.reason, "payout_in_flight");
-    assert.match(early.body.error.message, /SCB's confirm was sent at/);
-    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
-    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
+    await assertFailedRefused(
+      withdraw.id,
+      "SCB's confirm failed with 503",
+      "payout_in_flight",
+      /SCB's confirm was sent at/,
+    );
     const row = await reconcileUntilDecided(withdraw.id, 61_000, 10);
     assert.equal(row.status, "paid");
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
