@@ -52,6 +52,7 @@ import { statements as connectorBreakers } from "./0123_connector_breakers.ts";
 import { statements as walletAdjustmentKeys } from "./0124_wallet_adjustment_keys.ts";
 import { statements as payoutBatchOperator } from "./0125_payout_batch_operator.ts";
 import { statements as webhookDeliveriesByMerchant } from "./0126_webhook_deliveries_by_merchant.ts";
+import { statements as opnTransferOtherAmount } from "./0127_opn_transfer_other_amount.ts";
 
 export const MIGRATIONS: Record<string, string[]> = {
   "0001_core": core,
@@ -103,4 +104,5 @@ export const MIGRATIONS: Record<string, string[]> = {
   "0124_wallet_adjustment_keys": walletAdjustmentKeys,
   "0125_payout_batch_operator": payoutBatchOperator,
   "0126_webhook_deliveries_by_merchant": webhookDeliveriesByMerchant,
+  "0127_opn_transfer_other_amount": opnTransferOtherAmount,
 };

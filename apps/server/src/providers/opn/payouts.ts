@@ -40,6 +40,7 @@ import {
   markSent,
   markWithoutTransfer,
   noteError,
+  noteOtherAmount,
   type OpnTransferRow,
   positionOf,
   recordTransfer,
@@ -487,12 +488,17 @@ export class OpnPayouts implements Provider {
           // and nothing is sent while it exists. The operator sees it in the payout's evidence.
           const error = `Opn shows transfer ${match.id} under this key for another amount (${String(match.amount)})`;
           await noteError(this.db, row.payout_key, positionOf(row), error, this.clock.now());
+          await noteOtherAmount(this.db, row.payout_key, positionOf(row), match.id, this.clock.now());
           return { kind: "uncertain", error, recheckAfterMs: this.settings.settleMs };
         }
         await markSent(this.db, row.payout_key, match.id, this.clock.now());
         return stepOfTransfer(match);
       }
       exhausted = answer.body.data.length < LOOKUP_PAGE_SIZE;
+    }
+    if (exhausted && row.other_amount_transfer_id !== null) {
+      // The whole list shows no transfer under the key any more (Opn deleted it).
+      await noteOtherAmount(this.db, row.payout_key, positionOf(row), null, this.clock.now());
     }
     if (!exhausted) {
       // More transfers since than this look reads: absence is not proven, so nothing is resent.
@@ -513,6 +519,17 @@ export class OpnPayouts implements Provider {
       };
     }
     return { kind: "never_seen" };
+  }
+
+  /**
+   * Opn's list showed a transfer under this payout's key for another amount (never adopted, so
+   * never booked): Opn may pay it or has, so the operator may not resolve the payout failed
+   * while it stands (docs/providers/opn.md).
+   */
+  async bankShowsPaid(trx: Trx, idempotencyKey: string): Promise<string | null> {
+    const row = await findTransferRow(trx, idempotencyKey);
+    if (!row?.other_amount_transfer_id) return null;
+    return `Opn shows transfer ${row.other_amount_transfer_id} under this payout's key for another amount, which Opn may pay or has paid`;
   }
 
   /**
@@ -545,6 +562,7 @@ export class OpnPayouts implements Provider {
         lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
         failureReason: row.failure_reason,
         bankCode: row.bank_code,
+        otherAmountTransferId: row.other_amount_transfer_id,
       },
       lastAnswers:
         row.last_error === null

@@ -112,7 +112,13 @@ export async function claimSend(
 export async function markSent(db: Db, payoutKey: string, transferId: string, at: Date): Promise<void> {
   await opnTables(db)
     .updateTable("opn_transfers")
-    .set({ state: "sent", transfer_id: transferId, last_error: null, updated_at: at })
+    .set({
+      state: "sent",
+      transfer_id: transferId,
+      last_error: null,
+      other_amount_transfer_id: null,
+      updated_at: at,
+    })
     .where("payout_key", "=", payoutKey)
     .execute();
 }
@@ -157,6 +163,27 @@ export async function noteError(
   await opnTables(db)
     .updateTable("opn_transfers")
     .set({ last_error: error.slice(0, 500), updated_at: at })
+    .where("payout_key", "=", payoutKey)
+    .where("state", "=", from.state)
+    .where("send_attempts", "=", from.sendAttempts)
+    .execute();
+}
+
+/**
+ * What Opn's transfer list showed under the payout's key for another amount than the payout's:
+ * that transfer's id (kept until a list no longer shows one), or null when a whole list showed
+ * none. Written only while the row stands where the lookup found it, as `noteError`.
+ */
+export async function noteOtherAmount(
+  db: Db,
+  payoutKey: string,
+  from: TransferPosition,
+  transferId: string | null,
+  at: Date,
+): Promise<void> {
+  await opnTables(db)
+    .updateTable("opn_transfers")
+    .set({ other_amount_transfer_id: transferId, updated_at: at })
     .where("payout_key", "=", payoutKey)
     .where("state", "=", from.state)
     .where("send_attempts", "=", from.sendAttempts)

@@ -31,6 +31,8 @@ interface OpnTransfersTable {
   /** Why a payout failed without a transfer (`recipient_not_verified`) or Opn's refusal code. */
   failure_reason: string | null;
   last_error: string | null;
+  /** A transfer Opn shows under this payout's key for another amount (migration 0127). */
+  other_amount_transfer_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

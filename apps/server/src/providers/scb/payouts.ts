@@ -276,7 +276,7 @@ export class ScbPayouts {
           return {
             status: "unknown",
             scbStatus: status,
-            reason: "SCB shows the transfer completed for another amount than the withdraw's",
+            reason: "SCB shows the transfer completed for another amount than the payout's",
             checkAfterMs: 0,
           };
         }

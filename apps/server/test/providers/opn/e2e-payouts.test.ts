@@ -122,6 +122,41 @@ describe("live payouts through Opn", () => {
     });
   }
 
+  it("refuses the operator's failed while Opn shows a transfer under the payout's key for another amount; paid stays open", async () => {
+    const { withdraw, recipient } = await sentWithdraw("7770009911", "4100.00");
+    live.sim.replaceNextTransferAnswer(400, "<html>proxy</html>");
+    live.sim.verifyRecipient(recipient.id);
+    await checkAgain();
+    const [transfer] = live.sim.transfersFor(withdraw.id);
+    assert.ok(transfer, "Opn made the transfer");
+    // Opn's transfer under the key is for another amount (whatever made it so): never adopted.
+    transfer.amount = 409_999;
+    live.sim.markTransferSent(transfer.id);
+    live.sim.markTransferPaid(transfer.id);
+    await checkAgain();
+    await checkAgain();
+    assert.equal((await withdrawOf(withdraw.id)).status, "processing");
+    const undecided = await live.svc.admin("GET", "/admin/v1/payouts/undecided?limit=100");
+    const listed = undecided.body.data.data.find((r: { withdrawId: string }) => r.withdrawId === withdraw.id);
+    assert.equal(listed?.bank?.transfer?.otherAmountTransferId, transfer.id);
+    const failed = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "the amount is not ours",
+    });
+    assert.equal(failed.status, 409, JSON.stringify(failed.body));
+    assert.equal(failed.body.error.metadata.reason, "bank_shows_paid");
+    assert.match(failed.body.error.message, new RegExp(`Opn shows transfer ${transfer.id}`));
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold"], "the hold stays");
+    const paid = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "paid",
+      reason: "Opn's dashboard shows the transfer paid",
+      bankReference: transfer.id,
+    });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
+    assert.equal(live.sim.transfersFor(withdraw.id).length, 1, "never sent again");
+  });
+
   it("keeps the hold of a transfer Opn retries after a failure (fail_fast false) until Opn pays it", async () => {
     live.sim.failFastIgnored = true;
     try {
