@@ -12,10 +12,11 @@ import type { WithdrawRow } from "../../../src/db/types.ts";
 import { PAYOUT_CHECK_DELAY_MAX_MS } from "../../../src/lib/limits.ts";
 import { dispatchPendingWithdraws, reconcilePayouts } from "../../../src/lifecycle/payouts.ts";
 import { OpnClient } from "../../../src/providers/opn/client.ts";
-import { OpnPayouts } from "../../../src/providers/opn/payouts.ts";
+import { opnTables } from "../../../src/providers/opn/db.ts";
+import { OPN_METADATA_PAYOUT_KEY, OpnPayouts } from "../../../src/providers/opn/payouts.ts";
 import { findTransferRow } from "../../../src/providers/opn/store.ts";
 import { assertLedgerConsistent, fundWallet } from "../../helpers/ledger.ts";
-import { createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
+import { anomaliesOf, createWithdraw, eventTypes, ledgerKinds } from "../../helpers/lifecycle.ts";
 import { type LiveOpn, OPN_SECRET_KEY, startLiveOpn } from "../../helpers/opn/live.ts";
 
 let live: LiveOpn;
@@ -155,6 +156,48 @@ describe("live payouts through Opn", () => {
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_paid"]);
     assert.equal(live.sim.transfersFor(withdraw.id).length, 1, "never sent again");
+  });
+
+  it("records for the operator, once, a transfer for another amount Opn shows under a payout resolved failed before it appeared", async () => {
+    const { withdraw, recipient } = await sentWithdraw("7770009922", "4200.00");
+    live.sim.verifyRecipient(recipient.id);
+    // The create never reaches Opn (a 503 before it), and the operator resolves the payout failed
+    // once its settle time has passed: nothing was shown under its key then.
+    live.sim.failNext({ method: "POST", path: "/transfers", status: 503 });
+    await checkAgain();
+    assert.equal(live.sim.transfersFor(withdraw.id).length, 0);
+    // The create was sent past Opn's settle time ago (the connector counts it on the wall clock).
+    await opnTables(live.svc.deps.db)
+      .updateTable("opn_transfers")
+      .set({ last_attempt_at: new Date(Date.now() - 120_000) })
+      .where("payout_key", "=", withdraw.id)
+      .execute();
+    const resolved = await live.svc.admin("POST", `/admin/v1/withdraws/${withdraw.id}/resolve`, {
+      outcome: "failed",
+      reason: "Opn shows no transfer",
+    });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    // Then Opn's list shows a transfer under the key, for another amount, paid.
+    const id = "trsf_test_otheramount0001";
+    live.sim.transfers.set(id, {
+      object: "transfer",
+      id,
+      amount: 420_001,
+      recipient: recipient.id,
+      sent: true,
+      paid: true,
+      failure_code: null,
+      metadata: { [OPN_METADATA_PAYOUT_KEY]: withdraw.id },
+      created_at: "2099-01-01T00:00:00Z",
+    });
+    for (let i = 0; i < 4; i += 1) await checkAgain();
+    assert.equal((await withdrawOf(withdraw.id)).status, "failed", "nothing booked: another amount");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, withdraw.id), ["withdraw_hold", "withdraw_release"]);
+    assert.deepEqual(
+      (await anomaliesOf(live.svc.deps.db, withdraw.id)).map((a) => a.reason),
+      ["resolved_failed_bank_shows_completed"],
+    );
+    live.sim.transfers.delete(id);
   });
 
   it("keeps the hold of a transfer Opn retries after a failure (fail_fast false) until Opn pays it", async () => {
