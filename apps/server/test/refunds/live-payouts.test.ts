@@ -389,6 +389,37 @@ describe("an undecided refund transfer", () => {
     assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold", "refund_release"]);
   });
 
+  it("is not failed by the operator while SCB shows its transfer completed for another amount (bank_shows_paid)", async () => {
+    live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
+    const payment = await paidPayment("1100.00");
+    const refund = await createRefund(live.svc, live.merchant, payment.id, { amount: "1100.00" });
+    await dispatchPendingRefunds(live.svc.deps);
+    const transfer = atScb(refund.id).transfers[0]!;
+    transfer.amount = 10.99;
+    live.sim.setTransferStatus(transfer.tokenizerId, "CONFIRM_COMPLETED");
+    for (let i = 0; i < 5; i += 1) {
+      live.advance(CONFIRM_SETTLED_MS);
+      await reconcilePayouts(live.svc.deps);
+    }
+    assert.equal((await refundOf(refund.id)).status, "processing", "another amount is not booked");
+    const failed = await live.svc.admin("POST", `/admin/v1/refunds/${refund.id}/resolve`, {
+      outcome: "failed",
+      reason: "the amount does not match",
+    });
+    assert.equal(failed.status, 409, JSON.stringify(failed.body));
+    assert.equal(failed.body.error.metadata.reason, "bank_shows_paid");
+    assert.match(failed.body.error.message, /another amount than the payout's/);
+    assert.equal((await refundOf(refund.id)).status, "processing");
+    assert.deepEqual(await ledgerKinds(live.svc.deps.db, refund.id), ["refund_hold"], "the hold stays");
+    const paid = await live.svc.admin("POST", `/admin/v1/refunds/${refund.id}/resolve`, {
+      outcome: "paid",
+      reason: "SCB statement shows 11.00 THB paid",
+      bankReference: `SCB-STMT-${refund.id.slice(0, 8)}`,
+    });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(paid.body.data.refund.status, "succeeded");
+  });
+
   it("is failed by the operator with the reason kept, its hold released", async () => {
     live.sim.transferOutcome = { status: "CONFIRM_PROCESSING" };
     const payment = await paidPayment("1000.00");
